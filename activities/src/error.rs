@@ -1,0 +1,50 @@
+//! The one place that decides which activity errors are worth retrying.
+//!
+//! Activity failures carry a type name that the workflows' retry policies read
+//! (`hostfw_workflows::options::NON_RETRYABLE_ERRORS`): `BadInput`, `BmcRejected` and `NotFound`
+//! stop retries at once; `BmcTransient` and `Store` are retried with backoff.
+
+use hostfw_redfish::RedfishError;
+use hostfw_store::StoreError;
+use temporalio_common::error::ApplicationFailure;
+use temporalio_common::ActivityError;
+
+fn failure(type_name: &str, retryable: bool, message: String) -> ActivityError {
+    let failure = ApplicationFailure::builder(message)
+        .type_name(type_name.to_string())
+        .non_retryable(!retryable)
+        .build();
+    ActivityError::application(failure)
+}
+
+/// The input names something that does not make sense (no retry can fix it).
+pub fn bad_input(message: impl Into<String>) -> ActivityError {
+    failure("BadInput", false, message.into())
+}
+
+/// Something the activity needs does not exist (machine, artifact file).
+pub fn not_found(message: impl Into<String>) -> ActivityError {
+    failure("NotFound", false, message.into())
+}
+
+/// A Redfish error: transient ones (unreachable, timeout, 5xx) are retried, the rest are not.
+pub fn redfish(err: RedfishError) -> ActivityError {
+    if err.is_transient() {
+        failure("BmcTransient", true, err.to_string())
+    } else {
+        failure("BmcRejected", false, err.to_string())
+    }
+}
+
+/// The BMC did not reach the expected state in time: retried (the next attempt starts over).
+pub fn bmc_timeout(message: impl Into<String>) -> ActivityError {
+    failure("BmcTransient", true, message.into())
+}
+
+/// A site-database error: retried (the database may be briefly unavailable), except a missing row.
+pub fn store(err: StoreError) -> ActivityError {
+    match err {
+        StoreError::NotFound { .. } => failure("NotFound", false, err.to_string()),
+        other => failure("Store", true, other.to_string()),
+    }
+}

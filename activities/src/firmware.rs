@@ -1,0 +1,109 @@
+//! The Redfish install route: precheck, upload one artifact, follow the BMC's task.
+
+use std::time::Duration;
+
+use hostfw_redfish::{TaskPoll, TaskRef, UploadRequest, WaitOptions};
+use hostfw_workflows::{Precheck, TaskHandle, TaskResult, UploadInput, UploadResult, WaitTaskInput};
+use temporalio_common::ActivityError;
+use temporalio_sdk::activities::ActivityContext;
+use tokio::sync::watch;
+
+use crate::artifacts;
+use crate::bmc;
+use crate::error;
+use crate::Deps;
+
+/// How often a running task wait reports a heartbeat (well inside the 30 s heartbeat timeout).
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+
+/// True when at least one inventory member matches and every match reports the target.
+fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> bool {
+    let matching: Vec<_> =
+        report.members.iter().filter(|m| precheck.matcher.is_match(&m.id)).collect();
+    !matching.is_empty() && matching.iter().all(|m| m.version == precheck.target_version)
+}
+
+/// Precheck ("already at target?"), then push one artifact through the best route the BMC offers.
+pub async fn upload(deps: &Deps, input: UploadInput) -> Result<UploadResult, ActivityError> {
+    let machine = bmc::machine(deps, &input.machine_id).await?;
+    let client = bmc::client(deps, &machine).await?;
+    let report = client.explore().await.map_err(error::redfish)?;
+    if let Some(precheck) = &input.precheck {
+        if at_target(&report, precheck) {
+            tracing::info!(machine = %machine.id, component = %input.component,
+                version = %input.target_version, "already at target; nothing uploaded");
+            return Ok(UploadResult::AlreadyAtTarget);
+        }
+    }
+    let artifact = artifacts::resolve(&deps.settings, &input.artifact)?;
+    let targets = match (&input.precheck, input.install_only_specified) {
+        (Some(p), true) => report
+            .members
+            .iter()
+            .filter(|m| p.matcher.is_match(&m.id))
+            .map(|m| m.odata_id.clone())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let request = UploadRequest {
+        file: artifact.path.clone(),
+        image_uri: artifact.url.clone(),
+        targets,
+        apply_time: None,
+        force_route: None,
+    };
+    let accepted = client.upload(&request).await.map_err(error::redfish)?;
+    tracing::info!(machine = %machine.id, component = %input.component, route = ?accepted.route,
+        artifact = %artifact.path.display(), "image accepted by the BMC");
+    Ok(UploadResult::Accepted {
+        route: format!("{:?}", accepted.route),
+        task: accepted.task.map(|t| TaskHandle { monitor_uri: t.monitor_uri, task_uri: t.task_uri }),
+    })
+}
+
+fn describe(poll: &TaskPoll) -> String {
+    match poll {
+        TaskPoll::Running { state, percent, .. } => match percent {
+            Some(p) => format!("{state} {p}%"),
+            None => state.clone(),
+        },
+        TaskPoll::Done(outcome) => format!("{:?}", outcome.state),
+        TaskPoll::Vanished => "vanished".to_string(),
+    }
+}
+
+/// Follow the task until it ends, heartbeating the last progress seen.
+pub async fn wait_task(
+    deps: &Deps,
+    ctx: &ActivityContext,
+    input: WaitTaskInput,
+) -> Result<TaskResult, ActivityError> {
+    let machine = bmc::machine(deps, &input.machine_id).await?;
+    let client = bmc::client(deps, &machine).await?;
+    let task = TaskRef { monitor_uri: input.task.monitor_uri.clone(), task_uri: input.task.task_uri.clone() };
+    let options = WaitOptions {
+        timeout: deps.settings.task_timeout,
+        poll_interval: deps.settings.task_poll_interval,
+    };
+    let (progress_tx, progress_rx) = watch::channel(String::from("submitted"));
+    let wait = client.wait_task(&task, options, move |poll| {
+        let _ = progress_tx.send(describe(poll));
+    });
+    tokio::pin!(wait);
+    let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
+    let outcome = loop {
+        tokio::select! {
+            result = &mut wait => break result.map_err(error::redfish)?,
+            _ = beat.tick() => {
+                let progress = progress_rx.borrow().clone();
+                let _ = ctx.record_heartbeat(progress).await;
+            }
+            _ = ctx.cancelled() => return Err(ActivityError::cancelled()),
+        }
+    };
+    Ok(TaskResult {
+        succeeded: outcome.succeeded(),
+        state: format!("{:?}", outcome.state),
+        messages: outcome.messages.clone(),
+    })
+}

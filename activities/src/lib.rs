@@ -1,0 +1,49 @@
+//! Side effects behind the workflow contracts of `hostfw-workflows`: Redfish calls, the site
+//! database, artifact resolution.
+//!
+//! Each concept file holds plain async functions over [`Deps`]; `registry.rs` binds them to the
+//! contract names for the Temporal worker. Activities resolve BMC credentials themselves from the
+//! credential store (by machine id): no credential ever enters a workflow input or output.
+
+pub mod activation;
+pub mod artifacts;
+pub mod bmc;
+pub mod error;
+pub mod firmware;
+pub mod host_state;
+pub mod inventory;
+mod registry;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hostfw_model::Catalog;
+use hostfw_store::Store;
+
+pub use registry::HostActivitiesImpl;
+
+/// Settings the activities need from the site config.
+#[derive(Debug, Clone)]
+pub struct ActivitySettings {
+    /// Bound on one Redfish request.
+    pub redfish_timeout: Duration,
+    /// Bound on one Redfish update task.
+    pub task_timeout: Duration,
+    /// Pause between task polls when the BMC gives no `Retry-After`.
+    pub task_poll_interval: Duration,
+    /// Where relative artifact paths of the catalog are resolved, and what the worker serves.
+    pub artifact_root: PathBuf,
+    /// URL under which BMCs fetch files of `artifact_root` (SimpleUpdate `ImageURI`).
+    pub artifact_base_url: String,
+    /// Login used for a machine that has no entry in the credential store.
+    pub default_credentials: Option<(String, String)>,
+}
+
+/// Everything an activity may touch.
+#[derive(Clone)]
+pub struct Deps {
+    pub store: Store,
+    pub catalog: Arc<Catalog>,
+    pub settings: ActivitySettings,
+}

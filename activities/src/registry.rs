@@ -1,0 +1,70 @@
+//! Binds the activity functions of this crate to the contract names declared in
+//! `hostfw-workflows` (`#[activity(definition = ...)]`). Thin wrappers only.
+
+use std::sync::Arc;
+
+use hostfw_model::{HostModel, InventoryReport};
+use hostfw_workflows::defs;
+use hostfw_workflows::{
+    ActivateInput, CatalogQuery, HostContext, ProtectInput, RestoreInput, SubstateUpdate, TaskResult,
+    UploadInput, UploadResult, WaitTaskInput,
+};
+use temporalio_common::ActivityError;
+use temporalio_macros::activities;
+use temporalio_sdk::activities::ActivityContext;
+
+use crate::{activation, firmware, host_state, inventory, Deps};
+
+/// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
+pub struct HostActivitiesImpl {
+    deps: Deps,
+}
+
+impl HostActivitiesImpl {
+    pub fn new(deps: Deps) -> Self {
+        HostActivitiesImpl { deps }
+    }
+}
+
+#[activities]
+impl HostActivitiesImpl {
+    #[activity(definition = defs::Protect)]
+    pub async fn protect(self: Arc<Self>, _ctx: ActivityContext, input: ProtectInput) -> Result<HostContext, ActivityError> {
+        host_state::protect(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::RecordSubstate)]
+    pub async fn record_substate(self: Arc<Self>, _ctx: ActivityContext, input: SubstateUpdate) -> Result<(), ActivityError> {
+        host_state::record_substate(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::RefreshInventory)]
+    pub async fn refresh_inventory(self: Arc<Self>, _ctx: ActivityContext, machine_id: String) -> Result<InventoryReport, ActivityError> {
+        inventory::refresh(&self.deps, &machine_id).await
+    }
+
+    #[activity(definition = defs::CatalogLookup)]
+    pub async fn catalog_lookup(self: Arc<Self>, _ctx: ActivityContext, input: CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
+        Ok(inventory::catalog_lookup(&self.deps, &input))
+    }
+
+    #[activity(definition = defs::Upload)]
+    pub async fn upload(self: Arc<Self>, _ctx: ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
+        firmware::upload(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::WaitTask)]
+    pub async fn wait_task(self: Arc<Self>, ctx: ActivityContext, input: WaitTaskInput) -> Result<TaskResult, ActivityError> {
+        firmware::wait_task(&self.deps, &ctx, input).await
+    }
+
+    #[activity(definition = defs::Activate)]
+    pub async fn activate(self: Arc<Self>, _ctx: ActivityContext, input: ActivateInput) -> Result<(), ActivityError> {
+        activation::activate(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::Restore)]
+    pub async fn restore(self: Arc<Self>, _ctx: ActivityContext, input: RestoreInput) -> Result<(), ActivityError> {
+        host_state::restore(&self.deps, input).await
+    }
+}

@@ -1,0 +1,569 @@
+//! The fleet file: [`FleetSpec`] / [`HostSpec`], their TOML form (`[defaults]` + `[[host]]`),
+//! default values and validation. Pure data: no sockets, no clocks, no shared state.
+//!
+//! ```toml
+//! [defaults]                 # optional; any host key except `id` and `bmc_address`
+//! upload_style = "multipart"
+//! [[host]]
+//! id = "host-001"
+//! vendor = "Dell"
+//! model = "PowerEdge R760"
+//! bmc_address = "127.0.0.11:8000"
+//! firmware = [ { id = "BMC", version = "1.0" } ]
+//! ```
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SimError;
+
+/// Default BMC user name.
+pub const DEFAULT_USERNAME: &str = "admin";
+/// Default BMC password.
+pub const DEFAULT_PASSWORD: &str = "password";
+/// Default update task duration: long enough to poll a monitor twice, short enough for a demo.
+pub const DEFAULT_TASK_SECONDS: f64 = 2.0;
+/// Default ComputerSystem.Reset power transition time.
+pub const DEFAULT_RESET_SECONDS: f64 = 1.0;
+/// Default time a BMC stays unreachable after Manager.Reset.
+pub const DEFAULT_MANAGER_RESET_SECONDS: f64 = 2.0;
+/// Upper bound for any duration in the fleet file (a day): larger values are typos.
+const MAX_SECONDS: f64 = 86_400.0;
+
+/// Which push URIs the UpdateService advertises (SimpleUpdate is always advertised).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum UploadStyle {
+    /// `MultipartHttpPushUri` (+ SimpleUpdate).
+    #[default]
+    #[serde(rename = "multipart")]
+    Multipart,
+    /// Legacy `HttpPushUri` only (+ SimpleUpdate).
+    #[serde(rename = "httppush")]
+    HttpPush,
+    /// Only the SimpleUpdate action.
+    #[serde(rename = "simpleupdate")]
+    SimpleUpdate,
+}
+
+/// How the update POST and the task monitor answer (vendor profiles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskStyle {
+    /// DSP0266: 202 + monitor; monitor 202 while running, final 200 once, then 404.
+    #[default]
+    Spec,
+    /// OpenBMC: monitor at `Tasks/<n>/Monitor`, 202 while running, 204 once, then 404.
+    Bmcweb,
+    /// Dell/NVIDIA: `Location` is the Task itself, always 200 + Task.
+    Dell,
+    /// sushy-tools: POST answers 204 + `Location` of the Task.
+    Sushy,
+}
+
+/// When a finished update task changes the running version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum ApplyTime {
+    /// At task completion.
+    #[default]
+    Immediate,
+    /// Staged at completion; running after the next system or manager reset.
+    OnReset,
+}
+
+impl ApplyTime {
+    /// The Redfish `OperationApplyTime` name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyTime::Immediate => "Immediate",
+            ApplyTime::OnReset => "OnReset",
+        }
+    }
+
+    /// Parse a Redfish `OperationApplyTime` value this simulator supports.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "Immediate" => Some(ApplyTime::Immediate),
+            "OnReset" => Some(ApplyTime::OnReset),
+            _ => None,
+        }
+    }
+}
+
+/// One firmware inventory member of a host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirmwareSpec {
+    /// SoftwareInventory `Id` (also the last URI segment).
+    pub id: String,
+    /// Running version at start.
+    pub version: String,
+    /// SoftwareInventory `Name`; defaults to the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// SoftwareInventory `Updateable`.
+    #[serde(default = "yes")]
+    pub updateable: bool,
+}
+
+impl FirmwareSpec {
+    /// A member with a running version, named after its id, updateable.
+    pub fn new(id: impl Into<String>, version: impl Into<String>) -> Self {
+        FirmwareSpec {
+            id: id.into(),
+            version: version.into(),
+            name: None,
+            updateable: true,
+        }
+    }
+}
+
+/// One simulated BMC (after `[defaults]` have been merged in).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// Machine id.
+    pub id: String,
+    /// ComputerSystem.Manufacturer.
+    pub vendor: String,
+    /// ComputerSystem.Model.
+    pub model: String,
+    /// ComputerSystem.SerialNumber.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    /// Listen address; port 0 picks a free port.
+    pub bmc_address: SocketAddr,
+    #[serde(default = "default_username")]
+    pub username: String,
+    #[serde(default = "default_password")]
+    pub password: String,
+    #[serde(default)]
+    pub upload_style: UploadStyle,
+    #[serde(default)]
+    pub task_style: TaskStyle,
+    /// Apply time used when the request does not say.
+    #[serde(default)]
+    pub apply_time: ApplyTime,
+    /// How long an update task runs before completing.
+    #[serde(default = "default_task_seconds")]
+    pub task_seconds: f64,
+    /// ComputerSystem.Reset power transition time.
+    #[serde(default = "default_reset_seconds")]
+    pub reset_seconds: f64,
+    /// How long the BMC is unreachable after Manager.Reset.
+    #[serde(default = "default_manager_reset_seconds")]
+    pub manager_reset_seconds: f64,
+    /// Firmware inventory members (kept last: TOML wants tables after plain keys).
+    pub firmware: Vec<FirmwareSpec>,
+}
+
+impl std::fmt::Debug for HostSpec {
+    // Hand-written so a password never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostSpec")
+            .field("id", &self.id)
+            .field("vendor", &self.vendor)
+            .field("model", &self.model)
+            .field("serial", &self.serial)
+            .field("bmc_address", &self.bmc_address)
+            .field("username", &self.username)
+            .field("password", &"<redacted>")
+            .field("upload_style", &self.upload_style)
+            .field("task_style", &self.task_style)
+            .field("apply_time", &self.apply_time)
+            .field("task_seconds", &self.task_seconds)
+            .field("reset_seconds", &self.reset_seconds)
+            .field("manager_reset_seconds", &self.manager_reset_seconds)
+            .field("firmware", &self.firmware)
+            .finish()
+    }
+}
+
+impl HostSpec {
+    /// A host with every optional key at its default.
+    pub fn new(
+        id: impl Into<String>,
+        vendor: impl Into<String>,
+        model: impl Into<String>,
+        bmc_address: SocketAddr,
+        firmware: Vec<FirmwareSpec>,
+    ) -> Self {
+        HostSpec {
+            id: id.into(),
+            vendor: vendor.into(),
+            model: model.into(),
+            serial: None,
+            bmc_address,
+            username: default_username(),
+            password: default_password(),
+            upload_style: UploadStyle::default(),
+            task_style: TaskStyle::default(),
+            apply_time: ApplyTime::default(),
+            task_seconds: DEFAULT_TASK_SECONDS,
+            reset_seconds: DEFAULT_RESET_SECONDS,
+            manager_reset_seconds: DEFAULT_MANAGER_RESET_SECONDS,
+            firmware,
+        }
+    }
+
+    /// Check one host's values; the error is `(key, message)`.
+    fn check(&self) -> Result<(), (String, String)> {
+        let bad = |key: &str, msg: String| Err((key.to_string(), msg));
+        if self.id.trim().is_empty() || self.id.chars().any(char::is_whitespace) {
+            return bad(
+                "id",
+                format!("{:?} must be non-empty and contain no whitespace", self.id),
+            );
+        }
+        if self.username.is_empty() || self.username.contains(':') {
+            return bad("username", "must be non-empty and contain no ':'".into());
+        }
+        for (key, v) in [
+            ("task_seconds", self.task_seconds),
+            ("reset_seconds", self.reset_seconds),
+            ("manager_reset_seconds", self.manager_reset_seconds),
+        ] {
+            if !v.is_finite() || !(0.0..=MAX_SECONDS).contains(&v) {
+                return bad(
+                    key,
+                    format!("{v} is not a number of seconds between 0 and {MAX_SECONDS}"),
+                );
+            }
+        }
+        if self.firmware.is_empty() {
+            return bad("firmware", "needs at least one inventory member".into());
+        }
+        let mut seen = BTreeSet::new();
+        for (i, fw) in self.firmware.iter().enumerate() {
+            if fw.id.is_empty() || !fw.id.chars().all(is_uri_safe) {
+                return bad(
+                    &format!("firmware[{i}].id"),
+                    format!(
+                        "{:?} must be non-empty and use only A-Z a-z 0-9 . _ - : ~",
+                        fw.id
+                    ),
+                );
+            }
+            if !seen.insert(fw.id.as_str()) {
+                return bad(
+                    &format!("firmware[{i}].id"),
+                    format!("duplicate member id {:?}", fw.id),
+                );
+            }
+            if fw.version.trim().is_empty() {
+                return bad(
+                    &format!("firmware[{i}].version"),
+                    "must be non-empty".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A whole simulated fleet. Its TOML form accepts an optional `[defaults]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawFleet")]
+pub struct FleetSpec {
+    /// The hosts, defaults already merged in.
+    #[serde(rename = "host")]
+    pub hosts: Vec<HostSpec>,
+}
+
+impl FleetSpec {
+    /// A fleet of already-complete hosts (call [`FleetSpec::validate`] or let `start` do it).
+    pub fn new(hosts: Vec<HostSpec>) -> Self {
+        FleetSpec { hosts }
+    }
+
+    /// Read and validate a fleet file; errors name the file, the host and the key.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, SimError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| SimError::ReadFleetFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_toml_str(&text).map_err(|e| e.in_file(path.to_path_buf()))
+    }
+
+    /// Parse and validate fleet TOML text.
+    pub fn from_toml_str(s: &str) -> Result<Self, SimError> {
+        let raw: RawFleet = toml::from_str(s).map_err(|e| SimError::FleetSyntax {
+            file: None,
+            message: e.to_string(),
+        })?;
+        resolve(raw)
+    }
+
+    /// The fleet as TOML (every key explicit, no `[defaults]`).
+    pub fn to_toml_string(&self) -> String {
+        // Serializing plain data with string keys cannot fail.
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Check every host and the fleet-wide rules (unique ids and fixed addresses).
+    pub fn validate(&self) -> Result<(), SimError> {
+        if self.hosts.is_empty() {
+            return Err(spec_err("fleet", "host", "no [[host]] entries"));
+        }
+        let mut ids = BTreeSet::new();
+        let mut addrs = BTreeSet::new();
+        for (i, h) in self.hosts.iter().enumerate() {
+            let loc = host_location(i, Some(&h.id));
+            h.check().map_err(|(key, msg)| spec_err(&loc, &key, &msg))?;
+            if !ids.insert(h.id.as_str()) {
+                return Err(spec_err(&loc, "id", "duplicate host id"));
+            }
+            if h.bmc_address.port() != 0 && !addrs.insert(h.bmc_address) {
+                return Err(spec_err(
+                    &loc,
+                    "bmc_address",
+                    &format!("{} is already used by another host", h.bmc_address),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fleet file as written, before `[defaults]` are merged into each host.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFleet {
+    #[serde(default)]
+    defaults: Option<toml::Table>,
+    #[serde(default)]
+    host: Vec<toml::Table>,
+}
+
+impl TryFrom<RawFleet> for FleetSpec {
+    type Error = SimError;
+    fn try_from(raw: RawFleet) -> Result<Self, SimError> {
+        resolve(raw)
+    }
+}
+
+/// `[defaults]` checked on its own so a wrong default is blamed on `[defaults]`, not a host.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // only deserialized, for its errors
+struct DefaultsCheck {
+    vendor: Option<String>,
+    model: Option<String>,
+    serial: Option<String>,
+    username: Option<String>,
+    password: Option<String>,
+    upload_style: Option<UploadStyle>,
+    task_style: Option<TaskStyle>,
+    apply_time: Option<ApplyTime>,
+    task_seconds: Option<f64>,
+    reset_seconds: Option<f64>,
+    manager_reset_seconds: Option<f64>,
+    firmware: Option<Vec<FirmwareSpec>>,
+}
+
+fn resolve(raw: RawFleet) -> Result<FleetSpec, SimError> {
+    let defaults = raw.defaults.unwrap_or_default();
+    deserialize_located::<DefaultsCheck>(&defaults, "[defaults]")?;
+    let mut hosts = Vec::with_capacity(raw.host.len());
+    for (i, table) in raw.host.into_iter().enumerate() {
+        let loc = host_location(i, table.get("id").and_then(|v| v.as_str()));
+        let mut merged = defaults.clone();
+        merged.extend(table);
+        hosts.push(deserialize_located::<HostSpec>(&merged, &loc)?);
+    }
+    let spec = FleetSpec { hosts };
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// Deserialize a table, turning serde's error into one that names the key.
+fn deserialize_located<T: serde::de::DeserializeOwned>(
+    table: &toml::Table,
+    location: &str,
+) -> Result<T, SimError> {
+    let value = toml::Value::Table(table.clone());
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+        let path = e.path().to_string();
+        // toml appends "\nin `key`" lines; the path already names the key.
+        let full = e.inner().to_string();
+        let message = full.lines().next().unwrap_or_default().trim().to_string();
+        let key = if path.is_empty() || path == "." {
+            first_backticked(&message)
+        } else {
+            path
+        };
+        spec_err(location, &key, &message)
+    })
+}
+
+/// serde names missing/unknown fields as "missing field `x`": use `x` as the key.
+fn first_backticked(message: &str) -> String {
+    message.split('`').nth(1).unwrap_or("?").to_string()
+}
+
+fn host_location(index: usize, id: Option<&str>) -> String {
+    match id {
+        Some(id) if !id.is_empty() => format!("host {id:?}"),
+        _ => format!("host #{}", index + 1),
+    }
+}
+
+fn spec_err(location: &str, key: &str, message: &str) -> SimError {
+    SimError::FleetSpec {
+        file: None,
+        location: location.into(),
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+fn is_uri_safe(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '~')
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_username() -> String {
+    DEFAULT_USERNAME.into()
+}
+fn default_password() -> String {
+    DEFAULT_PASSWORD.into()
+}
+fn default_task_seconds() -> f64 {
+    DEFAULT_TASK_SECONDS
+}
+fn default_reset_seconds() -> f64 {
+    DEFAULT_RESET_SECONDS
+}
+fn default_manager_reset_seconds() -> f64 {
+    DEFAULT_MANAGER_RESET_SECONDS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[defaults]
+username = "root"
+task_style = "dell"
+firmware = [ { id = "BMC", version = "1.0" } ]
+
+[[host]]
+id = "host-001"
+vendor = "Dell"
+model = "PowerEdge R760"
+serial = "SN001"
+bmc_address = "127.0.0.11:8000"
+firmware = [ { id = "Installed-25227-7.00.00.00__iDRAC.Embedded.1-1", version = "7.00.00.00" },
+             { id = "Installed-159-2.1.0__BIOS.Setup.1-1", version = "2.1.0", name = "BIOS" } ]
+
+[[host]]
+id = "host-002"
+vendor = "Supermicro"
+model = "X13"
+bmc_address = "127.0.0.12:8000"
+task_style = "bmcweb"
+apply_time = "OnReset"
+"#;
+
+    fn err_of(text: &str) -> String {
+        FleetSpec::from_toml_str(text)
+            .expect_err("must fail")
+            .to_string()
+    }
+
+    #[test]
+    fn defaults_merge_and_host_overrides() {
+        let f = FleetSpec::from_toml_str(GOOD).unwrap();
+        assert_eq!(f.hosts.len(), 2);
+        let (a, b) = (&f.hosts[0], &f.hosts[1]);
+        assert_eq!(a.username, "root");
+        assert_eq!(a.password, DEFAULT_PASSWORD);
+        assert_eq!(a.task_style, TaskStyle::Dell);
+        assert_eq!(a.firmware.len(), 2);
+        assert_eq!(a.firmware[1].name.as_deref(), Some("BIOS"));
+        assert_eq!(b.task_style, TaskStyle::Bmcweb);
+        assert_eq!(b.apply_time, ApplyTime::OnReset);
+        assert_eq!(b.firmware, vec![FirmwareSpec::new("BMC", "1.0")]);
+        assert_eq!(b.task_seconds, DEFAULT_TASK_SECONDS);
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let f = FleetSpec::from_toml_str(GOOD).unwrap();
+        let again = FleetSpec::from_toml_str(&f.to_toml_string()).unwrap();
+        assert_eq!(f, again);
+    }
+
+    #[test]
+    fn unknown_host_key_names_host_and_key() {
+        let e = err_of(&GOOD.replace("serial = \"SN001\"", "serail = \"SN001\""));
+        assert!(
+            e.contains("host \"host-001\"") && e.contains("serail"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn wrong_type_names_key() {
+        let e = err_of(&GOOD.replace("apply_time = \"OnReset\"", "task_seconds = \"slow\""));
+        assert!(
+            e.contains("host \"host-002\"") && e.contains("key `task_seconds`"),
+            "{e}"
+        );
+        let e = err_of(&GOOD.replace("version = \"2.1.0\"", "version = 2"));
+        assert!(e.contains("firmware[1].version"), "{e}");
+    }
+
+    #[test]
+    fn bad_enum_and_missing_key() {
+        let e = err_of(&GOOD.replace("\"bmcweb\"", "\"ilo\""));
+        assert!(
+            e.contains("host-002") && e.contains("task_style") && e.contains("ilo"),
+            "{e}"
+        );
+        let e = err_of(&GOOD.replace("bmc_address = \"127.0.0.12:8000\"", ""));
+        assert!(
+            e.contains("host-002") && e.contains("key `bmc_address`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn defaults_errors_blame_defaults() {
+        let e = err_of(&GOOD.replace("username = \"root\"", "id = \"x\""));
+        assert!(e.contains("[defaults]") && e.contains("`id`"), "{e}");
+        let e = err_of(&GOOD.replace("task_style = \"dell\"", "task_seconds = -1"));
+        assert!(e.contains("task_seconds"), "{e}");
+    }
+
+    #[test]
+    fn fleet_rules() {
+        let e = err_of(&GOOD.replace("host-002", "host-001"));
+        assert!(e.contains("duplicate host id"), "{e}");
+        let e = err_of(&GOOD.replace("127.0.0.12:8000", "127.0.0.11:8000"));
+        assert!(
+            e.contains("bmc_address") && e.contains("already used"),
+            "{e}"
+        );
+        let e = err_of("[defaults]\nusername = \"a\"\n");
+        assert!(e.contains("no [[host]]"), "{e}");
+        let e = err_of(&GOOD.replace("id = \"BMC\"", "id = \"B/MC\""));
+        assert!(e.contains("firmware[0].id"), "{e}");
+        let e = err_of("[[hosts]]\nid = \"a\"\n");
+        assert!(e.contains("hosts"), "{e}");
+    }
+
+    #[test]
+    fn ports_zero_may_repeat() {
+        let text = GOOD
+            .replace("127.0.0.11:8000", "127.0.0.1:0")
+            .replace("127.0.0.12:8000", "127.0.0.1:0");
+        assert!(FleetSpec::from_toml_str(&text).is_ok());
+    }
+}

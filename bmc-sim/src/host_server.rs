@@ -1,0 +1,114 @@
+//! The socket life of one simulated BMC: accept connections, serve them with the host's
+//! router, and on Manager.Reset close the listener AND every live connection for a while,
+//! then bind the same address again. Knows nothing about Redfish resources.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::body::Incoming;
+use hyper::service::Service;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+
+use crate::resets::{bmc_back_up, bmc_going_down};
+use crate::router::normalize_path;
+use crate::state::Host;
+
+/// Pause after a failed accept (e.g. out of file descriptors) or a failed re-bind.
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
+
+/// Run one BMC until `shutdown` flips to true or its sender is dropped.
+pub(crate) async fn serve(
+    host: Arc<Host>,
+    listener: TcpListener,
+    router: Router,
+    mut go_down: mpsc::UnboundedReceiver<Duration>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut listener = Some(listener);
+    loop {
+        let current = match listener.take() {
+            Some(l) => l,
+            None => match rebind(&host, &mut shutdown).await {
+                Some(l) => l,
+                None => return,
+            },
+        };
+        let Some(down_for) = serve_until_down(current, &router, &mut go_down, &mut shutdown).await
+        else {
+            return;
+        };
+        bmc_going_down(&mut host.data());
+        tracing::info!(host = %host.spec.id, ?down_for, "BMC down (Manager.Reset)");
+        tokio::select! {
+            _ = tokio::time::sleep(down_for) => {}
+            _ = shutdown.changed() => return,
+        }
+        bmc_back_up(&mut host.data());
+        tracing::info!(host = %host.spec.id, "BMC back up");
+    }
+}
+
+/// Accept and serve until asked to go down (`Some(how long)`) or to shut down (`None`).
+/// Returning drops the listener and aborts every connection.
+async fn serve_until_down(
+    listener: TcpListener,
+    router: &Router,
+    go_down: &mut mpsc::UnboundedReceiver<Duration>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Option<Duration> {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(serve_connection(stream, router.clone()));
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+            },
+            Some(down_for) = go_down.recv() => return Some(down_for),
+            _ = shutdown.changed() => return None,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+async fn serve_connection(stream: TcpStream, router: Router) {
+    let _ = stream.set_nodelay(true);
+    let tower = TowerToHyperService::new(router);
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        tower.call(normalize_path(req))
+    });
+    if let Err(e) = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .await
+    {
+        tracing::debug!(error = %e, "connection ended with an error");
+    }
+}
+
+/// Bind the host's address again after a reset (retrying while the port is busy).
+async fn rebind(host: &Host, shutdown: &mut watch::Receiver<bool>) -> Option<TcpListener> {
+    let mut warned = false;
+    loop {
+        match TcpListener::bind(host.addr).await {
+            Ok(l) => return Some(l),
+            Err(e) if !warned => {
+                tracing::warn!(host = %host.spec.id, addr = %host.addr, error = %e, "re-bind failed; retrying");
+                warned = true;
+            }
+            Err(_) => {}
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(RETRY_PAUSE) => {}
+            _ = shutdown.changed() => return None,
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Read-only inventory resources: the Systems and Managers collections and their one member
+//! each, and the FirmwareInventory (SoftwareInventory members). Resets and updates live elsewhere.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use crate::redfish_error::RedfishError;
+use crate::redfish_json::{collection, link, ok};
+use crate::resets::{MANAGER_RESET_TYPES, SYSTEM_RESET_TYPES};
+use crate::state::{Host, Member};
+use crate::uris;
+
+pub async fn systems(State(_host): State<Arc<Host>>) -> Response {
+    let members = vec![uris::SYSTEM.to_string()];
+    ok(collection(
+        "#ComputerSystemCollection.ComputerSystemCollection",
+        uris::SYSTEMS,
+        "Computer System Collection",
+        members,
+    ))
+}
+
+pub async fn system(State(host): State<Arc<Host>>) -> Response {
+    let d = host.data();
+    let mut body = json!({
+        "@odata.type": "#ComputerSystem.v1_20_0.ComputerSystem",
+        "@odata.id": uris::SYSTEM,
+        "Id": "System.Embedded.1",
+        "Name": "System",
+        "SystemType": "Physical",
+        "Manufacturer": host.spec.vendor,
+        "Model": host.spec.model,
+        "PowerState": d.power.as_str(),
+        "Status": {"State": "Enabled", "Health": "OK"},
+        "Actions": {
+            "#ComputerSystem.Reset": {
+                "target": uris::SYSTEM_RESET,
+                "ResetType@Redfish.AllowableValues": SYSTEM_RESET_TYPES,
+            }
+        },
+        "Links": { "ManagedBy": [link(uris::MANAGER)] },
+    });
+    if let Some(serial) = &host.spec.serial {
+        body["SerialNumber"] = json!(serial);
+    }
+    if let Some(bios) = d.bios_version() {
+        body["BiosVersion"] = json!(bios);
+    }
+    ok(body)
+}
+
+pub async fn managers(State(_host): State<Arc<Host>>) -> Response {
+    let members = vec![uris::MANAGER.to_string()];
+    ok(collection(
+        "#ManagerCollection.ManagerCollection",
+        uris::MANAGERS,
+        "Manager Collection",
+        members,
+    ))
+}
+
+pub async fn manager(State(host): State<Arc<Host>>) -> Response {
+    let d = host.data();
+    ok(json!({
+        "@odata.type": "#Manager.v1_19_0.Manager",
+        "@odata.id": uris::MANAGER,
+        "Id": "BMC",
+        "Name": "Manager",
+        "ManagerType": "BMC",
+        "Manufacturer": host.spec.vendor,
+        "FirmwareVersion": d.bmc_version(),
+        "Status": {"State": "Enabled", "Health": "OK"},
+        "Actions": {
+            "#Manager.Reset": {
+                "target": uris::MANAGER_RESET,
+                "ResetType@Redfish.AllowableValues": MANAGER_RESET_TYPES,
+            }
+        },
+        "Links": { "ManagerForServers": [link(uris::SYSTEM)] },
+    }))
+}
+
+pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
+    let members = host
+        .data()
+        .members
+        .iter()
+        .map(|m| uris::firmware_member(&m.id))
+        .collect();
+    ok(collection(
+        "#SoftwareInventoryCollection.SoftwareInventoryCollection",
+        uris::FIRMWARE_INVENTORY,
+        "Firmware Inventory Collection",
+        members,
+    ))
+}
+
+pub async fn firmware_member(
+    State(host): State<Arc<Host>>,
+    Path(id): Path<String>,
+    uri: Uri,
+) -> Response {
+    let body = host
+        .data()
+        .members
+        .iter()
+        .find(|m| m.id == id)
+        .map(member_json);
+    match body {
+        Some(b) => ok(b),
+        None => RedfishError::not_found(uri.path()).into_response(),
+    }
+}
+
+fn member_json(m: &Member) -> Value {
+    json!({
+        "@odata.type": "#SoftwareInventory.v1_10_0.SoftwareInventory",
+        "@odata.id": uris::firmware_member(&m.id),
+        "Id": m.id,
+        "Name": m.name,
+        "Version": m.version,
+        "SoftwareId": m.id,
+        "Updateable": m.updateable,
+        "Status": {"State": "Enabled", "Health": "OK"},
+    })
+}

@@ -1,0 +1,87 @@
+//! The `bmc-sim` binary: load a fleet file, start every BMC, print one line per host, write
+//! the ready file, run until SIGTERM/Ctrl-C. Wiring only; all behaviour is in the library.
+//!
+//! Exit codes: 0 after a clean stop, 2 for a bad fleet file, 1 for anything else.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use hostfw_bmc_sim::{FleetSpec, RunningFleet};
+use tokio::signal::unix::{signal, SignalKind};
+
+/// A fleet of simulated Redfish BMCs, one HTTP listener per host.
+#[derive(Debug, Parser)]
+#[command(name = "bmc-sim", version)]
+struct Args {
+    /// Fleet file (TOML: optional [defaults], one [[host]] per BMC).
+    #[arg(long, env = "BMC_SIM_FLEET")]
+    fleet: PathBuf,
+    /// Written (JSON list of {id, base_url}) once every listener is bound.
+    #[arg(long)]
+    ready_file: Option<PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let args = Args::parse();
+    let spec = match FleetSpec::load(&args.fleet) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("bmc-sim: {:#}", anyhow::Error::new(e));
+            return ExitCode::from(2);
+        }
+    };
+    match run(spec, args.ready_file.as_deref()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bmc-sim: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn run(spec: FleetSpec, ready_file: Option<&Path>) -> anyhow::Result<()> {
+    // Installed before the ready file exists, so a SIGTERM right after it is handled.
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let fleet = hostfw_bmc_sim::start(spec)
+        .await
+        .context("starting the fleet")?;
+    for h in fleet.hosts() {
+        println!("{} {} {} at {}", h.id, h.vendor, h.model, h.base_url);
+    }
+    if let Some(path) = ready_file {
+        write_ready_file(&fleet, path)?;
+    }
+    tracing::info!(hosts = fleet.hosts().len(), "fleet ready");
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.context("waiting for Ctrl-C")?,
+        _ = term.recv() => {}
+    }
+    tracing::info!("stopping");
+    fleet.shutdown().await;
+    Ok(())
+}
+
+/// Written to a temporary name then renamed, so a reader never sees half a file.
+fn write_ready_file(fleet: &RunningFleet, path: &Path) -> anyhow::Result<()> {
+    let list: Vec<_> = fleet
+        .hosts()
+        .iter()
+        .map(|h| serde_json::json!({"id": h.id, "base_url": h.base_url}))
+        .collect();
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(&list)?)
+        .with_context(|| format!("writing ready file {}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("writing ready file {}", path.display()))?;
+    Ok(())
+}

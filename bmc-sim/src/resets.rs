@@ -1,0 +1,166 @@
+//! Resets: `ComputerSystem.Reset` (power transitions over `reset_seconds`, staged versions
+//! applied when the host comes up) and `Manager.Reset` (sessions dropped, staged versions
+//! applied, BMC unreachable for `manager_reset_seconds`). The socket side of a BMC going down
+//! is `host_server`; this file owns what a reset MEANS.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use crate::clock;
+use crate::redfish_error::RedfishError;
+use crate::state::{Host, HostData, PowerState};
+use crate::update_params::parse_object;
+
+/// `ResetType@Redfish.AllowableValues` of the ComputerSystem.
+pub const SYSTEM_RESET_TYPES: [&str; 5] = [
+    "On",
+    "ForceOff",
+    "ForceRestart",
+    "GracefulRestart",
+    "PowerCycle",
+];
+/// `ResetType@Redfish.AllowableValues` of the Manager.
+pub const MANAGER_RESET_TYPES: [&str; 2] = ["ForceRestart", "GracefulRestart"];
+/// Time between answering Manager.Reset and going down, so the answer reaches the client.
+const MANAGER_RESET_GRACE: Duration = Duration::from_millis(200);
+/// Largest reset action body read.
+const MAX_ACTION_BODY: usize = 64 << 10;
+
+/// `POST .../ComputerSystem.Reset` `{"ResetType": ...}`.
+pub async fn system_reset(State(host): State<Arc<Host>>, req: Request) -> Response {
+    let reset_type = match read_reset_type(req, &SYSTEM_RESET_TYPES, true).await {
+        Ok(t) => t.unwrap_or_default(),
+        Err(e) => return e.into_response(),
+    };
+    let delay = clock::secs(host.spec.reset_seconds);
+    let pending = {
+        let mut d = host.data();
+        d.stats.system_resets += 1;
+        start_power_transition(&mut d, &reset_type, delay.is_zero())
+    };
+    host.fleet.counters.system_reset();
+    tracing::info!(host = %host.spec.id, %reset_type, "system reset");
+    if let Some((generation, target)) = pending {
+        tokio::spawn(finish_power_transition(
+            host.clone(),
+            generation,
+            target,
+            delay,
+        ));
+    }
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// Move to the transition's first state; returns the pending `(generation, final state)`.
+fn start_power_transition(
+    d: &mut HostData,
+    reset_type: &str,
+    instant: bool,
+) -> Option<(u64, PowerState)> {
+    let (now, target) = match (reset_type, d.power) {
+        ("On", PowerState::On) | ("ForceOff", PowerState::Off) => return None,
+        ("On", _) => (PowerState::PoweringOn, PowerState::On),
+        ("ForceOff", _) => (PowerState::PoweringOff, PowerState::Off),
+        // ForceRestart | GracefulRestart | PowerCycle: down now, up after the delay.
+        _ => (PowerState::Off, PowerState::On),
+    };
+    d.power_generation += 1;
+    if instant {
+        land(d, target);
+        return None;
+    }
+    d.power = now;
+    Some((d.power_generation, target))
+}
+
+async fn finish_power_transition(
+    host: Arc<Host>,
+    generation: u64,
+    target: PowerState,
+    delay: Duration,
+) {
+    tokio::time::sleep(delay).await;
+    let mut d = host.data();
+    // A newer reset superseded this one.
+    if d.power_generation == generation {
+        land(&mut d, target);
+    }
+}
+
+/// Reach a power state; coming up activates staged firmware.
+fn land(d: &mut HostData, target: PowerState) {
+    d.power = target;
+    if target == PowerState::On {
+        d.apply_staged();
+    }
+}
+
+/// `POST .../Manager.Reset` (body optional; default GracefulRestart).
+pub async fn manager_reset(State(host): State<Arc<Host>>, req: Request) -> Response {
+    if let Err(e) = read_reset_type(req, &MANAGER_RESET_TYPES, false).await {
+        return e.into_response();
+    }
+    {
+        let mut d = host.data();
+        if d.manager_reset_pending || !d.bmc_up {
+            return RedfishError::temporarily_unavailable(1).into_response();
+        }
+        d.manager_reset_pending = true;
+        d.stats.manager_resets += 1;
+    }
+    host.fleet.counters.manager_reset();
+    tracing::info!(host = %host.spec.id, "manager reset");
+    let down_for = clock::secs(host.spec.manager_reset_seconds);
+    let h = host.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(MANAGER_RESET_GRACE).await;
+        // The server loop is gone only when the fleet is shutting down: nothing to do then.
+        let _ = h.go_down.send(down_for);
+    });
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// The BMC stops answering: every session dies with it.
+pub(crate) fn bmc_going_down(d: &mut HostData) {
+    d.bmc_up = false;
+    d.manager_reset_pending = false;
+    d.sessions.clear();
+}
+
+/// The BMC answers again, running whatever firmware was staged.
+pub(crate) fn bmc_back_up(d: &mut HostData) {
+    d.apply_staged();
+    d.bmc_up = true;
+}
+
+/// Read `ResetType`; `required` = the body must name one.
+async fn read_reset_type(
+    req: Request,
+    allowed: &[&str],
+    required: bool,
+) -> Result<Option<String>, RedfishError> {
+    let bytes = axum::body::to_bytes(req.into_body(), MAX_ACTION_BODY)
+        .await
+        .map_err(|_| {
+            RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.")
+        })?;
+    let body = parse_object(&bytes)?;
+    match body.get("ResetType") {
+        None if !required => Ok(None),
+        None => Err(RedfishError::bad_request(
+            "ActionParameterMissing",
+            "The action Reset requires the parameter ResetType to be present.",
+        )),
+        Some(v) => match v.as_str() {
+            Some(t) if allowed.contains(&t) => Ok(Some(t.to_string())),
+            _ => Err(RedfishError::bad_request(
+                "ActionParameterValueNotInList",
+                format!("The value {v} for the parameter ResetType is not in the list of acceptable values {allowed:?}."),
+            )),
+        },
+    }
+}

@@ -1,0 +1,120 @@
+//! The route table of one simulated BMC and its request-wide rules (trailing-slash tolerance,
+//! auth, body limit, Redfish 404/405 bodies). Wiring only: every handler lives in its own module.
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{Method, Uri};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::image::MAX_IMAGE_BYTES;
+use crate::redfish_error::RedfishError;
+use crate::state::Host;
+use crate::{
+    auth, control_api, inventory_routes as inv, resets, service_root, sessions,
+    task_routes as tasks,
+};
+use crate::{update_push, update_service, update_simple, uris};
+
+/// Room for multipart framing around the largest image.
+const BODY_LIMIT_SLACK: usize = 1 << 20;
+
+/// The per-BMC router.
+pub fn router(host: Arc<Host>) -> Router {
+    Router::new()
+        .route("/redfish", get(service_root::versions))
+        .route("/redfish/v1", get(service_root::service_root))
+        .route(uris::SYSTEMS, get(inv::systems))
+        .route(uris::SYSTEM, get(inv::system))
+        .route(uris::SYSTEM_RESET, post(resets::system_reset))
+        .route(uris::MANAGERS, get(inv::managers))
+        .route(uris::MANAGER, get(inv::manager))
+        .route(uris::MANAGER_RESET, post(resets::manager_reset))
+        .route(uris::UPDATE_SERVICE, get(update_service::update_service))
+        .route(uris::FIRMWARE_INVENTORY, get(inv::firmware_inventory))
+        .route(
+            "/redfish/v1/UpdateService/FirmwareInventory/{id}",
+            get(inv::firmware_member),
+        )
+        .route(uris::MULTIPART_PUSH, post(update_push::multipart_push))
+        .route(uris::HTTP_PUSH, post(update_push::http_push))
+        .route(uris::SIMPLE_UPDATE, post(update_simple::simple_update))
+        .route(tasks::TASK_SERVICE_URI, get(tasks::task_service))
+        .route("/redfish/v1/TaskService/Tasks", get(tasks::task_collection))
+        .route("/redfish/v1/TaskService/Tasks/{id}", get(tasks::task))
+        .route(
+            "/redfish/v1/TaskService/Tasks/{id}/Monitor",
+            get(tasks::bmcweb_monitor),
+        )
+        .route(
+            "/redfish/v1/TaskService/TaskMonitors/{id}",
+            get(tasks::spec_monitor),
+        )
+        .route(uris::SESSION_SERVICE, get(sessions::session_service))
+        .route(
+            uris::SESSIONS,
+            get(sessions::list_sessions).post(sessions::login),
+        )
+        .route(
+            "/redfish/v1/SessionService/Sessions/{id}",
+            get(sessions::get_session).delete(sessions::delete_session),
+        )
+        .route("/sim/state", get(control_api::state))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(
+            MAX_IMAGE_BYTES as usize + BODY_LIMIT_SLACK,
+        ))
+        .layer(middleware::from_fn_with_state(
+            host.clone(),
+            auth::require_auth,
+        ))
+        .layer(middleware::from_fn_with_state(
+            host.clone(),
+            refuse_while_down,
+        ))
+        .with_state(host)
+}
+
+/// `/redfish/v1/` and `/redfish/v1` are the same resource (applied before routing).
+pub fn normalize_path<B>(mut req: axum::http::Request<B>) -> axum::http::Request<B> {
+    let path = req.uri().path();
+    if path.len() > 1 && path.ends_with('/') {
+        let trimmed = path.trim_end_matches('/');
+        let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
+        let pq = match req.uri().query() {
+            Some(q) => format!("{trimmed}?{q}"),
+            None => trimmed.to_string(),
+        };
+        let mut parts = req.uri().clone().into_parts();
+        if let Ok(pq) = pq.parse() {
+            parts.path_and_query = Some(pq);
+            if let Ok(uri) = Uri::from_parts(parts) {
+                *req.uri_mut() = uri;
+            }
+        }
+    }
+    req
+}
+
+/// A request that slipped in just as a Manager.Reset took the BMC down gets 503.
+async fn refuse_while_down(State(host): State<Arc<Host>>, req: Request, next: Next) -> Response {
+    let up = host.data().bmc_up;
+    if up {
+        next.run(req).await
+    } else {
+        RedfishError::temporarily_unavailable(host.spec.manager_reset_seconds.ceil() as u64)
+            .into_response()
+    }
+}
+
+async fn not_found(uri: Uri) -> Response {
+    RedfishError::not_found(uri.path()).into_response()
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    RedfishError::method_not_allowed(method.as_str(), uri.path()).into_response()
+}

@@ -1,0 +1,74 @@
+//! Counters a test can assert on: [`SimStats`] / [`HostStats`] and the fleet-wide atomic
+//! counters behind them. Counting only; never decides anything.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+
+/// Fleet-wide counters, as returned by `RunningFleet::stats`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SimStats {
+    /// Update tasks accepted, fleet-wide.
+    pub uploads_started: u64,
+    /// High-water mark of uploads in flight at once, fleet-wide. An upload is in flight from
+    /// the moment its POST is accepted for processing until its task finishes.
+    pub max_concurrent_uploads: u64,
+    /// ComputerSystem.Reset actions accepted.
+    pub resets_system: u64,
+    /// Manager.Reset actions accepted.
+    pub resets_manager: u64,
+    pub per_host: BTreeMap<String, HostStats>,
+}
+
+/// Per-host counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostStats {
+    /// Update tasks accepted by this BMC.
+    pub uploads: u64,
+    pub system_resets: u64,
+    pub manager_resets: u64,
+}
+
+/// The fleet-wide counters, shared by every BMC of one fleet.
+#[derive(Debug, Default)]
+pub(crate) struct FleetCounters {
+    uploads_started: AtomicU64,
+    in_flight: AtomicU64,
+    max_in_flight: AtomicU64,
+    resets_system: AtomicU64,
+    resets_manager: AtomicU64,
+}
+
+impl FleetCounters {
+    pub fn upload_in_flight(&self) {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    }
+    pub fn upload_done(&self) {
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+    pub fn upload_started(&self) {
+        self.uploads_started.fetch_add(1, Ordering::SeqCst);
+    }
+    pub fn system_reset(&self) {
+        self.resets_system.fetch_add(1, Ordering::SeqCst);
+    }
+    pub fn manager_reset(&self) {
+        self.resets_manager.fetch_add(1, Ordering::SeqCst);
+    }
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// A snapshot; `per_host` is filled by the caller.
+    pub fn snapshot(&self) -> SimStats {
+        SimStats {
+            uploads_started: self.uploads_started.load(Ordering::SeqCst),
+            max_concurrent_uploads: self.max_in_flight.load(Ordering::SeqCst),
+            resets_system: self.resets_system.load(Ordering::SeqCst),
+            resets_manager: self.resets_manager.load(Ordering::SeqCst),
+            per_host: BTreeMap::new(),
+        }
+    }
+}

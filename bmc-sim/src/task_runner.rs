@@ -1,0 +1,183 @@
+//! Running one update task: create it, fetch/verify the image, progress for `task_seconds`,
+//! then apply (Immediate) or stage (OnReset) the version, and free the BMC's update slot.
+//! Does not parse HTTP requests (the push routes build an [`UpdateRequest`]).
+
+use std::sync::Arc;
+
+use crate::clock;
+use crate::fleet_spec::ApplyTime;
+use crate::image::{ImageHeader, ReceivedImage};
+use crate::image_fetch::fetch_image;
+use crate::state::{Host, HostData};
+use crate::task::{Task, TaskMessage, TaskState};
+use crate::task_style::monitor_uri;
+use crate::update_slot::UpdateSlot;
+
+/// Progress steps over `task_seconds` (PercentComplete moves in these increments).
+const PROGRESS_STEPS: u32 = 10;
+/// Finished tasks kept per BMC; older finished ones are forgotten (GET → 404).
+const MAX_TASKS_KEPT: usize = 256;
+
+/// Where the image comes from.
+pub enum ImageSource {
+    /// Pushed by the client (multipart or HttpPushUri), already received.
+    Received { image: ReceivedImage, name: String },
+    /// SimpleUpdate: fetched by the task.
+    Remote { uri: String },
+}
+
+/// An accepted update, ready to run.
+pub struct UpdateRequest {
+    pub source: ImageSource,
+    /// Inventory member ids the client restricted the update to (`None`: all that match).
+    pub only_members: Option<Vec<String>>,
+    pub apply_time: ApplyTime,
+}
+
+/// Create the task (state New), count it, and run it in the background. Returns the new task.
+pub fn start_update(slot: UpdateSlot, req: UpdateRequest, posted_to: &str) -> Task {
+    let host = slot.host().clone();
+    let task = {
+        let mut d = host.data();
+        let id = d.next_task_id;
+        d.next_task_id += 1;
+        let task = Task::new(
+            id,
+            monitor_uri(host.spec.task_style, id),
+            posted_to.to_string(),
+        );
+        d.tasks.insert(id, task.clone());
+        forget_old_tasks(&mut d);
+        d.stats.uploads += 1;
+        task
+    };
+    host.fleet.counters.upload_started();
+    tracing::info!(host = %host.spec.id, task = task.id, "update task created");
+    tokio::spawn(run(slot, task.id, req));
+    task
+}
+
+async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest) {
+    let host = slot.host().clone();
+    update_task(&host, id, |t| {
+        t.state = TaskState::Running;
+        t.messages.push(TaskMessage::task_started(id));
+    });
+    let (image, name) = match req.source {
+        ImageSource::Received { image, name } => (image, name),
+        ImageSource::Remote { uri } => {
+            update_task(&host, id, |t| {
+                t.messages.push(TaskMessage::transferring(&uri, "BMC"))
+            });
+            match fetch_image(&host.fleet.http, &uri).await {
+                Ok(image) => (image, uri),
+                Err(reason) => return fail(slot, id, TaskMessage::transfer_failed(&uri, &reason)),
+            }
+        }
+    };
+    tracing::debug!(host = %host.spec.id, task = id, image = %name, bytes = image.size, "image received");
+    let Some(header) = image.header else {
+        return fail(
+            slot,
+            id,
+            TaskMessage::verification_failed(&name, "image not recognised"),
+        );
+    };
+    // Bound first: a guard living through the match would deadlock `fail`.
+    let chosen = choose_targets(&host.data(), &header, req.only_members.as_deref());
+    let targets = match chosen {
+        Ok(t) => t,
+        Err(reason) => return fail(slot, id, TaskMessage::apply_failed(&name, &reason)),
+    };
+    update_task(&host, id, |t| {
+        for target in &targets {
+            t.messages
+                .push(TaskMessage::target_determined(target, &name));
+            t.messages.push(TaskMessage::installing(&name, target));
+        }
+    });
+
+    let step = clock::secs(host.spec.task_seconds) / PROGRESS_STEPS;
+    for i in 1..PROGRESS_STEPS {
+        tokio::time::sleep(step).await;
+        update_task(&host, id, |t| t.percent = (i * 100 / PROGRESS_STEPS) as u8);
+    }
+    tokio::time::sleep(step).await;
+
+    let version = header.version;
+    slot.release_with(|d| {
+        let mut messages = Vec::new();
+        for m in d.members.iter_mut().filter(|m| targets.contains(&m.id)) {
+            match req.apply_time {
+                ApplyTime::Immediate => {
+                    m.version = version.clone();
+                    m.staged = None;
+                    messages.push(TaskMessage::update_successful(&m.id, &name));
+                }
+                ApplyTime::OnReset => {
+                    m.staged = Some(version.clone());
+                    messages.push(TaskMessage::await_to_activate(&name, &m.id));
+                }
+            }
+        }
+        messages.push(TaskMessage::completed_ok(id));
+        if let Some(t) = d.tasks.get_mut(&id) {
+            t.finish(TaskState::Completed, messages);
+        }
+    });
+    tracing::info!(host = %host.spec.id, task = id, %version, apply = req.apply_time.as_str(), "update task completed");
+}
+
+/// The members this image updates, or why there are none.
+fn choose_targets(
+    d: &HostData,
+    header: &ImageHeader,
+    only: Option<&[String]>,
+) -> Result<Vec<String>, String> {
+    let matching: Vec<_> = d
+        .members
+        .iter()
+        .filter(|m| header.applies_to.is_match(&m.id))
+        .filter(|m| only.is_none_or(|ids| ids.contains(&m.id)))
+        .collect();
+    if matching.is_empty() {
+        return Err(format!(
+            "no inventory member matches applies_to={}",
+            header.applies_to.as_str()
+        ));
+    }
+    if let Some(m) = matching.iter().find(|m| !m.updateable) {
+        return Err(format!("inventory member {} is not updateable", m.id));
+    }
+    Ok(matching.into_iter().map(|m| m.id.clone()).collect())
+}
+
+fn fail(slot: UpdateSlot, id: u64, why: TaskMessage) {
+    let host = slot.host().clone();
+    tracing::info!(host = %host.spec.id, task = id, reason = %why.text, "update task failed");
+    slot.release_with(|d| {
+        if let Some(t) = d.tasks.get_mut(&id) {
+            t.finish(TaskState::Exception, vec![why, TaskMessage::aborted(id)]);
+        }
+    });
+}
+
+fn update_task(host: &Arc<Host>, id: u64, f: impl FnOnce(&mut Task)) {
+    if let Some(t) = host.data().tasks.get_mut(&id) {
+        f(t);
+    }
+}
+
+fn forget_old_tasks(d: &mut HostData) {
+    while d.tasks.len() > MAX_TASKS_KEPT {
+        let Some(oldest_done) = d
+            .tasks
+            .iter()
+            .find(|(_, t)| t.state.is_done())
+            .map(|(id, _)| *id)
+        else {
+            break;
+        };
+        d.tasks.remove(&oldest_done);
+    }
+}

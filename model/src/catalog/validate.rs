@@ -1,0 +1,127 @@
+//! Validation of one merged draft into a `HostModel`; every failure names the file and full key
+//! where the offending value was written.
+//!
+//! Rules: every component has a matcher; every entry has a version; an entry with `url` has
+//! `filename`/`filenames` (NICo uploads /dev/null otherwise); at most one managed `default = true`
+//! entry (and at most one pre-ingestion-only one) per component; a non-empty `ordering` names only
+//! configured components, each once, and lists every component that has a default (else that
+//! component would count as drift but never be installed). This file must not merge or read files.
+
+use std::collections::BTreeMap;
+
+use crate::catalog::merge::{Draft, DraftComponent, Origin};
+use crate::component::{Component, ComponentType, FirmwareEntry};
+use crate::error::CatalogError;
+use crate::host_model::HostModel;
+
+/// Checks one draft; the first problem is returned.
+pub(crate) fn validate(draft: Draft) -> Result<HostModel, CatalogError> {
+    check_ordering(&draft)?;
+    let mut components = BTreeMap::new();
+    for (component, c) in draft.components {
+        components.insert(component, validate_component(component, c)?);
+    }
+    Ok(HostModel {
+        vendor: draft.vendor,
+        model: draft.model,
+        ordering: draft.ordering,
+        explicit_start_needed: draft.explicit_start_needed,
+        mnnvl_capable: draft.mnnvl_capable,
+        components,
+    })
+}
+
+fn validate_component(
+    component: ComponentType,
+    c: DraftComponent,
+) -> Result<Component, CatalogError> {
+    let Some(matcher) = c.matcher else {
+        return Err(c.origin.error(
+            "current_version_reported_as",
+            format!(
+                "missing: component `{component}` needs a regex matching its firmware inventory \
+                 member Ids"
+            ),
+        ));
+    };
+    let mut first_default: [Option<&Origin>; 2] = [None, None];
+    for (entry, origin) in &c.entries {
+        check_entry(entry, origin)?;
+        if !entry.default {
+            continue;
+        }
+        let lane = usize::from(entry.preingestion_exclusive_config);
+        if let Some(first) = first_default[lane] {
+            return Err(origin.error(
+                "default",
+                format!(
+                    "a second `default = true` entry{} for component `{component}`; the first is \
+                     `{}` in {}",
+                    if lane == 1 {
+                        " (pre-ingestion only)"
+                    } else {
+                        ""
+                    },
+                    first.key,
+                    first.file.display()
+                ),
+            ));
+        }
+        first_default[lane] = Some(origin);
+    }
+    Ok(Component {
+        current_version_reported_as: matcher,
+        preingest_upgrade_when_below: c.preingest_upgrade_when_below,
+        known_firmware: c.entries.into_iter().map(|(e, _)| e).collect(),
+    })
+}
+
+fn check_entry(entry: &FirmwareEntry, origin: &Origin) -> Result<(), CatalogError> {
+    if entry.version.trim().is_empty() {
+        return Err(origin.error("version", "must not be empty"));
+    }
+    if entry.url.is_some() && entry.artifacts().is_empty() {
+        return Err(origin.error(
+            "url",
+            "set without `filename` or `filenames`: the download would have no file to land in \
+             (NICo uploads /dev/null here)",
+        ));
+    }
+    Ok(())
+}
+
+fn check_ordering(d: &Draft) -> Result<(), CatalogError> {
+    if d.ordering.is_empty() {
+        return Ok(());
+    }
+    let at = &d.ordering_origin;
+    for (i, component) in d.ordering.iter().enumerate() {
+        if d.ordering[..i].contains(component) {
+            return Err(at.error("ordering", format!("lists `{component}` twice")));
+        }
+        if !d.components.contains_key(component) {
+            return Err(at.error(
+                "ordering",
+                format!(
+                    "names `{component}`, but vendor `{}` model `{}` has no `components.{component}` table",
+                    d.vendor, d.model
+                ),
+            ));
+        }
+    }
+    for (component, c) in &d.components {
+        let has_default = c.entries.iter().any(|(e, _)| e.is_managed_default());
+        if has_default && !d.ordering.contains(component) {
+            return Err(at.error(
+                "ordering",
+                format!(
+                    "does not list `{component}` (defined at `{}` in {}), which has a default \
+                     entry: it would count as drift but never be installed; add it to `ordering`",
+                    c.origin.key,
+                    c.origin.file.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

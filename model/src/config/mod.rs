@@ -1,0 +1,165 @@
+//! `SiteConfig`: the site config file (TOML, NICo key names), loaded, path-resolved and checked.
+//!
+//! Owns reading that one file, resolving its relative paths against the file's directory, and
+//! turning parse/check failures into `ConfigError`s naming the file and key. It must not read any
+//! other file (the catalog overlay is `catalog`'s job) nor validate `[host_models.*]` beyond their
+//! shape (also `catalog`'s job).
+
+mod sections;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use sections::{
+    AutorebootPeriod, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection,
+    MachineUpdaterSection, RedfishSection, SiteSection, TemporalSection, WorkerSection,
+};
+
+use crate::catalog::HostModelDoc;
+use crate::error::ConfigError;
+use crate::toml_doc;
+
+/// The whole site config. Every table but `[site]` is optional.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteConfig {
+    /// The file this config was read from (set by the loader; used to name it in errors).
+    #[serde(skip)]
+    pub source: PathBuf,
+    pub site: SiteSection,
+    #[serde(default)]
+    pub temporal: TemporalSection,
+    #[serde(default)]
+    pub worker: WorkerSection,
+    #[serde(default)]
+    pub credentials: CredentialsSection,
+    #[serde(default)]
+    pub redfish: RedfishSection,
+    #[serde(default)]
+    pub host_reprovision: HostReprovisionSection,
+    #[serde(default)]
+    pub firmware_global: FirmwareGlobalSection,
+    #[serde(default)]
+    pub machine_updater: MachineUpdaterSection,
+    /// Static catalog entries as written (key is free-form); `Catalog::load` merges and validates.
+    #[serde(default)]
+    pub host_models: BTreeMap<String, HostModelDoc>,
+}
+
+impl SiteConfig {
+    /// Reads and checks the config file at `path`. Relative paths inside are resolved against the
+    /// file's directory (made absolute with the current directory first).
+    pub fn load(path: &Path) -> Result<SiteConfig, ConfigError> {
+        let file = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        SiteConfig::from_toml_str(&text, &file)
+    }
+
+    /// Parses and checks `text` as if read from `origin` (named in errors; relative paths are
+    /// resolved against its parent directory, as given). Reads no file.
+    pub fn from_toml_str(text: &str, origin: &Path) -> Result<SiteConfig, ConfigError> {
+        let invalid = |key: &str, problem: String| ConfigError::Invalid {
+            file: origin.to_path_buf(),
+            key: key.to_string(),
+            at: None,
+            problem,
+        };
+        let mut config: SiteConfig =
+            toml_doc::parse(text, "").map_err(|f| ConfigError::Invalid {
+                file: origin.to_path_buf(),
+                key: f.key,
+                at: f.at,
+                problem: f.problem,
+            })?;
+        config.source = origin.to_path_buf();
+
+        let base = config.config_dir();
+        config.site.data_dir = base.join(&config.site.data_dir);
+        config.firmware_global.firmware_directory =
+            base.join(&config.firmware_global.firmware_directory);
+        config.site.database_url = resolve_database_url(&config.site.database_url, &base)
+            .map_err(|problem| invalid("site.database_url", problem))?;
+        let trimmed = config
+            .worker
+            .artifact_base_url
+            .trim_end_matches('/')
+            .to_string();
+        config.worker.artifact_base_url = trimmed;
+
+        validate::check(&config).map_err(|(key, problem)| invalid(key, problem))?;
+        Ok(config)
+    }
+
+    /// The directory relative paths are resolved against (the config file's parent).
+    pub fn config_dir(&self) -> PathBuf {
+        self.source
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+}
+
+/// `sqlite://rel/path.db` → `sqlite://<base>/rel/path.db` (query string kept); absolute SQLite
+/// paths, `sqlite::memory:` and `postgres://`/`postgresql://` URLs are kept verbatim.
+fn resolve_database_url(url: &str, base: &Path) -> Result<String, String> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(url.to_string());
+    }
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .ok_or_else(|| {
+            format!("unsupported database URL `{url}`; use sqlite://<path> or postgres://...")
+        })?;
+    let (path, query) = match rest.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (rest, None),
+    };
+    if path.is_empty() {
+        return Err(format!("database URL `{url}` has no file path"));
+    }
+    if path == ":memory:" {
+        return Ok(url.to_string());
+    }
+    let resolved = base.join(path);
+    let resolved = resolved
+        .to_str()
+        .ok_or_else(|| format!("resolved database path {} is not UTF-8", resolved.display()))?;
+    Ok(match query {
+        Some(query) => format!("sqlite://{resolved}?{query}"),
+        None => format!("sqlite://{resolved}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_database_url;
+    use std::path::Path;
+
+    #[test]
+    fn database_urls() {
+        let base = Path::new("/etc/hostfw");
+        let ok = |u: &str| resolve_database_url(u, base).unwrap_or_else(|e| e);
+        assert_eq!(
+            ok("sqlite://data/hostfw.db"),
+            "sqlite:///etc/hostfw/data/hostfw.db"
+        );
+        assert_eq!(
+            ok("sqlite:x.db?mode=rwc"),
+            "sqlite:///etc/hostfw/x.db?mode=rwc"
+        );
+        assert_eq!(ok("sqlite:///var/lib/h.db"), "sqlite:///var/lib/h.db");
+        assert_eq!(ok("sqlite::memory:"), "sqlite::memory:");
+        assert_eq!(ok("postgres://u@db/hostfw"), "postgres://u@db/hostfw");
+        assert!(resolve_database_url("mysql://x", base).is_err());
+        assert!(resolve_database_url("sqlite://", base).is_err());
+        let rel = resolve_database_url("sqlite://data/h.db", Path::new("")).unwrap_or_default();
+        assert_eq!(rel, "sqlite://data/h.db");
+    }
+}

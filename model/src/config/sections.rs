@@ -1,0 +1,226 @@
+//! The tables of the site config file and their defaults (NICo key names where NICo has the key).
+//!
+//! Owns field names, types and default values only. It must not read files, resolve paths or check
+//! cross-field rules (see `config::mod` and `config::validate`).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// `[site]` (required).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteSection {
+    /// Site name (required).
+    pub name: String,
+    /// `sqlite://...` (relative paths resolved against the config file's directory) or
+    /// `postgres://...` (kept verbatim). Default `sqlite://data/hostfw.db`.
+    #[serde(default = "default_database_url")]
+    pub database_url: String,
+    /// Local state directory, resolved against the config file's directory. Default `data`.
+    #[serde(default = "default_data_dir")]
+    pub data_dir: PathBuf,
+}
+
+fn default_database_url() -> String {
+    "sqlite://data/hostfw.db".to_string()
+}
+
+fn default_data_dir() -> PathBuf {
+    PathBuf::from("data")
+}
+
+/// `[temporal]`: where the Temporal frontend is and which namespace / task queue we use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TemporalSection {
+    pub address: String,
+    pub namespace: String,
+    pub task_queue: String,
+}
+
+impl Default for TemporalSection {
+    fn default() -> Self {
+        TemporalSection {
+            address: "http://127.0.0.1:7233".to_string(),
+            namespace: "default".to_string(),
+            task_queue: "hostfw".to_string(),
+        }
+    }
+}
+
+/// `[worker]`: the worker's own listeners.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkerSection {
+    /// Prometheus `/metrics` listener, `host:port` (checked for that shape at load).
+    pub metrics_listen: String,
+    /// Listener serving firmware artifacts to BMCs (SimpleUpdate route), `host:port`.
+    pub artifact_listen: String,
+    /// Base URL BMCs use to fetch artifacts (SimpleUpdate `ImageURI`); stored without a trailing `/`.
+    pub artifact_base_url: String,
+}
+
+impl Default for WorkerSection {
+    fn default() -> Self {
+        WorkerSection {
+            metrics_listen: "127.0.0.1:9464".to_string(),
+            artifact_listen: "127.0.0.1:8089".to_string(),
+            artifact_base_url: "http://127.0.0.1:8089".to_string(),
+        }
+    }
+}
+
+/// `[credentials]`: fallback BMC credentials for machines with none stored. Both or neither.
+///
+/// The password is never serialized and `Debug` redacts it: credentials must not reach a workflow
+/// payload or a log line.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CredentialsSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_username: Option<String>,
+    #[serde(skip_serializing)]
+    pub default_password: Option<String>,
+}
+
+impl fmt::Debug for CredentialsSection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CredentialsSection")
+            .field("default_username", &self.default_username)
+            .field(
+                "default_password",
+                &self.default_password.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+/// `[redfish]`: client timeouts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RedfishSection {
+    /// Per HTTP request.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub timeout: Duration,
+    /// Whole upload task, from upload to the task's final state.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub task_timeout: Duration,
+}
+
+impl Default for RedfishSection {
+    fn default() -> Self {
+        RedfishSection {
+            timeout: Duration::from_secs(30),
+            task_timeout: Duration::from_secs(2 * 3600),
+        }
+    }
+}
+
+/// `[host_reprovision]`: hostfw's own timings for the per-host workflow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostReprovisionSection {
+    /// Pause between inventory reads while waiting for the new version (NewFirmwareReportedWait).
+    #[serde(with = "crate::duration::serde_duration")]
+    pub verify_poll_interval: Duration,
+    /// Inventory reads before verification gives up.
+    pub verify_max_polls: u32,
+    /// Pause between Redfish task monitor polls.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub task_poll_interval: Duration,
+    /// Consecutive healthy BMC reads required after a BMC reset.
+    pub bmc_healthy_reads: u32,
+}
+
+impl Default for HostReprovisionSection {
+    fn default() -> Self {
+        HostReprovisionSection {
+            verify_poll_interval: Duration::from_secs(10),
+            verify_max_polls: 60,
+            task_poll_interval: Duration::from_secs(2),
+            bmc_healthy_reads: 3,
+        }
+    }
+}
+
+/// `[firmware_global]` (NICo names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FirmwareGlobalSection {
+    /// Site default of the per-machine auto-update policy.
+    pub autoupdate: bool,
+    /// Site-wide concurrent Redfish uploads (held for the whole upload, across workers).
+    pub max_uploads: u32,
+    /// Directory overlay of the catalog, resolved against the config file's directory; a missing
+    /// directory means no overlay.
+    pub firmware_directory: PathBuf,
+    /// Wait in FailedFirmwareUpgrade before a retry.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub host_firmware_upgrade_retry_interval: Duration,
+    /// MNNVL-capable hosts pause in WaitingForManualUpgrade before component selection.
+    pub requires_manual_upgrade: bool,
+    /// true: automatic selection only picks unassigned Ready hosts.
+    pub instance_updates_manual_tagging: bool,
+    /// Legacy; not read by the scheduler (kept so NICo configs load).
+    pub host_enable_autoupdate: Vec<String>,
+    /// Legacy: machine ids never auto-selected.
+    pub host_disable_autoupdate: Vec<String>,
+    /// Wait after an HGX BMC reset before the GPUs are expected back.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub hgx_bmc_gpu_reboot_delay: Duration,
+}
+
+impl Default for FirmwareGlobalSection {
+    fn default() -> Self {
+        FirmwareGlobalSection {
+            autoupdate: true,
+            max_uploads: 4,
+            firmware_directory: PathBuf::from("firmware"),
+            host_firmware_upgrade_retry_interval: Duration::from_secs(60 * 60),
+            requires_manual_upgrade: false,
+            instance_updates_manual_tagging: true,
+            host_enable_autoupdate: Vec::new(),
+            host_disable_autoupdate: Vec::new(),
+            hgx_bmc_gpu_reboot_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+/// `[machine_updater]`: the site scheduler (Machine Update Manager).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MachineUpdaterSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrent_machine_updates_absolute: Option<u32>,
+    /// 1..=100.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrent_machine_updates_percent: Option<u32>,
+    #[serde(with = "crate::duration::serde_duration")]
+    pub machine_update_run_interval: Duration,
+    /// Site-level window in which assigned hosts consume pending requests without tenant approval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_autoreboot_period: Option<AutorebootPeriod>,
+}
+
+impl Default for MachineUpdaterSection {
+    fn default() -> Self {
+        MachineUpdaterSection {
+            max_concurrent_machine_updates_absolute: None,
+            max_concurrent_machine_updates_percent: None,
+            machine_update_run_interval: Duration::from_secs(300),
+            instance_autoreboot_period: None,
+        }
+    }
+}
+
+/// `instance_autoreboot_period = { start = "...", end = "..." }`: two RFC 3339 timestamps, stored
+/// as written (this crate has no clock or date library; the scheduler parses them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutorebootPeriod {
+    pub start: String,
+    pub end: String,
+}

@@ -1,0 +1,197 @@
+//! Value checks on a parsed site config that serde's types cannot express (ranges, non-empty
+//! strings, both-or-neither credentials, URL and timestamp shapes).
+//!
+//! Owns those rules and the key each one names. It must not parse, resolve paths or look at
+//! `[host_models.*]` (the catalog validates those).
+
+use std::time::Duration;
+
+use super::SiteConfig;
+
+/// A failed check: the dotted key and the problem.
+pub(super) type Failure = (&'static str, String);
+
+/// Checks the config; the first failure wins.
+pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
+    non_empty("site.name", &c.site.name)?;
+
+    http_url("temporal.address", &c.temporal.address)?;
+    non_empty("temporal.namespace", &c.temporal.namespace)?;
+    non_empty("temporal.task_queue", &c.temporal.task_queue)?;
+    listen_addr("worker.metrics_listen", &c.worker.metrics_listen)?;
+    listen_addr("worker.artifact_listen", &c.worker.artifact_listen)?;
+    http_url("worker.artifact_base_url", &c.worker.artifact_base_url)?;
+
+    match (
+        &c.credentials.default_username,
+        &c.credentials.default_password,
+    ) {
+        (Some(user), Some(_)) => non_empty("credentials.default_username", user)?,
+        (None, None) => {}
+        (Some(_), None) => {
+            return Err((
+                "credentials.default_password",
+                "missing: set both default_username and default_password, or neither".into(),
+            ))
+        }
+        (None, Some(_)) => {
+            return Err((
+                "credentials.default_username",
+                "missing: set both default_username and default_password, or neither".into(),
+            ))
+        }
+    }
+
+    positive("redfish.timeout", c.redfish.timeout)?;
+    positive("redfish.task_timeout", c.redfish.task_timeout)?;
+
+    let hr = &c.host_reprovision;
+    positive(
+        "host_reprovision.verify_poll_interval",
+        hr.verify_poll_interval,
+    )?;
+    at_least_one("host_reprovision.verify_max_polls", hr.verify_max_polls)?;
+    positive("host_reprovision.task_poll_interval", hr.task_poll_interval)?;
+    at_least_one("host_reprovision.bmc_healthy_reads", hr.bmc_healthy_reads)?;
+
+    let fg = &c.firmware_global;
+    at_least_one("firmware_global.max_uploads", fg.max_uploads)?;
+    positive(
+        "firmware_global.host_firmware_upgrade_retry_interval",
+        fg.host_firmware_upgrade_retry_interval,
+    )?;
+
+    let mu = &c.machine_updater;
+    if let Some(p) = mu.max_concurrent_machine_updates_percent {
+        if !(1..=100).contains(&p) {
+            return Err((
+                "machine_updater.max_concurrent_machine_updates_percent",
+                format!("{p} is out of range; must be 1..=100"),
+            ));
+        }
+    }
+    positive(
+        "machine_updater.machine_update_run_interval",
+        mu.machine_update_run_interval,
+    )?;
+    if let Some(period) = &mu.instance_autoreboot_period {
+        timestamp(
+            "machine_updater.instance_autoreboot_period.start",
+            &period.start,
+        )?;
+        timestamp(
+            "machine_updater.instance_autoreboot_period.end",
+            &period.end,
+        )?;
+    }
+    Ok(())
+}
+
+fn non_empty(key: &'static str, value: &str) -> Result<(), Failure> {
+    if value.trim().is_empty() {
+        return Err((key, "must not be empty".into()));
+    }
+    Ok(())
+}
+
+fn positive(key: &'static str, value: Duration) -> Result<(), Failure> {
+    if value.is_zero() {
+        return Err((key, "must be greater than zero".into()));
+    }
+    Ok(())
+}
+
+fn at_least_one(key: &'static str, value: u32) -> Result<(), Failure> {
+    if value == 0 {
+        return Err((key, "must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// `host:port` with a non-empty host and a numeric port (`[::1]:9464` works too).
+fn listen_addr(key: &'static str, value: &str) -> Result<(), Failure> {
+    match value.rsplit_once(':') {
+        Some((host, port)) if !host.trim().is_empty() && port.parse::<u16>().is_ok() => Ok(()),
+        _ => Err((key, format!("`{value}` is not a host:port listen address"))),
+    }
+}
+
+fn http_url(key: &'static str, value: &str) -> Result<(), Failure> {
+    let rest = value
+        .strip_prefix("http://")
+        .or_else(|| value.strip_prefix("https://"));
+    match rest {
+        Some(host) if !host.trim().is_empty() => Ok(()),
+        _ => Err((key, format!("`{value}` is not an http:// or https:// URL"))),
+    }
+}
+
+fn timestamp(key: &'static str, value: &str) -> Result<(), Failure> {
+    non_empty(key, value)?;
+    if !rfc3339_shape(value) {
+        return Err((
+            key,
+            format!("`{value}` is not an RFC 3339 timestamp like 2026-01-01T00:00:00+00:00"),
+        ));
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, checked for shape only (not calendar validity).
+pub(super) fn rfc3339_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 20 {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let date_time = digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && matches!(b[10], b'T' | b't' | b' ')
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19);
+    if !date_time {
+        return false;
+    }
+    let mut rest = &s[19..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let n = fraction
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(fraction.len());
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    if rest == "Z" || rest == "z" {
+        return true;
+    }
+    let o = rest.as_bytes();
+    o.len() == 6
+        && matches!(o[0], b'+' | b'-')
+        && o[1..3].iter().all(u8::is_ascii_digit)
+        && o[3] == b':'
+        && o[4..6].iter().all(u8::is_ascii_digit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339_shape;
+
+    #[test]
+    fn timestamp_shapes() {
+        assert!(rfc3339_shape("2026-01-01T00:00:00+00:00"));
+        assert!(rfc3339_shape("2026-01-01T00:00:00Z"));
+        assert!(rfc3339_shape("2026-01-01T00:00:00.123-07:30"));
+        assert!(!rfc3339_shape("2026-01-01"));
+        assert!(!rfc3339_shape("2026-01-01T00:00:00"));
+        assert!(!rfc3339_shape("2026-01-01T00:00:00+0000"));
+        assert!(!rfc3339_shape("tomorrow morning, early-ish"));
+        assert!(!rfc3339_shape("2026-01-01T00:00:00.Z"));
+    }
+}

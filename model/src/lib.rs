@@ -1,0 +1,31 @@
+//! Pure rules of hostfw (no I/O except reading config files in the loaders, no async): site
+//! config, firmware catalog, drift, component selection and verification, host state names.
+//!
+//! Owns re-exporting the main types; each module's doc says the one concept it owns.
+
+mod names;
+mod toml_doc;
+
+pub mod catalog;
+pub mod component;
+pub mod config;
+pub mod drift;
+pub mod duration;
+pub mod error;
+pub mod host_model;
+pub mod inventory;
+pub mod matcher;
+pub mod selection;
+pub mod substate;
+
+pub use catalog::{Catalog, ComponentDoc, HostModelDoc};
+pub use component::{Component, ComponentType, FirmwareEntry};
+pub use config::SiteConfig;
+pub use drift::{drift, reported_versions, ComponentDrift, Drift, DriftKind};
+pub use duration::{format_duration, parse_duration};
+pub use error::{CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
+pub use host_model::{same_name, HostModel};
+pub use inventory::{InventoryMember, InventoryReport};
+pub use matcher::Matcher;
+pub use selection::{select_component, verify, Selection, Verification};
+pub use substate::{HostState, HostSubstate};

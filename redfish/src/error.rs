@@ -1,0 +1,292 @@
+//! The one error type of the Redfish client, `RedfishError`, and its retry classification.
+//!
+//! Owns the error variants (structured fields: which BMC, which URL, which HTTP status or cause)
+//! and `is_transient()`. It must not perform I/O, decide retry *policy* (that is the activities'
+//! job) or ever carry credentials: no variant has a field for a password or a session token.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything that can go wrong talking to one BMC.
+///
+/// Every variant names the BMC (`bmc`, the address the client was built with) and, where a request
+/// was involved, the URL and the HTTP status or transport cause.
+#[derive(Debug, thiserror::Error)]
+pub enum RedfishError {
+    /// The endpoint address could not be turned into a base URL.
+    #[error("BMC {bmc}: invalid address: {reason}")]
+    InvalidAddress { bmc: String, reason: String },
+
+    /// The HTTP client could not be built (TLS backend, options).
+    #[error("BMC {bmc}: could not build the HTTP client: {cause}")]
+    ClientBuild { bmc: String, cause: String },
+
+    /// No TCP/TLS connection could be made (refused, unreachable, DNS, connect timeout).
+    #[error("BMC {bmc}: {method} {url}: cannot connect: {cause}")]
+    Connect {
+        bmc: String,
+        method: String,
+        url: String,
+        cause: String,
+    },
+
+    /// The request was sent but no complete answer arrived within the request timeout.
+    #[error("BMC {bmc}: {method} {url}: timed out after {timeout:?}: {cause}")]
+    Timeout {
+        bmc: String,
+        method: String,
+        url: String,
+        timeout: Duration,
+        cause: String,
+    },
+
+    /// The connection broke during the exchange (reset, EOF, malformed HTTP).
+    #[error("BMC {bmc}: {method} {url}: transport error: {cause}")]
+    Transport {
+        bmc: String,
+        method: String,
+        url: String,
+        cause: String,
+    },
+
+    /// The BMC rejected the credentials (HTTP 401, or 403 on a login).
+    #[error("BMC {bmc}: {method} {url}: authentication failed (HTTP {status}); check the BMC username and password{}", fmt_message(.message))]
+    Unauthorized {
+        bmc: String,
+        method: String,
+        url: String,
+        status: u16,
+        message: String,
+    },
+
+    /// Any other non-success HTTP status. `message` holds the BMC's own explanation
+    /// (`error.message` and `@Message.ExtendedInfo`), when it gave one.
+    #[error("BMC {bmc}: {method} {url}: HTTP {status}{}", fmt_message(.message))]
+    Http {
+        bmc: String,
+        method: String,
+        url: String,
+        status: u16,
+        message: String,
+        /// The `Retry-After` the BMC sent with the error (503, 429), when it sent one.
+        retry_after: Option<Duration>,
+    },
+
+    /// The BMC answered 2xx but the body is not the JSON document expected.
+    #[error("BMC {bmc}: GET {url}: cannot parse the response: {cause}")]
+    Parse {
+        bmc: String,
+        url: String,
+        cause: String,
+    },
+
+    /// A document lacks a link or property the operation needs (e.g. no `Systems` in the root).
+    #[error("BMC {bmc}: {url}: missing {what}")]
+    Missing {
+        bmc: String,
+        url: String,
+        what: String,
+    },
+
+    /// The BMC does not offer what the operation needs (e.g. only SimpleUpdate and no image URI).
+    #[error("BMC {bmc}: {url}: unsupported: {what}")]
+    Unsupported {
+        bmc: String,
+        url: String,
+        what: String,
+    },
+
+    /// The requested ResetType is not among the values the BMC advertises.
+    #[error("BMC {bmc}: {url}: ResetType {reset_type:?} is not allowed; allowed values: {}", .allowed.join(", "))]
+    ResetTypeNotAllowed {
+        bmc: String,
+        url: String,
+        reset_type: String,
+        allowed: Vec<String>,
+    },
+
+    /// The firmware image file could not be read.
+    #[error("BMC {bmc}: firmware image {}: {cause}", .path.display())]
+    File {
+        bmc: String,
+        path: PathBuf,
+        cause: String,
+    },
+
+    /// The firmware image is empty; an empty upload is never sent.
+    #[error("BMC {bmc}: firmware image {} is empty (0 bytes); refusing to upload it", .path.display())]
+    EmptyImage { bmc: String, path: PathBuf },
+
+    /// The firmware image is larger than the BMC's `MaxImageSizeBytes`.
+    #[error("BMC {bmc}: {url}: firmware image {} is {size} bytes, larger than the BMC's MaxImageSizeBytes {max}", .path.display())]
+    ImageTooLarge {
+        bmc: String,
+        url: String,
+        path: PathBuf,
+        size: u64,
+        max: u64,
+    },
+
+    /// A task did not reach a final state within the wait timeout.
+    #[error("BMC {bmc}: task monitor {url}: no final state after {waited:?} (last state: {last_state}){}", fmt_last_error(.last_error))]
+    TaskTimeout {
+        bmc: String,
+        url: String,
+        waited: Duration,
+        last_state: String,
+        last_error: Option<String>,
+    },
+
+    /// The BMC did not come back (ServiceRoot plus an authenticated GET) within the timeout.
+    #[error("BMC {bmc}: {url}: not reachable after {waited:?}: {last_error}")]
+    NotReachable {
+        bmc: String,
+        url: String,
+        waited: Duration,
+        last_error: String,
+    },
+}
+
+fn fmt_message(message: &str) -> String {
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    }
+}
+
+fn fmt_last_error(last_error: &Option<String>) -> String {
+    match last_error {
+        Some(e) => format!("; last error: {e}"),
+        None => String::new(),
+    }
+}
+
+impl RedfishError {
+    /// Whether retrying the same operation later can reasonably succeed without anyone changing
+    /// anything: connection failures, timeouts, broken connections, HTTP 5xx, 408 and 429, and a
+    /// BMC that has not come back yet. Client errors (4xx, bad credentials), unparseable
+    /// documents, missing links, refused arguments and local file problems are not transient.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            RedfishError::Connect { .. }
+            | RedfishError::Timeout { .. }
+            | RedfishError::Transport { .. }
+            | RedfishError::NotReachable { .. } => true,
+            RedfishError::Http { status, .. } => *status >= 500 || *status == 429 || *status == 408,
+            RedfishError::InvalidAddress { .. }
+            | RedfishError::ClientBuild { .. }
+            | RedfishError::Unauthorized { .. }
+            | RedfishError::Parse { .. }
+            | RedfishError::Missing { .. }
+            | RedfishError::Unsupported { .. }
+            | RedfishError::ResetTypeNotAllowed { .. }
+            | RedfishError::File { .. }
+            | RedfishError::EmptyImage { .. }
+            | RedfishError::ImageTooLarge { .. }
+            | RedfishError::TaskTimeout { .. } => false,
+        }
+    }
+
+    /// The BMC this error is about (the address the client was built with).
+    pub fn bmc(&self) -> &str {
+        match self {
+            RedfishError::InvalidAddress { bmc, .. }
+            | RedfishError::ClientBuild { bmc, .. }
+            | RedfishError::Connect { bmc, .. }
+            | RedfishError::Timeout { bmc, .. }
+            | RedfishError::Transport { bmc, .. }
+            | RedfishError::Unauthorized { bmc, .. }
+            | RedfishError::Http { bmc, .. }
+            | RedfishError::Parse { bmc, .. }
+            | RedfishError::Missing { bmc, .. }
+            | RedfishError::Unsupported { bmc, .. }
+            | RedfishError::ResetTypeNotAllowed { bmc, .. }
+            | RedfishError::File { bmc, .. }
+            | RedfishError::EmptyImage { bmc, .. }
+            | RedfishError::ImageTooLarge { bmc, .. }
+            | RedfishError::TaskTimeout { bmc, .. }
+            | RedfishError::NotReachable { bmc, .. } => bmc,
+        }
+    }
+
+    /// The HTTP status the BMC answered with, when the error is an HTTP answer.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            RedfishError::Http { status, .. } | RedfishError::Unauthorized { status, .. } => {
+                Some(*status)
+            }
+            _ => None,
+        }
+    }
+
+    /// The `Retry-After` hint carried by an HTTP error (503/429), when the BMC sent one.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            RedfishError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16) -> RedfishError {
+        RedfishError::Http {
+            bmc: "10.0.0.1:443".into(),
+            method: "GET".into(),
+            url: "https://10.0.0.1/redfish/v1/".into(),
+            status,
+            message: String::new(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn transient_classification() {
+        assert!(http(500).is_transient());
+        assert!(http(503).is_transient());
+        assert!(http(429).is_transient());
+        assert!(!http(400).is_transient());
+        assert!(!http(404).is_transient());
+        assert!(RedfishError::Connect {
+            bmc: "b".into(),
+            method: "GET".into(),
+            url: "u".into(),
+            cause: "refused".into()
+        }
+        .is_transient());
+        assert!(!RedfishError::Parse {
+            bmc: "b".into(),
+            url: "u".into(),
+            cause: "x".into()
+        }
+        .is_transient());
+        assert!(!RedfishError::Unauthorized {
+            bmc: "b".into(),
+            method: "GET".into(),
+            url: "u".into(),
+            status: 401,
+            message: String::new()
+        }
+        .is_transient());
+    }
+
+    #[test]
+    fn display_names_bmc_url_and_status() {
+        let e = http(503);
+        let s = e.to_string();
+        assert!(s.contains("10.0.0.1:443"), "{s}");
+        assert!(s.contains("https://10.0.0.1/redfish/v1/"), "{s}");
+        assert!(s.contains("503"), "{s}");
+        let e = RedfishError::ResetTypeNotAllowed {
+            bmc: "b".into(),
+            url: "u".into(),
+            reset_type: "Bogus".into(),
+            allowed: vec!["On".into(), "ForceOff".into()],
+        };
+        assert!(e.to_string().contains("On, ForceOff"));
+    }
+}

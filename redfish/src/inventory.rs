@@ -1,0 +1,219 @@
+//! Walking the resource tree: the inventory crawl, power state, and the "first System / BMC
+//! Manager / UpdateService" lookups other operations start from.
+//!
+//! Owns `explore`, `power_state` and collection paging (`Members@odata.nextLink`). Every URI comes
+//! from an `@odata.id` link in a document already read; this file must never build a resource
+//! URI by itself, and must not perform any action (uploads, resets).
+
+use std::collections::HashSet;
+
+use hostfw_model::{InventoryMember, InventoryReport};
+use url::Url;
+
+use crate::client::RedfishClient;
+use crate::error::RedfishError;
+use crate::models::{
+    link_target, Collection, ComputerSystem, Manager, ServiceRoot, SoftwareInventory, UpdateService,
+};
+use crate::timeouts;
+
+impl RedfishClient {
+    /// Crawls the BMC: ServiceRoot → Systems (first member: Manufacturer, Model, SerialNumber,
+    /// PowerState) and UpdateService → FirmwareInventory → every member (Id, Name, Version,
+    /// `@odata.id`). A member without `Version` is kept with version `""`; a member without `Id`
+    /// takes the last segment of its `@odata.id`.
+    pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
+        let (root_url, root) = self.service_root().await?;
+        let (_, system) = self.first_system_from(&root_url, &root).await?;
+        let (us_url, update_service) = self.update_service_doc_from(&root_url, &root).await?;
+        let inventory_link = link_target(&update_service.firmware_inventory).ok_or_else(|| {
+            RedfishError::Missing {
+                bmc: self.bmc(),
+                url: us_url.to_string(),
+                what: "FirmwareInventory link in the UpdateService".into(),
+            }
+        })?;
+        let inventory_url = self.resolve_from(inventory_link, Some(&us_url))?;
+        let member_urls = self.collection_members(&inventory_url).await?;
+        let mut members = Vec::with_capacity(member_urls.len());
+        for (link, url) in member_urls {
+            let doc: SoftwareInventory = self.get_json(&url).await?;
+            let odata_id = doc
+                .odata_id
+                .clone()
+                .filter(|s| !s.trim().is_empty())
+                .unwrap_or(link);
+            let id = doc.id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| {
+                odata_id
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            });
+            if doc.version.is_none() {
+                tracing::warn!(bmc = %self.address(), member = %odata_id, "firmware inventory member has no Version");
+            }
+            members.push(InventoryMember {
+                id,
+                name: doc.name.clone(),
+                version: doc.version.clone().unwrap_or_default(),
+                odata_id,
+            });
+        }
+        Ok(InventoryReport {
+            vendor: system.manufacturer.unwrap_or_default(),
+            model: system.model.unwrap_or_default(),
+            serial: system.serial_number,
+            power_state: system.power_state,
+            members,
+        })
+    }
+
+    /// The first ComputerSystem's `PowerState` (`None` when the BMC does not report one).
+    pub async fn power_state(&self) -> Result<Option<String>, RedfishError> {
+        let (_, system) = self.first_system().await?;
+        Ok(system.power_state)
+    }
+
+    /// The first member of the Systems collection and its URL.
+    pub(crate) async fn first_system(&self) -> Result<(Url, ComputerSystem), RedfishError> {
+        let (root_url, root) = self.service_root().await?;
+        self.first_system_from(&root_url, &root).await
+    }
+
+    async fn first_system_from(
+        &self,
+        root_url: &Url,
+        root: &ServiceRoot,
+    ) -> Result<(Url, ComputerSystem), RedfishError> {
+        let link = link_target(&root.systems).ok_or_else(|| RedfishError::Missing {
+            bmc: self.bmc(),
+            url: root_url.to_string(),
+            what: "Systems link in the ServiceRoot".into(),
+        })?;
+        let systems_url = self.resolve_from(link, Some(root_url))?;
+        let (_, url) =
+            self.first_member(&systems_url)
+                .await?
+                .ok_or_else(|| RedfishError::Missing {
+                    bmc: self.bmc(),
+                    url: systems_url.to_string(),
+                    what: "any member in the Systems collection".into(),
+                })?;
+        let system = self.get_json(&url).await?;
+        Ok((url, system))
+    }
+
+    /// The BMC's Manager: the first Managers member whose `ManagerType` is `BMC`, else the first
+    /// member.
+    pub(crate) async fn bmc_manager(&self) -> Result<(Url, Manager), RedfishError> {
+        let (root_url, root) = self.service_root().await?;
+        let link = link_target(&root.managers).ok_or_else(|| RedfishError::Missing {
+            bmc: self.bmc(),
+            url: root_url.to_string(),
+            what: "Managers link in the ServiceRoot".into(),
+        })?;
+        let managers_url = self.resolve_from(link, Some(&root_url))?;
+        let members = self.collection_members(&managers_url).await?;
+        let mut first: Option<(Url, Manager)> = None;
+        for (_, url) in members {
+            let manager: Manager = self.get_json(&url).await?;
+            if manager
+                .manager_type
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case("BMC"))
+            {
+                return Ok((url, manager));
+            }
+            if first.is_none() {
+                first = Some((url, manager));
+            }
+        }
+        first.ok_or_else(|| RedfishError::Missing {
+            bmc: self.bmc(),
+            url: managers_url.to_string(),
+            what: "any member in the Managers collection".into(),
+        })
+    }
+
+    /// The UpdateService document and its URL.
+    pub(crate) async fn update_service_doc(&self) -> Result<(Url, UpdateService), RedfishError> {
+        let (root_url, root) = self.service_root().await?;
+        self.update_service_doc_from(&root_url, &root).await
+    }
+
+    async fn update_service_doc_from(
+        &self,
+        root_url: &Url,
+        root: &ServiceRoot,
+    ) -> Result<(Url, UpdateService), RedfishError> {
+        let link = link_target(&root.update_service).ok_or_else(|| RedfishError::Missing {
+            bmc: self.bmc(),
+            url: root_url.to_string(),
+            what: "UpdateService link in the ServiceRoot".into(),
+        })?;
+        let url = self.resolve_from(link, Some(root_url))?;
+        let doc = self.get_json(&url).await?;
+        Ok((url, doc))
+    }
+
+    /// The first member link of a collection (first page only), as (link, URL).
+    async fn first_member(&self, collection: &Url) -> Result<Option<(String, Url)>, RedfishError> {
+        let page: Collection = self.get_json(collection).await?;
+        for member in page.members.iter().flatten() {
+            if let Some(link) = member.target() {
+                return Ok(Some((
+                    link.to_string(),
+                    self.resolve_from(link, Some(collection))?,
+                )));
+            }
+        }
+        match page.next_link.as_deref().filter(|s| !s.trim().is_empty()) {
+            // An empty first page with a next link: take the rest of the walk.
+            Some(_) => Ok(self
+                .collection_members(collection)
+                .await?
+                .into_iter()
+                .next()),
+            None => Ok(None),
+        }
+    }
+
+    /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and
+    /// without duplicates, as (link as written by the BMC, resolved URL).
+    pub(crate) async fn collection_members(
+        &self,
+        collection: &Url,
+    ) -> Result<Vec<(String, Url)>, RedfishError> {
+        let mut out = Vec::new();
+        let mut seen_members = HashSet::new();
+        let mut seen_pages = HashSet::new();
+        let mut page_url = collection.clone();
+        for _ in 0..timeouts::MAX_COLLECTION_PAGES {
+            seen_pages.insert(page_url.to_string());
+            let page: Collection = self.get_json(&page_url).await?;
+            for member in page.members.iter().flatten() {
+                let Some(link) = member.target() else {
+                    tracing::warn!(bmc = %self.address(), collection = %page_url, "collection member without @odata.id ignored");
+                    continue;
+                };
+                let url = self.resolve_from(link, Some(&page_url))?;
+                if seen_members.insert(url.to_string()) {
+                    out.push((link.to_string(), url));
+                }
+            }
+            let Some(next) = page.next_link.as_deref().filter(|s| !s.trim().is_empty()) else {
+                return Ok(out);
+            };
+            let next_url = self.resolve_from(next, Some(&page_url))?;
+            if seen_pages.contains(next_url.as_str()) {
+                tracing::warn!(bmc = %self.address(), collection = %collection, next = %next_url, "collection nextLink loops; stopping");
+                return Ok(out);
+            }
+            page_url = next_url;
+        }
+        tracing::warn!(bmc = %self.address(), collection = %collection, "collection has too many pages; truncated");
+        Ok(out)
+    }
+}

@@ -1,0 +1,24 @@
+//! hostfw-redfish: the Redfish client hostfw uses to talk to BMCs.
+//!
+//! This file only wires the modules and re-exports the public API; it must not hold logic.
+//! One concept per module: `client` (transport + auth), `inventory` (resource walking, explore),
+//! `update` (upload routes), `task` (task monitor), `reset` (resets and reachability), `models`
+//! (lenient serde types), `error` (`RedfishError`), `timeouts` (every timeout and its reason).
+//!
+//! Documents are decoded leniently (every property optional, wrong types become `None`, unknown
+//! properties kept), every URI is discovered through `@odata.id` links or the UpdateService, and
+//! every error names the BMC, the URL and the HTTP status or cause.
+
+mod client;
+mod error;
+mod inventory;
+pub mod models;
+mod reset;
+mod task;
+pub mod timeouts;
+mod update;
+
+pub use client::{parse_retry_after, AuthMode, BmcEndpoint, ClientOptions, RedfishClient};
+pub use error::RedfishError;
+pub use task::{TaskFinal, TaskOutcome, TaskPoll, TaskRef, WaitOptions};
+pub use update::{UpdateServiceInfo, UploadAccepted, UploadRequest, UploadRoute};

@@ -1,0 +1,206 @@
+//! A scripted HTTP/1.1 BMC for edge cases bmc-sim does not produce: each (method, path) has a
+//! queue of canned answers (the last one repeats), every request is logged. One request per
+//! connection (`Connection: close`). Helpers only: no assertions live here.
+#![allow(dead_code)]
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// One canned answer.
+#[derive(Clone, Debug)]
+pub enum Canned {
+    Reply {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Close the connection without answering (a BMC rebooting mid-request).
+    Drop,
+}
+
+/// A JSON answer.
+pub fn json(status: u16, body: serde_json::Value) -> Canned {
+    Canned::Reply {
+        status,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: body.to_string(),
+    }
+}
+
+/// A JSON answer with extra headers.
+pub fn json_h(status: u16, headers: &[(&str, &str)], body: serde_json::Value) -> Canned {
+    let mut h: Vec<(String, String)> = headers
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    h.push(("Content-Type".into(), "application/json".into()));
+    Canned::Reply {
+        status,
+        headers: h,
+        body: body.to_string(),
+    }
+}
+
+/// An answer without a body.
+pub fn empty(status: u16, headers: &[(&str, &str)]) -> Canned {
+    Canned::Reply {
+        status,
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        body: String::new(),
+    }
+}
+
+/// A logged request.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+type Routes = Arc<Mutex<HashMap<(String, String), VecDeque<Canned>>>>;
+
+pub struct MockBmc {
+    pub address: String,
+    routes: Routes,
+    log: Arc<Mutex<Vec<Logged>>>,
+    handle: JoinHandle<()>,
+}
+
+impl Drop for MockBmc {
+    fn drop(&mut self) {
+        self.handle.abort();
+    }
+}
+
+impl MockBmc {
+    pub async fn start() -> MockBmc {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind mock");
+        let address = listener.local_addr().expect("addr").to_string();
+        let routes: Routes = Arc::default();
+        let log: Arc<Mutex<Vec<Logged>>> = Arc::default();
+        let (r, l) = (routes.clone(), log.clone());
+        let handle = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                tokio::spawn(handle_conn(stream, r.clone(), l.clone()));
+            }
+        });
+        MockBmc {
+            address,
+            routes,
+            log,
+            handle,
+        }
+    }
+
+    /// Queues answers for `METHOD path` (the last one repeats forever).
+    pub fn on(&self, method: &str, path: &str, answers: Vec<Canned>) {
+        self.routes
+            .lock()
+            .unwrap()
+            .insert((method.to_string(), path.to_string()), answers.into());
+    }
+
+    pub fn log(&self) -> Vec<Logged> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// How many requests hit `METHOD path`.
+    pub fn hits(&self, method: &str, path: &str) -> usize {
+        self.log()
+            .iter()
+            .filter(|l| l.method == method && l.path == path)
+            .count()
+    }
+}
+
+fn header_end(buf: &[u8]) -> Option<usize> {
+    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
+}
+
+async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<Logged>>>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_len = loop {
+        if let Some(end) = header_end(&buf) {
+            break end;
+        }
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_len]).to_string();
+    let mut lines = head.split("\r\n");
+    let request_line = lines.next().unwrap_or_default();
+    let mut parts = request_line.split(' ');
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_len..].to_vec();
+    while body.len() < length {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => body.extend_from_slice(&chunk[..n]),
+        }
+    }
+    log.lock().unwrap().push(Logged {
+        method: method.clone(),
+        path: path.clone(),
+        headers,
+        body,
+    });
+    let answer = {
+        let mut routes = routes.lock().unwrap();
+        match routes.get_mut(&(method.clone(), path.clone())) {
+            Some(queue) if queue.len() > 1 => queue.pop_front(),
+            Some(queue) => queue.front().cloned(),
+            None => None,
+        }
+    };
+    let answer = answer.unwrap_or_else(|| {
+        json(
+            404,
+            serde_json::json!({"error": {"message": format!("mock: no route for {method} {path}")}}),
+        )
+    });
+    match answer {
+        Canned::Drop => {}
+        Canned::Reply {
+            status,
+            headers,
+            body,
+        } => {
+            let mut out = format!("HTTP/1.1 {status} X\r\nConnection: close\r\n");
+            for (k, v) in headers {
+                out.push_str(&format!("{k}: {v}\r\n"));
+            }
+            if status != 204 {
+                out.push_str(&format!("Content-Length: {}\r\n", body.len()));
+            }
+            out.push_str("\r\n");
+            out.push_str(&body);
+            let _ = stream.write_all(out.as_bytes()).await;
+            let _ = stream.shutdown().await;
+        }
+    }
+}

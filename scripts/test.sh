@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `make test`: install what is missing, make sure the services the tests use are up, run the
+# whole suite. The end-to-end tests start their own Temporal dev servers and BMC simulators.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/tools.sh
+
+# PostgreSQL: the store tests run on it when it is reachable (and say so loudly when not).
+if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    echo "test: starting PostgreSQL"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+  fi
+fi
+
+export HOSTFW_TEMPORAL_CLI="$PWD/.tools/bin/temporal"
+
+echo "test: checking that workflows depend on no side-effecting crate"
+bad=$(cargo tree -p hostfw-workflows -e normal --prefix none | grep -E '^(reqwest|sqlx|hostfw-store|hostfw-redfish) ' || true)
+if [ -n "$bad" ]; then
+  echo "hostfw-workflows must not depend on: $bad" >&2
+  exit 1
+fi
+
+cargo test --workspace --no-fail-fast "$@"

@@ -1,0 +1,162 @@
+//! The command line of `hostfw`: verbs and flags follow the seed's `nico-admin-cli` commands.
+//!
+//! Only argument definitions live here (clap derive); each command's behaviour is in its own file.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(name = "hostfw", version, about = "Operate hostfw: fleet host-firmware updates on Temporal")]
+pub struct Cli {
+    /// Site config file (Temporal address, site database, catalog).
+    #[arg(long, global = true, env = "HOSTFW_CONFIG", default_value = "config/site.toml")]
+    pub config: PathBuf,
+    /// Output format of read commands.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Register and inspect machines.
+    #[command(subcommand)]
+    Machine(MachineCmd),
+    /// Read BMC inventories (Site Explorer).
+    #[command(subcommand, name = "site-explorer")]
+    SiteExplorer(SiteExplorerCmd),
+    /// Host reprovisioning requests.
+    #[command(subcommand)]
+    Host(HostCmd),
+    /// Managed-host state.
+    #[command(subcommand, name = "managed-host")]
+    ManagedHost(ManagedHostCmd),
+    /// The firmware catalog.
+    #[command(subcommand)]
+    Firmware(FirmwareCmd),
+    /// Request reprovisioning of every drifted host, follow progress and report.
+    Rollout(RolloutArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MachineCmd {
+    /// Register (or update) one machine.
+    Add(MachineAddArgs),
+    /// Register every host of a bmc-sim fleet file, with its BMC login.
+    Import {
+        /// The bmc-sim fleet file.
+        #[arg(long)]
+        fleet: PathBuf,
+    },
+    /// List registered machines.
+    List,
+}
+
+#[derive(Args, Debug)]
+pub struct MachineAddArgs {
+    /// Machine id.
+    #[arg(long)]
+    pub id: String,
+    /// BMC address, `ip:port` or `http(s)://ip:port`.
+    #[arg(long)]
+    pub bmc: String,
+    /// Lifecycle state: Ready or Assigned.
+    #[arg(long, default_value = "Ready")]
+    pub state: String,
+    /// Instance running on the host (assigned hosts).
+    #[arg(long)]
+    pub instance: Option<String>,
+    /// BMC login stored in the credential store.
+    #[arg(long, requires = "bmc_password")]
+    pub bmc_username: Option<String>,
+    #[arg(long, requires = "bmc_username", env = "HOSTFW_BMC_PASSWORD", hide_env_values = true)]
+    pub bmc_password: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SiteExplorerCmd {
+    /// Explore every registered machine's BMC now (or only `--machine`).
+    Explore {
+        #[arg(long)]
+        machine: Option<String>,
+        /// BMCs explored at once.
+        #[arg(long, default_value_t = 16)]
+        concurrency: usize,
+    },
+    /// Show a stored exploration report.
+    #[command(name = "get-report")]
+    GetReport {
+        #[command(subcommand)]
+        kind: ReportKind,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReportKind {
+    /// The report of a managed host, by BMC address (`ip` or `ip:port`).
+    #[command(name = "managed-host")]
+    ManagedHost { bmc_ip: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HostCmd {
+    /// Host reprovisioning requests.
+    #[command(subcommand)]
+    Reprovision(ReprovisionCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReprovisionCmd {
+    /// Request reprovisioning of one host now (bypasses the scheduler).
+    Set {
+        /// Machine id.
+        #[arg(long, short = 'i')]
+        id: String,
+        /// Ticket or maintenance reference.
+        #[arg(long, alias = "maintenance-reference")]
+        update_message: Option<String>,
+        /// Accepted for compatibility; firmware checking always runs.
+        #[arg(long, short = 'u')]
+        update_firmware: bool,
+    },
+    /// List pending and active requests.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ManagedHostCmd {
+    /// State, substate, component, target and recent history of one host.
+    Show {
+        machine_id: String,
+        /// History entries shown.
+        #[arg(long, default_value_t = 10)]
+        history_count: u32,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FirmwareCmd {
+    /// The effective catalog: default version per vendor, model and component.
+    Show,
+}
+
+#[derive(Args, Debug)]
+pub struct RolloutArgs {
+    /// Explore every BMC first.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub explore: bool,
+    /// Give up waiting after this many seconds.
+    #[arg(long, default_value_t = 1800)]
+    pub timeout_secs: u64,
+    /// Message recorded on each request.
+    #[arg(long, default_value = "hostfw rollout")]
+    pub update_message: String,
+}

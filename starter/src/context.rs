@@ -1,0 +1,46 @@
+//! What every command needs: the site config, the site database, and (on demand) a Temporal
+//! client. Bad config is reported with the file and key before anything is touched.
+
+use std::path::Path;
+
+use anyhow::{anyhow, Context as _};
+use hostfw_model::{Catalog, SiteConfig};
+use hostfw_store::Store;
+use temporalio_client::Client;
+
+use crate::cli::Format;
+
+pub struct Context {
+    pub site: SiteConfig,
+    pub store: Store,
+    pub format: Format,
+    /// Who the audit trail records for mutations.
+    pub actor: String,
+}
+
+impl Context {
+    pub async fn open(config: &Path, format: Format) -> anyhow::Result<Context> {
+        let site = SiteConfig::load(config).map_err(|e| anyhow!("{e}"))?;
+        let store = Store::connect(&site.site.database_url)
+            .await
+            .with_context(|| format!("opening the site database {}", site.site.database_url))?;
+        let actor = std::env::var("USER").unwrap_or_else(|_| "unknown".to_string());
+        Ok(Context { site, store, format, actor: format!("cli:{actor}") })
+    }
+
+    /// The effective catalog (static config plus the firmware directory).
+    pub fn catalog(&self) -> anyhow::Result<Catalog> {
+        Catalog::load(&self.site).map_err(|e| anyhow!("{e}"))
+    }
+
+    /// A Temporal client for the site's server.
+    pub async fn temporal(&self) -> anyhow::Result<Client> {
+        hostfw_worker::connect(&self.site, "hostfw-cli").await
+    }
+
+    /// Record a mutation in the audit trail.
+    pub async fn audit(&self, action: &str, target: &str, detail: &str) -> anyhow::Result<()> {
+        self.store.audit_append(&self.actor, action, target, detail).await.context("writing the audit trail")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! `site-explorer explore|get-report`: reading BMC inventories into the site database, and
+//! showing what was stored.
+
+use anyhow::bail;
+use futures::stream::{self, StreamExt};
+use hostfw_activities::inventory;
+use hostfw_model::drift;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::output;
+
+/// Explore `machine_ids` (every machine when empty) with at most `concurrency` BMCs at once.
+/// Returns `(explored, failed)` counts; failures are stored with the report and printed.
+pub async fn explore(ctx: &Context, only: Option<&str>, concurrency: usize, quiet: bool) -> anyhow::Result<(usize, usize)> {
+    let mut machines = ctx.store.machine_list().await?;
+    if let Some(id) = only {
+        machines.retain(|m| m.id == id);
+        if machines.is_empty() {
+            bail!("machine {id} is not registered (see `hostfw machine list`)");
+        }
+    }
+    let deps = crate::deps(ctx).await?;
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(machines.len() as u64) };
+    bar.set_style(ProgressStyle::with_template("exploring BMCs {bar:30} {pos}/{len} {msg}")?);
+    let results: Vec<(String, Result<(), String>)> = stream::iter(machines)
+        .map(|m| {
+            let deps = deps.clone();
+            let bar = bar.clone();
+            async move {
+                let r = inventory::explore_machine(&deps, &m).await.map(|_| ());
+                bar.inc(1);
+                (m.id, r)
+            }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    bar.finish_and_clear();
+    let failed: Vec<_> = results.iter().filter_map(|(id, r)| r.as_ref().err().map(|e| (id, e))).collect();
+    for (id, e) in &failed {
+        eprintln!("{id}: exploration failed: {e}");
+    }
+    Ok((results.len() - failed.len(), failed.len()))
+}
+
+/// `site-explorer explore`.
+pub async fn explore_cmd(ctx: &Context, only: Option<&str>, concurrency: usize) -> anyhow::Result<()> {
+    let (ok, failed) = explore(ctx, only, concurrency, false).await?;
+    println!("explored {ok} BMCs, {failed} failed");
+    if failed > 0 {
+        bail!("{failed} BMCs could not be explored");
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct ReportView {
+    bmc_address: String,
+    machine_id: Option<String>,
+    explored_at: String,
+    error: Option<String>,
+    report: Option<hostfw_model::InventoryReport>,
+    versions: Option<serde_json::Value>,
+}
+
+/// `site-explorer get-report managed-host <bmc-ip>`.
+pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
+    let Some(stored) = ctx.store.report_get(bmc).await? else {
+        bail!("no exploration report for BMC {bmc} (run `hostfw site-explorer explore` first)");
+    };
+    let catalog = ctx.catalog()?;
+    let drift = stored
+        .report
+        .as_ref()
+        .and_then(|r| catalog.find(&r.vendor, &r.model).map(|m| drift(m, r)));
+    let view = ReportView {
+        bmc_address: stored.bmc_address.clone(),
+        machine_id: stored.machine_id.clone(),
+        explored_at: output::time(stored.explored_at_ms),
+        error: stored.error.clone(),
+        report: stored.report.clone(),
+        versions: drift.as_ref().map(|d| serde_json::json!({ "Desired": d.desired, "Reported": d.reported })),
+    };
+    if ctx.format == crate::cli::Format::Json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+        return Ok(());
+    }
+    println!("BMC:         {}", view.bmc_address);
+    println!("Machine:     {}", view.machine_id.as_deref().unwrap_or("-"));
+    println!("Explored at: {}", view.explored_at);
+    if let Some(e) = &view.error {
+        println!("Last error:  {e}");
+    }
+    if let Some(r) = &view.report {
+        println!("Vendor:      {}", r.vendor);
+        println!("Model:       {}", r.model);
+        println!("\nFirmware inventory:");
+        let rows = r.members.iter().map(|m| vec![m.id.clone(), m.version.clone()]).collect::<Vec<_>>();
+        print!("{}", output::table(&["  ID", "VERSION"], &rows.into_iter().map(|mut r| { r[0] = format!("  {}", r[0]); r }).collect::<Vec<_>>()));
+    }
+    match &drift {
+        Some(d) => {
+            println!("\nVersions (component: reported / desired):");
+            for (component, desired) in &d.desired {
+                let reported = d.reported.get(component).map(|v| v.join(", ")).unwrap_or_else(|| "no matching entry".into());
+                let mark = if d.differences.iter().any(|x| x.component == *component) { "DRIFT" } else { "ok" };
+                println!("  {component}: {reported} / {desired}  [{mark}]");
+            }
+        }
+        None => println!("\nNo catalog entry for this vendor and model."),
+    }
+    Ok(())
+}

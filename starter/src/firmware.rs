@@ -1,0 +1,55 @@
+//! `firmware show`: the effective catalog, one row per vendor, model and component default.
+
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Serialize)]
+struct Row {
+    vendor: String,
+    model: String,
+    component: String,
+    matcher: String,
+    version: String,
+    explicit_start_needed: bool,
+}
+
+/// `firmware show`.
+pub async fn show(ctx: &Context) -> anyhow::Result<()> {
+    let catalog = ctx.catalog()?;
+    let mut rows = Vec::new();
+    for model in catalog.models() {
+        for component in model.effective_ordering() {
+            let Some(c) = model.components.get(&component) else { continue };
+            let version = model.default_entry(component).map(|e| e.version.clone()).unwrap_or_else(|| "-".into());
+            rows.push(Row {
+                vendor: model.vendor.clone(),
+                model: model.model.clone(),
+                component: component.to_string(),
+                matcher: c.current_version_reported_as.to_string(),
+                version,
+                explicit_start_needed: model.explicit_start_needed,
+            });
+        }
+    }
+    let table = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.vendor.clone(),
+                r.model.clone(),
+                r.component.clone(),
+                r.matcher.clone(),
+                r.version.clone(),
+                r.explicit_start_needed.to_string(),
+            ]
+        })
+        .collect();
+    output::print(
+        ctx.format,
+        &rows,
+        &["VENDOR", "MODEL", "COMPONENT", "INVENTORY MATCHER", "VERSION", "EXPLICIT START"],
+        table,
+    )
+}

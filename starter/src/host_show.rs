@@ -1,0 +1,91 @@
+//! `managed-host show`: state, substate, component, target and recent history of one host.
+//!
+//! The site database gives state and history; the host's workflow (when one exists) answers its
+//! `status` query for the component and target it is working on.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow, HostStatus};
+use serde::Serialize;
+use temporalio_client::WorkflowQueryOptions;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Serialize)]
+struct HostView {
+    machine: hostfw_store::Machine,
+    request: Option<hostfw_store::Request>,
+    health_reports: Vec<hostfw_store::HealthReport>,
+    workflow_id: String,
+    workflow: Option<HostStatus>,
+    history: Vec<hostfw_store::HistoryEntry>,
+}
+
+async fn query_status(ctx: &Context, machine_id: &str) -> Option<HostStatus> {
+    let client = ctx.temporal().await.ok()?;
+    let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+    let query = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default());
+    tokio::time::timeout(Duration::from_secs(5), query).await.ok()?.ok()
+}
+
+/// `managed-host show <machine-id>`.
+pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow::Result<()> {
+    let Some(machine) = ctx.store.machine_get(machine_id).await? else {
+        bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
+    };
+    let view = HostView {
+        request: ctx.store.request_get(machine_id).await?,
+        health_reports: ctx.store.health_reports_for(machine_id).await?,
+        workflow_id: host_reprovision_workflow_id(machine_id),
+        workflow: query_status(ctx, machine_id).await,
+        history: ctx.store.history_list(machine_id, history_count).await?,
+        machine,
+    };
+    if ctx.format == crate::cli::Format::Json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+        return Ok(());
+    }
+    let m = &view.machine;
+    println!("Machine:   {}", m.id);
+    println!("BMC:       {}", m.bmc_address);
+    println!("Vendor:    {}  Model: {}", m.vendor.as_deref().unwrap_or("-"), m.model.as_deref().unwrap_or("-"));
+    println!("State:     {}", m.state);
+    println!("Substate:  {}", m.substate.as_deref().unwrap_or("-"));
+    if let Some(w) = &view.workflow {
+        let component = w.component.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
+        println!("Component: {component}  Target: {}", w.target_version.as_deref().unwrap_or("-"));
+        for c in &w.installed {
+            println!("Installed: {} {} -> {}", c.component, c.from.join(","), c.to);
+        }
+    }
+    match &view.request {
+        Some(r) => println!(
+            "Request:   {} at {}, {}",
+            r.initiator,
+            output::time(r.requested_at_ms),
+            r.started_at_ms.map(|t| format!("started {}", output::time(t))).unwrap_or_else(|| "not started".into())
+        ),
+        None => println!("Request:   none"),
+    }
+    for h in &view.health_reports {
+        println!("Health:    {} {} ({})", h.source, h.alert_id, h.classifications.join(", "));
+    }
+    println!("Workflow:  {}", view.workflow_id);
+    println!("\nHistory (newest first):");
+    let rows = view
+        .history
+        .iter()
+        .map(|h| {
+            vec![
+                format!("  {}", output::time(h.at_ms)),
+                h.state.clone(),
+                h.substate.clone().unwrap_or_default(),
+                h.message.clone(),
+            ]
+        })
+        .collect::<Vec<_>>();
+    print!("{}", output::table(&["  TIME", "STATE", "SUBSTATE", "MESSAGE"], &rows));
+    Ok(())
+}

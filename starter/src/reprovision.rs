@@ -1,0 +1,123 @@
+//! `host reprovision set|list`: direct reprovisioning requests (seed, "Request host
+//! reprovisioning directly"), and the request-then-start step the rollout shares.
+//!
+//! A request row is written first and the workflow started second; if the start fails the row is
+//! removed again, so nothing is half-written. The workflow ID is the per-host lock: a second
+//! request for a host whose workflow runs is refused.
+
+use anyhow::{anyhow, bail};
+use hostfw_store::{NewRequest, RequestCreate};
+use hostfw_workflows::host_reprovision::{HostReprovisionInput, ReprovisionSettings};
+use hostfw_workflows::{host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow};
+use temporalio_client::errors::WorkflowStartError;
+use temporalio_client::{Client, WorkflowIdConflictPolicy, WorkflowStartOptions};
+use temporalio_common::search_attributes::SearchAttributes;
+
+use crate::context::Context;
+use crate::output;
+
+/// Initiator recorded for requests made from this CLI (NICo's name).
+pub const INITIATOR_CLI: &str = "AdminCli";
+
+/// Workflow settings from the site config.
+pub fn settings(ctx: &Context) -> ReprovisionSettings {
+    let hr = &ctx.site.host_reprovision;
+    ReprovisionSettings {
+        verify_poll_interval_secs: hr.verify_poll_interval.as_secs().max(1),
+        verify_max_polls: hr.verify_max_polls,
+        task_timeout_secs: ctx.site.redfish.task_timeout.as_secs().max(1),
+        bmc_healthy_reads: hr.bmc_healthy_reads,
+    }
+}
+
+/// Create the request for `machine_id` and start its workflow. Errors say why it was refused.
+pub async fn request(
+    ctx: &Context,
+    client: &Client,
+    machine_id: &str,
+    initiator: &str,
+    message: Option<String>,
+) -> anyhow::Result<String> {
+    if ctx.store.machine_get(machine_id).await?.is_none() {
+        bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
+    }
+    let workflow_id = host_reprovision_workflow_id(machine_id);
+    let new = NewRequest {
+        machine_id: machine_id.to_string(),
+        initiator: initiator.to_string(),
+        update_message: message.clone(),
+        workflow_id: Some(workflow_id.clone()),
+    };
+    match ctx.store.request_create(&new).await? {
+        RequestCreate::Created(_) => {}
+        RequestCreate::Exists(existing) => bail!(
+            "host {machine_id} already has a reprovisioning request (initiator {}, requested {}, {}); \
+             refusing a second one",
+            existing.initiator,
+            output::time(existing.requested_at_ms),
+            if existing.started_at_ms.is_some() { "started" } else { "not started" }
+        ),
+    }
+    let input = HostReprovisionInput {
+        machine_id: machine_id.to_string(),
+        initiator: initiator.to_string(),
+        update_message: message.clone(),
+        settings: settings(ctx),
+    };
+    let summary = match &message {
+        Some(m) => format!("firmware reprovisioning of {machine_id}: {m}"),
+        None => format!("firmware reprovisioning of {machine_id}"),
+    };
+    let options = WorkflowStartOptions::new(ctx.site.temporal.task_queue.clone(), workflow_id.clone())
+        .id_conflict_policy(WorkflowIdConflictPolicy::Fail)
+        .search_attributes(SearchAttributes::new([sa::MACHINE_ID.value_set(machine_id.to_string())]))
+        .static_summary(summary)
+        .build();
+    match client.start_workflow(HostReprovisionWorkflow::run, input, options).await {
+        Ok(_) => Ok(workflow_id),
+        Err(e) => {
+            ctx.store.request_delete(machine_id).await?;
+            match e {
+                WorkflowStartError::AlreadyStarted { .. } => Err(anyhow!(
+                    "a reprovisioning workflow is already running for host {machine_id} ({workflow_id}); \
+                     refusing a second one"
+                )),
+                other => Err(anyhow!("starting the reprovisioning workflow of {machine_id}: {other}")),
+            }
+        }
+    }
+}
+
+/// `host reprovision set`.
+pub async fn set(ctx: &Context, machine_id: &str, message: Option<String>) -> anyhow::Result<()> {
+    let client = ctx.temporal().await?;
+    let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone()).await?;
+    ctx.audit("host reprovision set", machine_id, message.as_deref().unwrap_or("")).await?;
+    println!("reprovisioning requested for {machine_id}: workflow {workflow_id}");
+    Ok(())
+}
+
+/// `host reprovision list`.
+pub async fn list(ctx: &Context) -> anyhow::Result<()> {
+    let requests = ctx.store.request_list().await?;
+    let mut rows = Vec::new();
+    for r in &requests {
+        let machine = ctx.store.machine_get(&r.machine_id).await?;
+        let substate = machine.and_then(|m| m.substate).unwrap_or_else(|| "-".to_string());
+        rows.push(vec![
+            r.machine_id.clone(),
+            r.initiator.clone(),
+            output::time(r.requested_at_ms),
+            r.started_at_ms.map(output::time).unwrap_or_else(|| "Not Started".to_string()),
+            if r.user_approval { "yes" } else { "no" }.to_string(),
+            substate,
+            r.update_message.clone().unwrap_or_default(),
+        ]);
+    }
+    output::print(
+        ctx.format,
+        &requests,
+        &["MACHINE", "INITIATOR", "REQUESTED", "STARTED", "APPROVED", "SUBSTATE", "MESSAGE"],
+        rows,
+    )
+}

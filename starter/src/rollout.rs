@@ -1,0 +1,152 @@
+//! `rollout`: explore the fleet, request reprovisioning of every drifted host, follow progress,
+//! and print a per-host report ending in `compliant: X/Y hosts`.
+//!
+//! Requests go through the same path as `host reprovision set`; this command only adds the drift
+//! selection, a progress bar and the report. It exits non-zero unless every host is compliant.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use hostfw_model::{drift, Catalog, ComponentType, InventoryReport};
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
+use indicatif::{ProgressBar, ProgressStyle};
+use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus};
+
+use crate::cli::RolloutArgs;
+use crate::context::Context;
+use crate::{explore, reprovision};
+
+/// Desired and reported versions of one host, per component.
+type Versions = BTreeMap<ComponentType, Vec<String>>;
+
+fn reported(catalog: &Catalog, report: &InventoryReport) -> Option<(Versions, bool)> {
+    let model = catalog.find(&report.vendor, &report.model)?;
+    let d = drift(model, report);
+    Some((d.reported.clone(), d.is_drifted()))
+}
+
+async fn latest_report(ctx: &Context, bmc: &str) -> anyhow::Result<Option<InventoryReport>> {
+    Ok(ctx.store.report_get(bmc).await?.and_then(|r| r.report))
+}
+
+/// `rollout`.
+pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
+    let started_at = Instant::now();
+    let catalog = ctx.catalog()?;
+    if args.explore {
+        let (ok, failed) = explore::explore(ctx, None, 16, false).await?;
+        println!("explored {ok} BMCs ({failed} failed) in {:.1}s", started_at.elapsed().as_secs_f64());
+    }
+    let machines = ctx.store.machine_list().await?;
+    let mut before: BTreeMap<String, Versions> = BTreeMap::new();
+    let mut drifted = Vec::new();
+    for m in &machines {
+        let Some(report) = latest_report(ctx, &m.bmc_address).await? else {
+            println!("{}: no inventory report; skipped", m.id);
+            continue;
+        };
+        match reported(&catalog, &report) {
+            Some((versions, is_drifted)) => {
+                before.insert(m.id.clone(), versions);
+                if is_drifted {
+                    drifted.push(m.id.clone());
+                }
+            }
+            None => println!("{}: no catalog entry for {} {}; skipped", m.id, report.vendor, report.model),
+        }
+    }
+    println!("{} of {} hosts differ from the catalog", drifted.len(), machines.len());
+
+    let client = ctx.temporal().await?;
+    let mut requested = Vec::new();
+    for id in &drifted {
+        match reprovision::request(ctx, &client, id, reprovision::INITIATOR_CLI, Some(args.update_message.clone())).await {
+            Ok(_) => requested.push(id.clone()),
+            Err(e) => eprintln!("{id}: {e}"),
+        }
+    }
+    if !requested.is_empty() {
+        ctx.audit("rollout", "fleet", &format!("{} hosts requested", requested.len())).await?;
+    }
+
+    let bar = ProgressBar::new(requested.len() as u64);
+    bar.set_style(ProgressStyle::with_template("updating {bar:30} {pos}/{len} done  {msg}")?);
+    let deadline = Instant::now() + Duration::from_secs(args.timeout_secs);
+    let mut finished: BTreeMap<String, WorkflowExecutionStatus> = BTreeMap::new();
+    while finished.len() < requested.len() {
+        let mut substates: BTreeMap<String, usize> = BTreeMap::new();
+        for id in &requested {
+            if finished.contains_key(id) {
+                continue;
+            }
+            let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(id));
+            let status = handle.describe(WorkflowDescribeOptions::default()).await.ok().map(|d| d.status());
+            match status {
+                Some(WorkflowExecutionStatus::Running) | None => {
+                    let sub = ctx.store.machine_get(id).await?.and_then(|m| m.substate).unwrap_or_else(|| "Queued".into());
+                    *substates.entry(sub).or_default() += 1;
+                }
+                Some(s) => {
+                    finished.insert(id.clone(), s);
+                    bar.inc(1);
+                }
+            }
+        }
+        let failed = finished.values().filter(|s| **s != WorkflowExecutionStatus::Completed).count();
+        let detail: Vec<String> = substates.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        bar.set_message(format!("failed {failed}  in progress {}", detail.join(" ")));
+        if finished.len() == requested.len() {
+            break;
+        }
+        if Instant::now() > deadline {
+            bar.abandon();
+            bail!("gave up after {} s with {} hosts still updating", args.timeout_secs, requested.len() - finished.len());
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    bar.finish_and_clear();
+
+    println!("\nPer-host report (component: before -> after):");
+    let mut compliant = 0;
+    for m in &machines {
+        let after = match latest_report(ctx, &m.bmc_address).await? {
+            Some(r) => reported(&catalog, &r),
+            None => None,
+        };
+        let Some((after_versions, still_drifted)) = after else {
+            println!("  {}: not compared (no report or no catalog entry)", m.id);
+            continue;
+        };
+        if !still_drifted {
+            compliant += 1;
+        }
+        let outcome = match finished.get(&m.id) {
+            Some(WorkflowExecutionStatus::Completed) => "updated",
+            Some(_) => "FAILED",
+            None if still_drifted => "not updated",
+            None => "already compliant",
+        };
+        println!("  {} [{}] {}", m.id, if still_drifted { "DRIFTED" } else { "compliant" }, outcome);
+        let empty = Versions::new();
+        let before_versions = before.get(&m.id).unwrap_or(&empty);
+        for (component, now) in &after_versions {
+            let was = before_versions.get(component).map(|v| v.join(",")).unwrap_or_else(|| "-".into());
+            let now = now.join(",");
+            if was == now {
+                println!("      {component}: {now} (unchanged)");
+            } else {
+                println!("      {component}: {was} -> {now}");
+            }
+        }
+    }
+    println!("\nrollout took {:.1}s", started_at.elapsed().as_secs_f64());
+    if let Ok(ui) = std::env::var("HOSTFW_WEB_UI") {
+        println!("Temporal Web UI: {ui}/namespaces/{}/workflows", ctx.site.temporal.namespace);
+    }
+    println!("compliant: {compliant}/{} hosts", machines.len());
+    if compliant != machines.len() {
+        bail!("{} of {} hosts are not compliant", machines.len() - compliant, machines.len());
+    }
+    Ok(())
+}

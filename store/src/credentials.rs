@@ -1,0 +1,72 @@
+//! The `credentials` table: BMC logins, looked up by machine id inside activities.
+//!
+//! Owns storing and reading usernames and passwords. It must never log, print, serialise or put a
+//! password into an error: `Credentials` has a redacting `Debug` and deliberately no serde
+//! derives, so it cannot end up in a workflow payload or a JSON report by accident.
+
+use std::fmt;
+
+use sqlx::Row;
+
+use crate::error::{Result, StoreError};
+use crate::{now_ms, Store};
+
+/// A BMC login. `Debug` shows the username only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// BMC user name.
+    pub username: String,
+    /// BMC password (secret).
+    pub password: String,
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+impl Store {
+    /// Stores (or replaces) the BMC login of `machine_id`. The machine row need not exist yet
+    /// (credentials may be loaded before the host is registered).
+    pub async fn credentials_put(
+        &self,
+        machine_id: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO credentials (machine_id, username, password, updated_at_ms) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (machine_id) DO UPDATE SET username = excluded.username, \
+               password = excluded.password, updated_at_ms = excluded.updated_at_ms",
+        )
+        .bind(machine_id)
+        .bind(username)
+        .bind(password)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(StoreError::db("credentials_put", machine_id))?;
+        Ok(())
+    }
+
+    /// The BMC login of `machine_id`, if one is stored.
+    pub async fn credentials_get(&self, machine_id: &str) -> Result<Option<Credentials>> {
+        let row = sqlx::query("SELECT username, password FROM credentials WHERE machine_id = $1")
+            .bind(machine_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::db("credentials_get", machine_id))?;
+        row.map(|row| -> std::result::Result<Credentials, sqlx::Error> {
+            Ok(Credentials {
+                username: row.try_get("username")?,
+                password: row.try_get("password")?,
+            })
+        })
+        .transpose()
+        .map_err(StoreError::db("credentials_get", machine_id))
+    }
+}

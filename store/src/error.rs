@@ -1,0 +1,162 @@
+//! `StoreError`: the one error type of the site database.
+//!
+//! Owns the error variants (which operation, which row, what went wrong) and the small helpers the
+//! table modules use to build them. It must not decide retry policy for callers beyond the
+//! `is_transient` hint, and it must never carry secret values (passwords, database URL passwords).
+
+use crate::Backend;
+
+/// Everything the site database can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The URL is neither SQLite nor PostgreSQL.
+    #[error("unsupported site database URL {url:?}: expected sqlite://<path>, a file path, postgres:// or postgresql://")]
+    UnsupportedUrl {
+        /// The URL with any password removed.
+        url: String,
+    },
+
+    /// The parent directory of the SQLite file could not be created.
+    #[error("cannot create directory {path} for the SQLite site database: {source}")]
+    CreateDir {
+        /// The directory that could not be created.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+
+    /// Opening the pool (or preparing the connection: WAL mode) failed.
+    #[error("cannot open the {backend} site database at {url}: {source}")]
+    Connect {
+        /// Which backend was being opened.
+        backend: Backend,
+        /// The URL with any password removed.
+        url: String,
+        /// The driver error.
+        source: sqlx::Error,
+    },
+
+    /// Applying the migrations failed.
+    #[error("migrating the {backend} site database failed: {source}")]
+    Migrate {
+        /// Which backend was being migrated.
+        backend: Backend,
+        /// The migration error.
+        source: sqlx::migrate::MigrateError,
+    },
+
+    /// The row the operation needs does not exist.
+    #[error("{what} {id:?} not found")]
+    NotFound {
+        /// The kind of row ("machine", "request", ...).
+        what: &'static str,
+        /// Its key.
+        id: String,
+    },
+
+    /// A uniqueness rule would be broken (e.g. a BMC address already owned by another machine).
+    #[error("{op} for {id:?} conflicts with an existing row: {detail}")]
+    Conflict {
+        /// The store function (`<noun>_<verb>`).
+        op: &'static str,
+        /// The key the caller passed.
+        id: String,
+        /// What clashed.
+        detail: String,
+    },
+
+    /// The caller passed a value the store cannot represent faithfully.
+    #[error("{op} for {id:?}: invalid input: {reason}")]
+    Invalid {
+        /// The store function.
+        op: &'static str,
+        /// The key the caller passed.
+        id: String,
+        /// Why it was refused.
+        reason: String,
+    },
+
+    /// A stored value cannot be decoded (bad JSON, negative counter, ...).
+    #[error("{op} for {id:?}: stored value is corrupt: {detail}")]
+    Corrupt {
+        /// The store function.
+        op: &'static str,
+        /// The key of the corrupt row.
+        id: String,
+        /// What could not be decoded.
+        detail: String,
+    },
+
+    /// The database rejected or failed a query.
+    #[error("{op} for {id:?} failed: {source}")]
+    Database {
+        /// The store function.
+        op: &'static str,
+        /// The key the caller passed ("" for whole-table operations).
+        id: String,
+        /// The driver error.
+        source: sqlx::Error,
+    },
+}
+
+/// Shorthand used by every store function.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+impl StoreError {
+    /// A closure turning a driver error into `StoreError::Database` for `op` on `id`.
+    pub(crate) fn db(
+        op: &'static str,
+        id: impl Into<String>,
+    ) -> impl FnOnce(sqlx::Error) -> StoreError {
+        let id = id.into();
+        move |source| StoreError::Database { op, id, source }
+    }
+
+    /// A `NotFound` for `what` `id`.
+    pub(crate) fn not_found(what: &'static str, id: impl Into<String>) -> StoreError {
+        StoreError::NotFound {
+            what,
+            id: id.into(),
+        }
+    }
+
+    /// True for `NotFound`.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, StoreError::NotFound { .. })
+    }
+
+    /// A hint for callers' retry policy: true when the same call may succeed later unchanged
+    /// (connection lost, pool exhausted, database busy or locked). The caller decides.
+    pub fn is_transient(&self) -> bool {
+        let source = match self {
+            StoreError::Connect { source, .. } | StoreError::Database { source, .. } => source,
+            _ => return false,
+        };
+        match source {
+            sqlx::Error::Io(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed
+            | sqlx::Error::Protocol(_) => true,
+            sqlx::Error::Database(e) => {
+                // SQLite: SQLITE_BUSY (5) / SQLITE_LOCKED (6) and their extended codes.
+                // PostgreSQL: class 08 (connection), 40 (serialization/deadlock), 53 (resources),
+                // 57P01..03 (shutdown / cannot connect now).
+                let code = e.code().map(|c| c.into_owned()).unwrap_or_default();
+                let lower = e.message().to_ascii_lowercase();
+                code.starts_with("08")
+                    || code.starts_with("40")
+                    || code.starts_with("53")
+                    || code.starts_with("57P0")
+                    || code.parse::<i64>().is_ok_and(|n| matches!(n & 0xff, 5 | 6))
+                    || lower.contains("database is locked")
+            }
+            _ => false,
+        }
+    }
+}
+
+/// True when `e` is a unique / primary-key violation on either backend.
+pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}

@@ -1,0 +1,105 @@
+//! The hostfw site database: the `Store` handle, the `Backend` it runs on, and `now_ms`.
+//!
+//! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
+//! re-exports the row types. It must not contain table SQL: each table lives in its own module
+//! (machines, reports, requests, health, history, credentials, audit), connecting lives in `connect`.
+//!
+//! The same migrations (`store/migrations/`) and the same queries run on SQLite (the embedded
+//! default, a file in WAL mode) and on PostgreSQL (production): `$1` placeholders,
+//! `ON CONFLICT … DO UPDATE`, portable types only (TEXT, BIGINT; booleans as BIGINT 0/1, JSON as
+//! TEXT, times as BIGINT unix milliseconds).
+
+mod address;
+mod audit;
+mod connect;
+mod credentials;
+mod error;
+mod health;
+mod history;
+mod machines;
+mod reports;
+mod requests;
+mod tuning;
+
+use std::fmt;
+
+pub use audit::AuditEntry;
+pub use credentials::Credentials;
+pub use error::{Result, StoreError};
+pub use health::HealthReport;
+pub use history::HistoryEntry;
+pub use machines::{Machine, NewMachine};
+pub use reports::ExploredReport;
+pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
+
+/// Which database engine a `Store` talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Backend {
+    /// SQLite file (the embedded default).
+    Sqlite,
+    /// PostgreSQL server (production).
+    Postgres,
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Sqlite => "SQLite",
+            Backend::Postgres => "PostgreSQL",
+        })
+    }
+}
+
+/// The site database. Clone it freely: clones share one connection pool.
+#[derive(Clone)]
+pub struct Store {
+    pool: sqlx::AnyPool,
+    backend: Backend,
+}
+
+impl fmt::Debug for Store {
+    // Not derived: the pool's options hold the database URL, which may carry a password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens (creating the SQLite file and its directories if needed) and migrates the site
+    /// database at `url`: `sqlite://path`, `sqlite:path` or a plain file path for SQLite,
+    /// `postgres://…` or `postgresql://…` for PostgreSQL. Logs which backend it opened.
+    pub async fn connect(url: &str) -> Result<Store> {
+        let (pool, backend) = connect::open(url).await?;
+        Ok(Store { pool, backend })
+    }
+
+    /// The engine this store runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Closes every pooled connection (waits for checked-out ones). Other clones stop working.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// Now, as unix milliseconds (the unit of every time column).
+pub fn now_ms() -> i64 {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Encodes a boolean for a BIGINT 0/1 column.
+pub(crate) fn bool_to_db(b: bool) -> i64 {
+    i64::from(b)
+}
+
+/// Decodes a BIGINT 0/1 column.
+pub(crate) fn bool_from_db(v: i64) -> bool {
+    v != 0
+}

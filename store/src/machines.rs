@@ -1,0 +1,279 @@
+//! The `machines` table: managed hosts, their BMC address, state/substate and per-host overrides
+//! (auto-update, update window).
+//!
+//! Owns machine rows and the state change that also appends to the state history (one
+//! transaction). It must not decide anything about firmware (that is `hostfw-model`), and it must
+//! not write history rows other than through `machine_set_state`'s transaction.
+
+use serde::{Deserialize, Serialize};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::address::find_by_bmc;
+use crate::error::{is_unique_violation, Result, StoreError};
+use crate::{bool_from_db, bool_to_db, history, now_ms, Store};
+
+/// What a caller knows when registering or refreshing a machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewMachine {
+    /// Stable machine id.
+    pub id: String,
+    /// BMC address, "ip" or "ip:port" (unique across machines).
+    pub bmc_address: String,
+    /// Vendor; `None` keeps the stored value.
+    pub vendor: Option<String>,
+    /// Model; `None` keeps the stored value.
+    pub model: Option<String>,
+    /// Host state ("Ready", "Assigned", ...). Changing it clears the substate.
+    pub state: String,
+    /// Tenant instance; always written (`None` = not assigned).
+    pub instance_id: Option<String>,
+}
+
+/// One managed host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Stable machine id.
+    pub id: String,
+    /// BMC address, "ip" or "ip:port".
+    pub bmc_address: String,
+    /// Vendor, when known.
+    pub vendor: Option<String>,
+    /// Model, when known.
+    pub model: Option<String>,
+    /// Host state ("Ready", "Assigned", "HostReprovision", ...).
+    pub state: String,
+    /// Substate within the state (e.g. "WaitingForFirmwareUpgrade").
+    pub substate: Option<String>,
+    /// Tenant instance when assigned.
+    pub instance_id: Option<String>,
+    /// Per-host auto-update override; `None` = site default.
+    pub auto_update: Option<bool>,
+    /// Update window start, unix ms; `None` = no window.
+    pub window_start_ms: Option<i64>,
+    /// Update window end, unix ms.
+    pub window_end_ms: Option<i64>,
+    /// When the row was first inserted, unix ms.
+    pub created_at_ms: i64,
+    /// When the row last changed, unix ms.
+    pub updated_at_ms: i64,
+}
+
+macro_rules! machine_columns {
+    () => {
+        "id, bmc_address, vendor, model, state, substate, instance_id, auto_update, \
+         window_start_ms, window_end_ms, created_at_ms, updated_at_ms"
+    };
+}
+
+fn machine_from_row(row: &AnyRow) -> Result<Machine> {
+    let decode = || -> std::result::Result<Machine, sqlx::Error> {
+        Ok(Machine {
+            id: row.try_get("id")?,
+            bmc_address: row.try_get("bmc_address")?,
+            vendor: row.try_get("vendor")?,
+            model: row.try_get("model")?,
+            state: row.try_get("state")?,
+            substate: row.try_get("substate")?,
+            instance_id: row.try_get("instance_id")?,
+            auto_update: row
+                .try_get::<Option<i64>, _>("auto_update")?
+                .map(bool_from_db),
+            window_start_ms: row.try_get("window_start_ms")?,
+            window_end_ms: row.try_get("window_end_ms")?,
+            created_at_ms: row.try_get("created_at_ms")?,
+            updated_at_ms: row.try_get("updated_at_ms")?,
+        })
+    };
+    decode().map_err(|e| StoreError::Database {
+        op: "machine_decode",
+        id: row.try_get::<String, _>("id").unwrap_or_default(),
+        source: e,
+    })
+}
+
+impl Store {
+    /// Inserts the machine, or updates its BMC address, vendor/model (when given), state (a
+    /// changed state clears the substate) and instance. Overrides and windows are untouched.
+    /// Does not write history: state changes worth recording go through `machine_set_state`.
+    /// A BMC address owned by another machine is a `Conflict`.
+    pub async fn machine_upsert(&self, m: &NewMachine) -> Result<()> {
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
+             ON CONFLICT (id) DO UPDATE SET \
+               bmc_address = excluded.bmc_address, \
+               vendor = COALESCE(excluded.vendor, machines.vendor), \
+               model = COALESCE(excluded.model, machines.model), \
+               substate = CASE WHEN machines.state = excluded.state THEN machines.substate ELSE NULL END, \
+               state = excluded.state, \
+               instance_id = excluded.instance_id, \
+               updated_at_ms = excluded.updated_at_ms",
+        )
+        .bind(&m.id)
+        .bind(&m.bmc_address)
+        .bind(&m.vendor)
+        .bind(&m.model)
+        .bind(&m.state)
+        .bind(&m.instance_id)
+        .bind(now)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                StoreError::Conflict {
+                    op: "machine_upsert",
+                    id: m.id.clone(),
+                    detail: format!("BMC address {:?} already belongs to another machine", m.bmc_address),
+                }
+            } else {
+                StoreError::db("machine_upsert", &m.id)(e)
+            }
+        })?;
+        Ok(())
+    }
+
+    /// The machine with this id.
+    pub async fn machine_get(&self, id: &str) -> Result<Option<Machine>> {
+        sqlx::query(concat!(
+            "SELECT ",
+            machine_columns!(),
+            " FROM machines WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(StoreError::db("machine_get", id))?
+        .as_ref()
+        .map(machine_from_row)
+        .transpose()
+    }
+
+    /// The machine whose BMC is at `bmc` ("ip" or "ip:port"): exact match first, then (with a
+    /// port) the bare host, then (without a port) the only machine on that host with a port.
+    pub async fn machine_by_bmc(&self, bmc: &str) -> Result<Option<Machine>> {
+        find_by_bmc(
+            &self.pool,
+            "machine_by_bmc",
+            bmc,
+            concat!("SELECT ", machine_columns!(), " FROM machines WHERE bmc_address = $1"),
+            concat!(
+                "SELECT ",
+                machine_columns!(),
+                " FROM machines WHERE substr(bmc_address, 1, length($1)) = $1 ORDER BY bmc_address LIMIT 2"
+            ),
+            machine_from_row,
+        )
+        .await
+    }
+
+    /// Every machine, ordered by id.
+    pub async fn machine_list(&self) -> Result<Vec<Machine>> {
+        sqlx::query(concat!(
+            "SELECT ",
+            machine_columns!(),
+            " FROM machines ORDER BY id"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db("machine_list", ""))?
+        .iter()
+        .map(machine_from_row)
+        .collect()
+    }
+
+    /// How many machines there are.
+    pub async fn machine_count(&self) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM machines")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(StoreError::db("machine_count", ""))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// Sets state and substate and appends a history row with `message`, in one transaction.
+    /// Unknown id: `NotFound { what: "machine" }` and nothing is written.
+    pub async fn machine_set_state(
+        &self,
+        id: &str,
+        state: &str,
+        substate: Option<&str>,
+        message: &str,
+    ) -> Result<()> {
+        const OP: &str = "machine_set_state";
+        let now = now_ms();
+        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+        // The UPDATE comes first: it takes the row lock (PostgreSQL) / write lock (SQLite), which
+        // serialises concurrent state changes of this machine, history numbering included.
+        let updated = sqlx::query(
+            "UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(state)
+        .bind(substate)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::db(OP, id))?;
+        if updated.rows_affected() == 0 {
+            tx.rollback().await.map_err(StoreError::db(OP, id))?;
+            return Err(StoreError::not_found("machine", id));
+        }
+        history::history_append_in(&mut tx, id, state, substate, message, now)
+            .await
+            .map_err(StoreError::db(OP, id))?;
+        tx.commit().await.map_err(StoreError::db(OP, id))?;
+        Ok(())
+    }
+
+    /// Sets (`Some`) or clears (`None` = site default) the per-host auto-update override.
+    pub async fn machine_set_auto_update(&self, id: &str, auto_update: Option<bool>) -> Result<()> {
+        const OP: &str = "machine_set_auto_update";
+        let done =
+            sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3 WHERE id = $1")
+                .bind(id)
+                .bind(auto_update.map(bool_to_db))
+                .bind(now_ms())
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::db(OP, id))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::not_found("machine", id));
+        }
+        Ok(())
+    }
+
+    /// Sets (`Some((start_ms, end_ms))`) or clears the host's update window. `start_ms` must not
+    /// be after `end_ms`.
+    pub async fn machine_set_update_window(
+        &self,
+        id: &str,
+        window: Option<(i64, i64)>,
+    ) -> Result<()> {
+        const OP: &str = "machine_set_update_window";
+        if let Some((start, end)) = window {
+            if start > end {
+                return Err(StoreError::Invalid {
+                    op: OP,
+                    id: id.to_owned(),
+                    reason: format!("window starts ({start}) after it ends ({end})"),
+                });
+            }
+        }
+        let done = sqlx::query(
+            "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(window.map(|w| w.0))
+        .bind(window.map(|w| w.1))
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(StoreError::db(OP, id))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::not_found("machine", id));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! The `explored_reports` table: the last Redfish exploration of each BMC (the reported side of
+//! drift), keyed by BMC address.
+//!
+//! Owns storing and reading reports as JSON of `hostfw_model::InventoryReport`. A failed
+//! exploration records its error but keeps the last good report; a success clears the error. It
+//! must not fetch inventories (that is `hostfw-redfish`) nor compare them with the catalog.
+
+use hostfw_model::InventoryReport;
+use serde::{Deserialize, Serialize};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::address::find_by_bmc;
+use crate::error::{Result, StoreError};
+use crate::{now_ms, Store};
+
+/// What the store knows about one BMC's last exploration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExploredReport {
+    /// The BMC address as stored ("ip" or "ip:port").
+    pub bmc_address: String,
+    /// The machine behind the BMC, when known.
+    pub machine_id: Option<String>,
+    /// The last successful inventory (kept when later explorations fail).
+    pub report: Option<InventoryReport>,
+    /// The last exploration's error; `None` when the last exploration succeeded.
+    pub error: Option<String>,
+    /// When the last exploration (successful or not) finished, unix ms.
+    pub explored_at_ms: i64,
+}
+
+macro_rules! report_columns {
+    () => {
+        "bmc_address, machine_id, report_json, error, explored_at_ms"
+    };
+}
+
+fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
+    let bmc_address: String = row
+        .try_get("bmc_address")
+        .map_err(StoreError::db("report_decode", ""))?;
+    let col_err = || StoreError::db("report_decode", bmc_address.as_str());
+    let machine_id: Option<String> = row.try_get("machine_id").map_err(col_err())?;
+    let report_json: Option<String> = row.try_get("report_json").map_err(col_err())?;
+    let error: Option<String> = row.try_get("error").map_err(col_err())?;
+    let explored_at_ms: i64 = row.try_get("explored_at_ms").map_err(col_err())?;
+    let report = report_json
+        .map(|json| serde_json::from_str::<InventoryReport>(&json))
+        .transpose()
+        .map_err(|e| StoreError::Corrupt {
+            op: "report_decode",
+            id: bmc_address.clone(),
+            detail: format!("report_json is not an InventoryReport: {e}"),
+        })?;
+    Ok(ExploredReport {
+        bmc_address,
+        machine_id,
+        report,
+        error,
+        explored_at_ms,
+    })
+}
+
+impl Store {
+    /// Records one exploration of `bmc_address`. `Ok(report)` replaces the report and clears the
+    /// error; `Err(message)` sets the error and keeps the last good report. `machine_id = None`
+    /// keeps the stored machine id.
+    pub async fn report_put(
+        &self,
+        bmc_address: &str,
+        machine_id: Option<&str>,
+        result: &std::result::Result<InventoryReport, String>,
+    ) -> Result<()> {
+        const OP: &str = "report_put";
+        let now = now_ms();
+        let query = match result {
+            Ok(report) => {
+                let json = serde_json::to_string(report).map_err(|e| StoreError::Invalid {
+                    op: OP,
+                    id: bmc_address.to_owned(),
+                    reason: format!("report does not serialise: {e}"),
+                })?;
+                sqlx::query(
+                    "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms) \
+                     VALUES ($1, $2, $3, $4, $5, NULL, $6) \
+                     ON CONFLICT (bmc_address) DO UPDATE SET \
+                       machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
+                       vendor = excluded.vendor, model = excluded.model, \
+                       report_json = excluded.report_json, error = NULL, \
+                       explored_at_ms = excluded.explored_at_ms",
+                )
+                .bind(bmc_address)
+                .bind(machine_id)
+                .bind(report.vendor.as_str())
+                .bind(report.model.as_str())
+                .bind(json)
+                .bind(now)
+            }
+            Err(message) => sqlx::query(
+                "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms) \
+                 VALUES ($1, $2, NULL, NULL, NULL, $3, $4) \
+                 ON CONFLICT (bmc_address) DO UPDATE SET \
+                   machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
+                   error = excluded.error, explored_at_ms = excluded.explored_at_ms",
+            )
+            .bind(bmc_address)
+            .bind(machine_id)
+            .bind(message.as_str())
+            .bind(now),
+        };
+        query
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::db(OP, bmc_address))?;
+        Ok(())
+    }
+
+    /// The report of the BMC at `bmc_address`, with the same "ip" / "ip:port" matching as
+    /// `machine_by_bmc`.
+    pub async fn report_get(&self, bmc_address: &str) -> Result<Option<ExploredReport>> {
+        find_by_bmc(
+            &self.pool,
+            "report_get",
+            bmc_address,
+            concat!("SELECT ", report_columns!(), " FROM explored_reports WHERE bmc_address = $1"),
+            concat!(
+                "SELECT ",
+                report_columns!(),
+                " FROM explored_reports WHERE substr(bmc_address, 1, length($1)) = $1 ORDER BY bmc_address LIMIT 2"
+            ),
+            report_from_row,
+        )
+        .await
+    }
+
+    /// The most recently explored report linked to `machine_id`.
+    pub async fn report_for_machine(&self, machine_id: &str) -> Result<Option<ExploredReport>> {
+        sqlx::query(concat!(
+            "SELECT ",
+            report_columns!(),
+            " FROM explored_reports WHERE machine_id = $1 ORDER BY explored_at_ms DESC, bmc_address LIMIT 1"
+        ))
+        .bind(machine_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(StoreError::db("report_for_machine", machine_id))?
+        .as_ref()
+        .map(report_from_row)
+        .transpose()
+    }
+
+    /// Every stored report, ordered by BMC address.
+    pub async fn report_list(&self) -> Result<Vec<ExploredReport>> {
+        sqlx::query(concat!(
+            "SELECT ",
+            report_columns!(),
+            " FROM explored_reports ORDER BY bmc_address"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db("report_list", ""))?
+        .iter()
+        .map(report_from_row)
+        .collect()
+    }
+}

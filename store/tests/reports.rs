@@ -1,0 +1,158 @@
+//! Explored reports on both backends: a failed exploration keeps the last good report, a success
+//! clears the error, lookups by ip / ip:port, by machine, and the list.
+
+mod common;
+
+use common::Ctx;
+use hostfw_model::{InventoryMember, InventoryReport};
+
+fn inventory(bios: &str) -> InventoryReport {
+    InventoryReport {
+        vendor: "Dell".to_owned(),
+        model: "PowerEdge R760".to_owned(),
+        serial: Some("SN1".to_owned()),
+        power_state: Some("On".to_owned()),
+        members: vec![
+            InventoryMember {
+                id: "BIOS".to_owned(),
+                name: Some("BIOS".to_owned()),
+                version: bios.to_owned(),
+                odata_id: "/redfish/v1/UpdateService/FirmwareInventory/BIOS".to_owned(),
+            },
+            InventoryMember {
+                id: "BMC".to_owned(),
+                name: None,
+                version: "7.00".to_owned(),
+                odata_id: "/redfish/v1/UpdateService/FirmwareInventory/BMC".to_owned(),
+            },
+        ],
+    }
+}
+
+async fn error_keeps_last_good_report(Ctx { store, .. }: Ctx) {
+    assert_eq!(store.report_get("10.0.0.1:443").await.unwrap(), None);
+
+    store
+        .report_put("10.0.0.1:443", Some("m-1"), &Ok(inventory("2.3.5")))
+        .await
+        .unwrap();
+    let first = store.report_get("10.0.0.1:443").await.unwrap().unwrap();
+    assert_eq!(first.report, Some(inventory("2.3.5")));
+    assert_eq!(first.error, None);
+    assert_eq!(first.machine_id.as_deref(), Some("m-1"));
+    assert!(first.explored_at_ms > 0);
+
+    store
+        .report_put("10.0.0.1:443", None, &Err("connection refused".to_owned()))
+        .await
+        .unwrap();
+    let failed = store.report_get("10.0.0.1:443").await.unwrap().unwrap();
+    assert_eq!(
+        failed.report,
+        Some(inventory("2.3.5")),
+        "last good report kept"
+    );
+    assert_eq!(failed.error.as_deref(), Some("connection refused"));
+    assert_eq!(
+        failed.machine_id.as_deref(),
+        Some("m-1"),
+        "None keeps the machine id"
+    );
+    assert!(failed.explored_at_ms >= first.explored_at_ms);
+
+    store
+        .report_put("10.0.0.1:443", Some("m-1"), &Ok(inventory("2.4.0")))
+        .await
+        .unwrap();
+    let ok = store.report_get("10.0.0.1:443").await.unwrap().unwrap();
+    assert_eq!(ok.report, Some(inventory("2.4.0")));
+    assert_eq!(ok.error, None, "success clears the error");
+
+    let json = serde_json::to_string(&ok).unwrap();
+    assert_eq!(
+        serde_json::from_str::<hostfw_store::ExploredReport>(&json).unwrap(),
+        ok
+    );
+}
+
+async fn first_exploration_failing(Ctx { store, .. }: Ctx) {
+    store
+        .report_put("10.0.0.9", None, &Err("timeout".to_owned()))
+        .await
+        .unwrap();
+    let r = store.report_get("10.0.0.9").await.unwrap().unwrap();
+    assert_eq!(
+        (r.report, r.error.as_deref(), r.machine_id),
+        (None, Some("timeout"), None)
+    );
+}
+
+async fn lookups_by_address_and_machine(Ctx { store, .. }: Ctx) {
+    store
+        .report_put("10.0.0.1", Some("plain"), &Ok(inventory("1")))
+        .await
+        .unwrap();
+    store
+        .report_put("10.0.0.2:8443", Some("ported"), &Ok(inventory("2")))
+        .await
+        .unwrap();
+    store
+        .report_put("127.0.0.1:9001", Some("sim-a"), &Ok(inventory("3")))
+        .await
+        .unwrap();
+    store
+        .report_put("127.0.0.1:9002", Some("sim-b"), &Ok(inventory("4")))
+        .await
+        .unwrap();
+
+    let who = |r: Option<hostfw_store::ExploredReport>| r.and_then(|r| r.machine_id);
+    assert_eq!(
+        who(store.report_get("10.0.0.1").await.unwrap()).as_deref(),
+        Some("plain")
+    );
+    assert_eq!(
+        who(store.report_get("10.0.0.1:443").await.unwrap()).as_deref(),
+        Some("plain")
+    );
+    assert_eq!(
+        who(store.report_get("10.0.0.2").await.unwrap()).as_deref(),
+        Some("ported")
+    );
+    assert_eq!(
+        who(store.report_get("127.0.0.1").await.unwrap()),
+        None,
+        "ambiguous"
+    );
+    assert_eq!(
+        who(store.report_get("127.0.0.1:9002").await.unwrap()).as_deref(),
+        Some("sim-b")
+    );
+
+    let by_machine = store.report_for_machine("ported").await.unwrap().unwrap();
+    assert_eq!(by_machine.bmc_address, "10.0.0.2:8443");
+    assert_eq!(by_machine.report.unwrap().members[0].version, "2");
+    assert_eq!(store.report_for_machine("ghost").await.unwrap(), None);
+
+    let all: Vec<_> = store
+        .report_list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.bmc_address)
+        .collect();
+    assert_eq!(
+        all,
+        [
+            "10.0.0.1",
+            "10.0.0.2:8443",
+            "127.0.0.1:9001",
+            "127.0.0.1:9002"
+        ]
+    );
+}
+
+both_backends!(
+    error_keeps_last_good_report,
+    first_exploration_failing,
+    lookups_by_address_and_machine
+);

@@ -1,0 +1,223 @@
+//! End-to-end: host reprovisioning on a real Temporal dev server, real HTTP to bmc-sim, a real
+//! SQLite site database, driven through the `hostfw` CLI code.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Site, SiteSpec};
+use futures::StreamExt;
+use hostfw_workflows::{HostOutcome, HostReprovisionWorkflow, host_reprovision_workflow_id};
+use temporalio_client::{WorkflowListOptions, WorkflowQueryOptions};
+
+const CATALOG: &str = r#"
+[host_models.r760]
+vendor = "Dell"
+model = "PowerEdge R760"
+ordering = ["bmc", "uefi"]
+[host_models.r760.components.bmc]
+current_version_reported_as = "^Installed-.*__iDRAC\\."
+[[host_models.r760.components.bmc.known_firmware]]
+version = "7.10.30.00"
+default = true
+filename = "dell/idrac.bin"
+[host_models.r760.components.uefi]
+current_version_reported_as = "^Installed-.*__BIOS\\.Setup\\."
+[[host_models.r760.components.uefi.known_firmware]]
+version = "2.3.5"
+default = true
+filename = "dell/bios.bin"
+
+[host_models.smc]
+vendor = "Supermicro"
+model = "SYS-821GE-TNHR"
+ordering = ["bmc", "cpldmb"]
+[host_models.smc.components.bmc]
+current_version_reported_as = "^BMC$"
+[[host_models.smc.components.bmc.known_firmware]]
+version = "1.03.10"
+default = true
+filename = "smc/bmc.bin"
+[host_models.smc.components.cpldmb]
+current_version_reported_as = "^CPLD_Motherboard$"
+[[host_models.smc.components.cpldmb.known_firmware]]
+version = "F1.6.0"
+default = true
+filenames = ["smc/cpld-1.bin", "smc/cpld-2.bin"]
+"#;
+
+const IMAGES: &[(&str, &str, &str)] = &[
+    ("dell/idrac.bin", r"^Installed-.*__iDRAC\.", "7.10.30.00"),
+    ("dell/bios.bin", r"^Installed-.*__BIOS\.Setup\.", "2.3.5"),
+    ("smc/bmc.bin", "^BMC$", "1.03.10"),
+    ("smc/cpld-1.bin", "^CPLD_Motherboard$", "F1.6.0"),
+    ("smc/cpld-2.bin", "^CPLD_Motherboard$", "F1.6.0"),
+];
+
+fn fleet(task_seconds: f64) -> String {
+    format!(
+        r#"
+[defaults]
+username = "admin"
+password = "s3cret"
+task_seconds = {task_seconds}
+reset_seconds = 0.3
+manager_reset_seconds = 0.5
+
+[[host]]
+id = "dell-drifted"
+vendor = "Dell"
+model = "PowerEdge R760"
+bmc_address = "127.0.0.1:0"
+upload_style = "multipart"
+task_style = "spec"
+apply_time = "Immediate"
+firmware = [
+  {{ id = "Installed-25227-7.00.00.00__iDRAC.Embedded.1-1", version = "7.00.00.00" }},
+  {{ id = "Installed-159-2.1.0__BIOS.Setup.1-1", version = "2.1.0" }},
+]
+
+[[host]]
+id = "dell-compliant"
+vendor = "Dell"
+model = "PowerEdge R760"
+bmc_address = "127.0.0.1:0"
+upload_style = "httppush"
+task_style = "bmcweb"
+firmware = [
+  {{ id = "Installed-25227-7.10.30.00__iDRAC.Embedded.1-1", version = "7.10.30.00" }},
+  {{ id = "Installed-159-2.3.5__BIOS.Setup.1-1", version = "2.3.5" }},
+]
+
+[[host]]
+id = "smc-onreset"
+vendor = "Supermicro"
+model = "SYS-821GE-TNHR"
+bmc_address = "127.0.0.1:0"
+upload_style = "simpleupdate"
+task_style = "sushy"
+apply_time = "OnReset"
+firmware = [
+  {{ id = "BMC", version = "1.01.02" }},
+  {{ id = "Backup_BMC", version = "1.00.00" }},
+  {{ id = "CPLD_Motherboard", version = "F1.5.2" }},
+]
+"#
+    )
+}
+
+async fn start(task_seconds: f64) -> Site {
+    Site::start(SiteSpec { fleet: &fleet(task_seconds), catalog: CATALOG, images: IMAGES }).await.expect("site starts")
+}
+
+fn version(site: &Site, host: &str, member: &str) -> String {
+    site.fleet
+        .versions(host)
+        .into_iter()
+        .find(|(id, _)| id == member)
+        .map(|(_, v)| v)
+        .unwrap_or_else(|| panic!("{host} has no member {member}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drifted_hosts_are_updated_verified_and_restored() {
+    let site = start(0.5).await;
+    site.cli(&["host", "reprovision", "set", "--id", "dell-drifted", "--update-message", "CHG-1"]).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "smc-onreset"]).await.unwrap();
+
+    // Both components of the Dell host, through multipart + spec task monitor, applied at once.
+    let outcome = site.host_result("dell-drifted").await.expect("dell workflow completes");
+    let HostOutcome::Compliant { installed } = outcome else { panic!("unexpected outcome {outcome:?}") };
+    let components: Vec<String> = installed.iter().map(|c| c.component.to_string()).collect();
+    assert_eq!(components, vec!["bmc", "uefi"], "installed in catalog order");
+    assert_eq!(installed[0].from, vec!["7.00.00.00".to_string()]);
+    assert_eq!(version(&site, "dell-drifted", "Installed-25227-7.00.00.00__iDRAC.Embedded.1-1"), "7.10.30.00");
+    assert_eq!(version(&site, "dell-drifted", "Installed-159-2.1.0__BIOS.Setup.1-1"), "2.3.5");
+
+    // The Supermicro host: SimpleUpdate fetching from the worker's artifact server, sushy-style
+    // tasks, images staged until reset, and a two-part CPLD image applied with one activation.
+    let outcome = site.host_result("smc-onreset").await.expect("smc workflow completes");
+    let HostOutcome::Compliant { installed } = outcome else { panic!("unexpected outcome {outcome:?}") };
+    assert_eq!(installed.len(), 2);
+    assert_eq!(version(&site, "smc-onreset", "BMC"), "1.03.10");
+    assert_eq!(version(&site, "smc-onreset", "Backup_BMC"), "1.00.00", "non-matching entries untouched");
+    assert_eq!(version(&site, "smc-onreset", "CPLD_Motherboard"), "F1.6.0");
+    let stats = site.fleet.stats();
+    assert_eq!(stats.per_host["smc-onreset"].uploads, 3, "bmc + two CPLD parts");
+    assert!(stats.per_host["smc-onreset"].manager_resets >= 1, "BMC image activated by a manager reset");
+
+    for host in ["dell-drifted", "smc-onreset"] {
+        let machine = site.store.machine_get(host).await.unwrap().unwrap();
+        assert_eq!(machine.state, "Ready", "{host} back to Ready");
+        assert!(site.store.request_get(host).await.unwrap().is_none(), "{host}: request cleared");
+        assert!(site.store.health_reports_for(host).await.unwrap().is_empty(), "{host}: health report removed");
+        let history = site.store.history_list(host, 100).await.unwrap();
+        let substates: Vec<String> = history.iter().filter_map(|h| h.substate.clone()).collect();
+        for expected in [
+            "CheckingFirmwareV2",
+            "WaitingForUpload",
+            "WaitingForFirmwareUpgrade",
+            "ResetForNewFirmware",
+            "NewFirmwareReportedWait",
+            "CheckingFirmwareRepeatV2",
+        ] {
+            assert!(substates.iter().any(|s| s == expected), "{host}: history lacks {expected}: {substates:?}");
+        }
+    }
+
+    // The query answers after completion, and the Web UI's search attributes find the workflow.
+    let handle = site.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id("dell-drifted"));
+    let status = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default()).await.unwrap();
+    assert_eq!(status.substate.to_string(), "Completed");
+    let found = site
+        .wait_for("the visibility store to index the workflow", Duration::from_secs(20), || async {
+            let mut list = site.client.list_workflows(
+                "HostfwMachineId = 'dell-drifted' AND HostfwSubstate = 'Completed'",
+                WorkflowListOptions::builder().limit(10).build(),
+            );
+            let mut ids = Vec::new();
+            while let Some(w) = list.next().await {
+                ids.push(w.ok()?.id().to_string());
+            }
+            (!ids.is_empty()).then_some(ids)
+        })
+        .await;
+    assert_eq!(found, vec![host_reprovision_workflow_id("dell-drifted")]);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compliant_host_returns_to_ready_without_any_install() {
+    let site = start(0.5).await;
+    site.cli(&["host", "reprovision", "set", "--id", "dell-compliant"]).await.unwrap();
+    let outcome = site.host_result("dell-compliant").await.expect("workflow completes");
+    assert_eq!(outcome, HostOutcome::Compliant { installed: vec![] });
+    let stats = site.fleet.stats();
+    assert_eq!(stats.per_host["dell-compliant"].uploads, 0, "nothing uploaded");
+    assert_eq!(stats.per_host["dell-compliant"].system_resets + stats.per_host["dell-compliant"].manager_resets, 0);
+    let machine = site.store.machine_get("dell-compliant").await.unwrap().unwrap();
+    assert_eq!(machine.state, "Ready");
+    assert!(site.store.request_get("dell-compliant").await.unwrap().is_none());
+    assert!(site.store.health_reports_for("dell-compliant").await.unwrap().is_empty());
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_request_for_a_running_host_is_refused() {
+    // Long tasks keep the first workflow busy while the second request comes in.
+    let site = start(30.0).await;
+    site.cli(&["host", "reprovision", "set", "--id", "dell-drifted"]).await.unwrap();
+    let err = site.cli(&["host", "reprovision", "set", "--id", "dell-drifted"]).await.unwrap_err();
+    let message = format!("{err:#}");
+    assert!(message.contains("already has a reprovisioning request"), "{message}");
+    // The refusal changed nothing: the first request is still there, and still the only one.
+    let request = site.store.request_get("dell-drifted").await.unwrap().expect("first request kept");
+    assert_eq!(request.initiator, "AdminCli");
+    assert_eq!(site.store.request_list().await.unwrap().len(), 1);
+
+    // An unknown machine is refused with a clear message and writes nothing.
+    let err = site.cli(&["host", "reprovision", "set", "--id", "no-such-host"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("machine no-such-host is not registered"), "{err:#}");
+    assert_eq!(site.store.request_list().await.unwrap().len(), 1);
+    site.shutdown().await;
+}

@@ -1,0 +1,60 @@
+//! `hostfw-worker`: the Temporal worker of a hostfw site.
+//!
+//! Reads the site config, opens the site database, loads the firmware catalog, serves firmware
+//! artifacts for BMCs, connects to Temporal and runs the workflows and activities until SIGTERM or
+//! Ctrl-C, then lets running tasks finish.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Context};
+use clap::Parser;
+use hostfw_model::SiteConfig;
+use hostfw_worker::{activity_settings, build_deps, connect, run_worker, serve_artifacts};
+use tracing_subscriber::EnvFilter;
+
+#[derive(Parser, Debug)]
+#[command(name = "hostfw-worker", version, about = "Run the hostfw Temporal worker")]
+struct Args {
+    /// Site config file.
+    #[arg(long, env = "HOSTFW_CONFIG", default_value = "config/site.toml")]
+    config: PathBuf,
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let args = Args::parse();
+    let site = SiteConfig::load(&args.config).map_err(|e| anyhow!("{e}"))?;
+    let settings = activity_settings(&site);
+    let (artifact_addr, _server) = serve_artifacts(settings.artifact_root.clone(), &site.worker.artifact_listen)
+        .await
+        .context("starting the artifact server")?;
+    tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");
+    let deps = build_deps(&site, settings).await?;
+    tracing::info!(models = deps.catalog.models().len(), "catalog loaded");
+    let client = connect(&site, "hostfw-worker").await?;
+    tracing::info!(task_queue = %site.temporal.task_queue, "worker running");
+    run_worker(client, &site.temporal.task_queue, deps, shutdown_signal()).await?;
+    tracing::info!("worker stopped");
+    Ok(())
+}

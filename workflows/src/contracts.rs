@@ -1,0 +1,186 @@
+//! Activity contracts: the names, inputs and outputs of every activity the workflows call.
+//!
+//! Only declarations live here (`#[activity_definitions]`, bodies `unimplemented!()`); the
+//! implementations are in `hostfw-activities`, which registers them on the worker. Inputs carry
+//! machine ids, never BMC credentials: activities resolve credentials themselves.
+
+use hostfw_model::{ComponentType, HostModel, InventoryReport, Matcher};
+use serde::{Deserialize, Serialize};
+use temporalio_common::ActivityError;
+use temporalio_macros::activity_definitions;
+
+/// Input of `hostfw.host.protect`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtectInput {
+    pub machine_id: String,
+    /// Who asked: `AdminCli`, `Automated`, ...
+    pub initiator: String,
+}
+
+/// What the workflow needs to know about the host, read once when it is protected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostContext {
+    pub machine_id: String,
+    pub bmc_address: String,
+    /// Lifecycle state before the update (`Ready`, `Assigned`): restored at the end.
+    pub prior_state: String,
+}
+
+/// Input of `hostfw.host.record_substate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubstateUpdate {
+    pub machine_id: String,
+    /// Top-level state to record (`HostReprovision`).
+    pub state: String,
+    pub substate: String,
+    pub message: String,
+}
+
+/// Input of `hostfw.catalog.lookup`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogQuery {
+    pub vendor: String,
+    pub model: String,
+}
+
+/// "Already at target?" check done inside an install activity before it changes anything, so a
+/// retried or replayed step is a no-op.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Precheck {
+    pub matcher: Matcher,
+    pub target_version: String,
+}
+
+/// Input of `hostfw.firmware.upload`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadInput {
+    pub machine_id: String,
+    pub component: ComponentType,
+    pub target_version: String,
+    /// Catalog path of the artifact to upload.
+    pub artifact: String,
+    /// Position of the artifact in a multi-artifact entry (0-based) and their count.
+    pub artifact_index: u32,
+    pub artifact_count: u32,
+    /// Pass the component to the BMC as the only update target (`install_only_specified`).
+    pub install_only_specified: bool,
+    /// Checked before the first artifact only.
+    pub precheck: Option<Precheck>,
+}
+
+/// Where to follow a Redfish update task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskHandle {
+    pub monitor_uri: String,
+    pub task_uri: Option<String>,
+}
+
+/// Output of `hostfw.firmware.upload`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UploadResult {
+    /// The precheck found every matching inventory entry already at the target: nothing sent.
+    AlreadyAtTarget,
+    /// The BMC accepted the image through `route`; follow `task` when it returned one.
+    Accepted { route: String, task: Option<TaskHandle> },
+}
+
+/// Input of `hostfw.firmware.wait_task`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitTaskInput {
+    pub machine_id: String,
+    pub task: TaskHandle,
+}
+
+/// Output of `hostfw.firmware.wait_task`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskResult {
+    pub succeeded: bool,
+    /// Final TaskState as the BMC reported it (`Completed`, `Exception`, ...).
+    pub state: String,
+    /// The BMC's messages, `MessageId: text`.
+    pub messages: Vec<String>,
+}
+
+/// One activation step, decided by [`crate::activation`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ActivationStep {
+    /// `ComputerSystem.Reset` with this ResetType, then wait until the BMC answers.
+    SystemReset { reset_type: String },
+    /// `Manager.Reset` with this ResetType, then wait for `healthy_reads` consecutive good reads.
+    ManagerReset { reset_type: String, healthy_reads: u32 },
+}
+
+/// Input of `hostfw.host.activate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActivateInput {
+    pub machine_id: String,
+    pub step: ActivationStep,
+}
+
+/// Input of `hostfw.host.restore`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestoreInput {
+    pub machine_id: String,
+    /// State to return the host to (its prior steady state).
+    pub state: String,
+    pub message: String,
+}
+
+/// The activities of host reprovisioning, as the workflow sees them.
+pub struct HostActivities;
+
+#[activity_definitions]
+impl HostActivities {
+    /// Health report `host-fw-update`, state `HostReprovision`, request marked started.
+    #[activity(name = "hostfw.host.protect")]
+    pub fn protect(input: ProtectInput) -> Result<HostContext, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Record the current substate (and a history entry) in the site database.
+    #[activity(name = "hostfw.host.record_substate")]
+    pub fn record_substate(input: SubstateUpdate) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// Explore the BMC (Redfish inventory crawl) and store the report. Input: machine id.
+    #[activity(name = "hostfw.host.refresh_inventory")]
+    pub fn refresh_inventory(machine_id: String) -> Result<InventoryReport, ActivityError> {
+        unimplemented!()
+    }
+
+    /// The effective catalog entry for a vendor and model, if any.
+    #[activity(name = "hostfw.catalog.lookup")]
+    pub fn catalog_lookup(input: CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Precheck, then upload one artifact over Redfish.
+    #[activity(name = "hostfw.firmware.upload")]
+    pub fn upload(input: UploadInput) -> Result<UploadResult, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Follow a Redfish task to its end, heartbeating its progress.
+    #[activity(name = "hostfw.firmware.wait_task")]
+    pub fn wait_task(input: WaitTaskInput) -> Result<TaskResult, ActivityError> {
+        unimplemented!()
+    }
+
+    /// One activation step (reset), waiting until the BMC is reachable again.
+    #[activity(name = "hostfw.host.activate")]
+    pub fn activate(input: ActivateInput) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// Return the host to its steady state, clear the request, remove the health report.
+    #[activity(name = "hostfw.host.restore")]
+    pub fn restore(input: RestoreInput) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+}
+
+/// Markers of the activities above, for `#[activity(definition = ...)]` in other crates.
+pub mod defs {
+    pub use super::host_activities::*;
+}

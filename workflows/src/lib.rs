@@ -1,0 +1,35 @@
+//! Deterministic Temporal workflows of hostfw, and the contracts of the activities they call.
+//!
+//! # Determinism
+//! Workflow code in this crate is replayed: after a worker restart Temporal feeds the recorded
+//! history back through the same code, which must issue the same commands in the same order.
+//! So workflow code here only *decides*: it reads inputs and activity results, calls the pure rules
+//! of `hostfw-model`, and asks for effects through activities and durable timers. It never reads
+//! the wall clock, draws random numbers, sleeps on tokio, or touches the network, the disk or the
+//! site database. The crate does not even depend on an HTTP or SQL library (CI checks this with
+//! `cargo tree -p hostfw-workflows -e normal`).
+//!
+//! Every change to a workflow must keep the recorded histories in `tests/histories/` replaying;
+//! when behaviour must change for running workflows, guard it with `ctx.patched(..)`.
+//!
+//! # Wire names
+//! Workflow types, activity names, signals, queries and search attributes carry explicit, stable
+//! names (see [`names`]): they are part of the stored histories, like a database schema.
+
+pub mod activation;
+pub mod contracts;
+pub mod host_reprovision;
+pub mod names;
+pub mod options;
+pub mod search_attributes;
+pub mod status;
+
+pub use contracts::*;
+pub use host_reprovision::HostReprovisionWorkflow;
+pub use status::{HostOutcome, HostStatus, InstalledComponent, StatusEvent};
+
+/// The workflow ID of the reprovisioning of one host: at most one runs per host, so the ID is
+/// the request lock.
+pub fn host_reprovision_workflow_id(machine_id: &str) -> String {
+    format!("{}{machine_id}", names::HOST_REPROVISION_ID_PREFIX)
+}

@@ -1,0 +1,65 @@
+//! Every activity timeout and retry policy of the workflows, in one place, with the reason for
+//! each value.
+
+use std::time::Duration;
+
+use temporalio_workflow::{ActivityOptions, RetryPolicy};
+
+/// Error type names (set by `hostfw-activities`) that no retry can fix: bad input, a BMC that
+/// refused the request, a catalog that points at nothing.
+pub const NON_RETRYABLE_ERRORS: &[&str] = &["BadInput", "BmcRejected", "NotFound"];
+
+/// Exponential backoff from 1 s, doubling, capped at `max_interval`; `max_attempts` 0 = no cap.
+fn policy(max_attempts: u32, max_interval: Duration) -> RetryPolicy {
+    RetryPolicy::builder()
+        .initial_interval(Duration::from_secs(1))
+        .backoff_coefficient(2.0)
+        .maximum_interval(max_interval)
+        .maximum_attempts(max_attempts)
+        .non_retryable_error_types(NON_RETRYABLE_ERRORS.iter().copied())
+        .build()
+}
+
+/// Site-database bookkeeping (state, substate, health report, request): quick and local, so a
+/// short timeout; retried without a cap because the database may be briefly unavailable and the
+/// workflow cannot go on without recording where it is.
+pub fn bookkeeping() -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(30))
+        .retry_policy(policy(0, Duration::from_secs(30)))
+        .build()
+}
+
+/// A Redfish inventory crawl: a few dozen GETs. One minute covers a slow BMC; retried with
+/// backoff up to 10 times (about 5 minutes) because a BMC that was just reset answers late.
+pub fn inventory() -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60))
+        .retry_policy(policy(10, Duration::from_secs(30)))
+        .build()
+}
+
+/// Pushing an image: big files over a BMC's slow link take minutes, so 30 minutes; a busy BMC
+/// (503) or a dropped connection is worth a few more attempts with backoff, bounded at 5.
+pub fn upload() -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(30 * 60))
+        .retry_policy(policy(5, Duration::from_secs(60)))
+        .build()
+}
+
+/// Following an update task: `task_timeout` is the site's bound on a whole flash (config
+/// `redfish.task_timeout`). The activity heartbeats every poll, so a dead worker is noticed within
+/// the heartbeat timeout and another worker resumes polling the same task.
+pub fn wait_task(task_timeout: Duration) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(task_timeout)
+        .heartbeat_timeout(Duration::from_secs(30))
+        .retry_policy(policy(5, Duration::from_secs(30)))
+        .build()
+}
+
+/// A reset and the wait until the BMC answers again: BMC reboots take several minutes on real
+/// hardware, so 15 minutes per attempt, 3 attempts.
+pub fn activation() -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(15 * 60))
+        .heartbeat_timeout(Duration::from_secs(60))
+        .retry_policy(policy(3, Duration::from_secs(60)))
+        .build()
+}

@@ -1,0 +1,70 @@
+//! What a host workflow reports about itself: the query result and the workflow result.
+//!
+//! Plain data only; the workflow fills it in, the CLI and tests read it.
+
+use hostfw_model::{ComponentType, HostSubstate};
+use serde::{Deserialize, Serialize};
+
+/// How many recent events [`HostStatus::events`] keeps.
+pub const STATUS_EVENTS_KEPT: usize = 50;
+
+/// One substate transition, as kept in the workflow's recent history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusEvent {
+    pub substate: HostSubstate,
+    pub message: String,
+}
+
+/// A component the workflow installed and verified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalledComponent {
+    pub component: ComponentType,
+    /// Versions the matching inventory entries reported before the install.
+    pub from: Vec<String>,
+    pub to: String,
+}
+
+/// The answer of the `status` query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostStatus {
+    pub machine_id: String,
+    pub substate: HostSubstate,
+    /// Component being worked on, with its target version.
+    pub component: Option<ComponentType>,
+    pub target_version: Option<String>,
+    pub installed: Vec<InstalledComponent>,
+    /// The last [`STATUS_EVENTS_KEPT`] transitions, oldest first.
+    pub events: Vec<StatusEvent>,
+}
+
+impl HostStatus {
+    pub fn new(machine_id: &str) -> Self {
+        HostStatus {
+            machine_id: machine_id.to_string(),
+            substate: HostSubstate::Protecting,
+            component: None,
+            target_version: None,
+            installed: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Move to `substate`, remembering the transition.
+    pub fn enter(&mut self, substate: HostSubstate, message: impl Into<String>) {
+        self.substate = substate;
+        self.events.push(StatusEvent { substate, message: message.into() });
+        if self.events.len() > STATUS_EVENTS_KEPT {
+            let excess = self.events.len() - STATUS_EVENTS_KEPT;
+            self.events.drain(..excess);
+        }
+    }
+}
+
+/// How a host workflow ended (its result when it did not fail).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HostOutcome {
+    /// Every component of the catalog entry reports its default version.
+    Compliant { installed: Vec<InstalledComponent> },
+    /// The catalog has no entry for the host's vendor and model: nothing to compare with.
+    NoCatalogEntry { vendor: String, model: String },
+}
