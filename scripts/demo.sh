@@ -12,7 +12,6 @@ FLEET="$ROOT/config/demo-fleet.toml"
 TEMPORAL="$ROOT/.tools/bin/temporal"
 TEMPORAL_PORT=7233
 UI_PORT=8233
-start_time=$(date +%s)
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -27,7 +26,6 @@ pids=()
 cleanup() {
   status=$?
   if [ ${#pids[@]} -gt 0 ]; then
-    echo "stopping demo processes"
     for ((i=${#pids[@]}-1; i>=0; i--)); do kill "${pids[$i]}" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   fi
@@ -92,7 +90,6 @@ set +e
 HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" rollout
 rollout_status=$?
 set -e
-echo "demo took $(( $(date +%s) - start_time ))s in all"
 
 if [ "${EXIT:-}" = "1" ]; then
   exit $rollout_status
@@ -100,5 +97,5 @@ fi
 echo
 echo "Servers stay up: Web UI http://127.0.0.1:$UI_PORT (search e.g. HostfwMachineId=\"smc-01\")."
 echo "Try: HOSTFW_CONFIG=config/site.toml $BIN/hostfw managed-host show smc-01"
-echo "Press Ctrl-C to stop."
+echo "Press Ctrl-C to stop (everything this demo started stops with it)."
 while true; do sleep 3600; done

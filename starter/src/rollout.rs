@@ -5,6 +5,7 @@
 //! selection, a progress bar and the report. It exits non-zero unless every host is compliant.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
@@ -74,6 +75,7 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     bar.set_style(ProgressStyle::with_template("updating {bar:30} {pos}/{len} done  {msg}")?);
     let deadline = Instant::now() + Duration::from_secs(args.timeout_secs);
     let mut finished: BTreeMap<String, WorkflowExecutionStatus> = BTreeMap::new();
+    let mut last_line = String::new();
     while finished.len() < requested.len() {
         let mut substates: BTreeMap<String, usize> = BTreeMap::new();
         for id in &requested {
@@ -95,7 +97,13 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
         }
         let failed = finished.values().filter(|s| **s != WorkflowExecutionStatus::Completed).count();
         let detail: Vec<String> = substates.iter().map(|(k, v)| format!("{k}:{v}")).collect();
-        bar.set_message(format!("failed {failed}  in progress {}", detail.join(" ")));
+        let message = format!("failed {failed}  in progress {}", detail.join(" "));
+        if !std::io::stderr().is_terminal() && message != last_line {
+            // No terminal for the bar (CI logs, pipes): print each change as a plain line.
+            eprintln!("progress: {}/{} done, {message}", finished.len(), requested.len());
+            last_line = message.clone();
+        }
+        bar.set_message(message);
         if finished.len() == requested.len() {
             break;
         }

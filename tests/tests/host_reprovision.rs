@@ -183,6 +183,8 @@ async fn drifted_hosts_are_updated_verified_and_restored() {
         })
         .await;
     assert_eq!(found, vec![host_reprovision_workflow_id("dell-drifted")]);
+    site.record_history("dell-drifted", "redfish-immediate-two-components").await;
+    site.record_history("smc-onreset", "redfish-onreset-multi-artifact").await;
     site.shutdown().await;
 }
 
@@ -199,6 +201,7 @@ async fn a_compliant_host_returns_to_ready_without_any_install() {
     assert_eq!(machine.state, "Ready");
     assert!(site.store.request_get("dell-compliant").await.unwrap().is_none());
     assert!(site.store.health_reports_for("dell-compliant").await.unwrap().is_empty());
+    site.record_history("dell-compliant", "nothing-to-update").await;
     site.shutdown().await;
 }
 

@@ -179,6 +179,23 @@ firmware_directory = "firmware"
             .expect("host workflow finished within 180 s")
     }
 
+    /// When `HOSTFW_RECORD_HISTORIES=1`, save the history of `machine_id`'s workflow as the replay
+    /// fixture `tests/histories/<name>.json` (the SDK's JSON form). Otherwise do nothing.
+    pub async fn record_history(&self, machine_id: &str, name: &str) {
+        if std::env::var("HOSTFW_RECORD_HISTORIES").as_deref() != Ok("1") {
+            return;
+        }
+        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let json = handle
+            .fetch_history(temporalio_client::WorkflowFetchHistoryOptions::default())
+            .to_json()
+            .await
+            .expect("history fetched");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("histories").join(format!("{name}.json"));
+        std::fs::write(&path, json).expect("history written");
+        eprintln!("recorded {}", path.display());
+    }
+
     /// Poll `check` until it returns `Some`, or fail after `within`.
     pub async fn wait_for<T, F, Fut>(&self, what: &str, within: Duration, mut check: F) -> T
     where
