@@ -48,7 +48,7 @@ pub async fn explore(ctx: &Context, only: Option<&str>, concurrency: usize, quie
 /// `site-explorer explore`.
 pub async fn explore_cmd(ctx: &Context, only: Option<&str>, concurrency: usize) -> anyhow::Result<()> {
     let (ok, failed) = explore(ctx, only, concurrency, false).await?;
-    println!("explored {ok} BMCs, {failed} failed");
+    crate::outln!("explored {ok} BMCs, {failed} failed");
     if failed > 0 {
         bail!("{failed} BMCs could not be explored");
     }
@@ -84,32 +84,32 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
         versions: drift.as_ref().map(|d| serde_json::json!({ "Desired": d.desired, "Reported": d.reported })),
     };
     if ctx.format == crate::cli::Format::Json {
-        println!("{}", serde_json::to_string_pretty(&view)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&view)?);
         return Ok(());
     }
-    println!("BMC:         {}", view.bmc_address);
-    println!("Machine:     {}", view.machine_id.as_deref().unwrap_or("-"));
-    println!("Explored at: {}", view.explored_at);
+    crate::outln!("BMC:         {}", view.bmc_address);
+    crate::outln!("Machine:     {}", view.machine_id.as_deref().unwrap_or("-"));
+    crate::outln!("Explored at: {}", view.explored_at);
     if let Some(e) = &view.error {
-        println!("Last error:  {e}");
+        crate::outln!("Last error:  {e}");
     }
     if let Some(r) = &view.report {
-        println!("Vendor:      {}", r.vendor);
-        println!("Model:       {}", r.model);
-        println!("\nFirmware inventory:");
+        crate::outln!("Vendor:      {}", r.vendor);
+        crate::outln!("Model:       {}", r.model);
+        crate::outln!("\nFirmware inventory:");
         let rows = r.members.iter().map(|m| vec![m.id.clone(), m.version.clone()]).collect::<Vec<_>>();
-        print!("{}", output::table(&["  ID", "VERSION"], &rows.into_iter().map(|mut r| { r[0] = format!("  {}", r[0]); r }).collect::<Vec<_>>()));
+        crate::out!("{}", output::table(&["  ID", "VERSION"], &rows.into_iter().map(|mut r| { r[0] = format!("  {}", r[0]); r }).collect::<Vec<_>>()));
     }
     match &drift {
         Some(d) => {
-            println!("\nVersions (component: reported / desired):");
+            crate::outln!("\nVersions (component: reported / desired):");
             for (component, desired) in &d.desired {
                 let reported = d.reported.get(component).map(|v| v.join(", ")).unwrap_or_else(|| "no matching entry".into());
                 let mark = if d.differences.iter().any(|x| x.component == *component) { "DRIFT" } else { "ok" };
-                println!("  {component}: {reported} / {desired}  [{mark}]");
+                crate::outln!("  {component}: {reported} / {desired}  [{mark}]");
             }
         }
-        None => println!("\nNo catalog entry for this vendor and model."),
+        None => crate::outln!("\nNo catalog entry for this vendor and model."),
     }
     Ok(())
 }

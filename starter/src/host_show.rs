@@ -44,36 +44,36 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
         machine,
     };
     if ctx.format == crate::cli::Format::Json {
-        println!("{}", serde_json::to_string_pretty(&view)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&view)?);
         return Ok(());
     }
     let m = &view.machine;
-    println!("Machine:   {}", m.id);
-    println!("BMC:       {}", m.bmc_address);
-    println!("Vendor:    {}  Model: {}", m.vendor.as_deref().unwrap_or("-"), m.model.as_deref().unwrap_or("-"));
-    println!("State:     {}", m.state);
-    println!("Substate:  {}", m.substate.as_deref().unwrap_or("-"));
+    crate::outln!("Machine:   {}", m.id);
+    crate::outln!("BMC:       {}", m.bmc_address);
+    crate::outln!("Vendor:    {}  Model: {}", m.vendor.as_deref().unwrap_or("-"), m.model.as_deref().unwrap_or("-"));
+    crate::outln!("State:     {}", m.state);
+    crate::outln!("Substate:  {}", m.substate.as_deref().unwrap_or("-"));
     if let Some(w) = &view.workflow {
         let component = w.component.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
-        println!("Component: {component}  Target: {}", w.target_version.as_deref().unwrap_or("-"));
+        crate::outln!("Component: {component}  Target: {}", w.target_version.as_deref().unwrap_or("-"));
         for c in &w.installed {
-            println!("Installed: {} {} -> {}", c.component, c.from.join(","), c.to);
+            crate::outln!("Installed: {} {} -> {}", c.component, c.from.join(","), c.to);
         }
     }
     match &view.request {
-        Some(r) => println!(
+        Some(r) => crate::outln!(
             "Request:   {} at {}, {}",
             r.initiator,
             output::time(r.requested_at_ms),
             r.started_at_ms.map(|t| format!("started {}", output::time(t))).unwrap_or_else(|| "not started".into())
         ),
-        None => println!("Request:   none"),
+        None => crate::outln!("Request:   none"),
     }
     for h in &view.health_reports {
-        println!("Health:    {} {} ({})", h.source, h.alert_id, h.classifications.join(", "));
+        crate::outln!("Health:    {} {} ({})", h.source, h.alert_id, h.classifications.join(", "));
     }
-    println!("Workflow:  {}", view.workflow_id);
-    println!("\nHistory (newest first):");
+    crate::outln!("Workflow:  {}", view.workflow_id);
+    crate::outln!("\nHistory (newest first):");
     let rows = view
         .history
         .iter()
@@ -86,6 +86,6 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
             ]
         })
         .collect::<Vec<_>>();
-    print!("{}", output::table(&["  TIME", "STATE", "SUBSTATE", "MESSAGE"], &rows));
+    crate::out!("{}", output::table(&["  TIME", "STATE", "SUBSTATE", "MESSAGE"], &rows));
     Ok(())
 }

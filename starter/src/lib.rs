@@ -47,13 +47,3 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Rollout(args) => rollout::rollout(&ctx, &args).await,
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn command_line_is_consistent() {
-        crate::cli::Cli::command().debug_assert();
-    }
-}

@@ -47,7 +47,7 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
         ctx.store.credentials_put(&args.id, user, password).await?;
     }
     ctx.audit("machine add", &args.id, &format!("bmc {}", args.bmc)).await?;
-    println!("machine {} registered (BMC {})", args.id, args.bmc);
+    crate::outln!("machine {} registered (BMC {})", args.id, args.bmc);
     Ok(())
 }
 
@@ -72,7 +72,7 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
         ctx.store.credentials_put(&host.id, &host.username, &host.password).await?;
     }
     ctx.audit("machine import", &fleet.display().to_string(), &format!("{} machines", hosts.len())).await?;
-    println!("{} machines registered from {}", hosts.len(), fleet.display());
+    crate::outln!("{} machines registered from {}", hosts.len(), fleet.display());
     Ok(())
 }
 

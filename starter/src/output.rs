@@ -1,14 +1,53 @@
 //! Printing results: aligned plain-text tables for people, JSON for scripts (`--format json`).
 
+use std::cell::RefCell;
+use std::future::Future;
+
 use serde::Serialize;
 
 use crate::cli::Format;
 
+tokio::task_local! {
+    /// When set (by [`capture`]), command output goes here instead of stdout.
+    static CAPTURE: RefCell<String>;
+}
+
+/// Write command output: to stdout, or to the capture buffer of [`capture`].
+pub fn emit(text: &str) {
+    if CAPTURE.try_with(|c| c.borrow_mut().push_str(text)).is_err() {
+        print!("{text}");
+    }
+}
+
+/// Run `f`, collecting what its commands print (used by tests and embedding callers).
+pub async fn capture<F: Future>(f: F) -> (F::Output, String) {
+    CAPTURE
+        .scope(RefCell::new(String::new()), async move {
+            let out = f.await;
+            let text = CAPTURE.with(|c| c.borrow().clone());
+            (out, text)
+        })
+        .await
+}
+
+/// `println!` that honours [`capture`].
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::output::emit("\n") };
+    ($($arg:tt)*) => { $crate::output::emit(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` that honours [`capture`].
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::output::emit(&format!($($arg)*)) };
+}
+
 /// Print `rows` under `headers` as an aligned table, or `json` when the format asks for JSON.
 pub fn print<T: Serialize>(format: Format, json: &T, headers: &[&str], rows: Vec<Vec<String>>) -> anyhow::Result<()> {
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(json)?),
-        Format::Table => print!("{}", table(headers, &rows)),
+        Format::Json => crate::outln!("{}", serde_json::to_string_pretty(json)?),
+        Format::Table => crate::out!("{}", table(headers, &rows)),
     }
     Ok(())
 }

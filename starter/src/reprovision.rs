@@ -93,7 +93,7 @@ pub async fn set(ctx: &Context, machine_id: &str, message: Option<String>) -> an
     let client = ctx.temporal().await?;
     let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone()).await?;
     ctx.audit("host reprovision set", machine_id, message.as_deref().unwrap_or("")).await?;
-    println!("reprovisioning requested for {machine_id}: workflow {workflow_id}");
+    crate::outln!("reprovisioning requested for {machine_id}: workflow {workflow_id}");
     Ok(())
 }
 

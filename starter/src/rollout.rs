@@ -37,14 +37,14 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     let catalog = ctx.catalog()?;
     if args.explore {
         let (ok, failed) = explore::explore(ctx, None, 16, false).await?;
-        println!("explored {ok} BMCs ({failed} failed) in {:.1}s", started_at.elapsed().as_secs_f64());
+        crate::outln!("explored {ok} BMCs ({failed} failed) in {:.1}s", started_at.elapsed().as_secs_f64());
     }
     let machines = ctx.store.machine_list().await?;
     let mut before: BTreeMap<String, Versions> = BTreeMap::new();
     let mut drifted = Vec::new();
     for m in &machines {
         let Some(report) = latest_report(ctx, &m.bmc_address).await? else {
-            println!("{}: no inventory report; skipped", m.id);
+            crate::outln!("{}: no inventory report; skipped", m.id);
             continue;
         };
         match reported(&catalog, &report) {
@@ -54,10 +54,10 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
                     drifted.push(m.id.clone());
                 }
             }
-            None => println!("{}: no catalog entry for {} {}; skipped", m.id, report.vendor, report.model),
+            None => crate::outln!("{}: no catalog entry for {} {}; skipped", m.id, report.vendor, report.model),
         }
     }
-    println!("{} of {} hosts differ from the catalog", drifted.len(), machines.len());
+    crate::outln!("{} of {} hosts differ from the catalog", drifted.len(), machines.len());
 
     let client = ctx.temporal().await?;
     let mut requested = Vec::new();
@@ -115,7 +115,7 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
 
-    println!("\nPer-host report (component: before -> after):");
+    crate::outln!("\nPer-host report (component: before -> after):");
     let mut compliant = 0;
     for m in &machines {
         let after = match latest_report(ctx, &m.bmc_address).await? {
@@ -123,7 +123,7 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             None => None,
         };
         let Some((after_versions, still_drifted)) = after else {
-            println!("  {}: not compared (no report or no catalog entry)", m.id);
+            crate::outln!("  {}: not compared (no report or no catalog entry)", m.id);
             continue;
         };
         if !still_drifted {
@@ -135,24 +135,24 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             None if still_drifted => "not updated",
             None => "already compliant",
         };
-        println!("  {} [{}] {}", m.id, if still_drifted { "DRIFTED" } else { "compliant" }, outcome);
+        crate::outln!("  {} [{}] {}", m.id, if still_drifted { "DRIFTED" } else { "compliant" }, outcome);
         let empty = Versions::new();
         let before_versions = before.get(&m.id).unwrap_or(&empty);
         for (component, now) in &after_versions {
             let was = before_versions.get(component).map(|v| v.join(",")).unwrap_or_else(|| "-".into());
             let now = now.join(",");
             if was == now {
-                println!("      {component}: {now} (unchanged)");
+                crate::outln!("      {component}: {now} (unchanged)");
             } else {
-                println!("      {component}: {was} -> {now}");
+                crate::outln!("      {component}: {was} -> {now}");
             }
         }
     }
-    println!("\nrollout took {:.1}s", started_at.elapsed().as_secs_f64());
+    crate::outln!("\nrollout took {:.1}s", started_at.elapsed().as_secs_f64());
     if let Ok(ui) = std::env::var("HOSTFW_WEB_UI") {
-        println!("Temporal Web UI: {ui}/namespaces/{}/workflows", ctx.site.temporal.namespace);
+        crate::outln!("Temporal Web UI: {ui}/namespaces/{}/workflows", ctx.site.temporal.namespace);
     }
-    println!("compliant: {compliant}/{} hosts", machines.len());
+    crate::outln!("compliant: {compliant}/{} hosts", machines.len());
     if compliant != machines.len() {
         bail!("{} of {} hosts are not compliant", machines.len() - compliant, machines.len());
     }

@@ -90,6 +90,15 @@ firmware = [
 ]
 
 [[host]]
+id = "smc-no-cpld"
+vendor = "Supermicro"
+model = "SYS-821GE-TNHR"
+bmc_address = "127.0.0.1:0"
+firmware = [
+  {{ id = "BMC", version = "1.03.10" }},
+]
+
+[[host]]
 id = "smc-onreset"
 vendor = "Supermicro"
 model = "SYS-821GE-TNHR"
@@ -210,6 +219,34 @@ async fn a_second_request_for_a_running_host_is_refused() {
     // Long tasks keep the first workflow busy while the second request comes in.
     let site = start(30.0).await;
     site.cli(&["host", "reprovision", "set", "--id", "dell-drifted"]).await.unwrap();
+
+    // While it runs, the host is protected: HostReprovision, health report host-fw-update.
+    site.wait_for("the upload task to be followed", Duration::from_secs(30), || async {
+        let m = site.store.machine_get("dell-drifted").await.ok()??;
+        (m.substate.as_deref() == Some("WaitingForFirmwareUpgrade")).then_some(())
+    })
+    .await;
+    let machine = site.store.machine_get("dell-drifted").await.unwrap().unwrap();
+    assert_eq!(machine.state, "HostReprovision");
+    let health = site.store.health_reports_for("dell-drifted").await.unwrap();
+    assert_eq!(health.len(), 1);
+    assert_eq!(health[0].source, "host-fw-update");
+    assert_eq!(health[0].classifications, vec!["PreventAllocations", "SuppressExternalAlerting"]);
+
+    // `host reprovision list` shows the request, its initiator, start and substate.
+    let listed = site.cli(&["--format", "json", "host", "reprovision", "list"]).await.unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(listed[0]["machine_id"], "dell-drifted");
+    assert_eq!(listed[0]["initiator"], "AdminCli");
+    assert!(listed[0]["started_at_ms"].is_i64(), "started: {listed}");
+    let table = site.cli(&["host", "reprovision", "list"]).await.unwrap();
+    assert!(table.contains("WaitingForFirmwareUpgrade"), "{table}");
+
+    // `managed-host show` answers from the database and the workflow's status query.
+    let shown = site.cli(&["managed-host", "show", "dell-drifted"]).await.unwrap();
+    assert!(shown.contains("State:     HostReprovision"), "{shown}");
+    assert!(shown.contains("Component: bmc  Target: 7.10.30.00"), "{shown}");
+    assert!(shown.contains("host-fw-update"), "{shown}");
     let err = site.cli(&["host", "reprovision", "set", "--id", "dell-drifted"]).await.unwrap_err();
     let message = format!("{err:#}");
     assert!(message.contains("already has a reprovisioning request"), "{message}");
@@ -222,5 +259,76 @@ async fn a_second_request_for_a_running_host_is_refused() {
     let err = site.cli(&["host", "reprovision", "set", "--id", "no-such-host"]).await.unwrap_err();
     assert!(format!("{err:#}").contains("machine no-such-host is not registered"), "{err:#}");
     assert_eq!(site.store.request_list().await.unwrap().len(), 1);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_matcher_that_finds_no_inventory_entry_is_reported_not_looped() {
+    let site = start(0.5).await;
+    site.cli(&["host", "reprovision", "set", "--id", "smc-no-cpld"]).await.unwrap();
+    let err = site.host_result("smc-no-cpld").await.expect_err("the workflow fails");
+    let message = format!("{err:?}");
+    assert!(message.contains("cpldmb") && message.contains("^CPLD_Motherboard$"), "{message}");
+    let machine = site.store.machine_get("smc-no-cpld").await.unwrap().unwrap();
+    assert_eq!(machine.substate.as_deref(), Some("FailedFirmwareUpgrade"));
+    let history = site.store.history_list("smc-no-cpld", 50).await.unwrap();
+    let checks = history.iter().filter(|h| h.substate.as_deref() == Some("CheckingFirmwareV2")).count();
+    assert_eq!(checks, 1, "selected once, not churned: {history:?}");
+    assert_eq!(site.fleet.stats().per_host["smc-no-cpld"].uploads, 0);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
+    let site = start(0.5).await;
+    let explored = site.cli(&["site-explorer", "explore"]).await.unwrap();
+    assert!(explored.contains("explored 4 BMCs, 0 failed"), "{explored}");
+
+    let addr = site.fleet.host("dell-drifted").unwrap().addr.to_string();
+    let report = site.cli(&["site-explorer", "get-report", "managed-host", &addr]).await.unwrap();
+    assert!(report.contains("Installed-159-2.1.0__BIOS.Setup.1-1"), "{report}");
+    assert!(report.contains("uefi: 2.1.0 / 2.3.5  [DRIFT]"), "{report}");
+    let json = site.cli(&["--format", "json", "site-explorer", "get-report", "managed-host", &addr]).await.unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["report"]["vendor"], "Dell");
+    assert_eq!(json["versions"]["Desired"]["bmc"], "7.10.30.00");
+
+    let catalog = site.cli(&["firmware", "show"]).await.unwrap();
+    assert!(catalog.lines().any(|l| l.starts_with("Dell") && l.contains("uefi") && l.contains("2.3.5")), "{catalog}");
+
+    // Bad input: clear errors, nothing written.
+    let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "not-an-address"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("expected ip:port"), "{err:#}");
+    assert!(site.store.machine_get("new-1").await.unwrap().is_none());
+    let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "10.0.0.1:443", "--state", "Assigned"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("--instance"), "{err:#}");
+    assert!(site.store.machine_get("new-1").await.unwrap().is_none());
+    let err = site.cli(&["site-explorer", "get-report", "managed-host", "10.9.9.9"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("no exploration report for BMC 10.9.9.9"), "{err:#}");
+    let err = site.cli(&["managed-host", "show", "ghost"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("machine ghost is not registered"), "{err:#}");
+
+    site.cli(&["machine", "add", "--id", "new-1", "--bmc", "10.0.0.1:443"]).await.unwrap();
+    let machine = site.store.machine_get("new-1").await.unwrap().unwrap();
+    assert_eq!((machine.bmc_address.as_str(), machine.state.as_str()), ("10.0.0.1:443", "Ready"));
+    let audit = site.store.audit_list(10).await.unwrap();
+    assert!(audit.iter().any(|a| a.action == "machine add" && a.target == "new-1"), "{audit:?}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollout_updates_every_drifted_host_and_reports_compliance() {
+    let site = start(0.5).await;
+    let (result, printed) = site.cli_full(&["rollout", "--timeout-secs", "120"]).await;
+    // smc-no-cpld cannot be made compliant (no inventory entry for its CPLD): the rollout says so
+    // and fails; every other host ends compliant.
+    let err = result.expect_err("one host cannot be made compliant");
+    assert!(format!("{err:#}").contains("1 of 4 hosts are not compliant"), "{err:#}");
+    assert!(printed.contains("3 of 4 hosts differ from the catalog"), "{printed}");
+    assert!(printed.contains("bmc: 7.00.00.00 -> 7.10.30.00"), "{printed}");
+    assert!(printed.contains("cpldmb: F1.5.2 -> F1.6.0"), "{printed}");
+    assert!(printed.contains("dell-compliant [compliant] already compliant"), "{printed}");
+    assert!(printed.contains("smc-no-cpld [DRIFTED] FAILED"), "{printed}");
+    assert_eq!(printed.lines().last(), Some("compliant: 3/4 hosts"), "{printed}");
     site.shutdown().await;
 }

@@ -163,12 +163,22 @@ firmware_directory = "firmware"
         Ok(Site { dir, config_path, site, store, fleet, client, env: Some(env), worker })
     }
 
-    /// Run one `hostfw` command line (without the program name) against this site.
-    pub async fn cli(&self, args: &[&str]) -> anyhow::Result<()> {
+    /// Run one `hostfw` command line (without the program name) against this site; returns what
+    /// it printed.
+    pub async fn cli(&self, args: &[&str]) -> anyhow::Result<String> {
+        let (result, printed) = self.cli_full(args).await;
+        result.map(|()| printed)
+    }
+
+    /// Like [`Site::cli`], but returns the printed output whether or not the command failed.
+    pub async fn cli_full(&self, args: &[&str]) -> (anyhow::Result<()>, String) {
         let mut argv = vec!["hostfw".to_string(), "--config".to_string(), self.config_path.display().to_string()];
         argv.extend(args.iter().map(|s| s.to_string()));
-        let cli = hostfw_starter::cli::Cli::try_parse_from(argv)?;
-        hostfw_starter::run(cli).await
+        let cli = match hostfw_starter::cli::Cli::try_parse_from(argv) {
+            Ok(cli) => cli,
+            Err(e) => return (Err(e.into()), String::new()),
+        };
+        hostfw_starter::output::capture(hostfw_starter::run(cli)).await
     }
 
     /// Await the end of a host's workflow.
