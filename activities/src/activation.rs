@@ -16,7 +16,7 @@ const HEALTHY_READ_PAUSE: Duration = Duration::from_millis(500);
 /// How long a BMC may keep answering after accepting Manager.Reset before it goes down; a BMC
 /// that never goes down within it is taken to have reset faster than we could see.
 const GOES_DOWN_WITHIN: Duration = Duration::from_secs(30);
-/// How long a host may take to power back on after a system reset.
+/// How long a host may take to reach the wanted power state after a reset.
 const POWERS_ON_WITHIN: Duration = Duration::from_secs(10 * 60);
 
 /// Run one activation step.
@@ -24,10 +24,22 @@ pub async fn activate(deps: &Deps, input: ActivateInput) -> Result<(), ActivityE
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
     match &input.step {
+        ActivationStep::PowerOff => {
+            client.reset_system("ForceOff").await.map_err(error::redfish)?;
+            wait_power(&client, "Off").await?;
+        }
+        ActivationStep::PowerOn => {
+            client.reset_system("On").await.map_err(error::redfish)?;
+            wait_power(&client, "On").await?;
+        }
+        ActivationStep::AcPowerCycle => {
+            client.ac_power_cycle().await.map_err(error::redfish)?;
+            client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
+        }
         ActivationStep::SystemReset { reset_type } => {
             client.reset_system(reset_type).await.map_err(error::redfish)?;
             client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
-            wait_powered_on(&client).await?;
+            wait_power(&client, "On").await?;
         }
         ActivationStep::ManagerReset { reset_type, healthy_reads } => {
             client.reset_manager(reset_type).await.map_err(error::redfish)?;
@@ -49,18 +61,18 @@ pub async fn activate(deps: &Deps, input: ActivateInput) -> Result<(), ActivityE
     Ok(())
 }
 
-/// Wait until the host reports `PowerState` On again (a restart passes through Off).
-async fn wait_powered_on(client: &hostfw_redfish::RedfishClient) -> Result<(), ActivityError> {
+/// Wait until the host reports `PowerState` `wanted` (a restart passes through Off first).
+pub(crate) async fn wait_power(client: &hostfw_redfish::RedfishClient, wanted: &str) -> Result<(), ActivityError> {
     let deadline = tokio::time::Instant::now() + POWERS_ON_WITHIN;
     loop {
         if let Ok(Some(state)) = client.power_state().await {
-            if state == "On" {
+            if state == wanted {
                 return Ok(());
             }
         }
         if tokio::time::Instant::now() > deadline {
             return Err(error::bmc_timeout(format!(
-                "{}: host did not power on within {:?} after the reset",
+                "{}: host did not reach power state {wanted} within {:?}",
                 client.address(),
                 POWERS_ON_WITHIN
             )));

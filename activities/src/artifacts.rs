@@ -13,6 +13,8 @@ use crate::ActivitySettings;
 
 /// URL path prefix under which the worker serves the firmware directory.
 pub const ARTIFACT_URL_PREFIX: &str = "/artifacts/";
+/// URL path prefix under which the worker serves the packaged Scout scripts.
+pub const SCOUT_URL_PREFIX: &str = "/scout-scripts/";
 
 /// A resolved artifact: its file, and the URL BMCs fetch it from when it lies under the root.
 #[derive(Debug, Clone, PartialEq, Eq)]

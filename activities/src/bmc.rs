@@ -28,8 +28,8 @@ pub async fn machine(deps: &Deps, machine_id: &str) -> Result<Machine, ActivityE
         .ok_or_else(|| error::not_found(format!("machine {machine_id} is not registered")))
 }
 
-/// A Redfish client for `machine`'s BMC.
-pub async fn open_client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, BmcSetupError> {
+/// The BMC login of `machine`: the credential store, else the site default.
+async fn credentials(deps: &Deps, machine: &Machine) -> Result<(String, String), BmcSetupError> {
     let stored = deps
         .store
         .credentials_get(&machine.id)
@@ -43,16 +43,31 @@ pub async fn open_client(deps: &Deps, machine: &Machine) -> Result<RedfishClient
             .clone()
             .ok_or_else(|| BmcSetupError::NoCredentials { machine: machine.id.clone() })?,
     };
+    Ok((username, password))
+}
+
+/// A Redfish client for `machine`'s BMC.
+pub async fn open_client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, BmcSetupError> {
+    let (username, password) = credentials(deps, machine).await?;
     let endpoint = BmcEndpoint { address: machine.bmc_address.clone(), username, password };
     let options = ClientOptions { request_timeout: deps.settings.redfish_timeout, ..ClientOptions::default() };
     Ok(RedfishClient::new(endpoint, options)?)
 }
 
-/// [`open_client`] with its error classified for activity retries.
-pub async fn client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, ActivityError> {
-    open_client(deps, machine).await.map_err(|e| match e {
+fn classify(e: BmcSetupError) -> ActivityError {
+    match e {
         BmcSetupError::NoCredentials { .. } => error::not_found(e.to_string()),
         BmcSetupError::Store { source, .. } => error::store(source),
         BmcSetupError::Redfish(r) => error::redfish(r),
-    })
+    }
+}
+
+/// [`open_client`] with its error classified for activity retries.
+pub async fn client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, ActivityError> {
+    open_client(deps, machine).await.map_err(classify)
+}
+
+/// The BMC login of `machine`, for the Core-local script route (its environment only).
+pub async fn login(deps: &Deps, machine: &Machine) -> Result<(String, String), ActivityError> {
+    credentials(deps, machine).await.map_err(classify)
 }

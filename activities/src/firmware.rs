@@ -23,8 +23,38 @@ fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> boo
     !matching.is_empty() && matching.iter().all(|m| m.version == precheck.target_version)
 }
 
-/// Precheck ("already at target?"), then push one artifact through the best route the BMC offers.
-pub async fn upload(deps: &Deps, input: UploadInput) -> Result<UploadResult, ActivityError> {
+/// Lease of a site-wide upload slot; renewed every [`SLOT_RENEW_EVERY`] while the upload runs.
+const SLOT_LEASE_MS: i64 = 60_000;
+const SLOT_RENEW_EVERY: Duration = Duration::from_secs(10);
+/// Pause between tries for a free slot.
+const SLOT_POLL: Duration = Duration::from_millis(250);
+
+/// Take one of the site's `max_uploads` slots, heartbeating while waiting for one.
+async fn acquire_slot(deps: &Deps, ctx: &ActivityContext, holder: &str) -> Result<u32, ActivityError> {
+    let mut waited = 0u32;
+    loop {
+        if let Some(slot) = deps
+            .store
+            .upload_slot_acquire(holder, deps.settings.max_uploads, SLOT_LEASE_MS)
+            .await
+            .map_err(error::store)?
+        {
+            return Ok(slot);
+        }
+        if waited % 20 == 0 {
+            let _ = ctx.record_heartbeat(format!("waiting for one of {} upload slots", deps.settings.max_uploads)).await;
+        }
+        if ctx.is_cancelled() {
+            return Err(ActivityError::cancelled());
+        }
+        waited += 1;
+        tokio::time::sleep(SLOT_POLL).await;
+    }
+}
+
+/// Precheck ("already at target?"), then push one artifact through the best route the BMC offers,
+/// holding a site-wide upload slot for the whole upload.
+pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
     let report = client.explore().await.map_err(error::redfish)?;
@@ -52,7 +82,30 @@ pub async fn upload(deps: &Deps, input: UploadInput) -> Result<UploadResult, Act
         apply_time: None,
         force_route: None,
     };
-    let accepted = client.upload(&request).await.map_err(error::redfish)?;
+    let info = ctx.info();
+    let holder = format!(
+        "{}/{}/{}",
+        info.workflow_id.clone().unwrap_or_default(),
+        info.activity_id,
+        input.machine_id
+    );
+    let slot = acquire_slot(deps, ctx, &holder).await?;
+    let push = client.upload(&request);
+    tokio::pin!(push);
+    let mut renew = tokio::time::interval(SLOT_RENEW_EVERY);
+    let result = loop {
+        tokio::select! {
+            r = &mut push => break r,
+            _ = renew.tick() => {
+                let _ = deps.store.upload_slot_renew(slot, &holder, SLOT_LEASE_MS).await;
+                let _ = ctx.record_heartbeat(format!("uploading in slot {slot}")).await;
+            }
+        }
+    };
+    if let Err(e) = deps.store.upload_slot_release(slot, &holder).await {
+        tracing::warn!(machine = %machine.id, slot, error = %e, "releasing the upload slot failed; its lease expires");
+    }
+    let accepted = result.map_err(error::redfish)?;
     tracing::info!(machine = %machine.id, component = %input.component, route = ?accepted.route,
         artifact = %artifact.path.display(), "image accepted by the BMC");
     Ok(UploadResult::Accepted {

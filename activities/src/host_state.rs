@@ -3,7 +3,7 @@
 
 use hostfw_model::HostState;
 use hostfw_store::{now_ms, HealthReport};
-use hostfw_workflows::{HostContext, ProtectInput, RestoreInput, SubstateUpdate};
+use hostfw_workflows::{HostContext, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
@@ -70,4 +70,21 @@ pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityErr
     store.request_delete(&input.machine_id).await.map_err(error::store)?;
     store.health_report_remove(&input.machine_id, HEALTH_SOURCE).await.map_err(error::store)?;
     Ok(())
+}
+
+/// Persist the retry count on the host's request, with a history entry saying why.
+pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), ActivityError> {
+    let store = &deps.store;
+    if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
+        store.request_set_retry_count(&input.machine_id, input.retry_count).await.map_err(error::store)?;
+    }
+    store
+        .machine_set_state(
+            &input.machine_id,
+            &HostState::HostReprovision.to_string(),
+            Some("FailedFirmwareUpgrade"),
+            &input.message,
+        )
+        .await
+        .map_err(error::store)
 }

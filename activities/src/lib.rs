@@ -12,6 +12,10 @@ pub mod error;
 pub mod firmware;
 pub mod host_state;
 pub mod inventory;
+pub mod platform;
+pub mod routes;
+pub mod script;
+pub mod scout_package;
 mod registry;
 
 use std::path::PathBuf;
@@ -34,8 +38,13 @@ pub struct ActivitySettings {
     pub task_poll_interval: Duration,
     /// Where relative artifact paths of the catalog are resolved, and what the worker serves.
     pub artifact_root: PathBuf,
-    /// URL under which BMCs fetch files of `artifact_root` (SimpleUpdate `ImageURI`).
+    /// URL under which BMCs fetch files of `artifact_root` (SimpleUpdate `ImageURI`) and Scout
+    /// fetches artifacts and scripts.
     pub artifact_base_url: String,
+    /// Packaged Scout scripts (`<dir>/<vendor>/<model>/<component>/upgrade.sh`).
+    pub scout_scripts_dir: PathBuf,
+    /// `firmware_global.max_uploads`: concurrent Redfish uploads site-wide.
+    pub max_uploads: u32,
     /// Login used for a machine that has no entry in the credential store.
     pub default_credentials: Option<(String, String)>,
 }

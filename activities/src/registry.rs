@@ -6,14 +6,14 @@ use std::sync::Arc;
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::{
-    ActivateInput, CatalogQuery, HostContext, ProtectInput, RestoreInput, SubstateUpdate, TaskResult,
-    UploadInput, UploadResult, WaitTaskInput,
+    ActivateInput, CatalogQuery, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput, RetryRecord,
+    RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
 use temporalio_sdk::activities::ActivityContext;
 
-use crate::{activation, firmware, host_state, inventory, Deps};
+use crate::{activation, firmware, host_state, inventory, platform, routes, script, Deps};
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
 pub struct HostActivitiesImpl {
@@ -49,8 +49,8 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::Upload)]
-    pub async fn upload(self: Arc<Self>, _ctx: ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
-        firmware::upload(&self.deps, input).await
+    pub async fn upload(self: Arc<Self>, ctx: ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
+        firmware::upload(&self.deps, &ctx, input).await
     }
 
     #[activity(definition = defs::WaitTask)]
@@ -66,5 +66,25 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::Restore)]
     pub async fn restore(self: Arc<Self>, _ctx: ActivityContext, input: RestoreInput) -> Result<(), ActivityError> {
         host_state::restore(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::RecordRetry)]
+    pub async fn record_retry(self: Arc<Self>, _ctx: ActivityContext, input: RetryRecord) -> Result<(), ActivityError> {
+        host_state::record_retry(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::PlanRoute)]
+    pub async fn plan_route(self: Arc<Self>, _ctx: ActivityContext, input: RouteQuery) -> Result<InstallRoute, ActivityError> {
+        routes::plan_route(&self.deps, &input)
+    }
+
+    #[activity(definition = defs::RunScript)]
+    pub async fn run_script(self: Arc<Self>, ctx: ActivityContext, input: ScriptInput) -> Result<ScriptResult, ActivityError> {
+        script::run_script(&self.deps, &ctx, input).await
+    }
+
+    #[activity(definition = defs::Platform)]
+    pub async fn platform(self: Arc<Self>, _ctx: ActivityContext, input: PlatformInput) -> Result<(), ActivityError> {
+        platform::platform(&self.deps, input).await
     }
 }

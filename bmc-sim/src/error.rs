@@ -42,6 +42,18 @@ pub enum SimError {
         source: io::Error,
     },
 
+    /// A runtime call named a host the fleet does not have.
+    #[error("no host {host:?} in this fleet")]
+    UnknownHost { host: String },
+
+    /// A fault set given at run time is invalid for this host.
+    #[error("host {host:?}: fault key `{key}`: {message}")]
+    InvalidFault {
+        host: String,
+        key: String,
+        message: String,
+    },
+
     /// The HTTP client for SimpleUpdate image fetches could not be built.
     #[error("cannot build the HTTP client for SimpleUpdate fetches")]
     HttpClient {

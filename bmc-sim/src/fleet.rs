@@ -1,6 +1,6 @@
 //! Starting and stopping a fleet: bind every listener, spawn one server per BMC, and the
 //! [`RunningFleet`] handle tests and the binary use ([`SimHost`], versions, stats, shutdown).
-//! No request handling here.
+//! Runtime faults and state probes are `fleet_controls`. No request handling here.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use crate::error::SimError;
+use crate::fault_inject::replace_faults;
 use crate::fleet_spec::FleetSpec;
 use crate::host_server::serve;
 use crate::router::router;
@@ -88,7 +89,9 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
     let mut servers = Vec::with_capacity(bound.len());
     for (h, listener, addr) in bound {
         let (down_tx, down_rx) = mpsc::unbounded_channel();
+        let faults = h.faults.clone();
         let host = Arc::new(Host::new(h, addr, shared.clone(), down_tx));
+        replace_faults(&host, faults, Duration::ZERO);
         let app = router(host.clone());
         servers.push(tokio::spawn(serve(
             host.clone(),
@@ -137,7 +140,7 @@ impl RunningFleet {
                 h.data()
                     .members
                     .iter()
-                    .filter_map(|m| Some((m.id.clone(), m.staged.clone()?)))
+                    .filter_map(|m| Some((m.id.clone(), m.staged.as_ref()?.version.clone())))
                     .collect()
             })
             .unwrap_or_default()
@@ -166,7 +169,7 @@ impl RunningFleet {
         }
     }
 
-    fn find(&self, id: &str) -> Option<&Arc<Host>> {
+    pub(crate) fn find(&self, id: &str) -> Option<&Arc<Host>> {
         self.hosts.iter().find(|h| h.spec.id == id)
     }
 }

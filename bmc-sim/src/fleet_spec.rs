@@ -4,13 +4,39 @@
 //! ```toml
 //! [defaults]                 # optional; any host key except `id` and `bmc_address`
 //! upload_style = "multipart"
+//! [defaults.faults]          # optional; a host's own `faults` replaces it as a whole
+//! slow_response_secs = 0.1
+//!
 //! [[host]]
 //! id = "host-001"
 //! vendor = "Dell"
 //! model = "PowerEdge R760"
 //! bmc_address = "127.0.0.11:8000"
+//! lockdown = true            # platform lockdown at start (Oem.Hostfw.Lockdown); default true
+//! faults = { fail_next_tasks = 1, http_errors = { count = 2, status = 503 } }
 //! firmware = [ { id = "BMC", version = "1.0" } ]
+//!
+//! [[host]]
+//! id = "host-002"
+//! vendor = "Nvidia"
+//! model = "DGX H100"
+//! bmc_address = "127.0.0.12:8000"
+//! firmware = [ { id = "CPLD_0", version = "1.0" } ]
+//! [host.faults]              # the same table, written for the host just above
+//! hide_members = ["CPLD_0"]
 //! ```
+//!
+//! Host keys: `id`, `vendor`, `model`, `bmc_address` (required); `serial`, `username`,
+//! `password`, `upload_style` (multipart|httppush|simpleupdate), `task_style`
+//! (spec|bmcweb|dell|sushy), `apply_time` (Immediate|OnReset), `task_seconds`, `reset_seconds`
+//! (system reset AND AC power cycle), `manager_reset_seconds`, `lockdown`, `faults`, `firmware`.
+//!
+//! `faults` keys (all optional, see [`Fault`]): `fail_next_tasks`, `version_never_changes`,
+//! `slow_response_secs`, `unreachable_for_secs` (from start), `hide_members`,
+//! `http_errors = { count, status }`.
+//!
+//! An image may carry its own activation requirement, which overrides `apply_time` for it:
+//! `HOSTFW-SIM-IMAGE applies_to=^CPLD version=2.0 activation=ac_cycle` (see `activation`).
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -19,6 +45,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::SimError;
+use crate::fault::Fault;
 
 /// Default BMC user name.
 pub const DEFAULT_USERNAME: &str = "admin";
@@ -63,13 +90,15 @@ pub enum TaskStyle {
     Sushy,
 }
 
-/// When a finished update task changes the running version.
+/// When a finished update task changes the running version. An image whose header carries
+/// `activation=...` overrides this for that image (see [`crate::Activation`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum ApplyTime {
     /// At task completion.
     #[default]
     Immediate,
-    /// Staged at completion; running after the next system or manager reset.
+    /// Staged at completion; running after the next host power-on (system reset or AC power
+    /// cycle) or manager reset.
     OnReset,
 }
 
@@ -155,6 +184,12 @@ pub struct HostSpec {
     /// How long the BMC is unreachable after Manager.Reset.
     #[serde(default = "default_manager_reset_seconds")]
     pub manager_reset_seconds: f64,
+    /// Platform lockdown at start (`Oem.Hostfw.Lockdown` of the System; PATCH changes it).
+    #[serde(default = "yes")]
+    pub lockdown: bool,
+    /// Faults injected from the start (runtime changes: `RunningFleet::set_fault`).
+    #[serde(default, skip_serializing_if = "Fault::is_empty")]
+    pub faults: Fault,
     /// Firmware inventory members (kept last: TOML wants tables after plain keys).
     pub firmware: Vec<FirmwareSpec>,
 }
@@ -176,6 +211,8 @@ impl std::fmt::Debug for HostSpec {
             .field("task_seconds", &self.task_seconds)
             .field("reset_seconds", &self.reset_seconds)
             .field("manager_reset_seconds", &self.manager_reset_seconds)
+            .field("lockdown", &self.lockdown)
+            .field("faults", &self.faults)
             .field("firmware", &self.firmware)
             .finish()
     }
@@ -204,6 +241,8 @@ impl HostSpec {
             task_seconds: DEFAULT_TASK_SECONDS,
             reset_seconds: DEFAULT_RESET_SECONDS,
             manager_reset_seconds: DEFAULT_MANAGER_RESET_SECONDS,
+            lockdown: true,
+            faults: Fault::default(),
             firmware,
         }
     }
@@ -259,7 +298,9 @@ impl HostSpec {
                 );
             }
         }
-        Ok(())
+        self.faults
+            .check(self.firmware.iter().map(|f| f.id.as_str()))
+            .map_err(|(key, msg)| (format!("faults.{key}"), msg))
     }
 }
 
@@ -361,6 +402,8 @@ struct DefaultsCheck {
     task_seconds: Option<f64>,
     reset_seconds: Option<f64>,
     manager_reset_seconds: Option<f64>,
+    lockdown: Option<bool>,
+    faults: Option<Fault>,
     firmware: Option<Vec<FirmwareSpec>>,
 }
 
@@ -565,5 +608,65 @@ apply_time = "OnReset"
             .replace("127.0.0.11:8000", "127.0.0.1:0")
             .replace("127.0.0.12:8000", "127.0.0.1:0");
         assert!(FleetSpec::from_toml_str(&text).is_ok());
+    }
+
+    #[test]
+    fn lockdown_defaults_to_true() {
+        let f = FleetSpec::from_toml_str(GOOD).unwrap();
+        assert!(f.hosts.iter().all(|h| h.lockdown));
+        let f = FleetSpec::from_toml_str(&GOOD.replace("username = \"root\"", "lockdown = false"))
+            .unwrap();
+        assert!(f.hosts.iter().all(|h| !h.lockdown));
+    }
+
+    #[test]
+    fn faults_in_defaults_inline_and_subtable() {
+        let text = GOOD.replace(
+            "version = \"1.0\" } ]\n",
+            "version = \"1.0\" } ]\n[defaults.faults]\nslow_response_secs = 0.25\n",
+        )
+        .replace(
+            "serial = \"SN001\"",
+            "serial = \"SN001\"\nfaults = { fail_next_tasks = 2, http_errors = { count = 1, status = 500 } }",
+        ) + "[host.faults]\nhide_members = [\"BMC\"]\nversion_never_changes = true\n";
+        let f = FleetSpec::from_toml_str(&text).unwrap();
+        let (a, b) = (&f.hosts[0].faults, &f.hosts[1].faults);
+        assert_eq!(a.fail_next_tasks, 2);
+        assert_eq!(a.http_errors.unwrap().status, 500);
+        assert_eq!(
+            a.slow_response_secs, 0.0,
+            "a host's faults replace the default ones"
+        );
+        assert_eq!(b.hide_members, vec!["BMC".to_string()]);
+        assert!(b.version_never_changes);
+        let again = FleetSpec::from_toml_str(&f.to_toml_string()).unwrap();
+        assert_eq!(f, again);
+
+        let only_defaults = GOOD.replace(
+            "version = \"1.0\" } ]\n",
+            "version = \"1.0\" } ]\n[defaults.faults]\nslow_response_secs = 0.25\n",
+        );
+        let f = FleetSpec::from_toml_str(&only_defaults).unwrap();
+        assert!(f.hosts.iter().all(|h| h.faults.slow_response_secs == 0.25));
+    }
+
+    #[test]
+    fn fault_errors_name_the_key() {
+        let e = err_of(&format!("{GOOD}[host.faults]\nhide_members = [\"CPLD\"]\n"));
+        assert!(
+            e.contains("host-002") && e.contains("faults.hide_members[0]") && e.contains("CPLD"),
+            "{e}"
+        );
+        let e = err_of(&format!("{GOOD}[host.faults]\nfail_next_task = 1\n"));
+        assert!(
+            e.contains("host-002") && e.contains("fail_next_task"),
+            "{e}"
+        );
+        let e = err_of(&format!(
+            "{GOOD}[host.faults]\nhttp_errors = {{ count = 1, status = 302 }}\n"
+        ));
+        assert!(e.contains("faults.http_errors.status"), "{e}");
+        let e = err_of(&GOOD.replace("username = \"root\"", "faults = { slow = 1 }"));
+        assert!(e.contains("[defaults]") && e.contains("slow"), "{e}");
     }
 }

@@ -1,6 +1,7 @@
 //! The socket life of one simulated BMC: accept connections, serve them with the host's
-//! router, and on Manager.Reset close the listener AND every live connection for a while,
-//! then bind the same address again. Knows nothing about Redfish resources.
+//! router, and on Manager.Reset (or while the `unreachable_for_secs` fault holds) close the
+//! listener AND every live connection for a while, then bind the same address again. Knows
+//! nothing about Redfish resources.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,29 +39,74 @@ pub(crate) async fn serve(
                 None => return,
             },
         };
-        let Some(down_for) = serve_until_down(current, &router, &mut go_down, &mut shutdown).await
-        else {
-            return;
-        };
-        bmc_going_down(&mut host.data());
-        tracing::info!(host = %host.spec.id, ?down_for, "BMC down (Manager.Reset)");
-        tokio::select! {
-            _ = tokio::time::sleep(down_for) => {}
-            _ = shutdown.changed() => return,
+        match serve_until_down(&host, current, &router, &mut go_down, &mut shutdown).await {
+            Stop::Shutdown => return,
+            Stop::ManagerReset(down_for) => {
+                bmc_going_down(&mut host.data());
+                tracing::info!(host = %host.spec.id, ?down_for, "BMC down (Manager.Reset)");
+                tokio::select! {
+                    _ = tokio::time::sleep(down_for) => {}
+                    _ = shutdown.changed() => return,
+                }
+                bmc_back_up(&mut host.data());
+                tracing::info!(host = %host.spec.id, "BMC back up");
+            }
+            Stop::Unreachable => {
+                tracing::info!(host = %host.spec.id, "BMC unreachable (fault)");
+                if !wait_while_unreachable(&host, &mut shutdown).await {
+                    return;
+                }
+                tracing::info!(host = %host.spec.id, "BMC reachable again");
+            }
         }
-        bmc_back_up(&mut host.data());
-        tracing::info!(host = %host.spec.id, "BMC back up");
     }
 }
 
-/// Accept and serve until asked to go down (`Some(how long)`) or to shut down (`None`).
-/// Returning drops the listener and aborts every connection.
+/// Why serving stopped.
+enum Stop {
+    Shutdown,
+    /// Down for this long, as after a Manager.Reset.
+    ManagerReset(Duration),
+    /// Off the network until `unreachable_until` passes.
+    Unreachable,
+}
+
+/// Whether an `unreachable_for_secs` outage is in force now.
+fn outage_in_force(host: &Host) -> bool {
+    host.data()
+        .unreachable_until
+        .is_some_and(|t| t > tokio::time::Instant::now())
+}
+
+/// Wait out an outage (it may be extended, shortened or ended by a new fault set); `false`
+/// when the fleet shuts down meanwhile. Clears the consumed `unreachable_for_secs`.
+async fn wait_while_unreachable(host: &Host, shutdown: &mut watch::Receiver<bool>) -> bool {
+    loop {
+        let until = host.data().unreachable_until;
+        let Some(until) = until.filter(|t| *t > tokio::time::Instant::now()) else {
+            break;
+        };
+        tokio::select! {
+            _ = tokio::time::sleep_until(until) => {}
+            _ = host.outage.notified() => {}
+            _ = shutdown.changed() => return false,
+        }
+    }
+    let mut d = host.data();
+    d.unreachable_until = None;
+    d.faults.unreachable_for_secs = 0.0;
+    true
+}
+
+/// Accept and serve until asked to go down or to shut down. Returning drops the listener and
+/// aborts every connection.
 async fn serve_until_down(
+    host: &Host,
     listener: TcpListener,
     router: &Router,
     go_down: &mut mpsc::UnboundedReceiver<Duration>,
     shutdown: &mut watch::Receiver<bool>,
-) -> Option<Duration> {
+) -> Stop {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -73,8 +119,11 @@ async fn serve_until_down(
                     tokio::time::sleep(RETRY_PAUSE).await;
                 }
             },
-            Some(down_for) = go_down.recv() => return Some(down_for),
-            _ = shutdown.changed() => return None,
+            Some(down_for) = go_down.recv() => return Stop::ManagerReset(down_for),
+            _ = host.outage.notified() => if outage_in_force(host) {
+                return Stop::Unreachable;
+            },
+            _ = shutdown.changed() => return Stop::Shutdown,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
     }

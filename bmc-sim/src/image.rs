@@ -1,8 +1,12 @@
 //! What a simulated firmware image is: a first line
-//! `HOSTFW-SIM-IMAGE applies_to=<regex on member Id> version=<version>` followed by any padding.
-//! Owns building and recognising images, streamed chunk by chunk; never touches host state.
+//! `HOSTFW-SIM-IMAGE applies_to=<regex on member Id> version=<version> [activation=<a>]`
+//! followed by any padding. `activation` (`immediate|reset|ac_cycle|manager_reset`, see
+//! `activation`) is optional; a bad value makes the image unrecognised. Owns building and
+//! recognising images, streamed chunk by chunk; never touches host state.
 
 use regex::Regex;
+
+use crate::activation::Activation;
 
 /// The magic first word of a simulator image.
 pub const IMAGE_MAGIC: &str = "HOSTFW-SIM-IMAGE";
@@ -15,8 +19,29 @@ const MAX_HEADER_BYTES: usize = 4096;
 /// `applies_to` is a regex matched (unanchored) against inventory member Ids; no spaces.
 pub fn firmware_image(applies_to: &str, version: &str, padding: usize) -> Vec<u8> {
     let mut out = format!("{IMAGE_MAGIC} applies_to={applies_to} version={version}\n").into_bytes();
-    out.extend((0..padding).map(|i| b"0123456789abcdef"[i % 16]));
+    pad(&mut out, padding);
     out
+}
+
+/// Like [`firmware_image`], with an `activation=` requirement that overrides the apply time
+/// for this image (e.g. [`Activation::AcCycle`]: staged until a Chassis PowerCycle).
+pub fn firmware_image_with_activation(
+    applies_to: &str,
+    version: &str,
+    activation: Activation,
+    padding: usize,
+) -> Vec<u8> {
+    let mut out = format!(
+        "{IMAGE_MAGIC} applies_to={applies_to} version={version} activation={}\n",
+        activation.as_str()
+    )
+    .into_bytes();
+    pad(&mut out, padding);
+    out
+}
+
+fn pad(out: &mut Vec<u8>, padding: usize) {
+    out.extend((0..padding).map(|i| b"0123456789abcdef"[i % 16]));
 }
 
 /// A recognised image header.
@@ -26,6 +51,8 @@ pub struct ImageHeader {
     pub applies_to: Regex,
     /// The version the image installs.
     pub version: String,
+    /// The image's own activation requirement, when its header names one.
+    pub activation: Option<Activation>,
 }
 
 /// Parse the first line; `None` means "image not recognised".
@@ -37,17 +64,19 @@ pub fn parse_header(first_line: &str) -> Option<ImageHeader> {
     if words.next()? != IMAGE_MAGIC {
         return None;
     }
-    let (mut applies_to, mut version) = (None, None);
+    let (mut applies_to, mut version, mut activation) = (None, None, None);
     for word in words {
         match word.split_once('=') {
             Some(("applies_to", v)) if !v.is_empty() => applies_to = Some(v),
             Some(("version", v)) if !v.is_empty() => version = Some(v),
+            Some(("activation", v)) => activation = Some(Activation::parse(v)?),
             _ => {} // unknown keys are ignored: newer images stay readable
         }
     }
     Some(ImageHeader {
         applies_to: Regex::new(applies_to?).ok()?,
         version: version?.to_string(),
+        activation,
     })
 }
 
@@ -157,5 +186,31 @@ mod tests {
             5,
         );
         assert_eq!(r.header.unwrap().version, "9");
+    }
+
+    #[test]
+    fn activation_key() {
+        let h = receive(&firmware_image("BIOS", "1", 0), 8).header.unwrap();
+        assert_eq!(h.activation, None);
+        let img = firmware_image_with_activation("^CPLD", "2.0", Activation::AcCycle, 100);
+        let h = receive(&img, 8).header.unwrap();
+        assert_eq!(h.activation, Some(Activation::AcCycle));
+        assert_eq!(h.version, "2.0");
+        let h = receive(
+            b"HOSTFW-SIM-IMAGE applies_to=^CPLD version=2.0 activation=manager_reset\n",
+            4,
+        )
+        .header
+        .unwrap();
+        assert_eq!(h.activation, Some(Activation::ManagerReset));
+        assert!(
+            receive(
+                b"HOSTFW-SIM-IMAGE applies_to=X version=1 activation=later\n",
+                4
+            )
+            .header
+            .is_none(),
+            "a bad activation value is not silently ignored"
+        );
     }
 }

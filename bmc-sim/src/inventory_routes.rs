@@ -1,5 +1,7 @@
 //! Read-only inventory resources: the Systems and Managers collections and their one member
-//! each, and the FirmwareInventory (SoftwareInventory members). Resets and updates live elsewhere.
+//! each (the System shows `Boot` and `Oem.Hostfw` {Lockdown, BootedImage}), and the
+//! FirmwareInventory (SoftwareInventory members, minus those the `hide_members` fault hides).
+//! Resets, updates and the System PATCH live elsewhere.
 
 use std::sync::Arc;
 
@@ -11,7 +13,7 @@ use serde_json::{json, Value};
 use crate::redfish_error::RedfishError;
 use crate::redfish_json::{collection, link, ok};
 use crate::resets::{MANAGER_RESET_TYPES, SYSTEM_RESET_TYPES};
-use crate::state::{Host, Member};
+use crate::state::{Host, HostData, Member};
 use crate::uris;
 
 pub async fn systems(State(_host): State<Arc<Host>>) -> Response {
@@ -25,7 +27,12 @@ pub async fn systems(State(_host): State<Arc<Host>>) -> Response {
 }
 
 pub async fn system(State(host): State<Arc<Host>>) -> Response {
-    let d = host.data();
+    let body = system_json(&host, &host.data());
+    ok(body)
+}
+
+/// The ComputerSystem resource.
+pub(crate) fn system_json(host: &Host, d: &HostData) -> Value {
     let mut body = json!({
         "@odata.type": "#ComputerSystem.v1_20_0.ComputerSystem",
         "@odata.id": uris::SYSTEM,
@@ -42,7 +49,17 @@ pub async fn system(State(host): State<Arc<Host>>) -> Response {
                 "ResetType@Redfish.AllowableValues": SYSTEM_RESET_TYPES,
             }
         },
-        "Links": { "ManagedBy": [link(uris::MANAGER)] },
+        "Boot": d.boot.to_json(),
+        "Oem": {
+            "Hostfw": {
+                "Lockdown": if d.lockdown { "Enabled" } else { "Disabled" },
+                "BootedImage": d.booted_image.as_str(),
+            }
+        },
+        "Links": {
+            "ManagedBy": [link(uris::MANAGER)],
+            "Chassis": [link(uris::CHASSIS)],
+        },
     });
     if let Some(serial) = &host.spec.serial {
         body["SerialNumber"] = json!(serial);
@@ -50,7 +67,7 @@ pub async fn system(State(host): State<Arc<Host>>) -> Response {
     if let Some(bios) = d.bios_version() {
         body["BiosVersion"] = json!(bios);
     }
-    ok(body)
+    body
 }
 
 pub async fn managers(State(_host): State<Arc<Host>>) -> Response {
@@ -87,8 +104,7 @@ pub async fn manager(State(host): State<Arc<Host>>) -> Response {
 pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
     let members = host
         .data()
-        .members
-        .iter()
+        .visible_members()
         .map(|m| uris::firmware_member(&m.id))
         .collect();
     ok(collection(
@@ -106,8 +122,7 @@ pub async fn firmware_member(
 ) -> Response {
     let body = host
         .data()
-        .members
-        .iter()
+        .visible_members()
         .find(|m| m.id == id)
         .map(member_json);
     match body {

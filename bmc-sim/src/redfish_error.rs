@@ -119,6 +119,28 @@ impl RedfishError {
         e
     }
 
+    /// An error the `http_errors` fault injects (503 and 429 carry `Retry-After: 1`).
+    pub fn injected(status: StatusCode) -> Self {
+        let id = match status.as_u16() {
+            500 => "InternalError",
+            503 => "ServiceTemporarilyUnavailable",
+            _ => "GeneralError",
+        };
+        let mut e = Self::new(
+            status,
+            id,
+            format!(
+                "Injected fault: the service answered HTTP {}.",
+                status.as_u16()
+            ),
+            "Retry the operation.",
+        );
+        if matches!(status.as_u16(), 503 | 429) {
+            e.retry_after = Some(1);
+        }
+        e
+    }
+
     pub fn temporarily_unavailable(retry_after: u64) -> Self {
         let mut e = Self::new(
             StatusCode::SERVICE_UNAVAILABLE,

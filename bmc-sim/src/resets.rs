@@ -1,7 +1,8 @@
-//! Resets: `ComputerSystem.Reset` (power transitions over `reset_seconds`, staged versions
-//! applied when the host comes up) and `Manager.Reset` (sessions dropped, staged versions
-//! applied, BMC unreachable for `manager_reset_seconds`). The socket side of a BMC going down
-//! is `host_server`; this file owns what a reset MEANS.
+//! Resets: `ComputerSystem.Reset` (power transitions over `reset_seconds`; when the host comes
+//! up, versions staged for a reset activate and the boot override picks the image) and
+//! `Manager.Reset` (sessions dropped, versions staged for a reset or a manager reset activate,
+//! BMC unreachable for `manager_reset_seconds`). The socket side of a BMC going down is
+//! `host_server`; the AC power cycle is `ac_cycle`; this file owns what a reset MEANS.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+use crate::activation::ActivationEvent;
 use crate::clock;
 use crate::redfish_error::RedfishError;
 use crate::state::{Host, HostData, PowerState};
@@ -56,7 +58,7 @@ pub async fn system_reset(State(host): State<Arc<Host>>, req: Request) -> Respon
 }
 
 /// Move to the transition's first state; returns the pending `(generation, final state)`.
-fn start_power_transition(
+pub(crate) fn start_power_transition(
     d: &mut HostData,
     reset_type: &str,
     instant: bool,
@@ -77,7 +79,7 @@ fn start_power_transition(
     Some((d.power_generation, target))
 }
 
-async fn finish_power_transition(
+pub(crate) async fn finish_power_transition(
     host: Arc<Host>,
     generation: u64,
     target: PowerState,
@@ -91,11 +93,11 @@ async fn finish_power_transition(
     }
 }
 
-/// Reach a power state; coming up activates staged firmware.
+/// Reach a power state; coming up activates staged firmware and boots.
 fn land(d: &mut HostData, target: PowerState) {
     d.power = target;
     if target == PowerState::On {
-        d.apply_staged();
+        d.host_powered_on();
     }
 }
 
@@ -133,12 +135,12 @@ pub(crate) fn bmc_going_down(d: &mut HostData) {
 
 /// The BMC answers again, running whatever firmware was staged.
 pub(crate) fn bmc_back_up(d: &mut HostData) {
-    d.apply_staged();
+    d.activate(ActivationEvent::ManagerReset);
     d.bmc_up = true;
 }
 
 /// Read `ResetType`; `required` = the body must name one.
-async fn read_reset_type(
+pub(crate) async fn read_reset_type(
     req: Request,
     allowed: &[&str],
     required: bool,

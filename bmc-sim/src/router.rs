@@ -1,5 +1,6 @@
 //! The route table of one simulated BMC and its request-wide rules (trailing-slash tolerance,
-//! auth, body limit, Redfish 404/405 bodies). Wiring only: every handler lives in its own module.
+//! injected faults, auth, body limit, Redfish 404/405 bodies). Wiring only: every handler lives
+//! in its own module.
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use axum::Router;
 use crate::image::MAX_IMAGE_BYTES;
 use crate::redfish_error::RedfishError;
 use crate::state::Host;
+use crate::{ac_cycle, chassis, fault_inject, system_patch};
 use crate::{
     auth, control_api, inventory_routes as inv, resets, service_root, sessions,
     task_routes as tasks,
@@ -28,11 +30,17 @@ pub fn router(host: Arc<Host>) -> Router {
         .route("/redfish", get(service_root::versions))
         .route("/redfish/v1", get(service_root::service_root))
         .route(uris::SYSTEMS, get(inv::systems))
-        .route(uris::SYSTEM, get(inv::system))
+        .route(
+            uris::SYSTEM,
+            get(inv::system).patch(system_patch::patch_system),
+        )
         .route(uris::SYSTEM_RESET, post(resets::system_reset))
         .route(uris::MANAGERS, get(inv::managers))
         .route(uris::MANAGER, get(inv::manager))
         .route(uris::MANAGER_RESET, post(resets::manager_reset))
+        .route(uris::CHASSIS_COLLECTION, get(chassis::chassis_collection))
+        .route(uris::CHASSIS, get(chassis::chassis))
+        .route(uris::CHASSIS_RESET, post(ac_cycle::chassis_reset))
         .route(uris::UPDATE_SERVICE, get(update_service::update_service))
         .route(uris::FIRMWARE_INVENTORY, get(inv::firmware_inventory))
         .route(
@@ -63,6 +71,10 @@ pub fn router(host: Arc<Host>) -> Router {
             get(sessions::get_session).delete(sessions::delete_session),
         )
         .route("/sim/state", get(control_api::state))
+        .route(
+            "/sim/faults",
+            get(control_api::get_faults).put(control_api::put_faults),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(
@@ -75,6 +87,10 @@ pub fn router(host: Arc<Host>) -> Router {
         .layer(middleware::from_fn_with_state(
             host.clone(),
             refuse_while_down,
+        ))
+        .layer(middleware::from_fn_with_state(
+            host.clone(),
+            fault_inject::inject,
         ))
         .with_state(host)
 }

@@ -28,6 +28,7 @@ pub async fn service_root(State(host): State<Arc<Host>>) -> Response {
         "Product": "hostfw bmc-sim",
         "Systems": link(uris::SYSTEMS),
         "Managers": link(uris::MANAGERS),
+        "Chassis": link(uris::CHASSIS_COLLECTION),
         "UpdateService": link(uris::UPDATE_SERVICE),
         "TaskService": link(crate::task_routes::TASK_SERVICE_URI),
         "SessionService": link(uris::SESSION_SERVICE),

@@ -6,8 +6,11 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
+use crate::activation::{Activation, ActivationEvent};
+use crate::boot::{BootOverride, BootedImage};
+use crate::fault::Fault;
 use crate::fleet_spec::HostSpec;
 use crate::stats::{FleetCounters, HostStats};
 use crate::task::Task;
@@ -25,9 +28,17 @@ pub(crate) struct Member {
     pub id: String,
     pub name: String,
     pub version: String,
-    /// Installed with apply time OnReset; becomes `version` at the next reset.
-    pub staged: Option<String>,
+    /// Installed but not running yet; becomes `version` when its activation event happens.
+    pub staged: Option<Staged>,
     pub updateable: bool,
+}
+
+/// A version waiting for its activation event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Staged {
+    pub version: String,
+    /// Never `Immediate`.
+    pub on: Activation,
 }
 
 /// ComputerSystem.PowerState.
@@ -76,6 +87,19 @@ pub(crate) struct HostData {
     /// A Manager.Reset was accepted and the BMC is about to go down.
     pub manager_reset_pending: bool,
     pub stats: HostStats,
+    /// `Oem.Hostfw.Lockdown` of the System.
+    pub lockdown: bool,
+    pub boot: BootOverride,
+    /// `Oem.Hostfw.BootedImage`: decided at each power-on.
+    pub booted_image: BootedImage,
+    /// An AC power cycle happened and the host has not powered on since.
+    pub ac_cycle_pending: bool,
+    /// The faults in force (counters already decremented by what consumed them).
+    pub faults: Fault,
+    /// Bumped by every replacement of `faults` (a delayed outage only starts if still current).
+    pub fault_generation: u64,
+    /// While set and in the future, the BMC's listener is closed (the `unreachable_for_secs` fault).
+    pub unreachable_until: Option<tokio::time::Instant>,
 }
 
 impl HostData {
@@ -102,16 +126,44 @@ impl HostData {
             bmc_up: true,
             manager_reset_pending: false,
             stats: HostStats::default(),
+            lockdown: spec.lockdown,
+            boot: BootOverride::default(),
+            booted_image: BootedImage::Os,
+            ac_cycle_pending: false,
+            faults: Fault::default(),
+            fault_generation: 0,
+            unreachable_until: None,
         }
     }
 
-    /// Make every staged version the running one.
-    pub fn apply_staged(&mut self) {
+    /// Make every version staged for `event` the running one.
+    pub fn activate(&mut self, event: ActivationEvent) {
         for m in &mut self.members {
-            if let Some(v) = m.staged.take() {
-                m.version = v;
+            if m.staged.as_ref().is_some_and(|s| s.on.activated_by(event)) {
+                if let Some(s) = m.staged.take() {
+                    m.version = s.version;
+                }
             }
         }
+    }
+
+    /// The host reached power On: staged firmware activates and the boot override decides
+    /// what boots.
+    pub fn host_powered_on(&mut self) {
+        let event = if std::mem::take(&mut self.ac_cycle_pending) {
+            ActivationEvent::AcCycle
+        } else {
+            ActivationEvent::HostPowerOn
+        };
+        self.activate(event);
+        self.booted_image = self.boot.power_on();
+    }
+
+    /// Inventory members not hidden by the `hide_members` fault.
+    pub fn visible_members(&self) -> impl Iterator<Item = &Member> {
+        self.members
+            .iter()
+            .filter(|m| !self.faults.hide_members.contains(&m.id))
     }
 
     /// BiosVersion: the first member whose id contains "BIOS".
@@ -146,7 +198,15 @@ impl HostData {
         let staged: BTreeMap<_, _> = self
             .members
             .iter()
-            .filter_map(|m| Some((m.id.clone(), m.staged.clone()?)))
+            .filter_map(|m| {
+                let s = m.staged.as_ref()?;
+                Some((m.id.clone(), s.version.clone()))
+            })
+            .collect();
+        let staged_activation: BTreeMap<_, _> = self
+            .members
+            .iter()
+            .filter_map(|m| Some((m.id.clone(), m.staged.as_ref()?.on.as_str())))
             .collect();
         let tasks: Vec<_> = self
             .tasks
@@ -160,6 +220,11 @@ impl HostData {
             "update_busy": self.update_busy,
             "versions": versions,
             "staged": staged,
+            "staged_activation": staged_activation,
+            "lockdown": self.lockdown,
+            "boot": self.boot.to_json(),
+            "booted_image": self.booted_image.as_str(),
+            "faults": self.faults,
             "sessions": self.sessions.len(),
             "tasks": tasks,
             "counters": self.stats,
@@ -175,6 +240,8 @@ pub(crate) struct Host {
     pub fleet: Arc<FleetShared>,
     /// Asks this BMC's server loop to go down for a Manager.Reset.
     pub go_down: mpsc::UnboundedSender<std::time::Duration>,
+    /// Tells the server loop that `unreachable_until` changed.
+    pub outage: Notify,
     data: Mutex<HostData>,
 }
 
@@ -191,6 +258,7 @@ impl Host {
             addr,
             fleet,
             go_down,
+            outage: Notify::new(),
             data,
         }
     }

@@ -18,6 +18,8 @@ pub struct SimStats {
     pub resets_system: u64,
     /// Manager.Reset actions accepted.
     pub resets_manager: u64,
+    /// Chassis.Reset PowerCycle (AC power cycle) actions accepted.
+    pub ac_cycles_total: u64,
     pub per_host: BTreeMap<String, HostStats>,
 }
 
@@ -28,6 +30,12 @@ pub struct HostStats {
     pub uploads: u64,
     pub system_resets: u64,
     pub manager_resets: u64,
+    /// Chassis.Reset PowerCycle (AC power cycle) actions accepted by this BMC.
+    pub ac_cycles: u64,
+    /// Per inventory member id: how many update tasks applied or staged a version to it (a
+    /// re-flash of the same version counts again; failed tasks and `version_never_changes`
+    /// tasks do not count).
+    pub installs: BTreeMap<String, u64>,
 }
 
 /// The fleet-wide counters, shared by every BMC of one fleet.
@@ -38,6 +46,7 @@ pub(crate) struct FleetCounters {
     max_in_flight: AtomicU64,
     resets_system: AtomicU64,
     resets_manager: AtomicU64,
+    ac_cycles: AtomicU64,
 }
 
 impl FleetCounters {
@@ -57,6 +66,9 @@ impl FleetCounters {
     pub fn manager_reset(&self) {
         self.resets_manager.fetch_add(1, Ordering::SeqCst);
     }
+    pub fn ac_cycle(&self) {
+        self.ac_cycles.fetch_add(1, Ordering::SeqCst);
+    }
     pub fn in_flight(&self) -> u64 {
         self.in_flight.load(Ordering::SeqCst)
     }
@@ -68,6 +80,7 @@ impl FleetCounters {
             max_concurrent_uploads: self.max_in_flight.load(Ordering::SeqCst),
             resets_system: self.resets_system.load(Ordering::SeqCst),
             resets_manager: self.resets_manager.load(Ordering::SeqCst),
+            ac_cycles_total: self.ac_cycles.load(Ordering::SeqCst),
             per_host: BTreeMap::new(),
         }
     }

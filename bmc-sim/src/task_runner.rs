@@ -1,14 +1,18 @@
 //! Running one update task: create it, fetch/verify the image, progress for `task_seconds`,
-//! then apply (Immediate) or stage (OnReset) the version, and free the BMC's update slot.
+//! then apply (activation `immediate`) or stage (any other activation: the image header's
+//! `activation=`, else the request's apply time) the version, count the installs, and free the
+//! BMC's update slot. Honours the `fail_next_tasks` and `version_never_changes` faults.
 //! Does not parse HTTP requests (the push routes build an [`UpdateRequest`]).
 
 use std::sync::Arc;
 
+use crate::activation::Activation;
 use crate::clock;
+use crate::fault_inject::take_task_failure;
 use crate::fleet_spec::ApplyTime;
 use crate::image::{ImageHeader, ReceivedImage};
 use crate::image_fetch::fetch_image;
-use crate::state::{Host, HostData};
+use crate::state::{Host, HostData, Staged};
 use crate::task::{Task, TaskMessage, TaskState};
 use crate::task_style::monitor_uri;
 use crate::update_slot::UpdateSlot;
@@ -37,7 +41,7 @@ pub struct UpdateRequest {
 /// Create the task (state New), count it, and run it in the background. Returns the new task.
 pub fn start_update(slot: UpdateSlot, req: UpdateRequest, posted_to: &str) -> Task {
     let host = slot.host().clone();
-    let task = {
+    let (task, injected_failure) = {
         let mut d = host.data();
         let id = d.next_task_id;
         d.next_task_id += 1;
@@ -49,15 +53,15 @@ pub fn start_update(slot: UpdateSlot, req: UpdateRequest, posted_to: &str) -> Ta
         d.tasks.insert(id, task.clone());
         forget_old_tasks(&mut d);
         d.stats.uploads += 1;
-        task
+        (task, take_task_failure(&mut d))
     };
     host.fleet.counters.upload_started();
-    tracing::info!(host = %host.spec.id, task = task.id, "update task created");
-    tokio::spawn(run(slot, task.id, req));
+    tracing::info!(host = %host.spec.id, task = task.id, injected_failure, "update task created");
+    tokio::spawn(run(slot, task.id, req, injected_failure));
     task
 }
 
-async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest) {
+async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bool) {
     let host = slot.host().clone();
     update_task(&host, id, |t| {
         t.state = TaskState::Running;
@@ -104,20 +108,38 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest) {
     }
     tokio::time::sleep(step).await;
 
+    if injected_failure {
+        return fail(
+            slot,
+            id,
+            TaskMessage::apply_failed(&name, "injected failure"),
+        );
+    }
     let version = header.version;
+    let activation = header
+        .activation
+        .unwrap_or_else(|| Activation::from_apply_time(req.apply_time));
     slot.release_with(|d| {
+        let change = !d.faults.version_never_changes;
         let mut messages = Vec::new();
         for m in d.members.iter_mut().filter(|m| targets.contains(&m.id)) {
-            match req.apply_time {
-                ApplyTime::Immediate => {
+            if activation == Activation::Immediate {
+                if change {
                     m.version = version.clone();
                     m.staged = None;
-                    messages.push(TaskMessage::update_successful(&m.id, &name));
                 }
-                ApplyTime::OnReset => {
-                    m.staged = Some(version.clone());
-                    messages.push(TaskMessage::await_to_activate(&name, &m.id));
+                messages.push(TaskMessage::update_successful(&m.id, &name));
+            } else {
+                if change {
+                    m.staged = Some(Staged {
+                        version: version.clone(),
+                        on: activation,
+                    });
                 }
+                messages.push(TaskMessage::await_to_activate(&name, &m.id));
+            }
+            if change {
+                *d.stats.installs.entry(m.id.clone()).or_default() += 1;
             }
         }
         messages.push(TaskMessage::completed_ok(id));
@@ -125,7 +147,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest) {
             t.finish(TaskState::Completed, messages);
         }
     });
-    tracing::info!(host = %host.spec.id, task = id, %version, apply = req.apply_time.as_str(), "update task completed");
+    tracing::info!(host = %host.spec.id, task = id, %version, activation = activation.as_str(), "update task completed");
 }
 
 /// The members this image updates, or why there are none.

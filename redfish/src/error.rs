@@ -105,6 +105,17 @@ pub enum RedfishError {
         allowed: Vec<String>,
     },
 
+    /// A property value is not among the values the BMC advertises for it
+    /// (`<Property>@Redfish.AllowableValues`), e.g. a boot override target.
+    #[error("BMC {bmc}: {url}: {property} {value:?} is not allowed; allowed values: {}", .allowed.join(", "))]
+    ValueNotAllowed {
+        bmc: String,
+        url: String,
+        property: String,
+        value: String,
+        allowed: Vec<String>,
+    },
+
     /// The firmware image file could not be read.
     #[error("BMC {bmc}: firmware image {}: {cause}", .path.display())]
     File {
@@ -181,6 +192,7 @@ impl RedfishError {
             | RedfishError::Missing { .. }
             | RedfishError::Unsupported { .. }
             | RedfishError::ResetTypeNotAllowed { .. }
+            | RedfishError::ValueNotAllowed { .. }
             | RedfishError::File { .. }
             | RedfishError::EmptyImage { .. }
             | RedfishError::ImageTooLarge { .. }
@@ -202,6 +214,7 @@ impl RedfishError {
             | RedfishError::Missing { bmc, .. }
             | RedfishError::Unsupported { bmc, .. }
             | RedfishError::ResetTypeNotAllowed { bmc, .. }
+            | RedfishError::ValueNotAllowed { bmc, .. }
             | RedfishError::File { bmc, .. }
             | RedfishError::EmptyImage { bmc, .. }
             | RedfishError::ImageTooLarge { bmc, .. }

@@ -2,17 +2,21 @@
 //!
 //! This file only wires the modules and re-exports the public API; it must not hold logic.
 //! One concept per module: `client` (transport + auth), `inventory` (resource walking, explore),
-//! `update` (upload routes), `task` (task monitor), `reset` (resets and reachability), `models`
-//! (lenient serde types), `error` (`RedfishError`), `timeouts` (every timeout and its reason).
+//! `update` (upload routes), `task` (task monitor), `reset` (resets and reachability),
+//! `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot override,
+//! booted image), `models` (lenient serde types), `error` (`RedfishError`), `timeouts` (every
+//! timeout and its reason).
 //!
 //! Documents are decoded leniently (every property optional, wrong types become `None`, unknown
 //! properties kept), every URI is discovered through `@odata.id` links or the UpdateService, and
 //! every error names the BMC, the URL and the HTTP status or cause.
 
+mod ac_cycle;
 mod client;
 mod error;
 mod inventory;
 pub mod models;
+mod platform;
 mod reset;
 mod task;
 pub mod timeouts;

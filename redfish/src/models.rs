@@ -1,7 +1,7 @@
 //! Lenient serde models of the Redfish documents the client reads.
 //!
-//! Owns the shapes of ServiceRoot, collections, ComputerSystem, Manager, UpdateService,
-//! SoftwareInventory, ActionInfo, Task, Message and the error body, decoded so that a BMC's
+//! Owns the shapes of ServiceRoot, collections, ComputerSystem (with its `Boot` override),
+//! Manager, Chassis, UpdateService, SoftwareInventory, ActionInfo, Task, Message and the error body, decoded so that a BMC's
 //! oddities degrade to `None` instead of failing: every property is optional, a property of the
 //! wrong JSON type becomes `None` (numbers given as strings are accepted), dates stay `String`,
 //! and everything unknown is kept in `extra`. It must not perform I/O or make decisions
@@ -341,6 +341,73 @@ pub struct ComputerSystem {
     pub power_state: Option<String>,
     #[serde(rename = "BiosVersion", deserialize_with = "lenient_string")]
     pub bios_version: Option<String>,
+    #[serde(rename = "Actions", deserialize_with = "lenient")]
+    pub actions: Option<Actions>,
+    /// The boot source override (`Boot`), when the BMC offers one.
+    #[serde(rename = "Boot", deserialize_with = "lenient")]
+    pub boot: Option<Boot>,
+    /// Vendor extensions, verbatim (e.g. `Oem.Hostfw.Lockdown`).
+    #[serde(rename = "Oem", deserialize_with = "lenient")]
+    pub oem: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ComputerSystem {
+    /// `Oem.<vendor>.<property>`, when present and not null.
+    pub fn oem_property(&self, vendor: &str, property: &str) -> Option<&Value> {
+        self.oem
+            .as_ref()?
+            .get(vendor)?
+            .get(property)
+            .filter(|v| !v.is_null())
+    }
+}
+
+/// A ComputerSystem's `Boot` object (boot source override).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Boot {
+    #[serde(
+        rename = "BootSourceOverrideTarget",
+        deserialize_with = "lenient_string"
+    )]
+    pub boot_source_override_target: Option<String>,
+    #[serde(
+        rename = "BootSourceOverrideEnabled",
+        deserialize_with = "lenient_string"
+    )]
+    pub boot_source_override_enabled: Option<String>,
+    #[serde(rename = "BootSourceOverrideMode", deserialize_with = "lenient_string")]
+    pub boot_source_override_mode: Option<String>,
+    /// Holds the `<Property>@Redfish.AllowableValues` annotations among others.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Boot {
+    /// `<property>@Redfish.AllowableValues`, when annotated.
+    pub fn allowable_values(&self, property: &str) -> Option<Vec<String>> {
+        self.extra
+            .get(&format!("{property}@Redfish.AllowableValues"))
+            .and_then(value_to_strings)
+    }
+}
+
+/// A `Chassis`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Chassis {
+    #[serde(rename = "@odata.id", deserialize_with = "lenient_string")]
+    pub odata_id: Option<String>,
+    #[serde(rename = "Id", deserialize_with = "lenient_string")]
+    pub id: Option<String>,
+    #[serde(rename = "Name", deserialize_with = "lenient_string")]
+    pub name: Option<String>,
+    #[serde(rename = "ChassisType", deserialize_with = "lenient_string")]
+    pub chassis_type: Option<String>,
+    #[serde(rename = "PowerState", deserialize_with = "lenient_string")]
+    pub power_state: Option<String>,
     #[serde(rename = "Actions", deserialize_with = "lenient")]
     pub actions: Option<Actions>,
     #[serde(flatten)]
@@ -718,5 +785,31 @@ mod tests {
             Some(vec!["On".to_string(), "ForceOff".to_string()])
         );
         assert_eq!(a.allowable_values("Other"), None);
+    }
+
+    #[test]
+    fn system_boot_and_oem() {
+        let s: ComputerSystem = serde_json::from_str(
+            r##"{"Boot":{"BootSourceOverrideTarget":"None","BootSourceOverrideEnabled":"Disabled",
+                "BootSourceOverrideTarget@Redfish.AllowableValues":["None","Pxe"]},
+                "Oem":{"Hostfw":{"Lockdown":"Enabled","BootedImage":null}}}"##,
+        )
+        .unwrap();
+        let boot = s.boot.as_ref().unwrap();
+        assert_eq!(boot.boot_source_override_target.as_deref(), Some("None"));
+        assert_eq!(
+            boot.allowable_values("BootSourceOverrideTarget"),
+            Some(vec!["None".to_string(), "Pxe".to_string()])
+        );
+        assert_eq!(boot.allowable_values("BootSourceOverrideEnabled"), None);
+        assert_eq!(
+            s.oem_property("Hostfw", "Lockdown"),
+            Some(&Value::String("Enabled".into()))
+        );
+        assert_eq!(s.oem_property("Hostfw", "BootedImage"), None);
+        assert_eq!(s.oem_property("Dell", "Lockdown"), None);
+        let s: ComputerSystem = serde_json::from_str(r##"{"Boot":"odd","Oem":7}"##).unwrap();
+        assert!(s.boot.is_none());
+        assert_eq!(s.oem_property("Hostfw", "Lockdown"), None);
     }
 }

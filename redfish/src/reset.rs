@@ -17,9 +17,9 @@ use crate::models::{link_target, ActionDef, ActionInfo, Actions};
 use crate::timeouts;
 
 /// What a reset action needs: the POST target and the definition for the ResetType check.
-struct ResetAction {
-    target: Url,
-    def: ActionDef,
+pub(crate) struct ResetAction {
+    pub target: Url,
+    pub def: ActionDef,
 }
 
 impl RedfishClient {
@@ -132,7 +132,7 @@ impl RedfishClient {
         Ok(())
     }
 
-    async fn reset_action(
+    pub(crate) async fn reset_action(
         &self,
         resource_url: &Url,
         actions: Option<&Actions>,
@@ -154,13 +154,12 @@ impl RedfishClient {
         Ok(ResetAction { target, def })
     }
 
-    /// Refuses a ResetType the BMC does not list, reading `ResetType@Redfish.AllowableValues`, or
-    /// the action's `@Redfish.ActionInfo` when that is all there is. No list: no check.
-    async fn check_reset_type(
+    /// The ResetTypes the BMC lists for this action: `ResetType@Redfish.AllowableValues`, or the
+    /// action's `@Redfish.ActionInfo` when that is all there is. `None` (or empty): no list.
+    pub(crate) async fn allowed_reset_types(
         &self,
         action: &ResetAction,
-        reset_type: &str,
-    ) -> Result<(), RedfishError> {
+    ) -> Result<Option<Vec<String>>, RedfishError> {
         let mut allowed = action.def.allowable_values("ResetType");
         if allowed.as_ref().is_none_or(Vec::is_empty) {
             if let Some(info_link) = action.def.action_info.as_deref().filter(|s| !s.is_empty()) {
@@ -173,7 +172,16 @@ impl RedfishClient {
                 }
             }
         }
-        match allowed {
+        Ok(allowed)
+    }
+
+    /// Refuses a ResetType the BMC does not list (see `allowed_reset_types`). No list: no check.
+    pub(crate) async fn check_reset_type(
+        &self,
+        action: &ResetAction,
+        reset_type: &str,
+    ) -> Result<(), RedfishError> {
+        match self.allowed_reset_types(action).await? {
             Some(allowed) if !allowed.is_empty() && !allowed.iter().any(|a| a == reset_type) => {
                 Err(RedfishError::ResetTypeNotAllowed {
                     bmc: self.bmc(),

@@ -42,8 +42,25 @@ pub enum Command {
     /// The firmware catalog.
     #[command(subcommand)]
     Firmware(FirmwareCmd),
+    /// Tenant instance operations.
+    #[command(subcommand)]
+    Instance(InstanceCmd),
     /// Request reprovisioning of every drifted host, follow progress and report.
     Rollout(RolloutArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum InstanceCmd {
+    /// Reboot an instance; with --apply-updates-on-reboot the tenant approves pending firmware updates.
+    Reboot {
+        #[arg(long, short = 'i')]
+        instance: String,
+        #[arg(long, short = 'a')]
+        apply_updates_on_reboot: bool,
+        /// Accepted for compatibility; hostfw does not change the instance's boot source.
+        #[arg(long, short = 'c')]
+        custom_pxe: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -58,6 +75,13 @@ pub enum MachineCmd {
     },
     /// List registered machines.
     List,
+    /// One machine: state, overrides and state history with times and reasons.
+    Show {
+        machine_id: String,
+        /// History entries shown.
+        #[arg(long, default_value_t = 10)]
+        history_count: u32,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -129,6 +153,17 @@ pub enum ReprovisionCmd {
     },
     /// List pending and active requests.
     List,
+    /// Remove a request that has not started (refused once it has).
+    Clear {
+        #[arg(long, short = 'i')]
+        id: String,
+    },
+    /// Confirm the approved manual platform procedure is done (MNNVL hosts, e.g. GB200).
+    #[command(name = "mark-manual-upgrade-complete")]
+    MarkManualUpgradeComplete {
+        #[arg(long, short = 'i')]
+        id: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -139,6 +174,12 @@ pub enum ManagedHostCmd {
         /// History entries shown.
         #[arg(long, default_value_t = 10)]
         history_count: u32,
+    },
+    /// Restart firmware checking of a host and clear its retry count (after fixing the cause).
+    #[command(name = "reset-host-reprovisioning")]
+    ResetHostReprovisioning {
+        #[arg(long)]
+        machine: String,
     },
 }
 

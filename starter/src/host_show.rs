@@ -89,3 +89,57 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
     crate::out!("{}", output::table(&["  TIME", "STATE", "SUBSTATE", "MESSAGE"], &rows));
     Ok(())
 }
+
+#[derive(Serialize)]
+struct MachineView {
+    machine: hostfw_store::Machine,
+    request: Option<hostfw_store::Request>,
+    history: Vec<hostfw_store::HistoryEntry>,
+}
+
+/// `machine show <machine-id> --history-count N`.
+pub async fn machine_show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow::Result<()> {
+    let Some(machine) = ctx.store.machine_get(machine_id).await? else {
+        bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
+    };
+    let view = MachineView {
+        request: ctx.store.request_get(machine_id).await?,
+        history: ctx.store.history_list(machine_id, history_count).await?,
+        machine,
+    };
+    if ctx.format == crate::cli::Format::Json {
+        crate::outln!("{}", serde_json::to_string_pretty(&view)?);
+        return Ok(());
+    }
+    let m = &view.machine;
+    crate::outln!("ID:                  {}", m.id);
+    crate::outln!("BMC:                 {}", m.bmc_address);
+    crate::outln!("STATE:               {}{}", m.state, m.substate.as_deref().map(|s| format!(" / {s}")).unwrap_or_default());
+    crate::outln!("INSTANCE:            {}", m.instance_id.as_deref().unwrap_or("-"));
+    let auto = match m.auto_update {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "Default",
+    };
+    crate::outln!("FIRMWARE AUTOUPDATE: {auto}");
+    if let Some(r) = &view.request {
+        crate::outln!("REQUEST:             {} (retries {})", r.initiator, r.retry_count);
+    }
+    crate::outln!("\nHISTORY (newest first):");
+    let rows = view
+        .history
+        .iter()
+        .map(|h| {
+            vec![
+                format!("  {}", output::time(h.at_ms)),
+                match &h.substate {
+                    Some(sub) => format!("{}/{sub}", h.state),
+                    None => h.state.clone(),
+                },
+                h.message.clone(),
+            ]
+        })
+        .collect::<Vec<_>>();
+    crate::out!("{}", output::table(&["  TIME", "STATE", "REASON"], &rows));
+    Ok(())
+}

@@ -10,8 +10,12 @@ pub mod machine;
 pub mod output;
 pub mod reprovision;
 pub mod rollout;
+pub mod signals;
 
-use cli::{Cli, Command, FirmwareCmd, HostCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd, SiteExplorerCmd};
+use cli::{
+    Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
+    SiteExplorerCmd,
+};
 use context::Context;
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
@@ -30,6 +34,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Machine(MachineCmd::Add(args)) => machine::add(&ctx, &args).await,
         Command::Machine(MachineCmd::Import { fleet }) => machine::import(&ctx, &fleet).await,
         Command::Machine(MachineCmd::List) => machine::list(&ctx).await,
+        Command::Machine(MachineCmd::Show { machine_id, history_count }) => {
+            host_show::machine_show(&ctx, &machine_id, history_count).await
+        }
         Command::SiteExplorer(SiteExplorerCmd::Explore { machine, concurrency }) => {
             explore::explore_cmd(&ctx, machine.as_deref(), concurrency).await
         }
@@ -40,6 +47,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             reprovision::set(&ctx, &id, update_message).await
         }
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::List)) => reprovision::list(&ctx).await,
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { id })) => signals::clear(&ctx, &id).await,
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { id })) => {
+            signals::mark_manual_upgrade_complete(&ctx, &id).await
+        }
+        Command::ManagedHost(ManagedHostCmd::ResetHostReprovisioning { machine }) => {
+            signals::reset(&ctx, &machine).await
+        }
+        Command::Instance(InstanceCmd::Reboot { instance, apply_updates_on_reboot, custom_pxe: _ }) => {
+            signals::instance_reboot(&ctx, &instance, apply_updates_on_reboot).await
+        }
         Command::ManagedHost(ManagedHostCmd::Show { machine_id, history_count }) => {
             host_show::show(&ctx, &machine_id, history_count).await
         }

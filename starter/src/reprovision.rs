@@ -7,7 +7,8 @@
 
 use anyhow::{anyhow, bail};
 use hostfw_store::{NewRequest, RequestCreate};
-use hostfw_workflows::host_reprovision::{HostReprovisionInput, ReprovisionSettings};
+use hostfw_model::HostState;
+use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
 use hostfw_workflows::{host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow};
 use temporalio_client::errors::WorkflowStartError;
 use temporalio_client::{Client, WorkflowIdConflictPolicy, WorkflowStartOptions};
@@ -19,15 +20,47 @@ use crate::output;
 /// Initiator recorded for requests made from this CLI (NICo's name).
 pub const INITIATOR_CLI: &str = "AdminCli";
 
+/// `YYYY-MM-DDTHH:MM:SS(Z|±HH:MM)` to unix milliseconds.
+fn rfc3339_ms(key: &str, text: &str) -> anyhow::Result<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| anyhow!("machine_updater.instance_autoreboot_period.{key} = {text:?}: {e}"))
+}
+
 /// Workflow settings from the site config.
-pub fn settings(ctx: &Context) -> ReprovisionSettings {
+pub fn settings(ctx: &Context) -> anyhow::Result<ReprovisionSettings> {
     let hr = &ctx.site.host_reprovision;
-    ReprovisionSettings {
+    let fg = &ctx.site.firmware_global;
+    let autoreboot_period = match &ctx.site.machine_updater.instance_autoreboot_period {
+        Some(p) => {
+            let window = TimeWindow { start_ms: rfc3339_ms("start", &p.start)?, end_ms: rfc3339_ms("end", &p.end)? };
+            if window.start_ms >= window.end_ms {
+                bail!("machine_updater.instance_autoreboot_period: start {} is not before end {}", p.start, p.end);
+            }
+            Some(window)
+        }
+        None => None,
+    };
+    Ok(ReprovisionSettings {
         verify_poll_interval_secs: hr.verify_poll_interval.as_secs().max(1),
         verify_max_polls: hr.verify_max_polls,
         task_timeout_secs: ctx.site.redfish.task_timeout.as_secs().max(1),
         bmc_healthy_reads: hr.bmc_healthy_reads,
-    }
+        retry_interval_secs: fg.host_firmware_upgrade_retry_interval.as_secs().max(1),
+        max_retries: hr.max_retries,
+        max_reactivations: hr.max_reactivations,
+        max_upload_retries: hr.max_upload_retries,
+        requires_manual_upgrade: fg.requires_manual_upgrade,
+        hgx_reboot_delay_secs: fg.hgx_bmc_gpu_reboot_delay.as_secs(),
+        power_drain: PowerDrainWaits {
+            after_off_secs: hr.power_drain_off_wait.as_secs(),
+            after_cycle_secs: hr.power_drain_cycle_wait.as_secs(),
+            after_on_secs: hr.power_drain_on_wait.as_secs(),
+        },
+        pre_update_wait_secs: hr.pre_update_wait.as_secs(),
+        script_timeout_secs: hr.script_timeout.as_secs().max(1),
+        autoreboot_period,
+    })
 }
 
 /// Create the request for `machine_id` and start its workflow. Errors say why it was refused.
@@ -38,9 +71,12 @@ pub async fn request(
     initiator: &str,
     message: Option<String>,
 ) -> anyhow::Result<String> {
-    if ctx.store.machine_get(machine_id).await?.is_none() {
+    let Some(machine) = ctx.store.machine_get(machine_id).await? else {
         bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
-    }
+    };
+    let settings = settings(ctx)?;
+    let assigned = machine.state == HostState::Assigned.to_string()
+        || (machine.state == HostState::HostReprovision.to_string() && machine.instance_id.is_some());
     let workflow_id = host_reprovision_workflow_id(machine_id);
     let new = NewRequest {
         machine_id: machine_id.to_string(),
@@ -62,7 +98,9 @@ pub async fn request(
         machine_id: machine_id.to_string(),
         initiator: initiator.to_string(),
         update_message: message.clone(),
-        settings: settings(ctx),
+        settings,
+        assigned,
+        instance_id: machine.instance_id.clone(),
     };
     let summary = match &message {
         Some(m) => format!("firmware reprovisioning of {machine_id}: {m}"),

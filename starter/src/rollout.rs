@@ -9,14 +9,24 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
-use hostfw_model::{drift, Catalog, ComponentType, InventoryReport};
+use hostfw_model::{drift, Catalog, ComponentType, HostSubstate, InventoryReport};
 use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
 use indicatif::{ProgressBar, ProgressStyle};
-use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus};
+use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowQueryOptions};
 
 use crate::cli::RolloutArgs;
 use crate::context::Context;
 use crate::{explore, reprovision};
+
+/// How a requested host's update ended, as far as the rollout is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HostEnd {
+    Completed,
+    /// Still running, but failed with its retry budget spent: it waits for an operator.
+    Exhausted,
+    /// The workflow closed without completing (terminated, failed, cancelled).
+    Closed(WorkflowExecutionStatus),
+}
 
 /// Desired and reported versions of one host, per component.
 type Versions = BTreeMap<ComponentType, Vec<String>>;
@@ -74,30 +84,50 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     let bar = ProgressBar::new(requested.len() as u64);
     bar.set_style(ProgressStyle::with_template("updating {bar:30} {pos}/{len} done  {msg}")?);
     let deadline = Instant::now() + Duration::from_secs(args.timeout_secs);
-    let mut finished: BTreeMap<String, WorkflowExecutionStatus> = BTreeMap::new();
+    let mut finished: BTreeMap<String, HostEnd> = BTreeMap::new();
     let mut last_line = String::new();
     while finished.len() < requested.len() {
-        let mut substates: BTreeMap<String, usize> = BTreeMap::new();
+        let (mut in_progress, mut waiting, mut retrying) = (0, 0, 0);
         for id in &requested {
             if finished.contains_key(id) {
                 continue;
             }
             let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(id));
             let status = handle.describe(WorkflowDescribeOptions::default()).await.ok().map(|d| d.status());
-            match status {
+            let end = match status {
                 Some(WorkflowExecutionStatus::Running) | None => {
-                    let sub = ctx.store.machine_get(id).await?.and_then(|m| m.substate).unwrap_or_else(|| "Queued".into());
-                    *substates.entry(sub).or_default() += 1;
+                    let query = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default());
+                    match query.await {
+                        Ok(s) if s.exhausted => Some(HostEnd::Exhausted),
+                        Ok(s) => {
+                            match s.substate {
+                                HostSubstate::FailedFirmwareUpgrade => retrying += 1,
+                                HostSubstate::WaitingForApproval | HostSubstate::WaitingForManualUpgrade => {
+                                    waiting += 1
+                                }
+                                _ => in_progress += 1,
+                            }
+                            None
+                        }
+                        Err(_) => {
+                            in_progress += 1;
+                            None
+                        }
+                    }
                 }
-                Some(s) => {
-                    finished.insert(id.clone(), s);
-                    bar.inc(1);
-                }
+                Some(WorkflowExecutionStatus::Completed) => Some(HostEnd::Completed),
+                Some(other) => Some(HostEnd::Closed(other)),
+            };
+            if let Some(end) = end {
+                finished.insert(id.clone(), end);
+                bar.inc(1);
             }
         }
-        let failed = finished.values().filter(|s| **s != WorkflowExecutionStatus::Completed).count();
-        let detail: Vec<String> = substates.iter().map(|(k, v)| format!("{k}:{v}")).collect();
-        let message = format!("failed {failed}  in progress {}", detail.join(" "));
+        let done = finished.values().filter(|e| **e == HostEnd::Completed).count();
+        let failed = finished.len() - done;
+        let message = format!(
+            "compliant {done} / in progress {in_progress} / waiting {waiting} / retrying {retrying} / failed {failed}"
+        );
         if !std::io::stderr().is_terminal() && message != last_line {
             // No terminal for the bar (CI logs, pipes): print each change as a plain line.
             eprintln!("progress: {}/{} done, {message}", finished.len(), requested.len());
@@ -130,8 +160,9 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             compliant += 1;
         }
         let outcome = match finished.get(&m.id) {
-            Some(WorkflowExecutionStatus::Completed) => "updated",
-            Some(_) => "FAILED",
+            Some(HostEnd::Completed) => "updated",
+            Some(HostEnd::Exhausted) => "FAILED (retries exhausted)",
+            Some(HostEnd::Closed(_)) => "FAILED",
             None if still_drifted => "not updated",
             None => "already compliant",
         };

@@ -20,6 +20,7 @@ mod machines;
 mod reports;
 mod requests;
 mod tuning;
+mod upload_slots;
 
 use std::fmt;
 

@@ -46,7 +46,8 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let site = SiteConfig::load(&args.config).map_err(|e| anyhow!("{e}"))?;
     let settings = activity_settings(&site);
-    let (artifact_addr, _server) = serve_artifacts(settings.artifact_root.clone(), &site.worker.artifact_listen)
+    let (artifact_addr, _server) =
+        serve_artifacts(settings.artifact_root.clone(), settings.scout_scripts_dir.clone(), &site.worker.artifact_listen)
         .await
         .context("starting the artifact server")?;
     tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");

@@ -20,6 +20,8 @@ pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
         task_poll_interval: site.host_reprovision.task_poll_interval,
         artifact_root: site.firmware_global.firmware_directory.clone(),
         artifact_base_url: site.worker.artifact_base_url.clone(),
+        scout_scripts_dir: site.firmware_global.scout_scripts_directory.clone(),
+        max_uploads: site.firmware_global.max_uploads,
         default_credentials: site
             .credentials
             .default_username

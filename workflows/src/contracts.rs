@@ -4,10 +4,12 @@
 //! implementations are in `hostfw-activities`, which registers them on the worker. Inputs carry
 //! machine ids, never BMC credentials: activities resolve credentials themselves.
 
-use hostfw_model::{ComponentType, HostModel, InventoryReport, Matcher};
+use hostfw_model::{ComponentType, FirmwareEntry, HostModel, InventoryReport, Matcher};
 use serde::{Deserialize, Serialize};
 use temporalio_common::ActivityError;
 use temporalio_macros::activity_definitions;
+
+use crate::scout::ScoutTask;
 
 /// Input of `hostfw.host.protect`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,6 +110,12 @@ pub enum ActivationStep {
     SystemReset { reset_type: String },
     /// `Manager.Reset` with this ResetType, then wait for `healthy_reads` consecutive good reads.
     ManagerReset { reset_type: String, healthy_reads: u32 },
+    /// `ComputerSystem.Reset` ForceOff, then wait until the host reports Off.
+    PowerOff,
+    /// `ComputerSystem.Reset` On, then wait until the host reports On.
+    PowerOn,
+    /// An AC power cycle (power drain) through the chassis, then wait until the BMC answers.
+    AcPowerCycle,
 }
 
 /// Input of `hostfw.host.activate`.
@@ -124,6 +132,79 @@ pub struct RestoreInput {
     /// State to return the host to (its prior steady state).
     pub state: String,
     pub message: String,
+}
+
+/// Input of `hostfw.host.record_retry`: the persisted retry count of the host's request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryRecord {
+    pub machine_id: String,
+    /// Retries used so far (0 after a reset).
+    pub retry_count: u32,
+    /// The budget is spent: the host stays failed until reset.
+    pub exhausted: bool,
+    pub message: String,
+}
+
+/// Input of `hostfw.firmware.plan_route`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteQuery {
+    pub machine_id: String,
+    pub vendor: String,
+    pub model: String,
+    pub component: ComponentType,
+    pub target_version: String,
+    pub entry: FirmwareEntry,
+}
+
+/// How a component is installed (seed "Installation route", in precedence order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum InstallRoute {
+    /// A packaged Scout script exists for the vendor, model and component.
+    Scout(ScoutTask),
+    /// The catalog entry names a Core-local script (run on the worker).
+    Script { script: String },
+    /// Upload over Redfish.
+    Redfish,
+}
+
+/// Input of `hostfw.firmware.run_script`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScriptInput {
+    pub machine_id: String,
+    /// Catalog path of the script (relative to the firmware directory).
+    pub script: String,
+    pub component: ComponentType,
+    pub target_version: String,
+    pub timeout_secs: u64,
+}
+
+/// Output of `hostfw.firmware.run_script`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScriptResult {
+    pub success: bool,
+    pub exit_code: Option<i32>,
+    /// Tails of the script's output, BMC password scrubbed.
+    pub stdout: String,
+    pub stderr: String,
+    pub error: Option<String>,
+}
+
+/// A platform step around the update of an assigned host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlatformStep {
+    /// Enable or disable platform lockdown.
+    Lockdown { enabled: bool },
+    /// Boot the host into the discovery environment (PXE once, restart, wait until up).
+    DiscoveryBoot,
+    /// Boot the host back into its own OS (restart, wait until up).
+    BootToOs,
+}
+
+/// Input of `hostfw.host.platform`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlatformInput {
+    pub machine_id: String,
+    pub step: PlatformStep,
 }
 
 /// The activities of host reprovisioning, as the workflow sees them.
@@ -176,6 +257,30 @@ impl HostActivities {
     /// Return the host to its steady state, clear the request, remove the health report.
     #[activity(name = "hostfw.host.restore")]
     pub fn restore(input: RestoreInput) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// Persist the retry count of the host's request.
+    #[activity(name = "hostfw.host.record_retry")]
+    pub fn record_retry(input: RetryRecord) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// Choose the installation route of a component: Scout, Core-local script or Redfish.
+    #[activity(name = "hostfw.firmware.plan_route")]
+    pub fn plan_route(input: RouteQuery) -> Result<InstallRoute, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Run a Core-local script with the BMC address and credentials in its environment.
+    #[activity(name = "hostfw.firmware.run_script")]
+    pub fn run_script(input: ScriptInput) -> Result<ScriptResult, ActivityError> {
+        unimplemented!()
+    }
+
+    /// A platform step of an assigned host: lockdown, discovery boot, boot back to the OS.
+    #[activity(name = "hostfw.host.platform")]
+    pub fn platform(input: PlatformInput) -> Result<(), ActivityError> {
         unimplemented!()
     }
 }

@@ -17,14 +17,24 @@
 //! names (see [`names`]): they are part of the stored histories, like a database schema.
 
 pub mod activation;
+mod approval;
+mod attempt;
 pub mod contracts;
+mod failure;
 pub mod host_reprovision;
+mod install_agents;
+mod install_redfish;
 pub mod names;
 pub mod options;
+pub mod scout;
 pub mod search_attributes;
+pub mod settings;
 pub mod status;
+mod steps;
+mod verify;
 
 pub use contracts::*;
+pub use attempt::PATCH_INSTALL_ROUTES;
 pub use host_reprovision::HostReprovisionWorkflow;
 pub use status::{HostOutcome, HostStatus, InstalledComponent, StatusEvent};
 

@@ -37,10 +37,13 @@ pub fn inventory() -> ActivityOptions {
         .build()
 }
 
-/// Pushing an image: big files over a BMC's slow link take minutes, so 30 minutes; a busy BMC
-/// (503) or a dropped connection is worth a few more attempts with backoff, bounded at 5.
+/// Pushing an image: big files over a BMC's slow link take minutes, and the upload may first
+/// wait for one of the site's `max_uploads` slots, so an hour; the activity heartbeats while it
+/// waits and uploads, so a dead worker is noticed within a minute (and its slot lease expires).
+/// A busy BMC (503) or a dropped connection is worth a few more attempts with backoff, bounded at 5.
 pub fn upload() -> ActivityOptions {
-    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(30 * 60))
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60 * 60))
+        .heartbeat_timeout(Duration::from_secs(60))
         .retry_policy(policy(5, Duration::from_secs(60)))
         .build()
 }

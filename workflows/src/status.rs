@@ -35,6 +35,18 @@ pub struct HostStatus {
     pub installed: Vec<InstalledComponent>,
     /// The last [`STATUS_EVENTS_KEPT`] transitions, oldest first.
     pub events: Vec<StatusEvent>,
+    /// Retries used after FailedFirmwareUpgrade.
+    #[serde(default)]
+    pub retry_count: u32,
+    /// The retry budget is spent; the host waits for reset-host-reprovisioning.
+    #[serde(default)]
+    pub exhausted: bool,
+    /// How an assigned host's update was approved.
+    #[serde(default)]
+    pub approval: Option<String>,
+    /// Who marked the manual platform procedure complete.
+    #[serde(default)]
+    pub manual_upgrade_completed_by: Option<String>,
 }
 
 impl HostStatus {
@@ -46,6 +58,10 @@ impl HostStatus {
             target_version: None,
             installed: Vec::new(),
             events: Vec::new(),
+            retry_count: 0,
+            exhausted: false,
+            approval: None,
+            manual_upgrade_completed_by: None,
         }
     }
 
@@ -67,4 +83,6 @@ pub enum HostOutcome {
     Compliant { installed: Vec<InstalledComponent> },
     /// The catalog has no entry for the host's vendor and model: nothing to compare with.
     NoCatalogEntry { vendor: String, model: String },
+    /// The request was cleared before the update started.
+    Cancelled { by: String },
 }

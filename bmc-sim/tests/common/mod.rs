@@ -139,6 +139,24 @@ impl Client {
             .await
     }
 
+    pub async fn patch(&self, path: &str, body: Value) -> Reply {
+        self.send(self.request(Method::PATCH, path).json(&body))
+            .await
+    }
+
+    pub async fn put(&self, path: &str, body: Value) -> Reply {
+        self.send(self.request(Method::PUT, path).json(&body)).await
+    }
+
+    /// Whether the BMC's ServiceRoot can be reached at all (any HTTP answer counts).
+    pub async fn reachable(&self) -> bool {
+        self.http
+            .get(format!("{}/redfish/v1", self.base))
+            .send()
+            .await
+            .is_ok()
+    }
+
     /// GET that must succeed with 200; returns the body.
     pub async fn resource(&self, path: &str) -> Value {
         let r = self.get(path).await;
@@ -264,6 +282,28 @@ impl Client {
         assert!(is_finished_task(&task), "task not finished: {task}");
         task
     }
+}
+
+pub const SYSTEM: &str = "/redfish/v1/Systems/System.Embedded.1";
+pub const SYSTEM_RESET: &str = "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset";
+pub const MANAGER_RESET: &str = "/redfish/v1/Managers/BMC/Actions/Manager.Reset";
+pub const CHASSIS_RESET: &str = "/redfish/v1/Chassis/1/Actions/Chassis.Reset";
+
+/// Poll until the System reports `PowerState == want`.
+pub async fn wait_power(c: &Client, want: &str) {
+    eventually(&format!("PowerState {want}"), || async {
+        (c.power_state().await == want).then_some(())
+    })
+    .await;
+}
+
+/// Poll until the BMC stops answering, then until it answers again.
+pub async fn wait_down_and_up(c: &Client) {
+    eventually("BMC unreachable", || async {
+        (!c.reachable().await).then_some(())
+    })
+    .await;
+    eventually("BMC back", || async { c.reachable().await.then_some(()) }).await;
 }
 
 pub fn is_finished_task(v: &Value) -> bool {

@@ -83,6 +83,8 @@ impl SiteConfig {
         config.site.data_dir = base.join(&config.site.data_dir);
         config.firmware_global.firmware_directory =
             base.join(&config.firmware_global.firmware_directory);
+        config.firmware_global.scout_scripts_directory =
+            base.join(&config.firmware_global.scout_scripts_directory);
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem))?;
         let trimmed = config

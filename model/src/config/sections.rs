@@ -133,6 +133,28 @@ pub struct HostReprovisionSection {
     pub task_poll_interval: Duration,
     /// Consecutive healthy BMC reads required after a BMC reset.
     pub bmc_healthy_reads: u32,
+    /// Retries after FailedFirmwareUpgrade before the host counts as exhausted (seed: five),
+    /// for unassigned and assigned hosts alike.
+    pub max_retries: u32,
+    /// Activations repeated when the new version is not reported, before the attempt fails
+    /// (NICo resets every 30 min forever).
+    pub max_reactivations: u32,
+    /// Upload attempts that failed transiently and went back to firmware checking, per component
+    /// and attempt, before the attempt fails.
+    pub max_upload_retries: u32,
+    /// Bound on a Core-local (worker-local) script.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub script_timeout: Duration,
+    /// Wait after the pre-update resets (NICo: 20 min) before firmware checking goes on.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub pre_update_wait: Duration,
+    /// Power-drain cycle waits: after ForceOff, after the AC power cycle, after On (NICo: 60/90/5 s).
+    #[serde(with = "crate::duration::serde_duration")]
+    pub power_drain_off_wait: Duration,
+    #[serde(with = "crate::duration::serde_duration")]
+    pub power_drain_cycle_wait: Duration,
+    #[serde(with = "crate::duration::serde_duration")]
+    pub power_drain_on_wait: Duration,
 }
 
 impl Default for HostReprovisionSection {
@@ -142,6 +164,14 @@ impl Default for HostReprovisionSection {
             verify_max_polls: 60,
             task_poll_interval: Duration::from_secs(2),
             bmc_healthy_reads: 3,
+            max_retries: 5,
+            max_reactivations: 3,
+            max_upload_retries: 3,
+            script_timeout: Duration::from_secs(3600),
+            pre_update_wait: Duration::from_secs(20 * 60),
+            power_drain_off_wait: Duration::from_secs(60),
+            power_drain_cycle_wait: Duration::from_secs(90),
+            power_drain_on_wait: Duration::from_secs(5),
         }
     }
 }
@@ -171,6 +201,9 @@ pub struct FirmwareGlobalSection {
     /// Wait after an HGX BMC reset before the GPUs are expected back.
     #[serde(with = "crate::duration::serde_duration")]
     pub hgx_bmc_gpu_reboot_delay: Duration,
+    /// Packaged Scout scripts, `<dir>/<vendor>/<model>/<component>/upgrade.sh` with a sibling
+    /// `metadata.toml`; resolved against the config file's directory; absent = no Scout route.
+    pub scout_scripts_directory: PathBuf,
 }
 
 impl Default for FirmwareGlobalSection {
@@ -185,6 +218,7 @@ impl Default for FirmwareGlobalSection {
             host_enable_autoupdate: Vec::new(),
             host_disable_autoupdate: Vec::new(),
             hgx_bmc_gpu_reboot_delay: Duration::from_secs(30),
+            scout_scripts_directory: PathBuf::from("scout-firmware-scripts"),
         }
     }
 }

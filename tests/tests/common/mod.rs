@@ -68,6 +68,7 @@ pub struct Site {
 }
 
 /// Inputs of [`Site::start`].
+#[derive(Default)]
 pub struct SiteSpec<'a> {
     /// bmc-sim fleet TOML; `bmc_address` should be `127.0.0.1:0`.
     pub fleet: &'a str,
@@ -75,6 +76,16 @@ pub struct SiteSpec<'a> {
     pub catalog: &'a str,
     /// Firmware images: (path under the firmware dir, applies_to regex, version).
     pub images: &'a [(&'a str, &'a str, &'a str)],
+    /// Extra lines of the `[host_reprovision]`, `[firmware_global]` and `[machine_updater]` tables.
+    pub host_reprovision: &'a str,
+    pub firmware_global: &'a str,
+    pub machine_updater: &'a str,
+    /// Other files to write, relative to the site directory (scripts, Scout packages).
+    pub files: &'a [(&'a str, &'a str)],
+    /// Machines to register as Assigned: (machine id, instance id).
+    pub assigned: &'a [(&'a str, &'a str)],
+    /// Run a Scout agent serving every host of the fleet.
+    pub scout: bool,
 }
 
 impl Site {
@@ -130,14 +141,29 @@ verify_poll_interval = "1s"
 verify_max_polls = 20
 task_poll_interval = "1s"
 bmc_healthy_reads = 2
+{host_reprovision}
 
 [firmware_global]
 firmware_directory = "firmware"
+scout_scripts_directory = "scout"
+host_firmware_upgrade_retry_interval = "1s"
+{firmware_global}
 
-{}
+[machine_updater]
+{machine_updater}
+
+{catalog}
 "#,
-            spec.catalog
+            host_reprovision = spec.host_reprovision,
+            firmware_global = spec.firmware_global,
+            machine_updater = spec.machine_updater,
+            catalog = spec.catalog,
         );
+        for (rel, content) in spec.files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap())?;
+            std::fs::write(&path, content)?;
+        }
         let config_path = dir.path().join("site.toml");
         std::fs::write(&config_path, config)?;
         let site = SiteConfig::load(&config_path).map_err(|e| anyhow!("{e}"))?;
@@ -146,20 +172,22 @@ firmware_directory = "firmware"
         let fleet_spec = FleetSpec::from_toml_str(spec.fleet).map_err(|e| anyhow!("{e}"))?;
         let fleet = hostfw_bmc_sim::start(fleet_spec).await.map_err(|e| anyhow!("{e}"))?;
         for host in fleet.hosts() {
+            let instance = spec.assigned.iter().find(|(m, _)| *m == host.id).map(|(_, i)| i.to_string());
             store
                 .machine_upsert(&NewMachine {
                     id: host.id.clone(),
                     bmc_address: host.addr.to_string(),
                     vendor: Some(host.vendor.clone()),
                     model: Some(host.model.clone()),
-                    state: "Ready".to_string(),
-                    instance_id: None,
+                    state: if instance.is_some() { "Assigned" } else { "Ready" }.to_string(),
+                    instance_id: instance,
                 })
                 .await?;
             store.credentials_put(&host.id, &host.username, &host.password).await?;
         }
 
-        let worker = spawn_worker(site.clone());
+        let scout_hosts = if spec.scout { fleet.hosts().into_iter().map(|h| h.id).collect() } else { Vec::new() };
+        let worker = spawn_worker(site.clone(), scout_hosts);
         Ok(Site { dir, config_path, site, store, fleet, client, env: Some(env), worker })
     }
 
@@ -206,6 +234,24 @@ firmware_directory = "firmware"
         eprintln!("recorded {}", path.display());
     }
 
+    /// The `status` query of a host's workflow.
+    pub async fn status(&self, machine_id: &str) -> Option<hostfw_workflows::HostStatus> {
+        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        handle
+            .query(HostReprovisionWorkflow::status, (), temporalio_client::WorkflowQueryOptions::default())
+            .await
+            .ok()
+    }
+
+    /// Wait until the host's recorded substate is `substate`.
+    pub async fn wait_substate(&self, machine_id: &str, substate: &str, within: Duration) {
+        self.wait_for(&format!("{machine_id} to reach {substate}"), within, || async {
+            let m = self.store.machine_get(machine_id).await.ok()??;
+            (m.substate.as_deref() == Some(substate)).then_some(())
+        })
+        .await
+    }
+
     /// Poll `check` until it returns `Some`, or fail after `within`.
     pub async fn wait_for<T, F, Fut>(&self, what: &str, within: Duration, mut check: F) -> T
     where
@@ -238,22 +284,36 @@ firmware_directory = "firmware"
 
 /// Run the real worker (artifact server included) on its own thread: the SDK's worker future is
 /// not `Send`, so it gets a current-thread runtime of its own.
-fn spawn_worker(site: SiteConfig) -> WorkerThread {
+/// `scout_hosts`: machines whose Scout agent runs beside the worker (one process for all, as in
+/// the demo).
+fn spawn_worker(site: SiteConfig, scout_hosts: Vec<String>) -> WorkerThread {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let join = std::thread::spawn(move || -> anyhow::Result<()> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let local = tokio::task::LocalSet::new();
         local.block_on(&rt, async move {
             let settings = hostfw_worker::activity_settings(&site);
-            let (_addr, _server) =
-                hostfw_worker::serve_artifacts(settings.artifact_root.clone(), &site.worker.artifact_listen.to_string())
-                    .await?;
+            let (_addr, _server) = hostfw_worker::serve_artifacts(
+                settings.artifact_root.clone(),
+                settings.scout_scripts_dir.clone(),
+                &site.worker.artifact_listen.to_string(),
+            )
+            .await?;
             let deps = hostfw_worker::build_deps(&site, settings).await?;
             let client = hostfw_worker::connect(&site, "hostfw-e2e-worker").await?;
-            hostfw_worker::run_worker(client, &site.temporal.task_queue, deps, async move {
+            let (stop_tx2, stop_rx2) = tokio::sync::oneshot::channel::<()>();
+            let worker = hostfw_worker::run_worker(client.clone(), &site.temporal.task_queue, deps, async move {
                 let _ = stop_rx.await;
-            })
-            .await
+                let _ = stop_tx2.send(());
+            });
+            if scout_hosts.is_empty() {
+                return worker.await;
+            }
+            let scout = hostfw_scout::run_agent(client, scout_hosts, async move {
+                let _ = stop_rx2.await;
+            });
+            let (w, s) = futures::join!(worker, scout);
+            w.and(s)
         })
     });
     WorkerThread { stop: Some(stop_tx), join: Some(join) }

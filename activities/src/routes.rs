@@ -1,0 +1,75 @@
+//! Choosing a component's installation route (seed "Installation route", in precedence order):
+//! a packaged Scout script for the vendor, model and component; else the entry's Core-local
+//! `script`; else Redfish. For Scout, also builds the task: script and artifact URLs on the
+//! worker's artifact server, with the SHA-256 digests Scout must verify.
+
+use hostfw_workflows::scout::{ScoutFile, ScoutTask};
+use hostfw_workflows::{InstallRoute, RouteQuery};
+use temporalio_common::ActivityError;
+
+use crate::artifacts::{self, SCOUT_URL_PREFIX};
+use crate::error;
+use crate::scout_package;
+use crate::Deps;
+
+/// Decide the route; errors (a Scout package without metadata, an artifact that cannot be
+/// served) fail the attempt instead of silently falling back to another route.
+pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, ActivityError> {
+    let settings = &deps.settings;
+    let package = match scout_package::find_package(
+        &settings.scout_scripts_dir,
+        &query.vendor,
+        &query.model,
+        &query.component.to_string(),
+    ) {
+        Ok(p) => p,
+        // A vendor or model name that cannot be a package directory (e.g. "Dell Inc.") has no
+        // Scout package by construction: the next route applies.
+        Err(
+            e @ (scout_package::ScoutPackageError::EmptySegment { .. }
+            | scout_package::ScoutPackageError::BadCharacter { .. }),
+        ) => {
+            tracing::debug!(machine = %query.machine_id, reason = %e, "no Scout package possible");
+            None
+        }
+        Err(e) => return Err(error::bad_input(e.to_string())),
+    };
+    if let Some(package) = package {
+        let base = settings.artifact_base_url.trim_end_matches('/');
+        let script = ScoutFile {
+            url: format!("{base}{SCOUT_URL_PREFIX}{}", package.relative_path),
+            sha256: package.script_sha256.clone(),
+            file_name: "upgrade.sh".to_string(),
+        };
+        let mut files = Vec::new();
+        for artifact in query.entry.artifacts() {
+            let resolved = artifacts::resolve(settings, &artifact)?;
+            let url = resolved.url.clone().ok_or_else(|| {
+                error::bad_input(format!(
+                    "artifact {artifact} lies outside the firmware directory, so Scout cannot download it"
+                ))
+            })?;
+            let sha256 = scout_package::sha256_file(&resolved.path).map_err(|e| error::bad_input(e.to_string()))?;
+            let file_name = resolved
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "artifact".to_string());
+            files.push(ScoutFile { url, sha256, file_name });
+        }
+        return Ok(InstallRoute::Scout(ScoutTask {
+            upgrade_task_id: uuid::Uuid::new_v4().to_string(),
+            machine_id: query.machine_id.clone(),
+            component: query.component,
+            target_version: query.target_version.clone(),
+            script,
+            artifacts: files,
+            execution_timeout_secs: package.metadata.execution_timeout_seconds.get(),
+            artifact_download_timeout_secs: package.metadata.artifact_download_timeout_seconds.get(),
+        }));
+    }
+    if let Some(script) = &query.entry.script {
+        return Ok(InstallRoute::Script { script: script.clone() });
+    }
+    Ok(InstallRoute::Redfish)
+}

@@ -1,0 +1,109 @@
+//! Applying a BMC's fault set at run time: replacing it (and starting or ending an
+//! `unreachable_for_secs` outage), the request middleware for `http_errors` and
+//! `slow_response_secs` (never on `/sim`), and consuming `fail_next_tasks`. What the faults
+//! ARE is `fault`; closing the listener is `host_server`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::clock;
+use crate::fault::Fault;
+use crate::redfish_error::RedfishError;
+use crate::state::{Host, HostData};
+use crate::update_push::reject;
+
+/// Replace the host's fault set. A positive `unreachable_for_secs` takes the BMC off the
+/// network after `outage_delay` (time for an HTTP answer to leave); zero ends an outage now.
+pub(crate) fn replace_faults(host: &Arc<Host>, fault: Fault, outage_delay: Duration) {
+    let outage = clock::secs(fault.unreachable_for_secs);
+    let generation = {
+        let mut d = host.data();
+        d.faults = fault;
+        d.fault_generation += 1;
+        if outage.is_zero() {
+            d.unreachable_until = None;
+        }
+        d.fault_generation
+    };
+    if outage.is_zero() {
+        host.outage.notify_one();
+        return;
+    }
+    if outage_delay.is_zero() {
+        begin_outage(host, generation, outage);
+    } else {
+        let host = host.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(outage_delay).await;
+            begin_outage(&host, generation, outage);
+        });
+    }
+}
+
+/// Take the BMC off the network for `outage`, unless the fault set was replaced since.
+fn begin_outage(host: &Host, generation: u64, outage: Duration) {
+    {
+        let mut d = host.data();
+        if d.fault_generation != generation {
+            return;
+        }
+        d.unreachable_until = Some(tokio::time::Instant::now() + outage);
+    }
+    host.outage.notify_one();
+}
+
+/// An update task is starting: whether it must fail (consumes one `fail_next_tasks`).
+pub(crate) fn take_task_failure(d: &mut HostData) -> bool {
+    if d.faults.fail_next_tasks == 0 {
+        return false;
+    }
+    d.faults.fail_next_tasks -= 1;
+    true
+}
+
+/// Consume one injected HTTP error, if any is left; returns its status.
+fn take_http_error(d: &mut HostData) -> Option<u16> {
+    let errors = d.faults.http_errors.as_mut()?;
+    if errors.count == 0 {
+        d.faults.http_errors = None;
+        return None;
+    }
+    errors.count -= 1;
+    let status = errors.status;
+    if errors.count == 0 {
+        d.faults.http_errors = None;
+    }
+    Some(status)
+}
+
+/// Middleware: injected HTTP errors and slow answers, for every path outside `/sim`.
+pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    if path == "/sim" || path.starts_with("/sim/") {
+        return next.run(req).await;
+    }
+    let (injected, slow) = {
+        let mut d = host.data();
+        (
+            take_http_error(&mut d),
+            clock::secs(d.faults.slow_response_secs),
+        )
+    };
+    let resp = match injected {
+        Some(status) => {
+            tracing::info!(host = %host.spec.id, status, path = %req.uri().path(), "injected HTTP error");
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+            reject(req, RedfishError::injected(status)).await
+        }
+        None => next.run(req).await,
+    };
+    if !slow.is_zero() {
+        tokio::time::sleep(slow).await;
+    }
+    resp
+}

@@ -1,0 +1,48 @@
+//! `scout`: the hostfw host agent binary. Serves one or more machines (one per real host; several
+//! simulated hosts in the demo) until SIGTERM or Ctrl-C, then lets running upgrades finish.
+
+use clap::Parser;
+use hostfw_scout::{connect, run_agent};
+use tracing_subscriber::EnvFilter;
+
+#[derive(Parser, Debug)]
+#[command(name = "scout", version, about = "Run the hostfw Scout agent for one or more machines")]
+struct Args {
+    /// Machine id to serve (repeatable); Scout polls the task queue `scout/<id>` for each.
+    #[arg(long = "machine", value_name = "ID", required = true)]
+    machines: Vec<String>,
+    /// Temporal frontend `host:port` (else TEMPORAL_ADDRESS, else localhost:7233).
+    #[arg(long, value_name = "HOST:PORT")]
+    temporal_address: Option<String>,
+    /// Temporal namespace (else TEMPORAL_NAMESPACE, else `default`).
+    #[arg(long)]
+    namespace: Option<String>,
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let args = Args::parse();
+    let identity = format!("scout {} (pid {})", args.machines.join(","), std::process::id());
+    let client = connect(args.temporal_address.as_deref(), args.namespace.as_deref(), &identity).await?;
+    run_agent(client, args.machines, shutdown_signal()).await?;
+    tracing::info!("scout stopped");
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! Scout's own timeouts, retries and places: the one file that says how long Scout waits for what,
+//! and why. (Per-task bounds, the script's execution timeout and the artifact download timeout,
+//! come from the package's `metadata.toml` through the task.)
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Bound on one try at downloading the script: it is a small text file, so 30 s means the file
+/// server is not answering (NICo's Scout uses the same value).
+pub const SCRIPT_DOWNLOAD_TRY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Tries per download (script and each artifact): rides out a restarting file server or one
+/// dropped connection; more would only delay a real outage that the workflow reports anyway.
+pub const DOWNLOAD_TRIES: u32 = 3;
+
+/// Pause before the second try; doubled before each later one (1 s, 2 s): short, since the
+/// whole task is bounded and a file server that is down for longer is a real failure.
+pub const DOWNLOAD_FIRST_BACKOFF: Duration = Duration::from_secs(1);
+
+/// How often a running task heartbeats. Well under any sensible heartbeat timeout the workflow
+/// sets (tens of seconds); the SDK throttles to 0.8 × the timeout anyway, so a short interval
+/// only makes cancellation and crash detection prompt.
+pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(5);
+
+/// After the script exits (or is killed) and its process group has been killed, how long Scout
+/// still waits for its stdout/stderr to close: only a process that escaped the group (`setsid`)
+/// can hold them open, and its output is not worth blocking the report for.
+pub const OUTPUT_DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// On SIGTERM, how long running upgrades may go on before the worker cancels them (and Scout
+/// kills the script). Long enough for a short script to finish, well inside systemd's default
+/// 90 s stop timeout so the cancellation is still reported.
+pub const GRACEFUL_SHUTDOWN_PERIOD: Duration = Duration::from_secs(60);
+
+/// Everything above as values, so tests can shorten them.
+#[derive(Debug, Clone)]
+pub struct ScoutSettings {
+    /// Where per-task working directories are created.
+    pub work_root: PathBuf,
+    pub script_download_try_timeout: Duration,
+    pub download_tries: u32,
+    pub download_first_backoff: Duration,
+    pub heartbeat_interval: Duration,
+    pub output_drain_grace: Duration,
+}
+
+impl Default for ScoutSettings {
+    fn default() -> Self {
+        ScoutSettings {
+            work_root: std::env::temp_dir(),
+            script_download_try_timeout: SCRIPT_DOWNLOAD_TRY_TIMEOUT,
+            download_tries: DOWNLOAD_TRIES,
+            download_first_backoff: DOWNLOAD_FIRST_BACKOFF,
+            heartbeat_interval: HEARTBEAT_INTERVAL,
+            output_drain_grace: OUTPUT_DRAIN_GRACE,
+        }
+    }
+}

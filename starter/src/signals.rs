@@ -1,0 +1,104 @@
+//! Commands that move a running host workflow on: `host reprovision clear` and
+//! `mark-manual-upgrade-complete`, `managed-host reset-host-reprovisioning`, and the tenant's
+//! `instance reboot --apply-updates-on-reboot`. Each records what it did in the site database and
+//! the audit trail, then signals the host's workflow.
+
+use anyhow::{anyhow, bail};
+use hostfw_store::ClearOutcome;
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
+use temporalio_client::WorkflowSignalOptions;
+
+use crate::context::Context;
+use crate::output;
+
+/// Refuse unless `machine_id` is registered and has a reprovisioning request.
+async fn require_request(ctx: &Context, machine_id: &str) -> anyhow::Result<hostfw_store::Request> {
+    if ctx.store.machine_get(machine_id).await?.is_none() {
+        bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
+    }
+    ctx.store
+        .request_get(machine_id)
+        .await?
+        .ok_or_else(|| anyhow!("host {machine_id} has no reprovisioning request; nothing to do"))
+}
+
+async fn handle(ctx: &Context, machine_id: &str) -> anyhow::Result<temporalio_client::WorkflowHandle<temporalio_client::Client, HostReprovisionWorkflow>> {
+    let client = ctx.temporal().await?;
+    Ok(client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id)))
+}
+
+/// `host reprovision clear --id`: only a request that has not started.
+pub async fn clear(ctx: &Context, machine_id: &str) -> anyhow::Result<()> {
+    match ctx.store.request_delete_if_not_started(machine_id).await? {
+        ClearOutcome::NotFound => bail!("host {machine_id} has no reprovisioning request; nothing to clear"),
+        ClearOutcome::AlreadyStarted(r) => bail!(
+            "the reprovisioning of host {machine_id} started at {}; a started update cannot be cleared \
+             (it stops on its own when compliant, or use managed-host reset-host-reprovisioning)",
+            r.started_at_ms.map(output::time).unwrap_or_default()
+        ),
+        ClearOutcome::Cleared => {}
+    }
+    ctx.audit("host reprovision clear", machine_id, "").await?;
+    // The workflow of a pending request waits for approval; tell it to end.
+    let handle = handle(ctx, machine_id).await?;
+    let _ = handle
+        .signal(HostReprovisionWorkflow::cancel_request, ctx.actor.clone(), WorkflowSignalOptions::default())
+        .await;
+    crate::outln!("reprovisioning request of {machine_id} cleared");
+    Ok(())
+}
+
+/// `host reprovision mark-manual-upgrade-complete --id`.
+pub async fn mark_manual_upgrade_complete(ctx: &Context, machine_id: &str) -> anyhow::Result<()> {
+    require_request(ctx, machine_id).await?;
+    ctx.store.request_mark_manual_upgrade_completed(machine_id, hostfw_store::now_ms()).await?;
+    handle(ctx, machine_id)
+        .await?
+        .signal(HostReprovisionWorkflow::mark_manual_upgrade_complete, ctx.actor.clone(), WorkflowSignalOptions::default())
+        .await
+        .map_err(|e| anyhow!("signalling the workflow of {machine_id}: {e}"))?;
+    ctx.audit("host reprovision mark-manual-upgrade-complete", machine_id, "").await?;
+    crate::outln!("manual upgrade of {machine_id} marked complete; firmware checking continues from fresh inventory");
+    Ok(())
+}
+
+/// `managed-host reset-host-reprovisioning --machine`.
+pub async fn reset(ctx: &Context, machine_id: &str) -> anyhow::Result<()> {
+    require_request(ctx, machine_id).await?;
+    ctx.store.request_set_retry_count(machine_id, 0).await?;
+    handle(ctx, machine_id)
+        .await?
+        .signal(HostReprovisionWorkflow::reset_reprovisioning, ctx.actor.clone(), WorkflowSignalOptions::default())
+        .await
+        .map_err(|e| anyhow!("signalling the workflow of {machine_id}: {e}"))?;
+    ctx.audit("managed-host reset-host-reprovisioning", machine_id, "").await?;
+    crate::outln!("host reprovisioning of {machine_id} reset: firmware checking restarts, retry count cleared");
+    Ok(())
+}
+
+/// `instance reboot --instance <id> --apply-updates-on-reboot`: the tenant approves pending updates.
+pub async fn instance_reboot(ctx: &Context, instance_id: &str, apply_updates: bool) -> anyhow::Result<()> {
+    let machines = ctx.store.machine_list().await?;
+    let Some(machine) = machines.into_iter().find(|m| m.instance_id.as_deref() == Some(instance_id)) else {
+        bail!("no machine runs instance {instance_id}");
+    };
+    if !apply_updates {
+        bail!("instance reboot without --apply-updates-on-reboot does not touch firmware; nothing to do here");
+    }
+    let Some(request) = ctx.store.request_get(&machine.id).await? else {
+        bail!("instance {instance_id} (machine {}) has no pending firmware update", machine.id);
+    };
+    if request.user_approval {
+        crate::outln!("updates of instance {instance_id} (machine {}) were already approved", machine.id);
+        return Ok(());
+    }
+    ctx.store.request_set_approval(&machine.id, true).await?;
+    handle(ctx, &machine.id)
+        .await?
+        .signal(HostReprovisionWorkflow::approve_updates, ctx.actor.clone(), WorkflowSignalOptions::default())
+        .await
+        .map_err(|e| anyhow!("signalling the workflow of {}: {e}", machine.id))?;
+    ctx.audit("instance reboot --apply-updates-on-reboot", instance_id, &machine.id).await?;
+    crate::outln!("updates approved for instance {instance_id} (machine {}): the update starts now", machine.id);
+    Ok(())
+}

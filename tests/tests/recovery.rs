@@ -1,0 +1,226 @@
+//! End-to-end: failures and recovery (seed "Failures and recovery"), the manual platform gate,
+//! assigned hosts and requests (seed "Assigned hosts need reboot approval", `clear`), on a real
+//! Temporal dev server against bmc-sim with injected faults.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Site, SiteSpec};
+use hostfw_bmc_sim::Fault;
+use hostfw_workflows::HostOutcome;
+
+const CATALOG: &str = r#"
+[host_models.r760]
+vendor = "Dell"
+model = "PowerEdge R760"
+ordering = ["bmc", "uefi"]
+[host_models.r760.components.bmc]
+current_version_reported_as = "^BMC$"
+[[host_models.r760.components.bmc.known_firmware]]
+version = "2.0"
+default = true
+filename = "dell/bmc.bin"
+[host_models.r760.components.uefi]
+current_version_reported_as = "^BIOS$"
+[[host_models.r760.components.uefi.known_firmware]]
+version = "3.0"
+default = true
+filename = "dell/bios.bin"
+
+[host_models.gb200]
+vendor = "Nvidia"
+model = "GB200 NVL"
+mnnvl_capable = true
+ordering = ["bmc"]
+[host_models.gb200.components.bmc]
+current_version_reported_as = "^BMC$"
+[[host_models.gb200.components.bmc.known_firmware]]
+version = "2.0"
+default = true
+filename = "dell/bmc.bin"
+"#;
+
+const IMAGES: &[(&str, &str, &str)] = &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")];
+
+const FLEET: &str = r#"
+[defaults]
+task_seconds = 0.3
+reset_seconds = 0.2
+manager_reset_seconds = 0.3
+upload_style = "multipart"
+task_style = "dell"
+
+[[host]]
+id = "h1"
+vendor = "Dell"
+model = "PowerEdge R760"
+bmc_address = "127.0.0.1:0"
+firmware = [ { id = "BMC", version = "1.0" }, { id = "BIOS", version = "1.0" } ]
+
+[[host]]
+id = "h2"
+vendor = "Dell"
+model = "PowerEdge R760"
+bmc_address = "127.0.0.1:0"
+firmware = [ { id = "BMC", version = "1.0" }, { id = "BIOS", version = "3.0" } ]
+
+[[host]]
+id = "gb"
+vendor = "Nvidia"
+model = "GB200 NVL"
+bmc_address = "127.0.0.1:0"
+firmware = [ { id = "BMC", version = "1.0" } ]
+"#;
+
+fn spec<'a>() -> SiteSpec<'a> {
+    SiteSpec { fleet: FLEET, catalog: CATALOG, images: IMAGES, ..SiteSpec::default() }
+}
+
+fn count(site_history: &[hostfw_store::HistoryEntry], substate: &str) -> usize {
+    site_history.iter().filter(|h| h.substate.as_deref() == Some(substate)).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
+    let site = Site::start(SiteSpec { host_reprovision: "max_retries = 5", ..spec() }).await.unwrap();
+    site.fleet.set_fault("h1", Fault { fail_next_tasks: 1, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    let outcome = site.host_result("h1").await.expect("recovers after one retry");
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let history = site.store.history_list("h1", 200).await.unwrap();
+    assert!(count(&history, "FailedFirmwareUpgrade") >= 1, "{history:?}");
+    let failed = history.iter().find(|h| h.message.contains("injected failure")).expect("the BMC's message recorded");
+    assert_eq!(failed.substate.as_deref(), Some("FailedFirmwareUpgrade"));
+    assert!(history.iter().any(|h| h.message.starts_with("retry 1/5")), "{history:?}");
+    let status = site.status("h1").await.unwrap();
+    assert_eq!(status.retry_count, 1);
+    assert_eq!(site.fleet.versions("h1"), vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())]);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
+    let site = Site::start(SiteSpec { host_reprovision: "max_retries = 2", ..spec() }).await.unwrap();
+    site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
+    // Reset on a host with no request says so and fails.
+    let err = site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h1"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("no reprovisioning request"), "{err:#}");
+
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    let status = site
+        .wait_for("the retry budget to be spent", Duration::from_secs(90), || async {
+            site.status("h1").await.filter(|s| s.exhausted)
+        })
+        .await;
+    assert_eq!(status.retry_count, 2);
+    let request = site.store.request_get("h1").await.unwrap().expect("request kept while failed");
+    assert_eq!(request.retry_count, 2, "the count is persisted");
+    let machine = site.store.machine_get("h1").await.unwrap().unwrap();
+    assert_eq!(machine.substate.as_deref(), Some("FailedFirmwareUpgrade"));
+    assert!(!site.store.health_reports_for("h1").await.unwrap().is_empty(), "still protected");
+    let uploads_when_exhausted = site.fleet.stats().per_host["h1"].uploads;
+    assert_eq!(uploads_when_exhausted, 3, "first attempt + 2 retries");
+
+    // The operator fixes the cause, then resets: firmware checking restarts, the count is cleared.
+    site.fleet.set_fault("h1", Fault::default()).unwrap();
+    site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h1"]).await.unwrap();
+    let outcome = site.host_result("h1").await.expect("compliant after the reset");
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let history = site.store.history_list("h1", 200).await.unwrap();
+    assert!(history.iter().any(|h| h.message.contains("reset by an operator")), "{history:?}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mnnvl_host_waits_for_the_manual_platform_procedure() {
+    let site = Site::start(SiteSpec { firmware_global: "requires_manual_upgrade = true", ..spec() }).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "gb"]).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
+    // A non-MNNVL model is not gated.
+    let outcome = site.host_result("h2").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }));
+    site.wait_substate("gb", "WaitingForManualUpgrade", Duration::from_secs(30)).await;
+    assert_eq!(site.fleet.stats().per_host["gb"].uploads, 0, "nothing selected before the mark");
+    site.cli(&["host", "reprovision", "mark-manual-upgrade-complete", "--id", "gb"]).await.unwrap();
+    let outcome = site.host_result("gb").await.unwrap();
+    let HostOutcome::Compliant { installed } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(installed.len(), 1, "the normal loop ran for what still differed");
+    assert_eq!(site.fleet.versions("gb"), vec![("BMC".into(), "2.0".into())]);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_assigned_host_waits_for_tenant_approval() {
+    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-7")], ..spec() }).await.unwrap();
+    assert_eq!(site.fleet.lockdown("h1"), Some(true));
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    let machine = site.store.machine_get("h1").await.unwrap().unwrap();
+    assert_eq!(machine.state, "Assigned", "the instance is not interrupted");
+    assert_eq!(site.fleet.stats().per_host["h1"].uploads, 0);
+    assert_eq!(site.fleet.stats().per_host["h1"].system_resets, 0);
+    let err = site.cli(&["instance", "reboot", "--instance", "nope", "--apply-updates-on-reboot"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("no machine runs instance nope"), "{err:#}");
+
+    site.cli(&["instance", "reboot", "--instance", "inst-7", "--apply-updates-on-reboot"]).await.unwrap();
+    let outcome = site.host_result("h1").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let machine = site.store.machine_get("h1").await.unwrap().unwrap();
+    assert_eq!((machine.state.as_str(), machine.instance_id.as_deref()), ("Assigned", Some("inst-7")));
+    assert_eq!(site.fleet.lockdown("h1"), Some(true), "lockdown back on");
+    assert_eq!(site.fleet.booted_image("h1").as_deref(), Some("os"), "back in its own OS");
+    let history = site.store.history_list("h1", 200).await.unwrap();
+    for expected in ["WaitingForApproval", "PlatformConfiguration", "DiscoveryBoot", "CheckingFirmwareV2"] {
+        assert!(count(&history, expected) >= 1, "missing {expected}: {history:?}");
+    }
+    assert!(site.store.request_get("h1").await.unwrap().is_none());
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
+    let start = chrono::Utc::now() + chrono::Duration::seconds(3);
+    let end = start + chrono::Duration::hours(1);
+    let window = format!(
+        "instance_autoreboot_period = {{ start = \"{}\", end = \"{}\" }}",
+        start.format("%Y-%m-%dT%H:%M:%SZ"),
+        end.format("%Y-%m-%dT%H:%M:%SZ")
+    );
+    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], machine_updater: &window, ..spec() })
+        .await
+        .unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    let outcome = site.host_result("h1").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let status = site.status("h1").await.unwrap();
+    assert_eq!(status.approval.as_deref(), Some("inside the instance autoreboot period"));
+    assert!(chrono::Utc::now() >= start, "did not start before the period");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
+    let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();
+    // Pending (assigned, not approved): cleared, workflow ends, nothing touched.
+    site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.cli(&["host", "reprovision", "clear", "--id", "h2"]).await.unwrap();
+    let outcome = site.host_result("h2").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Cancelled { .. }), "{outcome:?}");
+    assert!(site.store.request_get("h2").await.unwrap().is_none());
+    assert_eq!(site.fleet.stats().per_host["h2"].uploads, 0);
+    assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, "Assigned");
+
+    // Started (a Ready host starts at once): refused with the reason, request kept.
+    site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_substate("h1", "FailedFirmwareUpgrade", Duration::from_secs(30)).await;
+    let err = site.cli(&["host", "reprovision", "clear", "--id", "h1"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("cannot be cleared"), "{err:#}");
+    assert!(site.store.request_get("h1").await.unwrap().is_some());
+    let err = site.cli(&["host", "reprovision", "clear", "--id", "h2"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("no reprovisioning request"), "{err:#}");
+    site.shutdown().await;
+}

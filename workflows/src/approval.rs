@@ -1,0 +1,78 @@
+//! Assigned hosts (seed "Assigned hosts need reboot approval"): the request does not interrupt the
+//! tenant's instance until the tenant approves (`instance reboot --apply-updates-on-reboot`, a
+//! signal) or the site's `instance_autoreboot_period` is open (a durable timer to its start). A
+//! request cleared before it started ends the workflow here.
+
+use std::pin::pin;
+use std::time::{Duration, UNIX_EPOCH};
+
+use hostfw_model::{HostState, HostSubstate};
+use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
+
+use crate::contracts::*;
+use crate::options;
+use crate::settings::HostReprovisionInput;
+use crate::steps::Ctx;
+
+/// How the wait for approval ended.
+pub(crate) enum Approval {
+    Granted(String),
+    Cancelled(String),
+}
+
+fn now_ms(ctx: &Ctx) -> i64 {
+    ctx.workflow_time()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Wait for tenant approval, the autoreboot period, or a cancellation.
+pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -> WorkflowResult<Approval> {
+    let machine_id = input.machine_id.as_str();
+    let note = SubstateUpdate {
+        machine_id: machine_id.to_string(),
+        state: HostState::Assigned.to_string(),
+        substate: HostSubstate::WaitingForApproval.to_string(),
+        message: format!(
+            "request pending: waiting for the tenant of instance {} to approve, or the autoreboot period",
+            input.instance_id.as_deref().unwrap_or("?")
+        ),
+    };
+    ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
+    ctx.upsert_search_attributes([crate::search_attributes::SUBSTATE.value_set(HostSubstate::WaitingForApproval.to_string())]);
+    ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
+    loop {
+        if let Some(by) = ctx.state(|s| s.cancelled_by.clone()) {
+            return Ok(Approval::Cancelled(by));
+        }
+        if let Some(by) = ctx.state(|s| s.approved_by.clone()) {
+            return Ok(Approval::Granted(format!("approved by {by}")));
+        }
+        let now = now_ms(ctx);
+        let window = input.settings.autoreboot_period;
+        if let Some(w) = window.filter(|w| w.contains(now)) {
+            let _ = w;
+            return Ok(Approval::Granted("inside the instance autoreboot period".to_string()));
+        }
+        let decided = |s: &crate::HostReprovisionWorkflow| s.approved_by.is_some() || s.cancelled_by.is_some();
+        match window.filter(|w| now < w.start_ms) {
+            Some(w) => {
+                let timer = ctx.timer(
+                    TimerOptions::builder(Duration::from_millis((w.start_ms - now) as u64))
+                        .summary("until the instance autoreboot period opens".to_string())
+                        .build(),
+                );
+                let mut timer = pin!(timer);
+                let signalled = select! {
+                    r = ctx.wait_condition(decided) => { r?; true }
+                    _ = timer.as_mut() => false,
+                };
+                if signalled {
+                    timer.cancel();
+                }
+            }
+            None => ctx.wait_condition(decided).await?,
+        }
+    }
+}

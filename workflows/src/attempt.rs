@@ -1,0 +1,179 @@
+//! One attempt of the component loop (seed "Update workflow", steps 2–6): refresh inventory, find
+//! the catalog entry, pass the manual platform gate, select the next component, install it through
+//! its route, and repeat until nothing differs or the attempt fails.
+
+use std::collections::BTreeMap;
+
+use hostfw_model::{select_component, ComponentType, HostSubstate, Selection};
+use temporalio_workflow::WorkflowResult;
+
+use crate::activation::pre_update_plan;
+use crate::contracts::*;
+use crate::install_agents::{install_scout, install_script};
+use crate::install_redfish;
+use crate::options;
+use crate::search_attributes as sa;
+use crate::settings::HostReprovisionInput;
+use crate::status::InstalledComponent;
+use crate::steps::{enter, reason, refresh_inventory, run_plan, wait, Ctx, StepEnd};
+
+/// Patch marker: the installation route is chosen by an activity (Scout, script or Redfish).
+/// Histories recorded before it always took the Redfish route.
+pub const PATCH_INSTALL_ROUTES: &str = "install-routes";
+
+/// How an attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AttemptEnd {
+    /// Nothing differs from the catalog any more.
+    Compliant,
+    /// The catalog has no entry for the host's vendor and model.
+    NoCatalogEntry { vendor: String, model: String },
+    /// FailedFirmwareUpgrade, for this reason.
+    Failed(String),
+}
+
+/// Backoff before trying an upload again after a transient failure: 30 s, doubling, at most 10 min.
+fn upload_backoff_secs(failures: u32) -> u64 {
+    (30u64 << failures.saturating_sub(1).min(5)).min(600)
+}
+
+/// Run one attempt. `labelled` remembers whether vendor/model search attributes were set.
+pub(crate) async fn run_attempt(
+    ctx: &Ctx,
+    input: &HostReprovisionInput,
+    labelled: &mut bool,
+) -> WorkflowResult<AttemptEnd> {
+    let settings = &input.settings;
+    let machine_id = input.machine_id.as_str();
+    let mut repeat = false;
+    let mut just_installed: Option<ComponentType> = None;
+    let mut upload_failures: BTreeMap<ComponentType, u32> = BTreeMap::new();
+    loop {
+        let substate =
+            if repeat { HostSubstate::CheckingFirmwareRepeatV2 } else { HostSubstate::CheckingFirmwareV2 };
+        enter(ctx, substate, "refreshing inventory and selecting the next component").await?;
+        let report = match refresh_inventory(ctx, machine_id).await {
+            Ok(r) => r,
+            Err(e) => return Ok(AttemptEnd::Failed(reason("reading the inventory", &e))),
+        };
+        if !*labelled {
+            ctx.upsert_search_attributes([
+                sa::VENDOR.value_set(report.vendor.clone()),
+                sa::MODEL.value_set(report.model.clone()),
+            ]);
+            *labelled = true;
+        }
+        let lookup = CatalogQuery { vendor: report.vendor.clone(), model: report.model.clone() };
+        let model = ctx.execute_activity(HostActivities::catalog_lookup, lookup, options::bookkeeping()).await?;
+        let Some(model) = model else {
+            return Ok(AttemptEnd::NoCatalogEntry { vendor: report.vendor, model: report.model });
+        };
+
+        // Manual platform gate (seed): MNNVL-capable models wait for the operator's mark before
+        // any component is selected. The mark is not a compliance claim: inventory decides.
+        if settings.requires_manual_upgrade && model.mnnvl_capable && !ctx.state(|s| s.manual_upgrade_complete) {
+            enter(
+                ctx,
+                HostSubstate::WaitingForManualUpgrade,
+                "waiting for the approved platform procedure (host reprovision mark-manual-upgrade-complete)",
+            )
+            .await?;
+            ctx.wait_condition(|s| s.manual_upgrade_complete).await?;
+            repeat = true;
+            continue;
+        }
+
+        let (component, target, entry, current) = match select_component(&model, &report) {
+            Selection::Compliant => return Ok(AttemptEnd::Compliant),
+            Selection::NoInventoryMatch { component, matcher } => {
+                return Ok(AttemptEnd::Failed(format!(
+                    "component {component}: no inventory entry matches current_version_reported_as {matcher:?}; \
+                     fix the catalog matcher or the BMC inventory"
+                )));
+            }
+            Selection::Install { component, target_version, entry, current } => {
+                (component, target_version, entry, current)
+            }
+        };
+        if just_installed == Some(component) {
+            return Ok(AttemptEnd::Failed(format!(
+                "component {component} still reports {} after its install to {target}",
+                current.join(", ")
+            )));
+        }
+        if !repeat && entry.pre_update_resets {
+            enter(ctx, HostSubstate::ResetForNewFirmware, &format!("pre-update resets before installing {component}"))
+                .await?;
+            if let StepEnd::Failed(r) = run_plan(ctx, machine_id, pre_update_plan(settings)).await {
+                return Ok(AttemptEnd::Failed(r));
+            }
+            repeat = true;
+            continue;
+        }
+
+        ctx.state_mut(|s| {
+            s.status.component = Some(component);
+            s.status.target_version = Some(target.clone());
+        });
+        ctx.upsert_search_attributes([sa::COMPONENT.value_set(component.to_string())]);
+        let route = if ctx.patched(PATCH_INSTALL_ROUTES) {
+            let query = RouteQuery {
+                machine_id: machine_id.to_string(),
+                vendor: model.vendor.clone(),
+                model: model.model.clone(),
+                component,
+                target_version: target.clone(),
+                entry: entry.clone(),
+            };
+            match ctx.execute_activity(HostActivities::plan_route, query, options::bookkeeping()).await {
+                Ok(r) => r,
+                Err(e) => return Ok(AttemptEnd::Failed(reason("choosing the installation route", &e))),
+            }
+        } else {
+            InstallRoute::Redfish
+        };
+        let end = match route {
+            InstallRoute::Scout(task) => {
+                install_scout(ctx, settings, &model, machine_id, component, &target, &entry, task).await?
+            }
+            InstallRoute::Script { script } => {
+                install_script(ctx, settings, &model, machine_id, component, &target, script).await?
+            }
+            InstallRoute::Redfish => {
+                install_redfish::install(ctx, settings, &model, machine_id, component, &target, &entry).await?
+            }
+        };
+        match end {
+            StepEnd::Done => {
+                ctx.state_mut(|s| {
+                    s.status.installed.push(InstalledComponent { component, from: current, to: target.clone() });
+                    s.status.component = None;
+                    s.status.target_version = None;
+                });
+                just_installed = Some(component);
+            }
+            StepEnd::Retry(why) => {
+                let failures = upload_failures.entry(component).or_insert(0);
+                *failures += 1;
+                if *failures > settings.max_upload_retries {
+                    return Ok(AttemptEnd::Failed(format!("{why} ({} tries)", *failures)));
+                }
+                let secs = upload_backoff_secs(*failures);
+                wait(ctx, secs, &format!("{why}; checking firmware again in {secs} s")).await;
+            }
+            StepEnd::Failed(why) => return Ok(AttemptEnd::Failed(why)),
+        }
+        repeat = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::upload_backoff_secs;
+
+    #[test]
+    fn upload_backoff_doubles_up_to_ten_minutes() {
+        let b: Vec<u64> = (1..=8).map(upload_backoff_secs).collect();
+        assert_eq!(b, vec![30, 60, 120, 240, 480, 600, 600, 600]);
+    }
+}

@@ -1,0 +1,72 @@
+//! FailedFirmwareUpgrade and its way out (seed "Failures and recovery"): wait the retry interval
+//! and try again, at most `max_retries` times for assigned and unassigned hosts alike; then stay
+//! failed (exhausted) until an operator resets host reprovisioning. The count is persisted on the
+//! host's request so the CLI and metrics see it.
+
+use std::pin::pin;
+use std::time::Duration;
+
+use hostfw_model::HostSubstate;
+use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
+
+use crate::contracts::*;
+use crate::options;
+use crate::settings::HostReprovisionInput;
+use crate::steps::{enter, Ctx};
+
+async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
+    ctx.state_mut(|s| {
+        s.status.retry_count = retry_count;
+        s.status.exhausted = exhausted;
+    });
+    let record = RetryRecord { machine_id: machine_id.to_string(), retry_count, exhausted, message };
+    ctx.execute_activity(HostActivities::record_retry, record, options::bookkeeping()).await?;
+    Ok(())
+}
+
+/// Enter FailedFirmwareUpgrade for `reason`, then wait until the next attempt may start.
+/// `retries` is the number of retries already used; it is updated.
+pub(crate) async fn after_failure(
+    ctx: &Ctx,
+    input: &HostReprovisionInput,
+    retries: &mut u32,
+    reason: &str,
+) -> WorkflowResult<()> {
+    let settings = &input.settings;
+    let machine_id = input.machine_id.as_str();
+    enter(ctx, HostSubstate::FailedFirmwareUpgrade, reason).await?;
+    let resets_seen = ctx.state(|s| s.reset_requests);
+    if *retries < settings.max_retries {
+        *retries += 1;
+        let message = format!(
+            "retry {}/{} in {} s after: {reason}",
+            *retries, settings.max_retries, settings.retry_interval_secs
+        );
+        record(ctx, machine_id, *retries, false, message.clone()).await?;
+        let timer = ctx.timer(
+            TimerOptions::builder(Duration::from_secs(settings.retry_interval_secs))
+                .summary(format!("host_firmware_upgrade_retry_interval before retry {}", *retries))
+                .build(),
+        );
+        let mut timer = pin!(timer);
+        let reset = select! {
+            r = ctx.wait_condition(|s| s.reset_requests != resets_seen) => { r?; true }
+            _ = timer.as_mut() => false,
+        };
+        if reset {
+            timer.cancel();
+            *retries = 0;
+            record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
+        }
+    } else {
+        let message = format!(
+            "retry budget of {} spent; the host stays failed until `managed-host reset-host-reprovisioning`. Last failure: {reason}",
+            settings.max_retries
+        );
+        record(ctx, machine_id, *retries, true, message).await?;
+        ctx.wait_condition(|s| s.reset_requests != resets_seen).await?;
+        *retries = 0;
+        record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! The workflow's input: which host, who asked, and the site's timings and limits.
+//!
+//! Settings travel in the input so a replay sees the values the run started with. Fields added
+//! after the first recorded histories carry `#[serde(default)]`, so those histories still decode.
+
+use serde::{Deserialize, Serialize};
+
+/// A time window in unix milliseconds, `[start_ms, end_ms)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeWindow {
+    pub start_ms: i64,
+    pub end_ms: i64,
+}
+
+impl TimeWindow {
+    pub fn contains(&self, ms: i64) -> bool {
+        self.start_ms <= ms && ms < self.end_ms
+    }
+}
+
+/// Waits of one power-drain cycle (ForceOff, AC power cycle, On), in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PowerDrainWaits {
+    pub after_off_secs: u64,
+    pub after_cycle_secs: u64,
+    pub after_on_secs: u64,
+}
+
+impl Default for PowerDrainWaits {
+    fn default() -> Self {
+        PowerDrainWaits { after_off_secs: 60, after_cycle_secs: 90, after_on_secs: 5 }
+    }
+}
+
+fn d_retry_interval() -> u64 {
+    3600
+}
+fn d_max_retries() -> u32 {
+    5
+}
+fn d_max_reactivations() -> u32 {
+    3
+}
+fn d_max_upload_retries() -> u32 {
+    3
+}
+fn d_hgx_delay() -> u64 {
+    30
+}
+fn d_pre_update_wait() -> u64 {
+    1200
+}
+fn d_script_timeout() -> u64 {
+    3600
+}
+
+/// Timings and limits of the per-host loop, from the site config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReprovisionSettings {
+    /// Pause between inventory reads while waiting for the new version to be reported.
+    pub verify_poll_interval_secs: u64,
+    /// Inventory reads after one activation before it counts as not taking effect.
+    pub verify_max_polls: u32,
+    /// Bound on one Redfish update task.
+    pub task_timeout_secs: u64,
+    /// Consecutive healthy reads required after a BMC reset.
+    pub bmc_healthy_reads: u32,
+    /// `firmware_global.host_firmware_upgrade_retry_interval`.
+    #[serde(default = "d_retry_interval")]
+    pub retry_interval_secs: u64,
+    /// Retries after FailedFirmwareUpgrade before the host is exhausted.
+    #[serde(default = "d_max_retries")]
+    pub max_retries: u32,
+    /// Re-activations when the new version is not reported, before the attempt fails.
+    #[serde(default = "d_max_reactivations")]
+    pub max_reactivations: u32,
+    /// Transient upload failures per component and attempt before the attempt fails.
+    #[serde(default = "d_max_upload_retries")]
+    pub max_upload_retries: u32,
+    /// `firmware_global.requires_manual_upgrade`.
+    #[serde(default)]
+    pub requires_manual_upgrade: bool,
+    /// `firmware_global.hgx_bmc_gpu_reboot_delay`.
+    #[serde(default = "d_hgx_delay")]
+    pub hgx_reboot_delay_secs: u64,
+    #[serde(default)]
+    pub power_drain: PowerDrainWaits,
+    /// Wait after the pre-update resets.
+    #[serde(default = "d_pre_update_wait")]
+    pub pre_update_wait_secs: u64,
+    /// Bound on a Core-local script.
+    #[serde(default = "d_script_timeout")]
+    pub script_timeout_secs: u64,
+    /// `machine_updater.instance_autoreboot_period`: assigned hosts start without tenant approval
+    /// inside it.
+    #[serde(default)]
+    pub autoreboot_period: Option<TimeWindow>,
+}
+
+impl Default for ReprovisionSettings {
+    fn default() -> Self {
+        ReprovisionSettings {
+            verify_poll_interval_secs: 10,
+            verify_max_polls: 60,
+            task_timeout_secs: 7200,
+            bmc_healthy_reads: 3,
+            retry_interval_secs: d_retry_interval(),
+            max_retries: d_max_retries(),
+            max_reactivations: d_max_reactivations(),
+            max_upload_retries: d_max_upload_retries(),
+            requires_manual_upgrade: false,
+            hgx_reboot_delay_secs: d_hgx_delay(),
+            power_drain: PowerDrainWaits::default(),
+            pre_update_wait_secs: d_pre_update_wait(),
+            script_timeout_secs: d_script_timeout(),
+            autoreboot_period: None,
+        }
+    }
+}
+
+/// Input of the workflow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostReprovisionInput {
+    pub machine_id: String,
+    /// `AdminCli` for `host reprovision set`, `Automated` for the scheduler.
+    pub initiator: String,
+    pub update_message: Option<String>,
+    pub settings: ReprovisionSettings,
+    /// The host runs a tenant instance: the update waits for approval or the autoreboot period,
+    /// and goes through platform configuration and discovery boot.
+    #[serde(default)]
+    pub assigned: bool,
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}

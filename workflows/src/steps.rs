@@ -1,0 +1,98 @@
+//! Small building blocks shared by the parts of the host workflow: recording a substate,
+//! reading inventory, running an activation plan, and turning activity errors into reasons.
+//!
+//! Deterministic code only (see the crate docs).
+
+use std::time::Duration;
+
+use hostfw_model::{HostState, HostSubstate, InventoryReport};
+use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext, WorkflowResult};
+
+use crate::activation::ActivationAction;
+use crate::contracts::*;
+use crate::host_reprovision::HostReprovisionWorkflow;
+use crate::options;
+use crate::search_attributes as sa;
+
+pub(crate) type Ctx = WorkflowContext<HostReprovisionWorkflow>;
+
+/// How one install or attempt ended, short of a workflow-level error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StepEnd {
+    /// It worked; go on.
+    Done,
+    /// A transient problem: go back to firmware checking and try again (bounded by the caller).
+    Retry(String),
+    /// The attempt failed for this reason: FailedFirmwareUpgrade.
+    Failed(String),
+}
+
+/// Record a substate: in the workflow state (query), the search attribute (Web UI) and the site
+/// database (CLI, metrics).
+pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> WorkflowResult<()> {
+    let machine_id = ctx.state_mut(|s| {
+        s.status.enter(substate, message);
+        s.status.machine_id.clone()
+    });
+    ctx.upsert_search_attributes([sa::SUBSTATE.value_set(substate.to_string())]);
+    ctx.execute_activity(
+        HostActivities::record_substate,
+        SubstateUpdate {
+            machine_id,
+            state: HostState::HostReprovision.to_string(),
+            substate: substate.to_string(),
+            message: message.to_string(),
+        },
+        options::bookkeeping(),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Read the host's inventory (and store it as its explored report).
+pub(crate) async fn refresh_inventory(
+    ctx: &Ctx,
+    machine_id: &str,
+) -> Result<InventoryReport, ActivityExecutionError> {
+    ctx.execute_activity(HostActivities::refresh_inventory, machine_id.to_string(), options::inventory()).await
+}
+
+/// A readable reason from a failed activity: the activity's own message, not the SDK wrapper.
+pub(crate) fn reason(what: &str, err: &ActivityExecutionError) -> String {
+    match err {
+        ActivityExecutionError::Failed(f) => {
+            let mut message = f.failure().message.clone();
+            let mut cause = f.failure().cause.as_deref();
+            while let Some(c) = cause {
+                if !c.message.is_empty() {
+                    message = c.message.clone();
+                }
+                cause = c.cause.as_deref();
+            }
+            format!("{what}: {message}")
+        }
+        other => format!("{what}: {other}"),
+    }
+}
+
+/// Durable wait with a summary the Web UI shows.
+pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) {
+    let options = TimerOptions::builder(Duration::from_secs(secs)).summary(summary.to_string()).build();
+    ctx.timer(options).await;
+}
+
+/// Run an activation plan: steps as activities, waits as durable timers.
+pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> StepEnd {
+    for action in plan {
+        match action {
+            ActivationAction::Step(step) => {
+                let input = ActivateInput { machine_id: machine_id.to_string(), step };
+                if let Err(e) = ctx.execute_activity(HostActivities::activate, input, options::activation()).await {
+                    return StepEnd::Failed(reason("activation", &e));
+                }
+            }
+            ActivationAction::Wait { secs, reason } => wait(ctx, secs, &reason).await,
+        }
+    }
+    StepEnd::Done
+}

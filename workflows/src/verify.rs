@@ -1,0 +1,63 @@
+//! Activation and verification of an installed component: run the activation plan, then re-read
+//! the inventory until every matching entry reports the target; re-activate a bounded number of
+//! times (NICo resets every 30 min forever), then fail.
+
+use std::time::Duration;
+
+use hostfw_model::{verify, ComponentType, FirmwareEntry, HostModel, HostSubstate, Verification};
+use temporalio_workflow::WorkflowResult;
+
+use crate::activation::activation_plan;
+use crate::settings::ReprovisionSettings;
+use crate::steps::{enter, reason, refresh_inventory, run_plan, Ctx, StepEnd};
+
+/// Activate `component` and wait until every matching inventory entry reports `target`.
+pub(crate) async fn activate_and_verify(
+    ctx: &Ctx,
+    settings: &ReprovisionSettings,
+    model: &HostModel,
+    machine_id: &str,
+    component: ComponentType,
+    target: &str,
+    entry: &FirmwareEntry,
+) -> WorkflowResult<StepEnd> {
+    let mut last = String::new();
+    for round in 0..=settings.max_reactivations {
+        let label = if round == 0 {
+            format!("activating {component} {target}")
+        } else {
+            format!("re-activating {component} {target} ({round}/{}): it still reports {last}", settings.max_reactivations)
+        };
+        enter(ctx, HostSubstate::ResetForNewFirmware, &label).await?;
+        if let StepEnd::Failed(r) = run_plan(ctx, machine_id, activation_plan(component, entry, settings)).await {
+            return Ok(StepEnd::Failed(r));
+        }
+        enter(ctx, HostSubstate::NewFirmwareReportedWait, &format!("waiting for {component} to report {target}"))
+            .await?;
+        for poll in 0..settings.verify_max_polls.max(1) {
+            if poll > 0 {
+                ctx.timer(Duration::from_secs(settings.verify_poll_interval_secs)).await;
+            }
+            let report = match refresh_inventory(ctx, machine_id).await {
+                Ok(r) => r,
+                Err(e) => return Ok(StepEnd::Failed(reason("reading the inventory after activation", &e))),
+            };
+            match verify(model, component, target, &report) {
+                Verification::AllAtTarget => return Ok(StepEnd::Done),
+                Verification::Pending { reported } => {
+                    last = reported.iter().map(|(id, v)| format!("{id}={v}")).collect::<Vec<_>>().join(", ");
+                }
+                Verification::NoInventoryMatch { matcher } => {
+                    return Ok(StepEnd::Failed(format!(
+                        "component {component}: no inventory entry matches {matcher:?} after activation"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(StepEnd::Failed(format!(
+        "component {component} never reported {target} after {} activations of {} inventory reads each (last: {last})",
+        settings.max_reactivations + 1,
+        settings.verify_max_polls
+    )))
+}
