@@ -22,4 +22,8 @@ if [ -n "$bad" ]; then
   exit 1
 fi
 
+# The durability tests run the real worker binary as a child process (and kill -9 it).
+cargo build --workspace --bins
+export HOSTFW_WORKER_BIN="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/hostfw-worker"
+
 cargo test --workspace --no-fail-fast "$@"

@@ -13,8 +13,7 @@ use crate::bmc;
 use crate::error;
 use crate::Deps;
 
-/// How often a running task wait reports a heartbeat (well inside the 30 s heartbeat timeout).
-const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+use crate::heartbeat::HEARTBEAT_EVERY;
 
 /// True when at least one inventory member matches and every match reports the target.
 fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> bool {
@@ -25,7 +24,7 @@ fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> boo
 
 /// Lease of a site-wide upload slot; renewed every [`SLOT_RENEW_EVERY`] while the upload runs.
 const SLOT_LEASE_MS: i64 = 60_000;
-const SLOT_RENEW_EVERY: Duration = Duration::from_secs(10);
+const SLOT_RENEW_EVERY: Duration = HEARTBEAT_EVERY;
 /// Pause between tries for a free slot.
 const SLOT_POLL: Duration = Duration::from_millis(250);
 

@@ -10,6 +10,7 @@ pub mod artifacts;
 pub mod bmc;
 pub mod error;
 pub mod firmware;
+pub mod heartbeat;
 pub mod host_state;
 pub mod inventory;
 pub mod platform;

@@ -13,6 +13,7 @@ use temporalio_common::ActivityError;
 use temporalio_macros::activities;
 use temporalio_sdk::activities::ActivityContext;
 
+use crate::heartbeat::with_heartbeat;
 use crate::{activation, firmware, host_state, inventory, platform, routes, script, Deps};
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
@@ -59,8 +60,9 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::Activate)]
-    pub async fn activate(self: Arc<Self>, _ctx: ActivityContext, input: ActivateInput) -> Result<(), ActivityError> {
-        activation::activate(&self.deps, input).await
+    pub async fn activate(self: Arc<Self>, ctx: ActivityContext, input: ActivateInput) -> Result<(), ActivityError> {
+        let what = format!("{:?}", input.step);
+        with_heartbeat(&ctx, &what, activation::activate(&self.deps, input)).await
     }
 
     #[activity(definition = defs::Restore)]
@@ -84,7 +86,8 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::Platform)]
-    pub async fn platform(self: Arc<Self>, _ctx: ActivityContext, input: PlatformInput) -> Result<(), ActivityError> {
-        platform::platform(&self.deps, input).await
+    pub async fn platform(self: Arc<Self>, ctx: ActivityContext, input: PlatformInput) -> Result<(), ActivityError> {
+        let what = format!("{:?}", input.step);
+        with_heartbeat(&ctx, &what, platform::platform(&self.deps, input)).await
     }
 }

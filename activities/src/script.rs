@@ -20,8 +20,7 @@ use crate::Deps;
 
 /// Longest output tail kept, per stream, in characters.
 pub const OUTPUT_LIMIT: usize = 1500;
-/// Heartbeat period while the script runs (well inside the 30 s heartbeat timeout).
-const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+use crate::heartbeat::HEARTBEAT_EVERY;
 
 fn tail(bytes: &[u8], secret: &str) -> String {
     let mut text = String::from_utf8_lossy(bytes).into_owned();

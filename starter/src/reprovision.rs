@@ -60,6 +60,7 @@ pub fn settings(ctx: &Context) -> anyhow::Result<ReprovisionSettings> {
         pre_update_wait_secs: hr.pre_update_wait.as_secs(),
         script_timeout_secs: hr.script_timeout.as_secs().max(1),
         autoreboot_period,
+        heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
     })
 }
 

@@ -152,8 +152,9 @@ impl HostReprovisionWorkflow {
 }
 
 async fn platform(ctx: &Ctx, machine_id: &str, step: PlatformStep) -> WorkflowResult<()> {
+    let heartbeat = ctx.state(|s| s.input.settings.heartbeat());
     let input = PlatformInput { machine_id: machine_id.to_string(), step };
-    ctx.execute_activity(HostActivities::platform, input, options::activation()).await?;
+    ctx.execute_activity(HostActivities::platform, input, options::activation(heartbeat)).await?;
     Ok(())
 }
 

@@ -61,7 +61,7 @@ pub(crate) async fn install_scout(
         + 300;
     let options = ActivityOptions::with_start_to_close_timeout(Duration::from_secs(budget))
         .schedule_to_start_timeout(SCOUT_PICKUP)
-        .heartbeat_timeout(Duration::from_secs(60))
+        .heartbeat_timeout(settings.heartbeat())
         .task_queue(queue.clone())
         .retry_policy(RetryPolicy::builder().maximum_attempts(2).build())
         .summary(format!("Scout: {component} {target} on {machine_id}"))
@@ -102,7 +102,7 @@ pub(crate) async fn install_script(
     };
     // One attempt only: a script is not idempotent, and a lost attempt is judged by the inventory.
     let options = ActivityOptions::with_start_to_close_timeout(Duration::from_secs(settings.script_timeout_secs + 60))
-        .heartbeat_timeout(Duration::from_secs(30))
+        .heartbeat_timeout(settings.heartbeat())
         .retry_policy(RetryPolicy::builder().maximum_attempts(1).build())
         .summary(format!("script {script}: {component} {target}"))
         .build();

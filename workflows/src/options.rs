@@ -39,11 +39,12 @@ pub fn inventory() -> ActivityOptions {
 
 /// Pushing an image: big files over a BMC's slow link take minutes, and the upload may first
 /// wait for one of the site's `max_uploads` slots, so an hour; the activity heartbeats while it
-/// waits and uploads, so a dead worker is noticed within a minute (and its slot lease expires).
+/// waits and uploads, so a dead worker is noticed within the heartbeat timeout (and its slot
+/// lease expires).
 /// A busy BMC (503) or a dropped connection is worth a few more attempts with backoff, bounded at 5.
-pub fn upload() -> ActivityOptions {
+pub fn upload(heartbeat: Duration) -> ActivityOptions {
     ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60 * 60))
-        .heartbeat_timeout(Duration::from_secs(60))
+        .heartbeat_timeout(heartbeat)
         .retry_policy(policy(5, Duration::from_secs(60)))
         .build()
 }
@@ -51,18 +52,18 @@ pub fn upload() -> ActivityOptions {
 /// Following an update task: `task_timeout` is the site's bound on a whole flash (config
 /// `redfish.task_timeout`). The activity heartbeats every poll, so a dead worker is noticed within
 /// the heartbeat timeout and another worker resumes polling the same task.
-pub fn wait_task(task_timeout: Duration) -> ActivityOptions {
+pub fn wait_task(task_timeout: Duration, heartbeat: Duration) -> ActivityOptions {
     ActivityOptions::with_start_to_close_timeout(task_timeout)
-        .heartbeat_timeout(Duration::from_secs(30))
+        .heartbeat_timeout(heartbeat)
         .retry_policy(policy(5, Duration::from_secs(30)))
         .build()
 }
 
 /// A reset and the wait until the BMC answers again: BMC reboots take several minutes on real
-/// hardware, so 15 minutes per attempt, 3 attempts.
-pub fn activation() -> ActivityOptions {
+/// hardware, so 15 minutes per attempt, 3 attempts; the activity heartbeats while it waits.
+pub fn activation(heartbeat: Duration) -> ActivityOptions {
     ActivityOptions::with_start_to_close_timeout(Duration::from_secs(15 * 60))
-        .heartbeat_timeout(Duration::from_secs(60))
+        .heartbeat_timeout(heartbeat)
         .retry_policy(policy(3, Duration::from_secs(60)))
         .build()
 }

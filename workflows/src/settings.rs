@@ -53,6 +53,9 @@ fn d_pre_update_wait() -> u64 {
 fn d_script_timeout() -> u64 {
     3600
 }
+fn d_heartbeat_timeout() -> u64 {
+    30
+}
 
 /// Timings and limits of the per-host loop, from the site config.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +98,9 @@ pub struct ReprovisionSettings {
     /// inside it.
     #[serde(default)]
     pub autoreboot_period: Option<TimeWindow>,
+    /// Heartbeat timeout of long activities: how soon a dead worker's activity moves to another.
+    #[serde(default = "d_heartbeat_timeout")]
+    pub heartbeat_timeout_secs: u64,
 }
 
 impl Default for ReprovisionSettings {
@@ -114,7 +120,15 @@ impl Default for ReprovisionSettings {
             pre_update_wait_secs: d_pre_update_wait(),
             script_timeout_secs: d_script_timeout(),
             autoreboot_period: None,
+            heartbeat_timeout_secs: d_heartbeat_timeout(),
         }
+    }
+}
+
+impl ReprovisionSettings {
+    /// The heartbeat timeout of long activities.
+    pub fn heartbeat(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.heartbeat_timeout_secs.max(1))
     }
 }
 

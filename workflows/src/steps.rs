@@ -83,11 +83,14 @@ pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) {
 
 /// Run an activation plan: steps as activities, waits as durable timers.
 pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> StepEnd {
+    let heartbeat = ctx.state(|s| s.input.settings.heartbeat());
     for action in plan {
         match action {
             ActivationAction::Step(step) => {
                 let input = ActivateInput { machine_id: machine_id.to_string(), step };
-                if let Err(e) = ctx.execute_activity(HostActivities::activate, input, options::activation()).await {
+                if let Err(e) =
+                    ctx.execute_activity(HostActivities::activate, input, options::activation(heartbeat)).await
+                {
                     return StepEnd::Failed(reason("activation", &e));
                 }
             }

@@ -155,6 +155,10 @@ pub struct HostReprovisionSection {
     pub power_drain_cycle_wait: Duration,
     #[serde(with = "crate::duration::serde_duration")]
     pub power_drain_on_wait: Duration,
+    /// Heartbeat timeout of long activities (uploads, task waits, resets, scripts, Scout): how
+    /// soon the work of a worker that died moves to another worker.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub heartbeat_timeout: Duration,
 }
 
 impl Default for HostReprovisionSection {
@@ -172,6 +176,7 @@ impl Default for HostReprovisionSection {
             power_drain_off_wait: Duration::from_secs(60),
             power_drain_cycle_wait: Duration::from_secs(90),
             power_drain_on_wait: Duration::from_secs(5),
+            heartbeat_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -54,6 +54,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     positive("host_reprovision.task_poll_interval", hr.task_poll_interval)?;
     at_least_one("host_reprovision.bmc_healthy_reads", hr.bmc_healthy_reads)?;
     positive("host_reprovision.script_timeout", hr.script_timeout)?;
+    positive("host_reprovision.heartbeat_timeout", hr.heartbeat_timeout)?;
 
     let fg = &c.firmware_global;
     at_least_one("firmware_global.max_uploads", fg.max_uploads)?;
