@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use hostfw_redfish::{TaskPoll, TaskRef, UploadRequest, WaitOptions};
-use hostfw_workflows::{Precheck, TaskHandle, TaskResult, UploadInput, UploadResult, WaitTaskInput};
+use hostfw_workflows::{Precheck, SlotLease, TaskHandle, TaskResult, UploadInput, UploadResult, WaitTaskInput};
 use temporalio_common::ActivityError;
 use temporalio_sdk::activities::ActivityContext;
 use tokio::sync::watch;
@@ -22,7 +22,8 @@ fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> boo
     !matching.is_empty() && matching.iter().all(|m| m.version == precheck.target_version)
 }
 
-/// Lease of a site-wide upload slot; renewed every [`SLOT_RENEW_EVERY`] while the upload runs.
+/// Lease of a site-wide upload slot; renewed every [`SLOT_RENEW_EVERY`] while the upload and the
+/// BMC's task run (a BMC that fetches the image itself, SimpleUpdate, transfers during the task).
 const SLOT_LEASE_MS: i64 = 60_000;
 const SLOT_RENEW_EVERY: Duration = HEARTBEAT_EVERY;
 /// Pause between tries for a free slot.
@@ -52,7 +53,8 @@ async fn acquire_slot(deps: &Deps, ctx: &ActivityContext, holder: &str) -> Resul
 }
 
 /// Precheck ("already at target?"), then push one artifact through the best route the BMC offers,
-/// holding a site-wide upload slot for the whole upload.
+/// holding a site-wide upload slot from before the transfer until the BMC's task ends (released
+/// by [`wait_task`], or here when there is no task to follow).
 pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
@@ -82,11 +84,12 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
         force_route: None,
     };
     let info = ctx.info();
+    // One holder per workflow, component and artifact: a retried upload finds its own slot again.
     let holder = format!(
         "{}/{}/{}",
-        info.workflow_id.clone().unwrap_or_default(),
-        info.activity_id,
-        input.machine_id
+        info.workflow_id.clone().unwrap_or_else(|| input.machine_id.clone()),
+        input.component,
+        input.artifact_index
     );
     let slot = acquire_slot(deps, ctx, &holder).await?;
     let push = client.upload(&request);
@@ -101,16 +104,29 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
             }
         }
     };
-    if let Err(e) = deps.store.upload_slot_release(slot, &holder).await {
-        tracing::warn!(machine = %machine.id, slot, error = %e, "releasing the upload slot failed; its lease expires");
-    }
-    let accepted = result.map_err(error::redfish)?;
+    let accepted = match result {
+        Ok(a) if a.task.is_some() => a,
+        other => {
+            release_slot(deps, slot, &holder).await;
+            other.map_err(error::redfish)?
+        }
+    };
     tracing::info!(machine = %machine.id, component = %input.component, route = ?accepted.route,
         artifact = %artifact.path.display(), "image accepted by the BMC");
     Ok(UploadResult::Accepted {
         route: format!("{:?}", accepted.route),
-        task: accepted.task.map(|t| TaskHandle { monitor_uri: t.monitor_uri, task_uri: t.task_uri }),
+        task: accepted.task.map(|t| TaskHandle {
+            monitor_uri: t.monitor_uri,
+            task_uri: t.task_uri,
+            slot: Some(SlotLease { slot, holder: holder.clone() }),
+        }),
     })
+}
+
+async fn release_slot(deps: &Deps, slot: u32, holder: &str) {
+    if let Err(e) = deps.store.upload_slot_release(slot, holder).await {
+        tracing::warn!(slot, holder, error = %e, "releasing the upload slot failed; its lease expires");
+    }
 }
 
 fn describe(poll: &TaskPoll) -> String {
@@ -143,15 +159,30 @@ pub async fn wait_task(
     });
     tokio::pin!(wait);
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
+    let lease = input.task.slot.clone();
     let outcome = loop {
         tokio::select! {
-            result = &mut wait => break result.map_err(error::redfish)?,
+            result = &mut wait => break result,
             _ = beat.tick() => {
                 let progress = progress_rx.borrow().clone();
                 let _ = ctx.record_heartbeat(progress).await;
+                if let Some(l) = &lease {
+                    let _ = deps.store.upload_slot_renew(l.slot, &l.holder, SLOT_LEASE_MS).await;
+                }
             }
             _ = ctx.cancelled() => return Err(ActivityError::cancelled()),
         }
+    };
+    // The transfer is over whatever the outcome; a failed poll leaves the lease to expire so a
+    // retried wait (another worker) still holds it meanwhile.
+    let outcome = match outcome {
+        Ok(o) => {
+            if let Some(l) = &lease {
+                release_slot(deps, l.slot, &l.holder).await;
+            }
+            o
+        }
+        Err(e) => return Err(error::redfish(e)),
     };
     Ok(TaskResult {
         succeeded: outcome.succeeded(),

@@ -59,6 +59,7 @@ mod fault_inject;
 mod fleet;
 mod fleet_controls;
 mod fleet_spec;
+mod host_flash;
 mod host_server;
 mod image;
 mod image_fetch;

@@ -71,6 +71,7 @@ pub fn router(host: Arc<Host>) -> Router {
             get(sessions::get_session).delete(sessions::delete_session),
         )
         .route("/sim/state", get(control_api::state))
+        .route("/sim/host-flash", post(crate::host_flash::host_flash))
         .route(
             "/sim/faults",
             get(control_api::get_faults).put(control_api::put_faults),

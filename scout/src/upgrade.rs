@@ -88,6 +88,7 @@ async fn run_in(cx: &TaskContext<'_>, task: &ScoutTask, workdir: &Path) -> Resul
             ("DOWNLOAD_DIR", download_dir.to_string_lossy().into_owned()),
             ("COMPONENT_TYPE", task.component.as_str().to_string()),
             ("TARGET_VERSION", task.target_version.clone()),
+            ("MACHINE_ID", task.machine_id.clone()),
         ],
         timeout: Duration::from_secs(task.execution_timeout_secs),
         output_limit: SCOUT_OUTPUT_LIMIT,

@@ -70,11 +70,21 @@ pub struct UploadInput {
     pub precheck: Option<Precheck>,
 }
 
+/// A site-wide upload slot held from the upload until the BMC's task ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotLease {
+    pub slot: u32,
+    pub holder: String,
+}
+
 /// Where to follow a Redfish update task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskHandle {
     pub monitor_uri: String,
     pub task_uri: Option<String>,
+    /// The upload slot this transfer holds; the task wait renews and releases it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<SlotLease>,
 }
 
 /// Output of `hostfw.firmware.upload`.

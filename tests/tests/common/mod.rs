@@ -41,6 +41,18 @@ fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
 }
 
+/// `extra` lines of a TOML table, plus each `(key, value)` default whose key `extra` does not set.
+fn with_defaults(extra: &str, defaults: &[(&str, &str)]) -> String {
+    let mut out = extra.to_string();
+    for (key, value) in defaults {
+        let set = extra.lines().any(|l| l.split('=').next().map(str::trim) == Some(*key));
+        if !set {
+            out.push_str(&format!("\n{key} = {value}"));
+        }
+    }
+    out
+}
+
 /// Write a simulator firmware image: what the catalog points at and bmc-sim understands.
 pub fn write_image(dir: &Path, rel: &str, applies_to: &str, version: &str) {
     let path = dir.join(rel);
@@ -86,6 +98,9 @@ pub struct SiteSpec<'a> {
     pub assigned: &'a [(&'a str, &'a str)],
     /// Run a Scout agent serving every host of the fleet.
     pub scout: bool,
+    /// Start no in-process worker: the test runs the real `hostfw-worker` binary itself
+    /// ([`ChildWorker`]), so it can kill it with SIGKILL and restart it.
+    pub external_worker: bool,
 }
 
 impl Site {
@@ -137,10 +152,6 @@ timeout = "5s"
 task_timeout = "2m"
 
 [host_reprovision]
-verify_poll_interval = "1s"
-verify_max_polls = 20
-task_poll_interval = "1s"
-bmc_healthy_reads = 2
 {host_reprovision}
 
 [firmware_global]
@@ -154,7 +165,10 @@ host_firmware_upgrade_retry_interval = "1s"
 
 {catalog}
 "#,
-            host_reprovision = spec.host_reprovision,
+            host_reprovision = with_defaults(
+                spec.host_reprovision,
+                &[("verify_poll_interval", "\"1s\""), ("verify_max_polls", "20"), ("task_poll_interval", "\"1s\""), ("bmc_healthy_reads", "2")],
+            ),
             firmware_global = spec.firmware_global,
             machine_updater = spec.machine_updater,
             catalog = spec.catalog,
@@ -162,7 +176,7 @@ host_firmware_upgrade_retry_interval = "1s"
         for (rel, content) in spec.files {
             let path = dir.path().join(rel);
             std::fs::create_dir_all(path.parent().unwrap())?;
-            std::fs::write(&path, content)?;
+            std::fs::write(&path, content.replace("{SITE}", &dir.path().display().to_string()))?;
         }
         let config_path = dir.path().join("site.toml");
         std::fs::write(&config_path, config)?;
@@ -187,7 +201,11 @@ host_firmware_upgrade_retry_interval = "1s"
         }
 
         let scout_hosts = if spec.scout { fleet.hosts().into_iter().map(|h| h.id).collect() } else { Vec::new() };
-        let worker = spawn_worker(site.clone(), scout_hosts);
+        let worker = if spec.external_worker {
+            WorkerThread { stop: None, join: None }
+        } else {
+            spawn_worker(site.clone(), scout_hosts)
+        };
         Ok(Site { dir, config_path, site, store, fleet, client, env: Some(env), worker })
     }
 
