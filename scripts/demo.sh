@@ -18,7 +18,7 @@ step() { printf '\n==> %s\n' "$*"; }
 scripts/tools.sh
 
 step "building hostfw (debug)"
-cargo build --bins -p hostfw-starter -p hostfw-worker -p hostfw-bmc-sim
+cargo build --bins -p hostfw-starter -p hostfw-worker -p hostfw-bmc-sim -p hostfw-scout
 BIN="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug"
 
 mkdir -p "$DEMO"
@@ -74,6 +74,19 @@ rm -f "$DEMO/bmc-sim.ready"
 pids+=($!)
 wait_for "the BMC simulators" 30 test -s "$DEMO/bmc-sim.ready"
 
+# Where each simulated host is, for the Scout upgrade script's in-band flash (see its comments).
+rm -rf "$DEMO/simhosts" && mkdir -p "$DEMO/simhosts"
+python3 - "$DEMO/bmc-sim.ready" "$DEMO/simhosts" <<'PY'
+import json, os, sys
+for host in json.load(open(sys.argv[1])):
+    open(os.path.join(sys.argv[2], host["id"]), "w").write(host["base_url"])
+PY
+
+step "starting Scout for the DGX hosts (one agent process serving both; log: .demo/scout.log)"
+HOSTFW_SIM_HOSTS_DIR="$DEMO/simhosts" "$BIN/scout" --machine dgx-01 --machine dgx-02 \
+  --temporal-address 127.0.0.1:$TEMPORAL_PORT >"$DEMO/scout.log" 2>&1 &
+pids+=($!)
+
 step "starting the worker (log: .demo/worker.log)"
 rm -f "$DEMO"/site.db "$DEMO"/site.db-*
 export HOSTFW_CONFIG="$CONFIG"
@@ -83,9 +96,36 @@ wait_for "the worker's artifact server" 60 port_busy 8089
 
 step "registering the fleet and loading the catalog"
 "$BIN/hostfw" machine import --fleet "$FLEET"
+# r760-02 runs a tenant instance: its update waits for the tenant's approval.
+"$BIN/hostfw" machine add --id r760-02 --bmc 127.0.10.2:8000 --state Assigned --instance tenant-a-17
 "$BIN/hostfw" firmware show
 
+substate_of() {
+  "$BIN/hostfw" machine show "$1" --format json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["machine"].get("substate") or "")' 2>/dev/null || true
+}
+
+# The people around the rollout: the platform team finishes the GB200's manual procedure, and the
+# tenant of r760-02 approves applying updates on reboot, each once their host waits for them.
+operators() {
+  local gb_done="" tenant_done=""
+  while [ -z "$gb_done" ] || [ -z "$tenant_done" ]; do
+    if [ -z "$gb_done" ] && [ "$(substate_of gb200-01)" = "WaitingForManualUpgrade" ]; then
+      echo "demo: platform team completes the GB200 manual procedure on gb200-01"
+      "$BIN/hostfw" host reprovision mark-manual-upgrade-complete --id gb200-01 && gb_done=1
+    fi
+    if [ -z "$tenant_done" ] && [ "$(substate_of r760-02)" = "WaitingForApproval" ]; then
+      echo "demo: tenant approves updates on reboot of instance tenant-a-17 (r760-02)"
+      "$BIN/hostfw" instance reboot --instance tenant-a-17 --apply-updates-on-reboot && tenant_done=1
+    fi
+    sleep 1
+  done
+}
+
 step "rollout: explore every BMC, reprovision every drifted host"
+operators &
+operators_pid=$!
+pids+=($operators_pid)
 set +e
 HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" rollout
 rollout_status=$?

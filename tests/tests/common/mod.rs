@@ -336,3 +336,352 @@ fn spawn_worker(site: SiteConfig, scout_hosts: Vec<String>) -> WorkerThread {
     });
     WorkerThread { stop: Some(stop_tx), join: Some(join) }
 }
+
+/// One pending activity of a workflow, as `temporal workflow describe` shows it.
+#[derive(Debug, Clone)]
+pub struct PendingActivity {
+    /// Activity type, e.g. `hostfw.firmware.upload`.
+    pub name: String,
+    pub attempt: i32,
+    /// The last heartbeat details, decoded as text (JSON of what the activity recorded).
+    pub heartbeat: String,
+}
+
+impl Site {
+    /// The host's substate as recorded in the site database.
+    pub async fn substate(&self, machine_id: &str) -> Option<String> {
+        self.store.machine_get(machine_id).await.ok()??.substate
+    }
+
+    /// Whether the host's workflow is still running (read from the server: needs no worker).
+    pub async fn workflow_running(&self, machine_id: &str) -> bool {
+        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let description = handle
+            .describe(temporalio_client::WorkflowDescribeOptions::default())
+            .await
+            .expect("workflow described");
+        let status = description.raw_description.workflow_execution_info.as_ref().map(|i| i.status).unwrap_or_default();
+        status == temporalio_common::protos::temporal::api::enums::v1::WorkflowExecutionStatus::Running as i32
+    }
+
+    /// The host workflow's pending activities (read from the server: needs no worker).
+    pub async fn pending_activities(&self, machine_id: &str) -> Vec<PendingActivity> {
+        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let Ok(description) = handle.describe(temporalio_client::WorkflowDescribeOptions::default()).await else {
+            return Vec::new();
+        };
+        description
+            .raw_description
+            .pending_activities
+            .iter()
+            .map(|a| PendingActivity {
+                name: a.activity_type.as_ref().map(|t| t.name.clone()).unwrap_or_default(),
+                attempt: a.attempt,
+                heartbeat: a
+                    .heartbeat_details
+                    .iter()
+                    .flat_map(|p| p.payloads.iter())
+                    .map(|p| String::from_utf8_lossy(&p.data).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            })
+            .collect()
+    }
+
+    /// The full history of the host's workflow, in the SDK's JSON form (payload bytes base64).
+    pub async fn history_json(&self, machine_id: &str) -> serde_json::Value {
+        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let bytes = handle
+            .fetch_history(temporalio_client::WorkflowFetchHistoryOptions::default())
+            .to_json()
+            .await
+            .expect("history fetched");
+        serde_json::from_slice(&bytes).expect("history JSON")
+    }
+}
+
+/// Every event of a history (from [`Site::history_json`]) as `(event id, attributes key,
+/// attributes)`, e.g. `(7, "ActivityTaskStartedEventAttributes", {...})`.
+pub fn history_events(history: &serde_json::Value) -> Vec<(i64, String, serde_json::Value)> {
+    history["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| {
+            let id = e["event_id"].as_i64()?;
+            let (key, attributes) = e["attributes"].as_object()?.iter().next()?;
+            Some((id, key.clone(), attributes.clone()))
+        })
+        .collect()
+}
+
+/// How the executions of one activity type went, from a history: for each execution (scheduled
+/// event), the attempt that ended it and the failure that ended the attempt before it (e.g. a
+/// heartbeat timeout), and whether it ended in a timeout.
+#[derive(Debug, Clone, Default)]
+pub struct ActivityRecord {
+    pub scheduled_event_id: i64,
+    /// Attempt number of the last start (1 = never retried).
+    pub attempt: i64,
+    /// Message of the failure of the previous attempt, when retried.
+    pub last_failure: Option<String>,
+    /// The execution ended in ActivityTaskTimedOut, with this failure message.
+    pub timed_out: Option<String>,
+    pub completed: bool,
+}
+
+/// Every execution of activity type `name` in `history`, in order.
+pub fn activity_records(history: &serde_json::Value, name: &str) -> Vec<ActivityRecord> {
+    let mut records: Vec<ActivityRecord> = Vec::new();
+    fn failure_text(f: &serde_json::Value) -> String {
+        let mut parts = vec![f["message"].as_str().unwrap_or_default().to_string()];
+        if let Some(info) = f.get("failure_info") {
+            parts.push(info.to_string());
+        }
+        parts.join(" ")
+    }
+    for (id, key, attributes) in history_events(history) {
+        let scheduled = attributes["scheduled_event_id"].as_i64();
+        let record = |records: &mut Vec<ActivityRecord>| -> Option<usize> {
+            records.iter().position(|r| Some(r.scheduled_event_id) == scheduled)
+        };
+        match key.as_str() {
+            "ActivityTaskScheduledEventAttributes" if attributes["activity_type"]["name"] == name => {
+                records.push(ActivityRecord { scheduled_event_id: id, ..ActivityRecord::default() });
+            }
+            "ActivityTaskStartedEventAttributes" => {
+                if let Some(i) = record(&mut records) {
+                    records[i].attempt = attributes["attempt"].as_i64().unwrap_or(1);
+                    records[i].last_failure =
+                        attributes.get("last_failure").filter(|f| !f.is_null()).map(failure_text);
+                }
+            }
+            "ActivityTaskTimedOutEventAttributes" => {
+                if let Some(i) = record(&mut records) {
+                    records[i].timed_out = Some(failure_text(&attributes["failure"]));
+                }
+            }
+            "ActivityTaskCompletedEventAttributes" => {
+                if let Some(i) = record(&mut records) {
+                    records[i].completed = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    records
+}
+
+/// Whether `needle` occurs anywhere in a history: in its plain JSON text, or inside any string
+/// that decodes as base64 (payload `data` and `metadata` are base64 in the JSON form, so a
+/// search of the raw bytes alone would never find what a workflow input or result carries).
+pub fn history_contains(history: &serde_json::Value, needle: &str) -> bool {
+    fn walk(v: &serde_json::Value, needle: &str) -> bool {
+        match v {
+            serde_json::Value::String(s) => {
+                s.contains(needle)
+                    || base64_decode(s).is_some_and(|b| String::from_utf8_lossy(&b).contains(needle))
+            }
+            serde_json::Value::Array(a) => a.iter().any(|x| walk(x, needle)),
+            serde_json::Value::Object(o) => o.iter().any(|(k, x)| k.contains(needle) || walk(x, needle)),
+            _ => false,
+        }
+    }
+    walk(history, needle)
+}
+
+/// Standard base64 (with or without padding); `None` when `s` is not base64.
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    fn value(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let body = s.trim_end_matches('=');
+    if body.is_empty() || s.len() - body.len() > 2 || body.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in body.bytes() {
+        acc = (acc << 6) | value(c)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// The `hostfw-worker` binary the child-process tests run: `$HOSTFW_WORKER_BIN`, else the
+/// workspace's `target/debug/hostfw-worker` when it exists (`cargo build --workspace --bins`).
+pub fn worker_bin() -> PathBuf {
+    if let Ok(p) = std::env::var("HOSTFW_WORKER_BIN") {
+        let p = PathBuf::from(p);
+        assert!(p.is_file(), "HOSTFW_WORKER_BIN={} is not a file", p.display());
+        return p;
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/hostfw-worker");
+    assert!(
+        p.is_file(),
+        "the hostfw-worker binary is missing at {}: run `cargo build --workspace --bins` or set HOSTFW_WORKER_BIN",
+        p.display()
+    );
+    p
+}
+
+/// The real `hostfw-worker` binary as a child process of the test, on the site's config
+/// (`hostfw-worker --config <site.toml>`, `RUST_LOG=info`), with its output in
+/// `<site dir>/worker-<n>.log` (one file per start). Only one process runs at a time: it must be
+/// killed before it is restarted. Dropping it kills the process; when the test is failing, the
+/// tail of its log is printed.
+pub struct ChildWorker {
+    bin: PathBuf,
+    config: PathBuf,
+    dir: PathBuf,
+    artifact_listen: String,
+    child: Option<std::process::Child>,
+    logs: Vec<PathBuf>,
+}
+
+/// How long a started worker may take to connect to Temporal.
+const WORKER_READY_WITHIN: Duration = Duration::from_secs(60);
+/// The line `hostfw-worker` logs once it is connected and about to poll.
+const WORKER_READY_LINE: &str = "worker running";
+
+impl ChildWorker {
+    /// Start the worker for `site` (which must have been started with `external_worker`) and
+    /// wait until it is connected to Temporal.
+    pub async fn start(site: &Site) -> ChildWorker {
+        let mut w = ChildWorker {
+            bin: worker_bin(),
+            config: site.config_path.clone(),
+            dir: site.dir.path().to_path_buf(),
+            artifact_listen: site.site.worker.artifact_listen.clone(),
+            child: None,
+            logs: Vec::new(),
+        };
+        w.spawn().await;
+        w
+    }
+
+    /// Start the worker again after [`ChildWorker::kill_9`].
+    pub async fn restart(&mut self) {
+        assert!(self.child.is_none(), "restart: the previous worker process is still running; kill it first");
+        self.spawn().await;
+    }
+
+    /// SIGKILL the worker (no graceful shutdown, nothing flushed) and wait until the process is
+    /// gone. Panics unless the process was alive and died of that signal.
+    pub fn kill_9(&mut self) {
+        let mut child = self.child.take().expect("kill_9: no worker process running");
+        let pid = child.id();
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("kill_9: worker {pid} had already exited ({status}) before the kill\n{}", self.log_tail(60));
+        }
+        child.kill().expect("SIGKILL sent");
+        let status = child.wait().expect("worker reaped");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(9), "worker {pid} ended by SIGKILL, not {status}");
+        eprintln!("killed worker {pid} with SIGKILL");
+    }
+
+    /// The process id of the running worker.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(|c| c.id())
+    }
+
+    /// Log files, one per start, oldest first.
+    pub fn log_paths(&self) -> &[PathBuf] {
+        &self.logs
+    }
+
+    /// Everything every run of the worker printed, oldest first.
+    pub fn log(&self) -> String {
+        self.logs.iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()).collect::<Vec<_>>().join("\n")
+    }
+
+    /// The last `lines` lines of [`ChildWorker::log`], with a heading naming the files.
+    pub fn log_tail(&self, lines: usize) -> String {
+        let log = self.log();
+        let all: Vec<&str> = log.lines().collect();
+        let tail = all[all.len().saturating_sub(lines)..].join("\n");
+        let files: Vec<String> = self.logs.iter().map(|p| p.display().to_string()).collect();
+        format!("--- last {lines} lines of the worker log ({}) ---\n{tail}\n--- end of worker log ---", files.join(", "))
+    }
+
+    async fn spawn(&mut self) {
+        self.wait_artifact_port_free().await;
+        let log_path = self.dir.join(format!("worker-{}.log", self.logs.len() + 1));
+        let log = std::fs::File::create(&log_path).expect("worker log created");
+        let child = std::process::Command::new(&self.bin)
+            .arg("--config")
+            .arg(&self.config)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            // The site config decides where Temporal is, not the caller's environment.
+            .env_remove("TEMPORAL_ADDRESS")
+            .env_remove("TEMPORAL_NAMESPACE")
+            .env_remove("HOSTFW_CONFIG")
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().expect("log handle"))
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.bin.display()));
+        eprintln!("started worker {} (log {})", child.id(), log_path.display());
+        self.child = Some(child);
+        self.logs.push(log_path.clone());
+        let deadline = Instant::now() + WORKER_READY_WITHIN;
+        loop {
+            if std::fs::read_to_string(&log_path).unwrap_or_default().contains(WORKER_READY_LINE) {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.as_mut().unwrap().try_wait() {
+                self.child = None;
+                panic!("the worker exited ({status}) before it was ready\n{}", self.log_tail(60));
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the worker was not ready within {WORKER_READY_WITHIN:?}\n{}",
+                self.log_tail(60)
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The artifact server of a new process listens where the old one did: wait until the
+    /// previous process's socket is gone (it is, once the process was reaped; this checks it).
+    async fn wait_artifact_port_free(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match TcpListener::bind(&self.artifact_listen) {
+                Ok(_) => return,
+                Err(e) => assert!(
+                    Instant::now() < deadline,
+                    "the artifact port {} is still in use: {e}",
+                    self.artifact_listen
+                ),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for ChildWorker {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if std::thread::panicking() && !self.logs.is_empty() {
+            eprintln!("{}", self.log_tail(80));
+        }
+    }
+}
