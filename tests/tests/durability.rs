@@ -236,8 +236,8 @@ async fn assert_compliant(site: &Site, host: &str, components: &[&str]) {
     assert!(site.store.request_get(host).await.unwrap().is_none(), "{host}: request cleared");
 }
 
-/// The activity `name` was interrupted by the kill: the dead worker's attempt ended on its
-/// heartbeat timeout, and the history holds exactly one execution of it per entry of `expect`.
+/// The one execution of activity `name` that the kill interrupted: the dead worker's attempt
+/// ended on its heartbeat timeout (the execution timed out, or its next attempt says why).
 fn interrupted(records: &[ActivityRecord], name: &str) -> ActivityRecord {
     let hit: Vec<&ActivityRecord> = records
         .iter()
@@ -286,7 +286,7 @@ async fn kill_9_during_an_upload_post_neither_reuploads_nor_reinstalls() {
         (installs(&site, "upload") == expected(&[("BMC", 1)]) && site.fleet.uploads_in_flight() == 0).then_some(())
     })
     .await;
-    assert_stalled_in(&site, "upload", "after the BMC finished, with no worker", ).await;
+    assert_stalled_in(&site, "upload", "WaitingForUpload", "after the BMC finished, with no worker").await;
 
     worker.restart().await;
     assert_compliant(&site, "upload", &["bmc", "uefi"]).await;

@@ -96,6 +96,7 @@ async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
     let status = site.status("h1").await.unwrap();
     assert_eq!(status.retry_count, 1);
     assert_eq!(site.fleet.versions("h1"), vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())]);
+    site.record_history("h1", "retry-after-failed-task").await;
     site.shutdown().await;
 }
 
@@ -147,6 +148,7 @@ async fn an_mnnvl_host_waits_for_the_manual_platform_procedure() {
     let HostOutcome::Compliant { installed } = outcome else { panic!("{outcome:?}") };
     assert_eq!(installed.len(), 1, "the normal loop ran for what still differed");
     assert_eq!(site.fleet.versions("gb"), vec![("BMC".into(), "2.0".into())]);
+    site.record_history("gb", "manual-platform-gate").await;
     site.shutdown().await;
 }
 
@@ -175,6 +177,7 @@ async fn an_assigned_host_waits_for_tenant_approval() {
         assert!(count(&history, expected) >= 1, "missing {expected}: {history:?}");
     }
     assert!(site.store.request_get("h1").await.unwrap().is_none());
+    site.record_history("h1", "assigned-host-approved").await;
     site.shutdown().await;
 }
 
@@ -212,6 +215,7 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     assert!(site.store.request_get("h2").await.unwrap().is_none());
     assert_eq!(site.fleet.stats().per_host["h2"].uploads, 0);
     assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, "Assigned");
+    site.record_history("h2", "cleared-before-start").await;
 
     // Started (a Ready host starts at once): refused with the reason, request kept.
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();

@@ -33,7 +33,7 @@ fn histories() -> Vec<(PathBuf, WorkflowHistory)> {
 #[tokio::test]
 async fn recorded_histories_replay_on_current_code() {
     let histories = histories();
-    assert!(histories.len() >= 3, "expected the recorded fixtures, found {}", histories.len());
+    assert!(histories.len() >= 10, "expected the recorded fixtures, found {}", histories.len());
     let options = WorkflowReplayerOptions::new().register_workflow::<HostReprovisionWorkflow>().unwrap().build();
     let replayer = WorkflowReplayer::new(options).unwrap();
     let names: Vec<PathBuf> = histories.iter().map(|(p, _)| p.clone()).collect();

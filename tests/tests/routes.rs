@@ -84,6 +84,7 @@ firmware = [ { id = "NIC_0", version = "28.39" } ]
     for s in ["WaitingForScoutUpgrade", "ResetForNewFirmware", "NewFirmwareReportedWait"] {
         assert!(history_has(&history, s), "missing {s}: {history:?}");
     }
+    site.record_history("dgx-1", "scout-route").await;
     site.shutdown().await;
 }
 
@@ -174,6 +175,7 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
     let history = site.store.history_list("script-ok", 100).await.unwrap();
     assert!(history_has(&history, "WaitingForScript"));
     assert!(!history_has(&history, "ResetForNewFirmware"), "the script owns activation: {history:?}");
+    site.record_history("script-ok", "core-local-script-route").await;
 
     let status = site
         .wait_for("the failing script to exhaust its (zero) retries", Duration::from_secs(60), || async {
@@ -345,6 +347,7 @@ firmware = [ { id = "HGX_FW_BMC_0", version = "24.0" }, { id = "CPLD_0", version
     assert!(host.manager_resets >= 1, "the pre-update resets reset the BMC before the first attempt");
     let history = site.store.history_list("hgx-1", 200).await.unwrap();
     assert!(history.iter().any(|h| h.message.contains("pre-update resets")), "{history:?}");
+    site.record_history("hgx-1", "activation-kinds").await;
     site.shutdown().await;
 }
 
