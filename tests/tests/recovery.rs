@@ -96,6 +96,10 @@ async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
     let status = site.status("h1").await.unwrap();
     assert_eq!(status.retry_count, 1);
     assert_eq!(site.fleet.versions("h1"), vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())]);
+    let shown = site.cli(&["machine", "show", "h1", "--history-count", "50"]).await.unwrap();
+    assert!(shown.contains("STATE:               Ready"), "{shown}");
+    assert!(shown.contains("HostReprovision/FailedFirmwareUpgrade"), "history with states: {shown}");
+    assert!(shown.contains("injected failure"), "history with reasons: {shown}");
     site.record_history("h1", "retry-after-failed-task").await;
     site.shutdown().await;
 }
@@ -226,5 +230,19 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     assert!(site.store.request_get("h1").await.unwrap().is_some());
     let err = site.cli(&["host", "reprovision", "clear", "--id", "h2"]).await.unwrap_err();
     assert!(format!("{err:#}").contains("no reprovisioning request"), "{err:#}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_bmc_errors_are_retried_without_failing_the_host() {
+    let site = Site::start(spec()).await.unwrap();
+    // The next 4 Redfish requests to h1 answer 503 (with Retry-After): reads and uploads retry.
+    site.fleet.set_fault("h1", Fault { http_errors: Some(hostfw_bmc_sim::HttpErrors { count: 4, status: 503 }), ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    let outcome = site.host_result("h1").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let history = site.store.history_list("h1", 200).await.unwrap();
+    assert_eq!(count(&history, "FailedFirmwareUpgrade"), 0, "{history:?}");
+    assert!(site.fleet.fault("h1").unwrap().http_errors.is_none(), "every injected error was consumed");
     site.shutdown().await;
 }
