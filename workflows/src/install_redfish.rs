@@ -57,7 +57,9 @@ pub(crate) async fn install(
             precheck: (index == 0)
                 .then(|| Precheck { matcher: matcher.clone(), target_version: target.to_string() }),
         };
-        let accepted = match ctx.execute_activity(HostActivities::upload, upload, options::upload(settings.heartbeat())).await {
+        let summary = format!("upload {component} {target} ({}/{count}) to {machine_id}", index + 1);
+        let options = options::summarized(options::upload(settings.heartbeat()), summary);
+        let accepted = match ctx.execute_activity(HostActivities::upload, upload, options).await {
             Ok(r) => r,
             Err(e) if is_permanent(&e) => return Ok(StepEnd::Failed(reason("upload refused", &e))),
             Err(e) => return Ok(StepEnd::Retry(reason("upload failed", &e))),
@@ -84,7 +86,10 @@ pub(crate) async fn install(
                     .execute_activity(
                         HostActivities::wait_task,
                         wait,
-                        options::wait_task(Duration::from_secs(settings.task_timeout_secs), settings.heartbeat()),
+                        options::summarized(
+                            options::wait_task(Duration::from_secs(settings.task_timeout_secs), settings.heartbeat()),
+                            format!("follow the BMC task of {component} {target}"),
+                        ),
                     )
                     .await
                 {

@@ -67,3 +67,13 @@ pub fn activation(heartbeat: Duration) -> ActivityOptions {
         .retry_policy(policy(3, Duration::from_secs(60)))
         .build()
 }
+
+/// `options` with a one-line summary the Web UI shows for the activity (at most 200 characters).
+pub fn summarized(mut options: ActivityOptions, summary: impl Into<String>) -> ActivityOptions {
+    let mut text: String = summary.into();
+    if text.chars().count() > 200 {
+        text = text.chars().take(199).collect::<String>() + "…";
+    }
+    options.summary = Some(text);
+    options
+}

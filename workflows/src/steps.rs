@@ -43,7 +43,7 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
             substate: substate.to_string(),
             message: message.to_string(),
         },
-        options::bookkeeping(),
+        options::summarized(options::bookkeeping(), format!("{substate}: {message}")),
     )
     .await?;
     Ok(())
@@ -54,7 +54,8 @@ pub(crate) async fn refresh_inventory(
     ctx: &Ctx,
     machine_id: &str,
 ) -> Result<InventoryReport, ActivityExecutionError> {
-    ctx.execute_activity(HostActivities::refresh_inventory, machine_id.to_string(), options::inventory()).await
+    let options = options::summarized(options::inventory(), format!("read the Redfish inventory of {machine_id}"));
+    ctx.execute_activity(HostActivities::refresh_inventory, machine_id.to_string(), options).await
 }
 
 /// A readable reason from a failed activity: the activity's own message, not the SDK wrapper.
@@ -87,10 +88,10 @@ pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAc
     for action in plan {
         match action {
             ActivationAction::Step(step) => {
+                let summary = format!("{step:?} on {machine_id}");
                 let input = ActivateInput { machine_id: machine_id.to_string(), step };
-                if let Err(e) =
-                    ctx.execute_activity(HostActivities::activate, input, options::activation(heartbeat)).await
-                {
+                let options = options::summarized(options::activation(heartbeat), summary);
+                if let Err(e) = ctx.execute_activity(HostActivities::activate, input, options).await {
                     return StepEnd::Failed(reason("activation", &e));
                 }
             }
