@@ -31,6 +31,9 @@ const SLOT_POLL: Duration = Duration::from_millis(250);
 
 /// Take one of the site's `max_uploads` slots, heartbeating while waiting for one.
 async fn acquire_slot(deps: &Deps, ctx: &ActivityContext, holder: &str) -> Result<u32, ActivityError> {
+    // Heartbeat every HEARTBEAT_EVERY like every other long step (every 20 polls, 5 s, was as
+    // long as a short heartbeat timeout: a live worker's upload timed out while it waited).
+    let beat_every = (HEARTBEAT_EVERY.as_millis() / SLOT_POLL.as_millis()).max(1) as u32;
     let mut waited = 0u32;
     loop {
         if let Some(slot) = deps
@@ -41,7 +44,7 @@ async fn acquire_slot(deps: &Deps, ctx: &ActivityContext, holder: &str) -> Resul
         {
             return Ok(slot);
         }
-        if waited % 20 == 0 {
+        if waited % beat_every == 0 {
             let _ = ctx.record_heartbeat(format!("waiting for one of {} upload slots", deps.settings.max_uploads)).await;
         }
         if ctx.is_cancelled() {
@@ -61,6 +64,9 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
     let report = client.explore().await.map_err(error::redfish)?;
     if let Some(precheck) = &input.precheck {
         if at_target(&report, precheck) {
+            // A lost earlier attempt of this upload may still hold a slot: give it back now.
+            let holder = slot_holder(ctx, &input);
+            let _ = deps.store.upload_slot_release_holder(&holder).await;
             tracing::info!(machine = %machine.id, component = %input.component,
                 version = %input.target_version, "already at target; nothing uploaded");
             return Ok(UploadResult::AlreadyAtTarget);
@@ -83,14 +89,7 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
         apply_time: None,
         force_route: None,
     };
-    let info = ctx.info();
-    // One holder per workflow, component and artifact: a retried upload finds its own slot again.
-    let holder = format!(
-        "{}/{}/{}",
-        info.workflow_id.clone().unwrap_or_else(|| input.machine_id.clone()),
-        input.component,
-        input.artifact_index
-    );
+    let holder = slot_holder(ctx, &input);
     let slot = acquire_slot(deps, ctx, &holder).await?;
     let push = client.upload(&request);
     tokio::pin!(push);
@@ -121,6 +120,16 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
             slot: Some(SlotLease { slot, holder: holder.clone() }),
         }),
     })
+}
+
+/// One slot holder per workflow, component and artifact: a retried upload finds its own slot again.
+fn slot_holder(ctx: &ActivityContext, input: &UploadInput) -> String {
+    format!(
+        "{}/{}/{}",
+        ctx.info().workflow_id.clone().unwrap_or_else(|| input.machine_id.clone()),
+        input.component,
+        input.artifact_index
+    )
 }
 
 async fn release_slot(deps: &Deps, slot: u32, holder: &str) {

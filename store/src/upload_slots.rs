@@ -65,6 +65,17 @@ impl Store {
         Ok(())
     }
 
+    /// Give back every slot `holder` holds (a retried upload that found nothing to do releases the
+    /// slot its lost attempt took, instead of leaving it blocked until the lease expires).
+    pub async fn upload_slot_release_holder(&self, holder: &str) -> Result<()> {
+        sqlx::query("UPDATE upload_slots SET holder = NULL, expires_at_ms = 0 WHERE holder = $1")
+            .bind(holder)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::db("upload_slot_release_holder", holder))?;
+        Ok(())
+    }
+
     /// Live leases among the first `max` slots (for metrics and tests).
     pub async fn upload_slots_in_use(&self, max: u32) -> Result<u32> {
         use sqlx::Row;

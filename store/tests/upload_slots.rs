@@ -15,6 +15,8 @@ async fn at_most_max_slots_are_granted(Ctx { store, .. }: Ctx) {
     // Releasing with the wrong holder changes nothing.
     store.upload_slot_release(0, "a").await.unwrap();
     assert_eq!(store.upload_slot_acquire("d", 2, 60_000).await.unwrap(), None);
+    store.upload_slot_release_holder("c").await.unwrap();
+    assert_eq!(store.upload_slot_acquire("d", 2, 60_000).await.unwrap(), Some(0), "c's slot freed by holder");
 }
 
 async fn expired_leases_are_taken_over_and_renewal_keeps_them(Ctx { store, .. }: Ctx) {

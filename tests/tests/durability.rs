@@ -9,6 +9,9 @@
 //! the history says it was (after the dead worker's activity times out on its heartbeat), not
 //! redo the step.
 //!
+//! `kill_9_during_an_upload_post_to_a_staging_bmc_...` is ignored: it fails today (the image is
+//! flashed twice on a BMC that stages images until a reset); run it with `--ignored`.
+//!
 //! Needs the worker binary: `cargo build --workspace --bins` (or `HOSTFW_WORKER_BIN`).
 
 mod common;
@@ -30,8 +33,10 @@ const PASSWORD: &str = "Dur4bility-Secret-x93";
 /// A dead worker's activity times out after this; kept short so a test takes seconds.
 const HOST_REPROVISION: &str = r#"heartbeat_timeout = "5s"
 max_retries = 5"#;
-/// One site-wide upload slot: the upload test holds it to stop the upload right before its POST.
-const FIRMWARE_GLOBAL: &str = "max_uploads = 1";
+/// Two site-wide upload slots: the upload test holds both to stop the upload right before its
+/// POST. (Two, not one: the slot the killed worker held stays leased for a minute, and the next
+/// component's upload must not wait for that.)
+const FIRMWARE_GLOBAL: &str = "max_uploads = 2";
 
 const CATALOG: &str = r#"
 [host_models.r760]
@@ -83,6 +88,7 @@ const IMAGES: &[(&str, &str, &str)] = &[
 
 /// Each test drives one host of this fleet and leaves the others alone.
 /// - `upload`: two components, quick tasks (the kill lands on the bmc upload POST);
+/// - `upload-staged`: the same on a BMC that stages images until a reset;
 /// - `poll`: only the BIOS differs; its task runs 6 s (the kill lands on the task poll);
 /// - `activation`: only the BMC differs; its image is staged until a Manager.Reset, and the BMC
 ///   stays away 6 s after one (the kill lands on the wait for it to come back);
@@ -105,6 +111,14 @@ id = "upload"
 vendor = "Dell"
 model = "PowerEdge R760"
 bmc_address = "127.0.0.1:0"
+firmware = [ {{ id = "BMC", version = "1.0" }}, {{ id = "BIOS", version = "1.0" }} ]
+
+[[host]]
+id = "upload-staged"
+vendor = "Dell"
+model = "PowerEdge R760"
+bmc_address = "127.0.0.1:0"
+apply_time = "OnReset"
 firmware = [ {{ id = "BMC", version = "1.0" }}, {{ id = "BIOS", version = "1.0" }} ]
 
 [[host]]
@@ -250,57 +264,81 @@ fn interrupted(records: &[ActivityRecord], name: &str) -> ActivityRecord {
     hit[0].clone()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kill_9_during_an_upload_post_neither_reuploads_nor_reinstalls() {
+/// Kill the worker while `host`'s bmc upload POST is in flight (the BMC took the image, the worker
+/// never saw the answer), let the BMC finish, restart: both components end installed once each.
+async fn upload_scenario(host: &str) {
     let (site, mut worker) = start().await;
-    // Hold the site's only upload slot: the upload activity reads the inventory, passes its
-    // "already at target?" precheck, then waits for the slot, right before its POST.
-    let holder = "durability-test";
-    let slot = site.store.upload_slot_acquire(holder, 1, 120_000).await.unwrap().expect("the free slot");
+    // Hold every upload slot of the site: the upload activity reads the inventory, passes its
+    // "already at target?" precheck, then waits for a slot, right before its POST.
+    let mut held = Vec::new();
+    for holder in ["durability-test-1", "durability-test-2"] {
+        held.push((site.store.upload_slot_acquire(holder, 2, 120_000).await.unwrap().expect("a free slot"), holder));
+    }
 
-    site.cli(&["host", "reprovision", "set", "--id", "upload"]).await.unwrap();
-    site.wait_substate("upload", "WaitingForUpload", Duration::from_secs(60)).await;
-    site.wait_for("the upload to wait for the slot", Duration::from_secs(30), || async {
-        site.pending_activities("upload")
+    site.cli(&["host", "reprovision", "set", "--id", host]).await.unwrap();
+    site.wait_substate(host, "WaitingForUpload", Duration::from_secs(60)).await;
+    // Keep it waiting longer than the heartbeat timeout: a live worker's wait must not time out
+    // (it heartbeats while it waits), so the kill below is the only interruption.
+    site.wait_for("the upload to wait for a slot past the heartbeat timeout", Duration::from_secs(40), || async {
+        let waiting = site
+            .pending_activities(host)
             .await
             .into_iter()
-            .any(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))
-            .then_some(())
+            .find(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))?;
+        assert_eq!(waiting.attempt, 1, "the upload of a live worker timed out while waiting for a slot: {waiting:?}");
+        (waiting.heartbeating_for()? >= Duration::from_secs(8)).then_some(())
     })
     .await;
     // Now make the BMC slow to answer (it still acts at once), and let the upload go.
-    site.fleet.set_fault("upload", Fault { slow_response_secs: 4.0, ..Fault::default() }).unwrap();
-    site.store.upload_slot_release(slot, holder).await.unwrap();
+    site.fleet.set_fault(host, Fault { slow_response_secs: 4.0, ..Fault::default() }).unwrap();
+    for (slot, holder) in held {
+        site.store.upload_slot_release(slot, holder).await.unwrap();
+    }
     site.wait_for("the BMC to accept the upload POST", Duration::from_secs(30), || async {
-        (uploads(&site, "upload") >= 1).then_some(())
+        (uploads(&site, host) >= 1).then_some(())
     })
     .await;
     // The answer (with the task's address) is still held back for ~4 s: the worker dies with the
     // POST in flight, never learning that the BMC took the image.
     worker.kill_9();
-    site.fleet.set_fault("upload", Fault::default()).unwrap();
-    assert_stalled_in(&site, "upload", "WaitingForUpload", "right after the kill").await;
+    site.fleet.set_fault(host, Fault::default()).unwrap();
+    assert_stalled_in(&site, host, "WaitingForUpload", "right after the kill").await;
 
     // The BMC flashes the image while no worker runs.
     site.wait_for("the BMC to apply the uploaded image", Duration::from_secs(30), || async {
-        (installs(&site, "upload") == expected(&[("BMC", 1)]) && site.fleet.uploads_in_flight() == 0).then_some(())
+        // Applied, or staged until its reset: counted either way.
+        (installs(&site, host) == expected(&[("BMC", 1)]) && site.fleet.uploads_in_flight() == 0).then_some(())
     })
     .await;
-    assert_stalled_in(&site, "upload", "WaitingForUpload", "after the BMC finished, with no worker").await;
+    assert_stalled_in(&site, host, "WaitingForUpload", "after the BMC finished, with no worker").await;
 
     worker.restart().await;
-    assert_compliant(&site, "upload", &["bmc", "uefi"]).await;
-    assert_eq!(site.fleet.versions("upload"), versions(&[("BMC", "2.0"), ("BIOS", "3.0")]));
-    assert_eq!(installs(&site, "upload"), expected(&[("BMC", 1), ("BIOS", 1)]), "each component installed once");
-    assert_eq!(uploads(&site, "upload"), 2, "one upload per component: the retried bmc upload found it at target");
+    assert_compliant(&site, host, &["bmc", "uefi"]).await;
+    assert_eq!(site.fleet.versions(host), versions(&[("BMC", "2.0"), ("BIOS", "3.0")]));
+    assert_eq!(installs(&site, host), expected(&[("BMC", 1), ("BIOS", 1)]), "each component installed once");
+    assert_eq!(uploads(&site, host), 2, "one upload per component: the retried bmc upload found it at target");
 
     // The retried upload is the dead worker's activity, retried after its heartbeat timeout.
-    let history = site.history_json("upload").await;
+    let history = site.history_json(host).await;
     let records = activity_records(&history, ACT_UPLOAD);
     assert_eq!(records.len(), 2, "one upload activity per component: {records:#?}");
     let hit = interrupted(&records, ACT_UPLOAD);
-    assert!(hit.attempt >= 2 && hit.completed, "the interrupted upload was retried and completed: {hit:?}");
+    assert!(hit.attempt == 2 && hit.completed, "the interrupted upload was retried once and completed: {hit:?}");
     site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_during_an_upload_post_neither_reuploads_nor_reinstalls() {
+    upload_scenario("upload").await;
+}
+
+/// The same on a BMC that stages images until a reset (apply time OnReset, as Supermicro does):
+/// the retried upload's "already at target?" precheck reads the running versions, cannot see
+/// the staged image, and uploads and flashes it a second time (installs {"BMC": 2}, 3 uploads).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "known bug: a retried upload cannot see an image the BMC already staged, and flashes it again"]
+async fn kill_9_during_an_upload_post_to_a_staging_bmc_neither_reuploads_nor_reinstalls() {
+    upload_scenario("upload-staged").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -335,7 +373,7 @@ async fn kill_9_during_a_task_poll_resumes_polling_the_same_task() {
 
     let history = site.history_json("poll").await;
     let hit = interrupted(&activity_records(&history, ACT_WAIT_TASK), ACT_WAIT_TASK);
-    assert!(hit.attempt >= 2 && hit.completed, "the task poll was retried and completed: {hit:?}");
+    assert!(hit.attempt == 2 && hit.completed, "the task poll was retried once and completed: {hit:?}");
     assert_eq!(activity_records(&history, ACT_UPLOAD).len(), 1, "one upload activity");
     site.shutdown().await;
 }
@@ -367,13 +405,15 @@ async fn kill_9_during_an_activation_wait_keeps_a_single_install() {
     assert!(site.fleet.staged_versions("activation").is_empty());
     assert_eq!(installs(&site, "activation"), expected(&[("BMC", 1)]), "installed once");
     assert_eq!(uploads(&site, "activation"), 1, "uploaded once");
+    // The retried activation knows nothing of the first attempt and resets the BMC once more
+    // (it installs nothing); more than that would be a reset loop.
     let manager_resets = site.fleet.stats().per_host["activation"].manager_resets;
     eprintln!("activation: {manager_resets} manager resets");
-    assert!(manager_resets >= 1);
+    assert!((1..=2).contains(&manager_resets), "{manager_resets} manager resets");
 
     let history = site.history_json("activation").await;
     let hit = interrupted(&activity_records(&history, ACT_ACTIVATE), ACT_ACTIVATE);
-    assert!(hit.attempt >= 2 && hit.completed, "the activation was retried and completed: {hit:?}");
+    assert!(hit.attempt == 2 && hit.completed, "the activation was retried once and completed: {hit:?}");
     site.shutdown().await;
 }
 

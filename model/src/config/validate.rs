@@ -54,7 +54,12 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     positive("host_reprovision.task_poll_interval", hr.task_poll_interval)?;
     at_least_one("host_reprovision.bmc_healthy_reads", hr.bmc_healthy_reads)?;
     positive("host_reprovision.script_timeout", hr.script_timeout)?;
-    positive("host_reprovision.heartbeat_timeout", hr.heartbeat_timeout)?;
+    if hr.heartbeat_timeout < std::time::Duration::from_secs(5) {
+        return Err((
+            "host_reprovision.heartbeat_timeout",
+            "must be at least 5s: long activities heartbeat every 2 s".into(),
+        ));
+    }
 
     let fg = &c.firmware_global;
     at_least_one("firmware_global.max_uploads", fg.max_uploads)?;

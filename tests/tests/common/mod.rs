@@ -77,6 +77,9 @@ pub struct Site {
     pub client: Client,
     env: Option<WorkflowEnvironment<LocalServer>>,
     worker: WorkerThread,
+    /// With `external_worker`: a listener holding the worker's artifact port until
+    /// [`ChildWorker::start`] takes it, so no other process picks that port meanwhile.
+    artifact_reservation: std::sync::Mutex<Option<TcpListener>>,
 }
 
 /// Inputs of [`Site::start`].
@@ -114,6 +117,8 @@ impl Site {
 
         let temporal_port = free_port();
         let artifact_port = free_port();
+        let artifact_reservation =
+            if spec.external_worker { TcpListener::bind(("127.0.0.1", artifact_port)).ok() } else { None };
         let mut extra_args = vec![
             "--dynamic-config-value".to_string(),
             "history.transferProcessorMaxPollRPS=10000".to_string(),
@@ -206,7 +211,17 @@ host_firmware_upgrade_retry_interval = "1s"
         } else {
             spawn_worker(site.clone(), scout_hosts)
         };
-        Ok(Site { dir, config_path, site, store, fleet, client, env: Some(env), worker })
+        Ok(Site {
+            dir,
+            config_path,
+            site,
+            store,
+            fleet,
+            client,
+            env: Some(env),
+            worker,
+            artifact_reservation: std::sync::Mutex::new(artifact_reservation),
+        })
     }
 
     /// Run one `hostfw` command line (without the program name) against this site; returns what
@@ -345,6 +360,17 @@ pub struct PendingActivity {
     pub attempt: i32,
     /// The last heartbeat details, decoded as text (JSON of what the activity recorded).
     pub heartbeat: String,
+    /// When the current attempt started, and when the server last received its heartbeat
+    /// (server clock, since the Unix epoch).
+    pub last_started: Option<Duration>,
+    pub last_heartbeat: Option<Duration>,
+}
+
+impl PendingActivity {
+    /// How long the current attempt has kept heartbeating: last heartbeat minus start.
+    pub fn heartbeating_for(&self) -> Option<Duration> {
+        self.last_heartbeat?.checked_sub(self.last_started?)
+    }
 }
 
 impl Site {
@@ -384,6 +410,8 @@ impl Site {
                     .map(|p| String::from_utf8_lossy(&p.data).into_owned())
                     .collect::<Vec<_>>()
                     .join(" "),
+                last_started: a.last_started_time.as_ref().map(|t| Duration::new(t.seconds as u64, t.nanos as u32)),
+                last_heartbeat: a.last_heartbeat_time.as_ref().map(|t| Duration::new(t.seconds as u64, t.nanos as u32)),
             })
             .collect()
     }
@@ -547,6 +575,8 @@ pub struct ChildWorker {
     config: PathBuf,
     dir: PathBuf,
     artifact_listen: String,
+    /// Holds the artifact port while no worker runs (dropped right before a worker starts).
+    reservation: Option<TcpListener>,
     child: Option<std::process::Child>,
     logs: Vec<PathBuf>,
 }
@@ -565,6 +595,7 @@ impl ChildWorker {
             config: site.config_path.clone(),
             dir: site.dir.path().to_path_buf(),
             artifact_listen: site.site.worker.artifact_listen.clone(),
+            reservation: site.artifact_reservation.lock().unwrap().take(),
             child: None,
             logs: Vec::new(),
         };
@@ -591,6 +622,8 @@ impl ChildWorker {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(9), "worker {pid} ended by SIGKILL, not {status}");
         eprintln!("killed worker {pid} with SIGKILL");
+        // The process is reaped, so its listener is closed: hold the port until the restart.
+        self.reservation = TcpListener::bind(&self.artifact_listen).ok();
     }
 
     /// The process id of the running worker.
@@ -618,6 +651,7 @@ impl ChildWorker {
     }
 
     async fn spawn(&mut self) {
+        self.reservation = None;
         self.wait_artifact_port_free().await;
         let log_path = self.dir.join(format!("worker-{}.log", self.logs.len() + 1));
         let log = std::fs::File::create(&log_path).expect("worker log created");
@@ -656,8 +690,8 @@ impl ChildWorker {
         }
     }
 
-    /// The artifact server of a new process listens where the old one did: wait until the
-    /// previous process's socket is gone (it is, once the process was reaped; this checks it).
+    /// The artifact server of a new process listens where the old one did (the site config's
+    /// `artifact_listen`): check that nothing holds that port any more.
     async fn wait_artifact_port_free(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
