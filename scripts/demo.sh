@@ -138,4 +138,4 @@ echo
 echo "Servers stay up: Web UI http://127.0.0.1:$UI_PORT (search e.g. HostfwMachineId=\"smc-01\")."
 echo "Try: HOSTFW_CONFIG=config/site.toml $BIN/hostfw managed-host show smc-01"
 echo "Press Ctrl-C to stop (everything this demo started stops with it)."
-while true; do sleep 3600; done
+while true; do sleep 3600 & wait $!; done  # wait returns at once on a signal, so cleanup runs
