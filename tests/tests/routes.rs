@@ -195,52 +195,19 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
     site.shutdown().await;
 }
 
-const SIX_HOSTS: &str = r#"
-[defaults]
-task_seconds = 1.0
-upload_style = "multipart"
-task_style = "dell"
-[[host]]
-id = "u1"
-vendor = "Dell"
-model = "PowerEdge R760"
-bmc_address = "127.0.0.1:0"
-firmware = [ { id = "BIOS", version = "1.0" } ]
-[[host]]
-id = "u2"
-vendor = "Dell"
-model = "PowerEdge R760"
-bmc_address = "127.0.0.1:0"
-firmware = [ { id = "BIOS", version = "1.0" } ]
-[[host]]
-id = "u3"
-vendor = "Dell"
-model = "PowerEdge R760"
-bmc_address = "127.0.0.1:0"
-firmware = [ { id = "BIOS", version = "1.0" } ]
-[[host]]
-id = "u4"
-vendor = "Dell"
-model = "PowerEdge R760"
-bmc_address = "127.0.0.1:0"
-upload_style = "simpleupdate"
-task_style = "sushy"
-firmware = [ { id = "BIOS", version = "1.0" } ]
-[[host]]
-id = "u5"
-vendor = "Dell"
-model = "PowerEdge R760"
-bmc_address = "127.0.0.1:0"
-upload_style = "httppush"
-task_style = "bmcweb"
-firmware = [ { id = "BIOS", version = "1.0" } ]
-[[host]]
-id = "u6"
-vendor = "Dell"
-model = "PowerEdge R760"
-bmc_address = "127.0.0.1:0"
-firmware = [ { id = "BIOS", version = "1.0" } ]
-"#;
+/// Six Dell hosts with an old BIOS, over every upload route.
+fn six_hosts() -> String {
+    let mut fleet = String::from("[defaults]\ntask_seconds = 1.0\nupload_style = \"multipart\"\ntask_style = \"dell\"\n");
+    let styles = ["", "", "", "upload_style = \"simpleupdate\"\ntask_style = \"sushy\"\n", "upload_style = \"httppush\"\ntask_style = \"bmcweb\"\n", ""];
+    for (n, style) in styles.iter().enumerate() {
+        fleet.push_str(&format!(
+            "[[host]]\nid = \"u{}\"\nvendor = \"Dell\"\nmodel = \"PowerEdge R760\"\nbmc_address = \"127.0.0.1:0\"\n{style}\
+             firmware = [ {{ id = \"BIOS\", version = \"1.0\" }} ]\n",
+            n + 1
+        ));
+    }
+    fleet
+}
 
 const BIOS_CATALOG: &str = r#"
 [host_models.r760]
@@ -257,8 +224,9 @@ filename = "dell/bios.bin"
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_uploads_bounds_concurrent_uploads_site_wide() {
+    let fleet = six_hosts();
     let site = Site::start(SiteSpec {
-        fleet: SIX_HOSTS,
+        fleet: &fleet,
         catalog: BIOS_CATALOG,
         images: &[("dell/bios.bin", "^BIOS$", "3.0")],
         firmware_global: "max_uploads = 2",
