@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # `make demo`: install what is missing, build, start an embedded Temporal dev server (persisted in
-# .demo/, Web UI on :8233), the BMC simulator fleet and the worker, then run a real rollout with a
-# progress bar and a per-host report. Stops everything it started on exit.
+# .demo/, Web UI on :8233), a simulated fleet of 62 BMCs, Scout and the worker. The worker's
+# Machine Update Manager then rolls the fleet to the catalog under the site ceiling while
+# `hostfw watch` shows a live bar and ends with the report. Stops everything it started on exit.
 # EXIT=1 exits right after the report; otherwise the servers stay up for the Web UI until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 DEMO="$ROOT/.demo"
-CONFIG="$ROOT/config/site.toml"
-FLEET="$ROOT/config/demo-fleet.toml"
+CONFIG="$DEMO/site.toml"
+FLEET="$DEMO/fleet.toml"
+# The tenant instances' autoreboot period opens this many seconds after the demo starts.
+AUTOREBOOT_DELAY=${AUTOREBOOT_DELAY:-60}
 TEMPORAL="$ROOT/.tools/bin/temporal"
 TEMPORAL_PORT=7233
 UI_PORT=8233
@@ -63,10 +66,13 @@ done
   "${sa_args[@]}" >"$DEMO/temporal.log" 2>&1 &
 pids+=($!)
 wait_for "the Temporal server" 60 "$TEMPORAL" operator cluster health --address 127.0.0.1:$TEMPORAL_PORT
-# A previous demo interrupted mid-rollout may have left host workflows running: end them, the
-# rollout below starts fresh ones against a fresh simulator fleet.
+# A previous demo may have left workflows running (host updates, the site workflows): end them,
+# this demo starts fresh ones against a fresh simulator fleet and site database.
 "$TEMPORAL" workflow terminate --address 127.0.0.1:$TEMPORAL_PORT --yes --reason "demo restarted" \
-  --query "WorkflowType='HostReprovision' AND ExecutionStatus='Running'" >/dev/null 2>&1 || true
+  --query "ExecutionStatus='Running'" >/dev/null 2>&1 || true
+
+step "writing the demo fleet (62 hosts) and site config into .demo/"
+python3 scripts/demo_site.py "$ROOT" "$DEMO" "$AUTOREBOOT_DELAY"
 
 step "starting the BMC simulator fleet ($FLEET)"
 rm -f "$DEMO/bmc-sim.ready"
@@ -82,52 +88,69 @@ for host in json.load(open(sys.argv[1])):
     open(os.path.join(sys.argv[2], host["id"]), "w").write(host["base_url"])
 PY
 
-step "starting Scout for the DGX hosts (one agent process serving both; log: .demo/scout.log)"
-HOSTFW_SIM_HOSTS_DIR="$DEMO/simhosts" "$BIN/scout" --machine dgx-01 --machine dgx-02 \
+step "registering the fleet (four R760s run tenant instances)"
+rm -f "$DEMO"/site.db "$DEMO"/site.db-*
+export HOSTFW_CONFIG="$CONFIG"
+"$BIN/hostfw" machine import --fleet "$FLEET"
+for n in 05 06 07 08; do
+  "$BIN/hostfw" machine add --id "r760-$n" --bmc "127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
+done
+"$BIN/hostfw" firmware show
+
+dgx_args=()
+for n in $(seq -w 1 12); do dgx_args+=(--machine "dgx-$n"); done
+step "starting Scout for the 12 DGX hosts (one agent process serving all; log: .demo/scout.log)"
+HOSTFW_SIM_HOSTS_DIR="$DEMO/simhosts" "$BIN/scout" "${dgx_args[@]}" \
   --temporal-address 127.0.0.1:$TEMPORAL_PORT >"$DEMO/scout.log" 2>&1 &
 pids+=($!)
 
-step "starting the worker (log: .demo/worker.log)"
-rm -f "$DEMO"/site.db "$DEMO"/site.db-*
-export HOSTFW_CONFIG="$CONFIG"
+step "starting the worker: Site Explorer, Machine Update Manager, host workflows (log: .demo/worker.log)"
 "$BIN/hostfw-worker" --config "$CONFIG" >"$DEMO/worker.log" 2>&1 &
 pids+=($!)
-wait_for "the worker's artifact server" 60 port_busy 8089
-
-step "registering the fleet and loading the catalog"
-"$BIN/hostfw" machine import --fleet "$FLEET"
-# r760-02 runs a tenant instance: its update waits for the tenant's approval.
-"$BIN/hostfw" machine add --id r760-02 --bmc 127.0.10.2:8000 --state Assigned --instance tenant-a-17
-"$BIN/hostfw" firmware show
+wait_for "the worker's metrics endpoint" 60 port_busy 9464
 
 substate_of() {
   "$BIN/hostfw" machine show "$1" --format json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["machine"].get("substate") or "")' 2>/dev/null || true
 }
 
-# The people around the rollout: the platform team finishes the GB200's manual procedure, and the
-# tenant of r760-02 approves applying updates on reboot, each once their host waits for them.
+# The people around the rollout: the platform team finishes the GB200s' manual procedure as each
+# host waits for it, the tenant of r760-05 approves its update (the other tenants' hosts wait for
+# the autoreboot period), and after a while an operator opens the Supermicro hosts' update window.
 operators() {
-  local gb_done="" tenant_done=""
-  while [ -z "$gb_done" ] || [ -z "$tenant_done" ]; do
-    if [ -z "$gb_done" ] && [ "$(substate_of gb200-01)" = "WaitingForManualUpgrade" ]; then
-      echo "demo: platform team completes the GB200 manual procedure on gb200-01"
-      "$BIN/hostfw" host reprovision mark-manual-upgrade-complete --id gb200-01 && gb_done=1
+  local pending_gb="gb200-01 gb200-02 gb200-03 gb200-04" tenant_done="" window_done="" t=0
+  while [ -n "$pending_gb" ] || [ -z "$tenant_done" ] || [ -z "$window_done" ]; do
+    local still=""
+    for gb in $pending_gb; do
+      if [ "$(substate_of "$gb")" = "WaitingForManualUpgrade" ]; then
+        echo "demo: platform team completes the GB200 manual procedure on $gb"
+        "$BIN/hostfw" host reprovision mark-manual-upgrade-complete --id "$gb" >/dev/null || still="$still $gb"
+      else
+        still="$still $gb"
+      fi
+    done
+    pending_gb="${still# }"
+    if [ -z "$tenant_done" ] && [ "$(substate_of r760-05)" = "WaitingForApproval" ]; then
+      echo "demo: the tenant of instance tenant-05 (r760-05) approves updates on reboot"
+      "$BIN/hostfw" instance reboot --instance tenant-05 --apply-updates-on-reboot >/dev/null && tenant_done=1
     fi
-    if [ -z "$tenant_done" ] && [ "$(substate_of r760-02)" = "WaitingForApproval" ]; then
-      echo "demo: tenant approves updates on reboot of instance tenant-a-17 (r760-02)"
-      "$BIN/hostfw" instance reboot --instance tenant-a-17 --apply-updates-on-reboot && tenant_done=1
+    if [ -z "$window_done" ] && [ "$t" -ge 30 ]; then
+      echo "demo: an operator opens the update window of the 16 Supermicro hosts (explicit start)"
+      "$BIN/hostfw" managed-host start-updates --machines $(seq -f "smc-%02g" 1 16) >/dev/null && window_done=1
     fi
     sleep 1
+    t=$((t + 1))
   done
 }
 
-step "rollout: explore every BMC, reprovision every drifted host"
+step "rollout: the Machine Update Manager updates every drifted host, at most 8 at once"
+"$BIN/hostfw" plan >"$DEMO/plan-before.txt"
+head -n 3 "$DEMO/plan-before.txt"
 operators &
 operators_pid=$!
 pids+=($operators_pid)
 set +e
-HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" rollout
+HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" watch --timeout-secs 900
 rollout_status=$?
 set -e
 
@@ -135,7 +158,8 @@ if [ "${EXIT:-}" = "1" ]; then
   exit $rollout_status
 fi
 echo
-echo "Servers stay up: Web UI http://127.0.0.1:$UI_PORT (search e.g. HostfwMachineId=\"smc-01\")."
-echo "Try: HOSTFW_CONFIG=config/site.toml $BIN/hostfw managed-host show smc-01"
+echo "Servers stay up: Web UI http://127.0.0.1:$UI_PORT (search e.g. HostfwMachineId=\"smc-02\"),"
+echo "metrics http://127.0.0.1:9464/metrics."
+echo "Try: HOSTFW_CONFIG=.demo/site.toml $BIN/hostfw plan    (or managed-host show smc-02, audit, ...)"
 echo "Press Ctrl-C to stop (everything this demo started stops with it)."
 while true; do sleep 3600 & wait $!; done  # wait returns at once on a signal, so cleanup runs

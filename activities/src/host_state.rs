@@ -1,8 +1,12 @@
 //! Host bookkeeping in the site database: protect before an update, record substates, restore
-//! after. No Redfish here.
+//! after, and the site-wide update counters (started, completed, failed, retries) those steps
+//! advance, each at most once per request step. No Redfish here.
 
 use hostfw_model::HostState;
-use hostfw_store::{now_ms, HealthReport};
+use hostfw_store::{
+    now_ms, HealthReport, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED,
+    PHASE_STARTED,
+};
 use hostfw_workflows::{HostContext, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
 use temporalio_common::ActivityError;
 
@@ -40,6 +44,8 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
     if let Some(request) = store.request_get(&machine.id).await.map_err(error::store)? {
         if request.started_at_ms.is_none() {
             store.request_mark_started(&machine.id, now_ms()).await.map_err(error::store)?;
+            // Counted once per request: a retried protect finds it started already.
+            count(deps, FIRMWARE_UPDATES_TOTAL, PHASE_STARTED).await;
         }
     }
     store
@@ -54,6 +60,9 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
     Ok(HostContext { machine_id: machine.id, bmc_address: machine.bmc_address, prior_state })
 }
 
+/// The substate `record_retry` sets.
+const FAILED: &str = "FailedFirmwareUpgrade";
+
 /// Record a substate and a history entry.
 pub async fn record_substate(deps: &Deps, input: SubstateUpdate) -> Result<(), ActivityError> {
     deps.store
@@ -67,14 +76,28 @@ pub async fn record_substate(deps: &Deps, input: SubstateUpdate) -> Result<(), A
 pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityError> {
     let store = &deps.store;
     store.machine_set_state(&input.machine_id, &input.state, None, &input.message).await.map_err(error::store)?;
-    store.request_delete(&input.machine_id).await.map_err(error::store)?;
+    let request = store.request_get(&input.machine_id).await.map_err(error::store)?;
+    let started = request.is_some_and(|r| r.started_at_ms.is_some());
+    let deleted = store.request_delete(&input.machine_id).await.map_err(error::store)?;
+    // Counted once per started request: a retried restore finds the request gone, and a request
+    // cleared before it started never counted as started either.
+    if started && deleted {
+        count(deps, FIRMWARE_UPDATES_TOTAL, PHASE_COMPLETED).await;
+    }
     store.health_report_remove(&input.machine_id, HEALTH_SOURCE).await.map_err(error::store)?;
+    // A slot of the site ceiling is free: the scheduler refills it now, not one interval later.
+    if let Some(client) = deps.temporal.as_ref() {
+        crate::site_link::wake_manager(client, &format!("host {} finished", input.machine_id)).await;
+    }
     Ok(())
 }
 
 /// Persist the retry count on the host's request, with a history entry saying why.
 pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), ActivityError> {
     let store = &deps.store;
+    // A retried activity finds its own history entry on top: each record counts once.
+    let last = store.history_list(&input.machine_id, 1).await.map_err(error::store)?;
+    let recorded = last.first().is_some_and(|h| h.substate.as_deref() == Some(FAILED) && h.message == input.message);
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
         store.request_set_retry_count(&input.machine_id, input.retry_count).await.map_err(error::store)?;
     }
@@ -82,9 +105,26 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), Activit
         .machine_set_state(
             &input.machine_id,
             &HostState::HostReprovision.to_string(),
-            Some("FailedFirmwareUpgrade"),
+            Some(FAILED),
             &input.message,
         )
         .await
-        .map_err(error::store)
+        .map_err(error::store)?;
+    // A failed attempt records either the next retry (count > 0) or the spent budget; a reset
+    // (count 0, not exhausted) is neither.
+    if !recorded && input.exhausted {
+        count(deps, FIRMWARE_UPDATES_TOTAL, PHASE_FAILED).await;
+    } else if !recorded && input.retry_count > 0 {
+        count(deps, FIRMWARE_UPDATES_TOTAL, PHASE_FAILED).await;
+        count(deps, HOST_REPROVISION_RETRIES_TOTAL, "").await;
+    }
+    Ok(())
+}
+
+/// Add one to a site-wide counter (metrics). A failure is logged, never fails the activity: the
+/// firmware work matters more than its count.
+async fn count(deps: &Deps, name: &str, label: &str) {
+    if let Err(e) = deps.store.counter_add(name, label, 1).await {
+        tracing::warn!(error = %e, counter = name, label, "could not count for metrics");
+    }
 }

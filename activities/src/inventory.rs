@@ -41,6 +41,7 @@ pub async fn refresh(deps: &Deps, machine_id: &str) -> Result<InventoryReport, A
 
 /// The effective catalog entry for a vendor and model (one lookup rule everywhere:
 /// `Catalog::find`).
-pub fn catalog_lookup(deps: &Deps, query: &CatalogQuery) -> Option<HostModel> {
-    deps.catalog.find(&query.vendor, &query.model).cloned()
+pub async fn catalog_lookup(deps: &Deps, query: &CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
+    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    Ok(catalog.find(&query.vendor, &query.model).cloned())
 }

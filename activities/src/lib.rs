@@ -8,25 +8,33 @@
 pub mod activation;
 pub mod artifacts;
 pub mod bmc;
+pub mod catalog_source;
+pub mod crawl;
 pub mod error;
 pub mod firmware;
 pub mod heartbeat;
 pub mod host_state;
 pub mod inventory;
+pub mod manager_pass;
 pub mod platform;
 pub mod routes;
 pub mod script;
 pub mod scout_package;
+pub mod site_link;
+pub mod site_view;
 mod registry;
+mod site_registry;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hostfw_model::Catalog;
+use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 
+pub use catalog_source::CatalogSource;
 pub use registry::HostActivitiesImpl;
+pub use site_registry::SiteActivitiesImpl;
 
 /// Settings the activities need from the site config.
 #[derive(Debug, Clone)]
@@ -54,6 +62,12 @@ pub struct ActivitySettings {
 #[derive(Clone)]
 pub struct Deps {
     pub store: Store,
-    pub catalog: Arc<Catalog>,
+    /// The effective catalog, reloaded when the firmware directory or the runtime document changes.
+    pub catalog: CatalogSource,
     pub settings: ActivitySettings,
+    /// The site config (scheduler policy, host workflow settings, Site Explorer bounds).
+    pub site: Arc<SiteConfig>,
+    /// The site's Temporal namespace, for the activities that start or wake workflows
+    /// (the scheduler pass, Site Explorer, restore). `None` outside a worker (the CLI's explore).
+    pub temporal: Option<temporalio_client::Client>,
 }

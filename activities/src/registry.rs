@@ -46,7 +46,7 @@ impl HostActivitiesImpl {
 
     #[activity(definition = defs::CatalogLookup)]
     pub async fn catalog_lookup(self: Arc<Self>, _ctx: ActivityContext, input: CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
-        Ok(inventory::catalog_lookup(&self.deps, &input))
+        inventory::catalog_lookup(&self.deps, &input).await
     }
 
     #[activity(definition = defs::Upload)]

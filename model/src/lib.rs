@@ -12,6 +12,7 @@ pub mod config;
 pub mod drift;
 pub mod duration;
 pub mod error;
+pub mod gates;
 pub mod host_model;
 pub mod inventory;
 pub mod matcher;
@@ -24,6 +25,11 @@ pub use config::SiteConfig;
 pub use drift::{drift, reported_versions, ComponentDrift, Drift, DriftKind};
 pub use duration::{format_duration, parse_duration};
 pub use error::{CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
+pub use gates::{
+    ceiling, firmware_status, plan, Ceiling, CeilingLimits, FirmwareStatus, FleetHealth,
+    HostLifecycle, HostView, PassInput, Plan, SchedulingPolicy, SkipReason, Skipped,
+    UnmatchedComponent, UpdateWindow,
+};
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
 pub use matcher::Matcher;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
 #[command(name = "hostfw", version, about = "Operate hostfw: fleet host-firmware updates on Temporal")]
@@ -47,6 +47,21 @@ pub enum Command {
     Instance(InstanceCmd),
     /// Request reprovisioning of every drifted host, follow progress and report.
     Rollout(RolloutArgs),
+    /// Follow the automatic rollout (live bar) until every host is compliant, then report.
+    Watch {
+        /// Give up after this many seconds (exit status 1).
+        #[arg(long, default_value_t = 1800)]
+        timeout_secs: u64,
+    },
+    /// Dry run of the scheduler's next pass: the ceiling, what is in flight, which hosts would
+    /// start, and why every other drifted host would not. Changes nothing.
+    Plan,
+    /// The audit trail: who changed what, when, newest first.
+    Audit(AuditArgs),
+    /// The runtime layer of the firmware catalog (Host Firmware Config API), versioned in the
+    /// site database and applied over the static config and the firmware directory.
+    #[command(subcommand, name = "firmware-config")]
+    FirmwareConfig(FirmwareConfigCmd),
 }
 
 #[derive(Subcommand, Debug)]
@@ -82,6 +97,26 @@ pub enum MachineCmd {
         #[arg(long, default_value_t = 10)]
         history_count: u32,
     },
+    /// Enable or disable automatic firmware updates of one host, or return it to the site default.
+    #[command(name = "auto-update")]
+    AutoUpdate(AutoUpdateArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("policy").required(true).args(["enable", "disable", "clear"])))]
+pub struct AutoUpdateArgs {
+    /// Machine id.
+    #[arg(long)]
+    pub machine: String,
+    /// Per-machine override: always eligible for automatic updates.
+    #[arg(long)]
+    pub enable: bool,
+    /// Per-machine override: never selected for automatic updates.
+    #[arg(long)]
+    pub disable: bool,
+    /// Remove the override: follow `firmware_global.autoupdate` again.
+    #[arg(long)]
+    pub clear: bool,
 }
 
 #[derive(Args, Debug)]
@@ -114,6 +149,12 @@ pub enum SiteExplorerCmd {
         /// BMCs explored at once.
         #[arg(long, default_value_t = 16)]
         concurrency: usize,
+    },
+    /// Ask the Site Explorer workflow to explore one BMC now.
+    #[command(name = "re-explore")]
+    ReExplore {
+        /// BMC address, `ip` or `ip:port`.
+        bmc_ip: String,
     },
     /// Show a stored exploration report.
     #[command(name = "get-report")]
@@ -181,12 +222,62 @@ pub enum ManagedHostCmd {
         #[arg(long)]
         machine: String,
     },
+    /// Open (or cancel) the firmware update window of hosts whose model needs an explicit start.
+    /// Opens a scheduler gate only: it creates no update request.
+    #[command(name = "start-updates")]
+    StartUpdates(StartUpdatesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StartUpdatesArgs {
+    /// Machine ids (every one must be registered).
+    #[arg(long, required = true, num_args = 1..)]
+    pub machines: Vec<String>,
+    /// Window start: YYYY-MM-DDTHH:MM:SS+0000 (explicit offset) or YYYY-MM-DDTHH:MM:SS (local
+    /// time). Default: now.
+    #[arg(long, conflicts_with = "cancel")]
+    pub start: Option<String>,
+    /// Window end, same forms. Default: start + 24 h.
+    #[arg(long, conflicts_with = "cancel")]
+    pub end: Option<String>,
+    /// Remove the machines' window instead.
+    #[arg(long)]
+    pub cancel: bool,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum FirmwareCmd {
     /// The effective catalog: default version per vendor, model and component.
     Show,
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Entries shown (newest first).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: u32,
+    /// Only entries about this target (a machine id, `firmware-config`, ...).
+    #[arg(long)]
+    pub target: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FirmwareConfigCmd {
+    /// Validate a TOML document of `[host_models.<key>]` tables against the whole effective
+    /// catalog and, if valid and different from the current one, store it as the next version.
+    Set {
+        /// The document (same schema as the site config's `host_models`).
+        #[arg(long)]
+        file: PathBuf,
+    },
+    /// The current version (number, when, who) and the effective catalog.
+    Show,
+    /// Stored versions, newest first.
+    History {
+        /// Versions shown.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+    },
 }
 
 #[derive(Args, Debug)]

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{anyhow, Context as _};
-use hostfw_model::{Catalog, SiteConfig};
+use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 use temporalio_client::Client;
 
@@ -26,11 +26,6 @@ impl Context {
             .with_context(|| format!("opening the site database {}", site.site.database_url))?;
         let actor = std::env::var("USER").unwrap_or_else(|_| "unknown".to_string());
         Ok(Context { site, store, format, actor: format!("cli:{actor}") })
-    }
-
-    /// The effective catalog (static config plus the firmware directory).
-    pub fn catalog(&self) -> anyhow::Result<Catalog> {
-        Catalog::load(&self.site).map_err(|e| anyhow!("{e}"))
     }
 
     /// A Temporal client for the site's server.

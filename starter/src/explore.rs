@@ -70,7 +70,7 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
     let Some(stored) = ctx.store.report_get(bmc).await? else {
         bail!("no exploration report for BMC {bmc} (run `hostfw site-explorer explore` first)");
     };
-    let catalog = ctx.catalog()?;
+    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     let drift = stored
         .report
         .as_ref()

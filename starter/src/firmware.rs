@@ -1,4 +1,5 @@
-//! `firmware show`: the effective catalog, one row per vendor, model and component default.
+//! `firmware show`: the effective catalog (including the stored firmware-config layer), one row
+//! per vendor, model and component default.
 
 use serde::Serialize;
 
@@ -17,7 +18,7 @@ struct Row {
 
 /// `firmware show`.
 pub async fn show(ctx: &Context) -> anyhow::Result<()> {
-    let catalog = ctx.catalog()?;
+    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     let mut rows = Vec::new();
     for model in catalog.models() {
         for component in model.effective_ordering() {

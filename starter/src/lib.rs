@@ -1,29 +1,43 @@
 //! The `hostfw` CLI as a library: argument definitions ([`cli`]) and [`run`], which the binary
 //! and the end-to-end tests share.
 
+pub mod audit;
+pub mod auto_update;
 pub mod cli;
 pub mod context;
 pub mod explore;
 pub mod firmware;
+pub mod firmware_config;
 pub mod host_show;
 pub mod machine;
 pub mod output;
+pub mod plan;
+pub mod re_explore;
 pub mod reprovision;
 pub mod rollout;
 pub mod signals;
+pub mod start_updates;
+pub mod watch;
+pub mod window_time;
 
 use cli::{
     Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
     SiteExplorerCmd,
 };
+use cli::FirmwareConfigCmd;
 use context::Context;
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
 pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
+    let site = std::sync::Arc::new(ctx.site.clone());
+    let catalog = hostfw_activities::CatalogSource::new(site.clone(), ctx.store.clone());
+    catalog.current().await.map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(hostfw_activities::Deps {
         store: ctx.store.clone(),
-        catalog: std::sync::Arc::new(ctx.catalog()?),
+        catalog,
         settings: hostfw_worker::activity_settings(&ctx.site),
+        site,
+        temporal: None,
     })
 }
 
@@ -62,5 +76,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Firmware(FirmwareCmd::Show) => firmware::show(&ctx).await,
         Command::Rollout(args) => rollout::rollout(&ctx, &args).await,
+        Command::Plan => plan::plan(&ctx).await,
+        Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
+        Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
+        Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
+        Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => {
+            start_updates::start_updates(&ctx, &args).await
+        }
+        Command::Audit(args) => audit::audit(&ctx, &args).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Set { file }) => firmware_config::set(&ctx, &file).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => {
+            firmware_config::history(&ctx, limit).await
+        }
     }
 }

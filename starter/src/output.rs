@@ -15,7 +15,14 @@ tokio::task_local! {
 /// Write command output: to stdout, or to the capture buffer of [`capture`].
 pub fn emit(text: &str) {
     if CAPTURE.try_with(|c| c.borrow_mut().push_str(text)).is_err() {
-        print!("{text}");
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+            // The reader went away (`hostfw plan | head`): stop quietly, as command-line tools do.
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
     }
 }
 

@@ -44,7 +44,7 @@ async fn latest_report(ctx: &Context, bmc: &str) -> anyhow::Result<Option<Invent
 /// `rollout`.
 pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     let started_at = Instant::now();
-    let catalog = ctx.catalog()?;
+    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     if args.explore {
         let (ok, failed) = explore::explore(ctx, None, 16, false).await?;
         crate::outln!("explored {ok} BMCs ({failed} failed) in {:.1}s", started_at.elapsed().as_secs_f64());

@@ -2,7 +2,7 @@
 //!
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
-//! (machines, reports, requests, health, history, credentials, audit), connecting lives in `connect`.
+//! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`.
 //!
 //! The same migrations (`store/migrations/`) and the same queries run on SQLite (the embedded
 //! default, a file in WAL mode) and on PostgreSQL (production): `$1` placeholders,
@@ -11,9 +11,12 @@
 
 mod address;
 mod audit;
+mod audit_query;
 mod connect;
+mod counters;
 mod credentials;
 mod error;
+mod firmware_config;
 mod health;
 mod history;
 mod machines;
@@ -21,12 +24,17 @@ mod reports;
 mod requests;
 mod tuning;
 mod upload_slots;
+mod windows;
 
 use std::fmt;
 
 pub use audit::AuditEntry;
+pub use counters::{
+    FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
+};
 pub use credentials::Credentials;
 pub use error::{Result, StoreError};
+pub use firmware_config::FirmwareConfigVersion;
 pub use health::HealthReport;
 pub use history::HistoryEntry;
 pub use machines::{Machine, NewMachine};

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hostfw_workflows::HostReprovisionWorkflow;
+use hostfw_workflows::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
 use temporalio_client::WorkflowHistory;
 use temporalio_macros::{workflow, workflow_methods};
 use temporalio_sdk::workflow_replayer::{WorkflowReplayFailure, WorkflowReplayer, WorkflowReplayerOptions};
@@ -33,8 +33,13 @@ fn histories() -> Vec<(PathBuf, WorkflowHistory)> {
 #[tokio::test]
 async fn recorded_histories_replay_on_current_code() {
     let histories = histories();
-    assert!(histories.len() >= 10, "expected the recorded fixtures, found {}", histories.len());
-    let options = WorkflowReplayerOptions::new().register_workflow::<HostReprovisionWorkflow>().unwrap().build();
+    assert!(histories.len() >= 12, "expected the recorded fixtures, found {}", histories.len());
+    let options = WorkflowReplayerOptions::new()
+        .register_workflow::<HostReprovisionWorkflow>()
+        .and_then(|o| o.register_workflow::<MachineUpdateManagerWorkflow>())
+        .and_then(|o| o.register_workflow::<SiteExplorerWorkflow>())
+        .unwrap()
+        .build();
     let replayer = WorkflowReplayer::new(options).unwrap();
     let names: Vec<PathBuf> = histories.iter().map(|(p, _)| p.clone()).collect();
     let results = replayer.replay_workflows(histories.into_iter().map(|(_, h)| h)).await.unwrap();

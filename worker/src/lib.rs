@@ -1,13 +1,17 @@
 //! The hostfw worker as a library: connect to Temporal, build the activity dependencies from the
-//! site config, serve firmware artifacts, and run the worker until asked to stop.
+//! site config, serve firmware artifacts and Prometheus metrics, and run the worker until asked to
+//! stop.
 //!
 //! `main.rs` wires these together for the `hostfw-worker` binary; the end-to-end tests and the
 //! CLI's demo use the same functions, so there is one way to start a worker.
 
 pub mod artifact_server;
 pub mod connect;
+pub mod metrics;
 pub mod run;
+pub mod site_workflows;
 
 pub use artifact_server::serve_artifacts;
 pub use connect::connect;
-pub use run::{activity_settings, build_deps, run_worker};
+pub use metrics::{serve_metrics, start_sdk_metrics, SdkMetrics};
+pub use run::{activity_settings, build_deps, run_worker, run_worker_with_telemetry};

@@ -1,15 +1,17 @@
 //! `hostfw-worker`: the Temporal worker of a hostfw site.
 //!
 //! Reads the site config, opens the site database, loads the firmware catalog, serves firmware
-//! artifacts for BMCs, connects to Temporal and runs the workflows and activities until SIGTERM or
-//! Ctrl-C, then lets running tasks finish.
+//! artifacts for BMCs and Prometheus metrics (`[worker] metrics_listen`), connects to Temporal and
+//! runs the workflows and activities until SIGTERM or Ctrl-C, then lets running tasks finish.
 
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Context};
 use clap::Parser;
 use hostfw_model::SiteConfig;
-use hostfw_worker::{activity_settings, build_deps, connect, run_worker, serve_artifacts};
+use hostfw_worker::{
+    activity_settings, build_deps, connect, run_worker_with_telemetry, serve_artifacts, serve_metrics, start_sdk_metrics,
+};
 use tracing_subscriber::EnvFilter;
 
 #[derive(Parser, Debug)]
@@ -51,11 +53,16 @@ async fn main() -> anyhow::Result<()> {
         .await
         .context("starting the artifact server")?;
     tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");
-    let deps = build_deps(&site, settings).await?;
-    tracing::info!(models = deps.catalog.models().len(), "catalog loaded");
     let client = connect(&site, "hostfw-worker").await?;
+    let deps = build_deps(&site, settings, Some(client.clone())).await?;
+    let sdk_metrics = start_sdk_metrics()?;
+    let (metrics_addr, _metrics) = serve_metrics(&site.worker.metrics_listen, deps.clone(), Some(sdk_metrics.addr))
+        .await
+        .context("starting the metrics server")?;
+    tracing::info!(%metrics_addr, "serving Prometheus metrics at /metrics");
     tracing::info!(task_queue = %site.temporal.task_queue, "worker running");
-    run_worker(client, &site.temporal.task_queue, deps, shutdown_signal()).await?;
+    let telemetry = Some(sdk_metrics.telemetry);
+    run_worker_with_telemetry(client, &site.temporal.task_queue, deps, shutdown_signal(), telemetry).await?;
     tracing::info!("worker stopped");
     Ok(())
 }

@@ -4,11 +4,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context};
-use hostfw_activities::{ActivitySettings, Deps, HostActivitiesImpl};
-use hostfw_model::{Catalog, SiteConfig};
+use hostfw_activities::{ActivitySettings, CatalogSource, Deps, HostActivitiesImpl, SiteActivitiesImpl};
+use hostfw_model::SiteConfig;
 use hostfw_store::Store;
-use hostfw_workflows::HostReprovisionWorkflow;
+use hostfw_workflows::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
 use temporalio_client::Client;
+use temporalio_common::telemetry::TelemetryOptions;
 use temporalio_sdk::runtime::RuntimeOptions;
 use temporalio_sdk::{Runtime, Worker, WorkerOptions};
 
@@ -30,13 +31,17 @@ pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
     }
 }
 
-/// Open the site database and load the catalog: everything the activities touch.
-pub async fn build_deps(site: &SiteConfig, settings: ActivitySettings) -> anyhow::Result<Deps> {
-    let catalog = Catalog::load(site).map_err(|e| anyhow!("{e}"))?;
+/// Open the site database and load the catalog: everything the activities touch. `temporal` is
+/// the worker's client (the scheduler and Site Explorer activities start and wake workflows).
+/// A catalog that does not load is an error here, before any work is taken.
+pub async fn build_deps(site: &SiteConfig, settings: ActivitySettings, temporal: Option<Client>) -> anyhow::Result<Deps> {
     let store = Store::connect(&site.site.database_url)
         .await
         .with_context(|| format!("site database {}", site.site.database_url))?;
-    Ok(Deps { store, catalog: Arc::new(catalog), settings })
+    let site = Arc::new(site.clone());
+    let catalog = CatalogSource::new(site.clone(), store.clone());
+    catalog.current().await.map_err(|e| anyhow!("{e}"))?;
+    Ok(Deps { store, catalog, settings, site, temporal })
 }
 
 /// Run a worker on `task_queue` until `shutdown` resolves, then drain and return.
@@ -49,20 +54,49 @@ pub async fn run_worker(
     deps: Deps,
     shutdown: impl Future<Output = ()> + 'static,
 ) -> anyhow::Result<()> {
-    let runtime =
-        Runtime::from_current_tokio(RuntimeOptions::default()).map_err(|e| anyhow!("Temporal runtime: {e}"))?;
+    run_worker_with_telemetry(client, task_queue, deps, shutdown, None).await
+}
+
+/// [`run_worker`] with the SDK's telemetry options (e.g. its Prometheus exporter from
+/// [`crate::start_sdk_metrics`]); `None` is the SDK's default (no metrics).
+pub async fn run_worker_with_telemetry(
+    client: Client,
+    task_queue: &str,
+    deps: Deps,
+    shutdown: impl Future<Output = ()> + 'static,
+    telemetry: Option<TelemetryOptions>,
+) -> anyhow::Result<()> {
+    let runtime_options = match telemetry {
+        Some(t) => {
+            RuntimeOptions::builder().telemetry_options(t).build().map_err(|e| anyhow!("Temporal runtime: {e}"))?
+        }
+        None => RuntimeOptions::default(),
+    };
+    let runtime = Runtime::from_current_tokio(runtime_options).map_err(|e| anyhow!("Temporal runtime: {e}"))?;
     let options = WorkerOptions::new(task_queue)
         .register_workflow::<HostReprovisionWorkflow>()
+        .and_then(|o| o.register_workflow::<MachineUpdateManagerWorkflow>())
+        .and_then(|o| o.register_workflow::<SiteExplorerWorkflow>())
         .map_err(|e| anyhow!("registering workflows: {e}"))?
-        .register_activities(HostActivitiesImpl::new(deps))
+        .register_activities(HostActivitiesImpl::new(deps.clone()))
+        .register_activities(SiteActivitiesImpl::new(deps.clone()))
         .build();
-    let mut worker = Worker::new(&runtime, client, options).map_err(|e| anyhow!("creating the worker: {e}"))?;
+    let mut worker =
+        Worker::new(&runtime, client.clone(), options).map_err(|e| anyhow!("creating the worker: {e}"))?;
     let stop = worker.shutdown_handle();
+    let (stopped_tx, stopped_rx) = tokio::sync::watch::channel(false);
     let watcher = async move {
         shutdown.await;
         tracing::info!("shutting down: finishing running tasks");
+        let _ = stopped_tx.send(true);
         stop();
     };
-    let (result, ()) = futures::join!(worker.run(), watcher);
+    let site_tasks = async {
+        if deps.site.worker.site_workflows {
+            crate::site_workflows::ensure_started(&client, &deps.site).await;
+            crate::site_workflows::watch_catalog(&client, &deps.catalog, stopped_rx).await;
+        }
+    };
+    let (result, (), ()) = futures::join!(worker.run(), watcher, site_tasks);
     result.map_err(|e| anyhow!("worker stopped: {e}"))
 }

@@ -24,3 +24,20 @@ pub const ACT_WAIT_TASK: &str = "hostfw.firmware.wait_task";
 pub const ACT_ACTIVATE: &str = "hostfw.host.activate";
 /// Activity: restore the host after the loop (state, request, health report).
 pub const ACT_RESTORE: &str = "hostfw.host.restore";
+
+/// Workflow type of the site scheduler (one per site).
+pub const MACHINE_UPDATE_MANAGER_WORKFLOW: &str = "MachineUpdateManager";
+/// Workflow ID of the site scheduler: one per namespace and task queue.
+pub const MACHINE_UPDATE_MANAGER_ID: &str = "machine-update-manager";
+/// Workflow type of the periodic inventory crawl (one per site).
+pub const SITE_EXPLORER_WORKFLOW: &str = "SiteExplorer";
+/// Workflow ID of the periodic inventory crawl.
+pub const SITE_EXPLORER_ID: &str = "site-explorer";
+/// Activity: one scheduler pass (gates, ceiling, requests, workflow starts).
+pub const ACT_MANAGER_PASS: &str = "hostfw.manager.pass";
+/// Activity: explore BMCs and store their reports.
+pub const ACT_EXPLORER_CRAWL: &str = "hostfw.explorer.crawl";
+/// Signal of both site workflows: run now (a host finished, a window opened, the catalog changed, ...).
+pub const SIGNAL_WAKE: &str = "wake";
+/// Signal of the Site Explorer: explore one BMC now.
+pub const SIGNAL_RE_EXPLORE: &str = "re_explore";

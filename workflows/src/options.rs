@@ -77,3 +77,22 @@ pub fn summarized(mut options: ActivityOptions, summary: impl Into<String>) -> A
     options.summary = Some(text);
     options
 }
+
+/// One scheduler pass: reads the site database, computes the plan and starts a few workflows;
+/// seconds even on a large site, so 5 minutes; retried without a cap (the manager cannot do
+/// anything else until a pass succeeds), backing off to one minute.
+pub fn manager_pass() -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(5 * 60))
+        .retry_policy(policy(0, Duration::from_secs(60)))
+        .build()
+}
+
+/// A crawl of the whole site: thousands of BMCs at bounded concurrency take minutes, so two
+/// hours; it heartbeats per BMC explored, so a dead worker is noticed within `heartbeat`.
+/// Retried without a cap, backing off to five minutes.
+pub fn crawl(heartbeat: Duration) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(2 * 60 * 60))
+        .heartbeat_timeout(heartbeat)
+        .retry_policy(policy(0, Duration::from_secs(5 * 60)))
+        .build()
+}

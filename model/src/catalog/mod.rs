@@ -8,6 +8,7 @@
 mod doc;
 mod merge;
 mod overlay;
+mod runtime;
 mod validate;
 
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use doc::{ComponentDoc, HostModelDoc};
 pub use overlay::METADATA_FILE;
+pub use runtime::parse_runtime_document;
 
 use crate::config::SiteConfig;
 use crate::error::CatalogError;

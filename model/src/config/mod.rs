@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 pub use sections::{
     AutorebootPeriod, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection,
-    MachineUpdaterSection, RedfishSection, SiteSection, TemporalSection, WorkerSection,
+    MachineUpdaterSection, RedfishSection, SiteExplorerSection, SiteSection, TemporalSection,
+    WorkerSection,
 };
 
 use crate::catalog::HostModelDoc;
@@ -44,6 +45,8 @@ pub struct SiteConfig {
     pub firmware_global: FirmwareGlobalSection,
     #[serde(default)]
     pub machine_updater: MachineUpdaterSection,
+    #[serde(default)]
+    pub site_explorer: SiteExplorerSection,
     /// Static catalog entries as written (key is free-form); `Catalog::load` merges and validates.
     #[serde(default)]
     pub host_models: BTreeMap<String, HostModelDoc>,

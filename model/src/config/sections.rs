@@ -61,6 +61,10 @@ pub struct WorkerSection {
     pub artifact_listen: String,
     /// Base URL BMCs use to fetch artifacts (SimpleUpdate `ImageURI`); stored without a trailing `/`.
     pub artifact_base_url: String,
+    /// Start the site workflows (Machine Update Manager, Site Explorer) if they are not running.
+    /// Every worker may do so (the workflow IDs make them singletons); turn it off for a worker
+    /// that must only serve host workflows.
+    pub site_workflows: bool,
 }
 
 impl Default for WorkerSection {
@@ -69,6 +73,7 @@ impl Default for WorkerSection {
             metrics_listen: "127.0.0.1:9464".to_string(),
             artifact_listen: "127.0.0.1:8089".to_string(),
             artifact_base_url: "http://127.0.0.1:8089".to_string(),
+            site_workflows: true,
         }
     }
 }
@@ -262,4 +267,21 @@ impl Default for MachineUpdaterSection {
 pub struct AutorebootPeriod {
     pub start: String,
     pub end: String,
+}
+
+/// `[site_explorer]`: the periodic Redfish inventory crawl of every BMC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SiteExplorerSection {
+    /// Pause between two crawls of the whole site (NICo: `site_explorer.run_interval`).
+    #[serde(with = "crate::duration::serde_duration")]
+    pub run_interval: Duration,
+    /// BMCs explored at once during a crawl.
+    pub concurrency: u32,
+}
+
+impl Default for SiteExplorerSection {
+    fn default() -> Self {
+        SiteExplorerSection { run_interval: Duration::from_secs(300), concurrency: 16 }
+    }
 }

@@ -81,6 +81,8 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
         "machine_updater.machine_update_run_interval",
         mu.machine_update_run_interval,
     )?;
+    positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
+    at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;
     if let Some(period) = &mu.instance_autoreboot_period {
         timestamp(
             "machine_updater.instance_autoreboot_period.start",

@@ -104,6 +104,11 @@ pub struct SiteSpec<'a> {
     /// Start no in-process worker: the test runs the real `hostfw-worker` binary itself
     /// ([`ChildWorker`]), so it can kill it with SIGKILL and restart it.
     pub external_worker: bool,
+    /// Let the worker start the site workflows (Machine Update Manager, Site Explorer). Off by
+    /// default so host-workflow tests see only the requests they make.
+    pub site_workflows: bool,
+    /// Extra lines of the `[site_explorer]` table.
+    pub site_explorer: &'a str,
 }
 
 impl Site {
@@ -151,6 +156,7 @@ task_queue = "hostfw-e2e"
 metrics_listen = "127.0.0.1:0"
 artifact_listen = "127.0.0.1:{artifact_port}"
 artifact_base_url = "http://127.0.0.1:{artifact_port}"
+site_workflows = {site_workflows}
 
 [redfish]
 timeout = "5s"
@@ -168,6 +174,9 @@ host_firmware_upgrade_retry_interval = "1s"
 [machine_updater]
 {machine_updater}
 
+[site_explorer]
+{site_explorer}
+
 {catalog}
 "#,
             host_reprovision = with_defaults(
@@ -176,6 +185,8 @@ host_firmware_upgrade_retry_interval = "1s"
             ),
             firmware_global = spec.firmware_global,
             machine_updater = spec.machine_updater,
+            site_workflows = spec.site_workflows,
+            site_explorer = spec.site_explorer,
             catalog = spec.catalog,
         );
         for (rel, content) in spec.files {
@@ -253,10 +264,16 @@ host_firmware_upgrade_retry_interval = "1s"
     /// When `HOSTFW_RECORD_HISTORIES=1`, save the history of `machine_id`'s workflow as the replay
     /// fixture `tests/histories/<name>.json` (the SDK's JSON form). Otherwise do nothing.
     pub async fn record_history(&self, machine_id: &str, name: &str) {
+        self.record_workflow_history::<HostReprovisionWorkflow>(&host_reprovision_workflow_id(machine_id), name).await
+    }
+
+    /// Like [`Site::record_history`] for any workflow ID (e.g. the site workflows, still running:
+    /// a partial history replays up to its last event).
+    pub async fn record_workflow_history<W: temporalio_common::HasWorkflowDefinition>(&self, workflow_id: &str, name: &str) {
         if std::env::var("HOSTFW_RECORD_HISTORIES").as_deref() != Ok("1") {
             return;
         }
-        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let handle = self.client.get_workflow_handle::<W>(workflow_id.to_string());
         let json = handle
             .fetch_history(temporalio_client::WorkflowFetchHistoryOptions::default())
             .to_json()
@@ -332,8 +349,8 @@ fn spawn_worker(site: SiteConfig, scout_hosts: Vec<String>) -> WorkerThread {
                 &site.worker.artifact_listen.to_string(),
             )
             .await?;
-            let deps = hostfw_worker::build_deps(&site, settings).await?;
             let client = hostfw_worker::connect(&site, "hostfw-e2e-worker").await?;
+            let deps = hostfw_worker::build_deps(&site, settings, Some(client.clone())).await?;
             let (stop_tx2, stop_rx2) = tokio::sync::oneshot::channel::<()>();
             let worker = hostfw_worker::run_worker(client.clone(), &site.temporal.task_queue, deps, async move {
                 let _ = stop_rx.await;

@@ -1,0 +1,89 @@
+//! `hostfw.manager.pass`: one pass of the site scheduler.
+//!
+//! Reads the site view, asks `gates::plan` which hosts start, and gives each of them a request
+//! (initiator `Automated`) and a `HostReprovision` workflow. A host that cannot be started is
+//! reported and its request rolled back; the pass goes on with the others. It must not apply any
+//! gate itself.
+
+use std::collections::BTreeMap;
+
+use hostfw_model::gates::{self, FirmwareStatus, SkipReason};
+use hostfw_store::now_ms;
+use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
+use temporalio_common::ActivityError;
+
+use crate::site_link::{request_and_start, INITIATOR_AUTOMATED};
+use crate::{error, site_view, Deps};
+
+/// The short name of a skip reason, for counts (`CeilingReached`, `WindowClosed`, ...).
+pub fn reason_kind(reason: &SkipReason) -> String {
+    let debug = format!("{reason:?}");
+    debug.split([' ', '{', '(']).next().unwrap_or_default().to_string()
+}
+
+/// One pass.
+pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, ActivityError> {
+    let Some(client) = deps.temporal.as_ref() else {
+        return Err(error::bad_input("this worker has no Temporal client: it cannot start host workflows"));
+    };
+    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let now = now_ms();
+    let view = site_view::read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
+    let plan = gates::plan(&view.input);
+    if plan.ceiling.limit == 0 {
+        tracing::warn!(how = %plan.ceiling.how, "machine update manager: the ceiling is 0, no automatic update starts");
+    }
+    let mut started = Vec::new();
+    let mut start_failures = Vec::new();
+    for id in &plan.start {
+        let message = drift_message(&view.input.hosts, id);
+        match request_and_start(&deps.site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
+            Ok(_) => started.push(id.clone()),
+            Err(e) => {
+                tracing::warn!(machine = %id, error = %e, "machine update manager could not start a host");
+                start_failures.push(StartFailure { machine_id: id.clone(), error: e.to_string() });
+            }
+        }
+    }
+    let mut waiting: BTreeMap<String, u32> = BTreeMap::new();
+    for s in &plan.skipped {
+        *waiting.entry(reason_kind(&s.reason)).or_default() += 1;
+    }
+    tracing::info!(
+        reasons = %input.reasons.join("; "),
+        ceiling = plan.ceiling.limit,
+        in_flight = plan.in_flight,
+        started = started.len(),
+        waiting = plan.skipped.len(),
+        "machine update manager pass"
+    );
+    let run_interval_secs = deps.site.machine_updater.machine_update_run_interval.as_secs().max(1);
+    let next_wake_secs = plan
+        .next_window_open_ms
+        .map(|at| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
+    Ok(PassSummary {
+        total: plan.fleet.total,
+        unhealthy: plan.fleet.unhealthy,
+        ceiling: plan.ceiling.limit,
+        ceiling_how: plan.ceiling.how.clone(),
+        in_flight: plan.in_flight,
+        compliant: plan.compliant,
+        started,
+        start_failures,
+        waiting: waiting.into_iter().collect(),
+        run_interval_secs,
+        next_wake_secs,
+    })
+}
+
+/// "drift: bmc, uefi" for the request's message.
+fn drift_message(hosts: &[gates::HostView], id: &str) -> String {
+    let differing = hosts.iter().find(|h| h.machine_id == id).and_then(|h| match &h.firmware {
+        FirmwareStatus::Drifted { differing, .. } => Some(differing.iter().map(|c| c.to_string()).collect::<Vec<_>>()),
+        _ => None,
+    });
+    match differing {
+        Some(list) if !list.is_empty() => format!("scheduled by the machine update manager: {} differ", list.join(", ")),
+        _ => "scheduled by the machine update manager".to_string(),
+    }
+}

@@ -1,0 +1,154 @@
+//! The activities' link to the site's Temporal namespace: waking the site scheduler and starting
+//! a host's reprovisioning (request row + `HostReprovision` workflow) the way the CLI does.
+//!
+//! Owns the one request-then-start sequence: the request row is written first and the workflow
+//! started second; if the start fails the row is removed again, so nothing is half-written. The
+//! workflow ID is the per-host lock. It must not choose hosts (that is the scheduler's gates).
+
+use hostfw_model::{HostState, SiteConfig};
+use hostfw_store::{NewRequest, RequestCreate, Store};
+use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
+use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
+use hostfw_workflows::{host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow, MachineUpdateManagerWorkflow};
+use temporalio_client::errors::WorkflowStartError;
+use temporalio_client::{Client, WorkflowIdConflictPolicy, WorkflowSignalOptions, WorkflowStartOptions};
+use temporalio_common::search_attributes::SearchAttributes;
+
+/// Initiator recorded on requests the scheduler creates (NICo's name).
+pub const INITIATOR_AUTOMATED: &str = "Automated";
+
+/// Why a request could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("machine {0} is not registered (see `hostfw machine list`)")]
+    UnknownMachine(String),
+    #[error("host {machine} already has a reprovisioning request (initiator {initiator}, {started}); refusing a second one")]
+    AlreadyRequested { machine: String, initiator: String, started: &'static str },
+    #[error("a reprovisioning workflow is already running for host {machine} ({workflow_id}); refusing a second one")]
+    AlreadyRunning { machine: String, workflow_id: String },
+    #[error("{0}")]
+    Config(String),
+    #[error("site database: {0}")]
+    Store(#[from] hostfw_store::StoreError),
+    #[error("starting the reprovisioning workflow of {machine}: {message}")]
+    Temporal { machine: String, message: String },
+}
+
+/// `YYYY-MM-DDTHH:MM:SS(Z|±HH:MM)` to unix milliseconds.
+fn rfc3339_ms(key: &str, text: &str) -> Result<i64, String> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| format!("machine_updater.instance_autoreboot_period.{key} = {text:?}: {e}"))
+}
+
+/// Host workflow settings from the site config.
+pub fn reprovision_settings(site: &SiteConfig) -> Result<ReprovisionSettings, String> {
+    let hr = &site.host_reprovision;
+    let fg = &site.firmware_global;
+    let autoreboot_period = match &site.machine_updater.instance_autoreboot_period {
+        Some(p) => {
+            let window = TimeWindow { start_ms: rfc3339_ms("start", &p.start)?, end_ms: rfc3339_ms("end", &p.end)? };
+            if window.start_ms >= window.end_ms {
+                return Err(format!(
+                    "machine_updater.instance_autoreboot_period: start {} is not before end {}",
+                    p.start, p.end
+                ));
+            }
+            Some(window)
+        }
+        None => None,
+    };
+    Ok(ReprovisionSettings {
+        verify_poll_interval_secs: hr.verify_poll_interval.as_secs().max(1),
+        verify_max_polls: hr.verify_max_polls,
+        task_timeout_secs: site.redfish.task_timeout.as_secs().max(1),
+        bmc_healthy_reads: hr.bmc_healthy_reads,
+        retry_interval_secs: fg.host_firmware_upgrade_retry_interval.as_secs().max(1),
+        max_retries: hr.max_retries,
+        max_reactivations: hr.max_reactivations,
+        max_upload_retries: hr.max_upload_retries,
+        requires_manual_upgrade: fg.requires_manual_upgrade,
+        hgx_reboot_delay_secs: fg.hgx_bmc_gpu_reboot_delay.as_secs(),
+        power_drain: PowerDrainWaits {
+            after_off_secs: hr.power_drain_off_wait.as_secs(),
+            after_cycle_secs: hr.power_drain_cycle_wait.as_secs(),
+            after_on_secs: hr.power_drain_on_wait.as_secs(),
+        },
+        pre_update_wait_secs: hr.pre_update_wait.as_secs(),
+        script_timeout_secs: hr.script_timeout.as_secs().max(1),
+        autoreboot_period,
+        heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
+    })
+}
+
+/// Create the request for `machine_id` and start its workflow; returns the workflow ID.
+pub async fn request_and_start(
+    site: &SiteConfig,
+    store: &Store,
+    client: &Client,
+    machine_id: &str,
+    initiator: &str,
+    message: Option<String>,
+) -> Result<String, StartError> {
+    let Some(machine) = store.machine_get(machine_id).await? else {
+        return Err(StartError::UnknownMachine(machine_id.to_string()));
+    };
+    let settings = reprovision_settings(site).map_err(StartError::Config)?;
+    let assigned = machine.state == HostState::Assigned.to_string()
+        || (machine.state == HostState::HostReprovision.to_string() && machine.instance_id.is_some());
+    let workflow_id = host_reprovision_workflow_id(machine_id);
+    let new = NewRequest {
+        machine_id: machine_id.to_string(),
+        initiator: initiator.to_string(),
+        update_message: message.clone(),
+        workflow_id: Some(workflow_id.clone()),
+    };
+    if let RequestCreate::Exists(existing) = store.request_create(&new).await? {
+        return Err(StartError::AlreadyRequested {
+            machine: machine_id.to_string(),
+            initiator: existing.initiator,
+            started: if existing.started_at_ms.is_some() { "started" } else { "not started" },
+        });
+    }
+    let input = HostReprovisionInput {
+        machine_id: machine_id.to_string(),
+        initiator: initiator.to_string(),
+        update_message: message.clone(),
+        settings,
+        assigned,
+        instance_id: machine.instance_id.clone(),
+    };
+    let summary = match &message {
+        Some(m) => format!("firmware reprovisioning of {machine_id}: {m}"),
+        None => format!("firmware reprovisioning of {machine_id}"),
+    };
+    let options = WorkflowStartOptions::new(site.temporal.task_queue.clone(), workflow_id.clone())
+        .id_conflict_policy(WorkflowIdConflictPolicy::Fail)
+        .search_attributes(SearchAttributes::new([sa::MACHINE_ID.value_set(machine_id.to_string())]))
+        .static_summary(summary)
+        .build();
+    match client.start_workflow(HostReprovisionWorkflow::run, input, options).await {
+        Ok(_) => Ok(workflow_id),
+        Err(e) => {
+            store.request_delete(machine_id).await?;
+            Err(match e {
+                WorkflowStartError::AlreadyStarted { .. } => {
+                    StartError::AlreadyRunning { machine: machine_id.to_string(), workflow_id }
+                }
+                other => StartError::Temporal { machine: machine_id.to_string(), message: other.to_string() },
+            })
+        }
+    }
+}
+
+/// Ask the site scheduler for a pass now. Best effort: a scheduler that is not running (yet)
+/// runs a pass when it starts, so a failure is only logged.
+pub async fn wake_manager(client: &Client, reason: &str) {
+    let handle = client.get_workflow_handle::<MachineUpdateManagerWorkflow>(MACHINE_UPDATE_MANAGER_ID);
+    if let Err(e) = handle
+        .signal(MachineUpdateManagerWorkflow::wake, reason.to_string(), WorkflowSignalOptions::default())
+        .await
+    {
+        tracing::debug!(error = %e, reason, "could not wake the machine update manager");
+    }
+}

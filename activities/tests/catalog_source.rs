@@ -1,0 +1,77 @@
+//! `CatalogSource`: the effective catalog is reloaded when the firmware directory or the runtime
+//! layer (`firmware-config set`) changes, and a change that does not load keeps the last good
+//! catalog (seed S5: the desired snapshot refreshes on either change).
+
+use std::sync::Arc;
+
+use hostfw_activities::CatalogSource;
+use hostfw_model::{Catalog, ComponentType, SiteConfig};
+use hostfw_store::Store;
+
+const SITE: &str = r#"
+[site]
+name = "catalog-source"
+database_url = "sqlite://site.db"
+
+[firmware_global]
+firmware_directory = "firmware"
+
+[host_models.r760]
+vendor = "Dell"
+model = "PowerEdge R760"
+ordering = ["uefi"]
+[host_models.r760.components.uefi]
+current_version_reported_as = "^BIOS$"
+[[host_models.r760.components.uefi.known_firmware]]
+version = "3.0"
+default = true
+"#;
+
+fn default_of(c: &Catalog, vendor: &str, model: &str) -> Option<String> {
+    c.find(vendor, model)?.default_entry(ComponentType::Uefi).map(|e| e.version.clone())
+}
+
+#[tokio::test]
+async fn the_catalog_follows_the_directory_and_the_runtime_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("firmware")).unwrap();
+    let config = dir.path().join("site.toml");
+    std::fs::write(&config, SITE).unwrap();
+    let site = Arc::new(SiteConfig::load(&config).unwrap());
+    let store = Store::connect(&site.site.database_url).await.unwrap();
+    let source = CatalogSource::new(site.clone(), store.clone());
+
+    let first = source.current().await.unwrap();
+    assert_eq!(default_of(&first, "Dell", "PowerEdge R760").as_deref(), Some("3.0"));
+    assert!(Arc::ptr_eq(&first, &source.current().await.unwrap()), "unchanged inputs: no reload");
+
+    // A new model in the firmware directory.
+    let overlay = dir.path().join("firmware/smc");
+    std::fs::create_dir_all(&overlay).unwrap();
+    std::fs::write(
+        overlay.join("metadata.toml"),
+        "vendor = \"Supermicro\"\nmodel = \"SYS-221H\"\nordering = [\"uefi\"]\n[components.uefi]\n\
+         current_version_reported_as = \"^BIOS$\"\n[[components.uefi.known_firmware]]\nversion = \"2.4\"\ndefault = true\n",
+    )
+    .unwrap();
+    let second = source.current().await.unwrap();
+    assert_eq!(default_of(&second, "Supermicro", "SYS-221H").as_deref(), Some("2.4"));
+
+    // A runtime document with a new default for the static model.
+    let doc = "[host_models.r760-bios]\nvendor = \"Dell\"\nmodel = \"PowerEdge R760\"\n\
+               [[host_models.r760-bios.components.uefi.known_firmware]]\nversion = \"3.1\"\ndefault = true\n";
+    store.firmware_config_put("test", doc, "sha-1").await.unwrap();
+    let third = source.current().await.unwrap();
+    assert_eq!(default_of(&third, "Dell", "PowerEdge R760").as_deref(), Some("3.1"));
+
+    // A stored document that no longer loads (it could only get there from an older hostfw):
+    // the last good catalog stays.
+    store.firmware_config_put("test", "[host_models.x]\nbogus = 1\n", "sha-2").await.unwrap();
+    let fourth = source.current().await.unwrap();
+    assert!(Arc::ptr_eq(&third, &fourth), "kept the last good catalog");
+
+    // A source that never loaded reports the error instead.
+    let fresh = CatalogSource::new(site, store);
+    let err = fresh.current().await.unwrap_err();
+    assert!(err.contains("bogus"), "{err}");
+}

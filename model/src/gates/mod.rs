@@ -1,0 +1,24 @@
+//! The Machine Update Manager's scheduling gates as pure rules (seed "Scheduling gates",
+//! checklist S6–S15): given the policy, the hosts and `now`, which drifted hosts to start and why
+//! every other non-compliant host waits.
+//!
+//! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
+//! view, firmware status, policy, per-host gates, skip reasons, the fleet pass). It must do no
+//! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
+
+mod ceiling;
+mod firmware;
+mod host_gates;
+mod host_view;
+mod pass;
+mod policy;
+mod reason;
+mod utc;
+
+pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
+pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
+pub use host_view::{HostLifecycle, HostView, UpdateWindow};
+pub use pass::{plan, PassInput, Plan};
+pub use policy::SchedulingPolicy;
+pub use reason::{SkipReason, Skipped};
+pub use utc::format_utc_ms;

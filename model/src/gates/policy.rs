@@ -1,0 +1,62 @@
+//! The site's scheduling policy: `firmware_global.autoupdate`,
+//! `firmware_global.instance_updates_manual_tagging`, the legacy
+//! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits.
+//!
+//! Owns reading those keys out of `SiteConfig` and the per-host automatic-update decision (S6,
+//! S15). It must not look at host state, requests, windows or capacity (see `gates::host_gates`).
+//! `host_enable_autoupdate` is deliberately not read (seed: the scheduler ignores it).
+
+use serde::{Deserialize, Serialize};
+
+use super::ceiling::CeilingLimits;
+use super::reason::SkipReason;
+use crate::config::SiteConfig;
+
+/// The policy a pass runs under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SchedulingPolicy {
+    /// `firmware_global.autoupdate`: the site default of the per-machine policy.
+    pub autoupdate: bool,
+    /// `firmware_global.instance_updates_manual_tagging`.
+    pub instance_updates_manual_tagging: bool,
+    /// `firmware_global.host_disable_autoupdate`: legacy list of machine ids.
+    pub host_disable_autoupdate: Vec<String>,
+    /// `machine_updater.max_concurrent_machine_updates_absolute` / `_percent`.
+    pub limits: CeilingLimits,
+}
+
+impl SchedulingPolicy {
+    pub fn from_config(cfg: &SiteConfig) -> Self {
+        let fg = &cfg.firmware_global;
+        let mu = &cfg.machine_updater;
+        SchedulingPolicy {
+            autoupdate: fg.autoupdate,
+            instance_updates_manual_tagging: fg.instance_updates_manual_tagging,
+            host_disable_autoupdate: fg.host_disable_autoupdate.clone(),
+            limits: CeilingLimits {
+                absolute: mu.max_concurrent_machine_updates_absolute,
+                percent: mu.max_concurrent_machine_updates_percent,
+            },
+        }
+    }
+
+    /// The automatic-update gate for one machine (S6, S15): an override decides alone
+    /// (`Some(true)` enables even with the site off or the machine on the legacy list); without
+    /// one, a legacy list entry (exact machine id) disables this machine only, else the site
+    /// default applies.
+    pub fn auto_update_gate(
+        &self,
+        machine_id: &str,
+        auto_update: Option<bool>,
+    ) -> Result<(), SkipReason> {
+        match auto_update {
+            Some(true) => Ok(()),
+            Some(false) => Err(SkipReason::AutoUpdateOffHost),
+            None if self.host_disable_autoupdate.iter().any(|m| m == machine_id) => {
+                Err(SkipReason::LegacyDisableList)
+            }
+            None if !self.autoupdate => Err(SkipReason::AutoUpdateOffSite),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Why a drifted (or unknown) host was not started in a pass: one typed `SkipReason` per gate
+//! outcome, each displayed as one operator line naming the key or command that changes it.
+//!
+//! Owns the reasons and their wording. It must not decide which reason applies (see
+//! `gates::host_gates` and `gates::pass`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::firmware::UnmatchedComponent;
+use super::host_view::UpdateWindow;
+use super::utc::format_utc_ms;
+
+/// The first gate a host failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    NotExplored,
+    ExploreFailed {
+        error: String,
+    },
+    NoCatalogEntry {
+        vendor: String,
+        model: String,
+    },
+    /// Only components without an inventory match drift: nothing installable (S54).
+    NoInventoryMatch {
+        unmatched: Vec<UnmatchedComponent>,
+    },
+    AutoUpdateOffSite,
+    AutoUpdateOffHost,
+    LegacyDisableList,
+    NotReady {
+        state: String,
+    },
+    AssignedManualTagging,
+    AlreadyRequested,
+    /// Updating or in maintenance without a request (counts against the budget, S9).
+    Busy {
+        lifecycle: String,
+    },
+    /// `explicit_start_needed` and no window containing now.
+    WindowClosed {
+        window: Option<UpdateWindow>,
+    },
+    /// The ceiling is 0; `how` says why (e.g. both limits unset).
+    CeilingZero {
+        how: String,
+    },
+    /// All slots are used: `in_flight` counts the work running before the pass plus the hosts
+    /// started by it.
+    CeilingReached {
+        limit: u32,
+        in_flight: u32,
+    },
+}
+
+/// A host that was not started, with its first failing gate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub machine_id: String,
+    pub reason: SkipReason,
+}
+
+impl fmt::Display for Skipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.machine_id, self.reason)
+    }
+}
+
+const EXPLORE: &str = "`hostfw site-explorer explore --machine <machine-id>`";
+const ENABLE: &str = "`hostfw machine auto-update --machine <machine-id> --enable`";
+const LIMITS: &str = "machine_updater.max_concurrent_machine_updates_absolute (or _percent)";
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::NotExplored => write!(
+                f,
+                "not explored yet: no firmware inventory is stored; explore it with {EXPLORE}"
+            ),
+            SkipReason::ExploreFailed { error } => write!(
+                f,
+                "the last exploration failed ({error}); fix BMC access and re-run {EXPLORE}"
+            ),
+            SkipReason::NoCatalogEntry { vendor, model } => write!(
+                f,
+                "no catalog entry for vendor {vendor:?} model {model:?}: add a [host_models.*] \
+                 table or a firmware directory entry for it (`hostfw firmware show` lists the catalog)"
+            ),
+            SkipReason::NoInventoryMatch { unmatched } => {
+                let list: Vec<String> = unmatched
+                    .iter()
+                    .map(|u| format!("{} (`{}`)", u.component, u.matcher))
+                    .collect();
+                write!(
+                    f,
+                    "nothing installable: no inventory member matches {}; not started (it would \
+                     only churn) until the catalog's current_version_reported_as or the BMC \
+                     inventory is fixed",
+                    list.join(", ")
+                )
+            }
+            SkipReason::AutoUpdateOffSite => write!(
+                f,
+                "automatic updates are off for the site (firmware_global.autoupdate = false); \
+                 enable this machine alone with {ENABLE}"
+            ),
+            SkipReason::AutoUpdateOffHost => write!(
+                f,
+                "automatic updates are disabled for this machine; {ENABLE}, or `--clear` to \
+                 follow firmware_global.autoupdate"
+            ),
+            SkipReason::LegacyDisableList => write!(
+                f,
+                "listed in the legacy firmware_global.host_disable_autoupdate; remove it there or \
+                 override with {ENABLE}"
+            ),
+            SkipReason::NotReady { state } => write!(
+                f,
+                "host state is {state}: only Ready hosts (and Assigned ones when \
+                 firmware_global.instance_updates_manual_tagging = false) are selected"
+            ),
+            SkipReason::AssignedManualTagging => write!(
+                f,
+                "assigned to a tenant and firmware_global.instance_updates_manual_tagging = true: \
+                 only unassigned Ready hosts are selected; set it to false or request this host \
+                 with `hostfw host reprovision set --id <machine-id>`"
+            ),
+            SkipReason::AlreadyRequested => write!(
+                f,
+                "a reprovisioning request already exists (`hostfw host reprovision list`)"
+            ),
+            SkipReason::Busy { lifecycle } => write!(
+                f,
+                "already in {lifecycle} (no request); it uses a slot of the site budget and is \
+                 considered again once it is back in Ready or Assigned"
+            ),
+            SkipReason::WindowClosed { window: None } => write!(
+                f,
+                "the model needs an explicit start (explicit_start_needed = true) and this \
+                 machine has no firmware update window; open one with \
+                 `hostfw managed-host start-updates --machines <machine-id> --start <t> --end <t>`"
+            ),
+            SkipReason::WindowClosed { window: Some(w) } => write!(
+                f,
+                "the model needs an explicit start (explicit_start_needed = true) and this \
+                 machine's update window [{}, {}) is not open now; change it with \
+                 `hostfw managed-host start-updates --machines <machine-id> --start <t> --end <t>`",
+                format_utc_ms(w.start_ms),
+                format_utc_ms(w.end_ms)
+            ),
+            SkipReason::CeilingZero { how } => write!(
+                f,
+                "the site update ceiling is 0 ({how}); set {LIMITS}"
+            ),
+            SkipReason::CeilingReached { limit, in_flight } => write!(
+                f,
+                "the site update ceiling is reached ({in_flight} updates in flight, limit \
+                 {limit}); waits for a slot, or raise {LIMITS}"
+            ),
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! `firmware-config set|show|history`: the Host Firmware Config API, a runtime catalog layer
+//! stored versioned in the site database and applied last (over the static `[host_models.*]`
+//! tables and the firmware-directory overlay), and [`effective_catalog`], the catalog every
+//! command that compares firmware should use.
+//!
+//! Owns validating a new document by building the whole effective catalog with it (only a valid
+//! document is stored; an identical one stores nothing), and printing versions. It must not
+//! parse or merge catalog documents itself (`hostfw_model::catalog` does).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context as _};
+use hostfw_model::catalog::parse_runtime_document;
+use hostfw_model::Catalog;
+use hostfw_store::FirmwareConfigVersion;
+use serde::Serialize;
+
+use crate::cli::Format;
+use crate::context::Context;
+use crate::output;
+
+/// The audit target of every firmware-config change.
+pub const AUDIT_TARGET: &str = "firmware-config";
+
+/// How a stored version is named in catalog errors (it has no file).
+pub fn origin_label(version: i64) -> PathBuf {
+    PathBuf::from(format!("firmware-config version {version}"))
+}
+
+/// The effective catalog with `runtime` (a stored version) applied last.
+pub fn catalog_with(
+    site: &hostfw_model::SiteConfig,
+    runtime: Option<&FirmwareConfigVersion>,
+) -> anyhow::Result<Catalog> {
+    let catalog = match runtime {
+        Some(v) => {
+            let label = origin_label(v.version);
+            Catalog::load_with_runtime(site, Some((&v.document, &label)))
+        }
+        None => Catalog::load_with_runtime(site, None),
+    };
+    catalog.map_err(|e| anyhow!("{e}"))
+}
+
+/// The effective catalog: static config, firmware directory, then the latest stored
+/// firmware-config version.
+pub async fn effective_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
+    let latest = ctx.store.firmware_config_latest().await?;
+    catalog_with(&ctx.site, latest.as_ref())
+}
+
+#[derive(Serialize)]
+struct SetOutcome {
+    changed: bool,
+    version: i64,
+    sha256: String,
+    host_models: usize,
+}
+
+/// `firmware-config set --file`.
+pub async fn set(ctx: &Context, file: &Path) -> anyhow::Result<()> {
+    let document = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the firmware config document {}", file.display()))?;
+    let tables = parse_runtime_document(&document, file).map_err(|e| anyhow!("{e}; nothing was stored"))?.len();
+    Catalog::load_with_runtime(&ctx.site, Some((&document, file))).map_err(|e| anyhow!("{e}; nothing was stored"))?;
+    let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(document.as_bytes()));
+    let latest = ctx.store.firmware_config_latest().await?;
+    let (changed, version) = match latest {
+        Some(v) if v.sha256 == sha256 => (false, v),
+        _ => {
+            let v = ctx.store.firmware_config_put(&ctx.actor, &document, &sha256).await?;
+            let detail =
+                format!("version {} from {} ({tables} host model tables, sha256 {sha256})", v.version, file.display());
+            ctx.audit("firmware-config set", AUDIT_TARGET, &detail).await?;
+            crate::re_explore::wake(ctx, "the runtime catalog changed").await;
+            (true, v)
+        }
+    };
+    match ctx.format {
+        Format::Json => {
+            let outcome = SetOutcome { changed, version: version.version, sha256, host_models: tables };
+            crate::outln!("{}", serde_json::to_string_pretty(&outcome)?);
+        }
+        Format::Table if changed => crate::outln!(
+            "firmware config version {} stored ({tables} host model tables, sha256 {sha256})",
+            version.version
+        ),
+        Format::Table => crate::outln!(
+            "firmware config unchanged: identical to version {} (stored {} by {}); nothing stored",
+            version.version,
+            output::time(version.at_ms),
+            version.actor
+        ),
+    }
+    Ok(())
+}
+
+/// One default of the effective catalog and the layer it comes from.
+#[derive(Serialize)]
+struct DefaultRow {
+    vendor: String,
+    model: String,
+    component: String,
+    version: String,
+    /// `static config`, `firmware directory` or `firmware-config vN`: the first layer that
+    /// already yields this default.
+    layer: String,
+    explicit_start_needed: bool,
+}
+
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    version: Option<&'a FirmwareConfigVersion>,
+    defaults: &'a [DefaultRow],
+    catalog: &'a Catalog,
+}
+
+fn defaults(ctx: &Context, catalog: &Catalog, latest: Option<&FirmwareConfigVersion>) -> Vec<DefaultRow> {
+    let site = &ctx.site;
+    let statics =
+        site.host_models.iter().map(|(key, doc)| (site.source.clone(), format!("host_models.{key}"), doc.clone()));
+    // A lower layer alone may not validate (a later layer completes it): then it yields nothing.
+    let static_only = Catalog::from_docs(statics, Vec::new()).ok();
+    let with_directory = Catalog::load(site).ok();
+    let runtime_layer = latest.map_or_else(|| "-".to_string(), |v| format!("firmware-config v{}", v.version));
+    let mut rows = Vec::new();
+    for model in catalog.models() {
+        for component in model.effective_ordering() {
+            let Some(entry) = model.default_entry(component) else { continue };
+            let yields = |c: &Option<Catalog>| {
+                c.as_ref()
+                    .and_then(|c| c.find(&model.vendor, &model.model))
+                    .and_then(|m| m.default_entry(component))
+                    .is_some_and(|e| e.version == entry.version)
+            };
+            let layer = if yields(&static_only) {
+                "static config".to_string()
+            } else if yields(&with_directory) {
+                "firmware directory".to_string()
+            } else {
+                runtime_layer.clone()
+            };
+            rows.push(DefaultRow {
+                vendor: model.vendor.clone(),
+                model: model.model.clone(),
+                component: component.to_string(),
+                version: entry.version.clone(),
+                layer,
+                explicit_start_needed: model.explicit_start_needed,
+            });
+        }
+    }
+    rows
+}
+
+/// `firmware-config show`.
+pub async fn show(ctx: &Context) -> anyhow::Result<()> {
+    let latest = ctx.store.firmware_config_latest().await?;
+    let catalog = catalog_with(&ctx.site, latest.as_ref())?;
+    let rows = defaults(ctx, &catalog, latest.as_ref());
+    if ctx.format == Format::Json {
+        let json = ShowJson { version: latest.as_ref(), defaults: &rows, catalog: &catalog };
+        crate::outln!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(());
+    }
+    match &latest {
+        Some(v) => crate::outln!(
+            "firmware config version {} (stored {} by {}, sha256 {})",
+            v.version,
+            output::time(v.at_ms),
+            v.actor,
+            v.sha256
+        ),
+        None => crate::outln!("no firmware config stored: static config and firmware directory only"),
+    }
+    let table = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.vendor.clone(),
+                r.model.clone(),
+                r.component.clone(),
+                r.version.clone(),
+                r.layer.clone(),
+                r.explicit_start_needed.to_string(),
+            ]
+        })
+        .collect();
+    output::print(ctx.format, &rows, &["VENDOR", "MODEL", "COMPONENT", "DEFAULT", "LAYER", "EXPLICIT START"], table)
+}
+
+/// `firmware-config history`.
+pub async fn history(ctx: &Context, limit: u32) -> anyhow::Result<()> {
+    let versions = ctx.store.firmware_config_history(limit).await?;
+    let rows = versions
+        .iter()
+        .map(|v| {
+            let tables = parse_runtime_document(&v.document, &origin_label(v.version))
+                .map_or_else(|_| "?".to_string(), |t| t.len().to_string());
+            vec![
+                v.version.to_string(),
+                output::time(v.at_ms),
+                v.actor.clone(),
+                tables,
+                v.sha256.chars().take(12).collect(),
+            ]
+        })
+        .collect();
+    output::print(ctx.format, &versions, &["VERSION", "STORED", "WHO", "HOST MODELS", "SHA256"], rows)
+}

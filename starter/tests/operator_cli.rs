@@ -1,0 +1,603 @@
+//! Operator commands end to end through `hostfw_starter::run` on a temporary site (SQLite in a temp
+//! directory; no Temporal server: these commands never open a client): `machine auto-update`,
+//! `managed-host start-updates`, `audit`, `firmware-config set|show|history` and `firmware show`.
+//!
+//! Owns the happy paths and the refusals (unknown machines, bad times, conflicting flags, invalid
+//! documents) with the check that a refused command wrote nothing. It must not need the network.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{Duration, Local, TimeZone, Utc};
+use clap::error::ErrorKind;
+use clap::Parser;
+use hostfw_starter::cli::Cli;
+use hostfw_starter::output;
+use hostfw_store::Store;
+
+const SITE: &str = r#"
+[site]
+name = "cli-test"
+database_url = "sqlite://site.db"
+data_dir = "data"
+
+[firmware_global]
+autoupdate = AUTOUPDATE
+firmware_directory = "firmware"
+
+[host_models.r760]
+vendor = "Dell"
+model = "PowerEdge R760"
+ordering = ["bmc", "uefi"]
+
+[host_models.r760.components.bmc]
+current_version_reported_as = "^Installed-.*__iDRAC\\."
+[[host_models.r760.components.bmc.known_firmware]]
+version = "7.10.30.00"
+default = true
+filename = "dell-r760/idrac-7.10.30.00.bin"
+
+[host_models.r760.components.uefi]
+current_version_reported_as = "^Installed-.*__BIOS\\.Setup\\."
+[[host_models.r760.components.uefi.known_firmware]]
+version = "2.3.5"
+default = true
+filename = "dell-r760/bios-2.3.5.bin"
+"#;
+
+/// A runtime document that moves the R760 BMC default and adds a model needing explicit start.
+const RUNTIME_DOC: &str = r#"
+[host_models.r760-bmc]
+vendor = "Dell"
+model = "PowerEdge R760"
+[[host_models.r760-bmc.components.bmc.known_firmware]]
+version = "7.20.10.00"
+default = true
+filename = "dell-r760/idrac-7.20.10.00.bin"
+
+[host_models.gb200]
+vendor = "NVIDIA"
+model = "GB200 NVL"
+ordering = ["bmc"]
+explicit_start_needed = true
+[host_models.gb200.components.bmc]
+current_version_reported_as = "^HGX_FW_BMC_0$"
+[[host_models.gb200.components.bmc.known_firmware]]
+version = "25.01"
+default = true
+filename = "gb200/bmc-25.01.fwpkg"
+"#;
+
+/// A temporary site: config file, SQLite database and (absent) firmware directory.
+struct Site {
+    dir: PathBuf,
+    config: PathBuf,
+}
+
+impl Site {
+    fn new() -> Site {
+        Site::with_autoupdate(true)
+    }
+
+    fn with_autoupdate(autoupdate: bool) -> Site {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let dir = std::env::temp_dir().join(format!(
+            "hostfw-operator-cli-{}-{nanos:x}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let config = dir.join("site.toml");
+        std::fs::write(&config, SITE.replace("AUTOUPDATE", &autoupdate.to_string())).expect("site.toml");
+        Site { dir, config }
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).expect("write file");
+        path
+    }
+
+    async fn run(&self, args: &[&str]) -> (anyhow::Result<()>, String) {
+        let mut full = vec!["hostfw", "--config", self.config.to_str().expect("utf-8 path")];
+        full.extend_from_slice(args);
+        let cli = Cli::try_parse_from(full).unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
+        output::capture(hostfw_starter::run(cli)).await
+    }
+
+    /// Runs a command that must succeed; returns what it printed.
+    async fn ok(&self, args: &[&str]) -> String {
+        let (res, out) = self.run(args).await;
+        if let Err(e) = res {
+            panic!("{args:?} failed: {e:#}\noutput:\n{out}");
+        }
+        out
+    }
+
+    /// Runs a command that must fail; returns the error with its causes.
+    async fn fails(&self, args: &[&str]) -> String {
+        let (res, out) = self.run(args).await;
+        match res {
+            Ok(()) => panic!("{args:?} succeeded but should fail; output:\n{out}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    async fn store(&self) -> Store {
+        Store::connect(&format!("sqlite://{}", self.dir.join("site.db").display())).await.expect("open store")
+    }
+
+    async fn add_machines(&self, ids: &[&str]) {
+        for (i, id) in ids.iter().enumerate() {
+            let bmc = format!("10.0.0.{}:443", i + 1);
+            self.ok(&["machine", "add", "--id", id, "--bmc", &bmc]).await;
+        }
+    }
+
+    async fn audit_count(&self) -> usize {
+        let store = self.store().await;
+        let n = store.audit_list(10_000).await.unwrap().len();
+        store.close().await;
+        n
+    }
+
+    async fn window(&self, id: &str) -> (Option<i64>, Option<i64>) {
+        let store = self.store().await;
+        let m = store.machine_get(id).await.unwrap().expect("machine");
+        store.close().await;
+        (m.window_start_ms, m.window_end_ms)
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn parse_err(args: &[&str]) -> ErrorKind {
+    let mut full = vec!["hostfw"];
+    full.extend_from_slice(args);
+    Cli::try_parse_from(full).expect_err("should be refused by clap").kind()
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+/// `t` in the `+0000` form and as RFC 3339 UTC.
+fn utc_forms(t: chrono::DateTime<Utc>) -> (String, String) {
+    (t.format("%Y-%m-%dT%H:%M:%S+0000").to_string(), t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+fn whole_second(t: chrono::DateTime<Utc>) -> chrono::DateTime<Utc> {
+    Utc.timestamp_opt(t.timestamp(), 0).unwrap()
+}
+
+// ---- machine auto-update ----
+
+#[tokio::test]
+async fn auto_update_sets_and_clears_the_override_and_prints_the_effective_policy() {
+    let site = Site::with_autoupdate(false);
+    site.add_machines(&["m1"]).await;
+
+    let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--enable"]).await;
+    assert_eq!(out.trim(), "auto-update of m1: enabled (per-machine override)");
+    let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--disable"]).await;
+    assert_eq!(out.trim(), "auto-update of m1: disabled (per-machine override)");
+    let store = site.store().await;
+    assert_eq!(store.machine_get("m1").await.unwrap().unwrap().auto_update, Some(false));
+    store.close().await;
+
+    let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--clear"]).await;
+    assert_eq!(out.trim(), "auto-update of m1: site default (disabled)");
+    let store = site.store().await;
+    assert_eq!(store.machine_get("m1").await.unwrap().unwrap().auto_update, None);
+    store.close().await;
+
+    let out = site.ok(&["--format", "json", "machine", "auto-update", "--machine", "m1", "--enable"]).await;
+    let v = json(&out);
+    assert_eq!(v["machine"], "m1");
+    assert_eq!(v["override"], true);
+    assert_eq!(v["site_default"], false);
+    assert_eq!(v["effective"], true);
+}
+
+#[tokio::test]
+async fn auto_update_clear_follows_an_enabled_site_default() {
+    let site = Site::new();
+    site.add_machines(&["m1"]).await;
+    let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--clear"]).await;
+    assert_eq!(out.trim(), "auto-update of m1: site default (enabled)");
+}
+
+#[tokio::test]
+async fn auto_update_of_an_unknown_machine_is_refused_and_writes_nothing() {
+    let site = Site::new();
+    site.add_machines(&["m1"]).await;
+    let before = site.audit_count().await;
+    let err = site.fails(&["machine", "auto-update", "--machine", "ghost", "--disable"]).await;
+    assert!(err.contains("machine ghost is not registered (see `hostfw machine list`)"), "{err}");
+    assert_eq!(site.audit_count().await, before);
+}
+
+#[test]
+fn auto_update_needs_exactly_one_policy_flag() {
+    let base = ["machine", "auto-update", "--machine", "m1"];
+    let with =
+        |flags: &[&'static str]| -> Vec<&'static str> { base.iter().copied().chain(flags.iter().copied()).collect() };
+    assert_eq!(parse_err(&with(&["--enable", "--disable"])), ErrorKind::ArgumentConflict);
+    assert_eq!(parse_err(&with(&["--disable", "--clear"])), ErrorKind::ArgumentConflict);
+    assert_eq!(parse_err(&with(&[])), ErrorKind::MissingRequiredArgument);
+    assert_eq!(parse_err(&["machine", "auto-update", "--enable"]), ErrorKind::MissingRequiredArgument);
+}
+
+// ---- managed-host start-updates ----
+
+#[tokio::test]
+async fn start_updates_sets_one_window_on_every_machine() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2", "m3"]).await;
+    let start = whole_second(Utc::now() + Duration::hours(1));
+    let end = start + Duration::hours(4);
+    let (start_arg, start_utc) = utc_forms(start);
+    let (end_arg, end_utc) = utc_forms(end);
+    let out = site
+        .ok(&["managed-host", "start-updates", "--machines", "m1", "m2", "--start", &start_arg, "--end", &end_arg])
+        .await;
+    for id in ["m1", "m2"] {
+        assert!(out.lines().any(|l| l.starts_with(id) && l.contains(&start_utc) && l.contains(&end_utc)), "{out}");
+        assert_eq!(site.window(id).await, (Some(start.timestamp_millis()), Some(end.timestamp_millis())));
+    }
+    assert!(out.contains("no update request was created"), "{out}");
+    assert_eq!(site.window("m3").await, (None, None));
+    let store = site.store().await;
+    assert!(store.request_list().await.unwrap().is_empty(), "start-updates must not create requests");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn start_updates_defaults_to_now_for_a_day() {
+    let site = Site::new();
+    site.add_machines(&["m1"]).await;
+    let before = Utc::now().timestamp_millis();
+    site.ok(&["managed-host", "start-updates", "--machines", "m1"]).await;
+    let after = Utc::now().timestamp_millis();
+    let (Some(start), Some(end)) = site.window("m1").await else { panic!("no window") };
+    assert!(before <= start && start <= after, "{before} <= {start} <= {after}");
+    assert_eq!(end - start, 24 * 3_600_000);
+}
+
+#[tokio::test]
+async fn start_updates_accepts_local_times() {
+    let site = Site::new();
+    site.add_machines(&["m1"]).await;
+    // Noon two days ahead: never inside a daylight-saving change.
+    let day = (Local::now() + Duration::days(2)).date_naive();
+    let naive = day.and_hms_opt(12, 0, 0).unwrap();
+    let text = naive.format("%Y-%m-%dT%H:%M:%S").to_string();
+    site.ok(&["managed-host", "start-updates", "--machines", "m1", "--start", &text]).await;
+    let expected = Local.from_local_datetime(&naive).single().unwrap().timestamp_millis();
+    assert_eq!(site.window("m1").await, (Some(expected), Some(expected + 24 * 3_600_000)));
+}
+
+#[tokio::test]
+async fn start_updates_names_every_unknown_machine_and_writes_nothing() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2"]).await;
+    let before = site.audit_count().await;
+    let err = site.fails(&["managed-host", "start-updates", "--machines", "m1", "ghost-a", "m2", "ghost-b"]).await;
+    assert!(err.contains("ghost-a, ghost-b are not registered"), "{err}");
+    assert!(err.contains("hostfw machine list"), "{err}");
+    assert_eq!(site.window("m1").await, (None, None));
+    assert_eq!(site.window("m2").await, (None, None));
+    assert_eq!(site.audit_count().await, before);
+    let err = site.fails(&["managed-host", "start-updates", "--machines", "ghost", "--cancel"]).await;
+    assert!(err.contains("machine ghost is not registered"), "{err}");
+}
+
+#[tokio::test]
+async fn start_updates_refuses_bad_times_and_writes_nothing() {
+    let site = Site::new();
+    site.add_machines(&["m1"]).await;
+    let before = site.audit_count().await;
+    let err = site.fails(&["managed-host", "start-updates", "--machines", "m1", "--start", "2030-01-01 10:00"]).await;
+    assert!(err.contains("--start \"2030-01-01 10:00\""), "{err}");
+    assert!(err.contains("YYYY-MM-DDTHH:MM:SS+0000"), "{err}");
+
+    let err = site
+        .fails(&[
+            "managed-host",
+            "start-updates",
+            "--machines",
+            "m1",
+            "--start",
+            "2030-01-02T00:00:00+0000",
+            "--end",
+            "2030-01-01T00:00:00+0000",
+        ])
+        .await;
+    assert!(err.contains("must start before it ends"), "{err}");
+
+    let err = site
+        .fails(&[
+            "managed-host",
+            "start-updates",
+            "--machines",
+            "m1",
+            "--start",
+            "2020-01-01T00:00:00+0000",
+            "--end",
+            "2020-01-02T00:00:00+0000",
+        ])
+        .await;
+    assert!(err.contains("in the past"), "{err}");
+    assert!(err.contains("2020-01-02T00:00:00Z"), "{err}");
+
+    assert_eq!(site.window("m1").await, (None, None));
+    assert_eq!(site.audit_count().await, before);
+}
+
+#[tokio::test]
+async fn start_updates_cancel_clears_the_window() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2"]).await;
+    site.ok(&["managed-host", "start-updates", "--machines", "m1", "m2"]).await;
+    assert!(site.window("m1").await.0.is_some());
+    let out = site.ok(&["managed-host", "start-updates", "--machines", "m1", "--cancel"]).await;
+    assert!(out.contains("cancelled"), "{out}");
+    assert_eq!(site.window("m1").await, (None, None));
+    assert!(site.window("m2").await.0.is_some());
+}
+
+#[test]
+fn start_updates_cancel_conflicts_with_times_and_machines_are_required() {
+    let cancel_start =
+        ["managed-host", "start-updates", "--machines", "m1", "--cancel", "--start", "2030-01-01T00:00:00"];
+    assert_eq!(parse_err(&cancel_start), ErrorKind::ArgumentConflict);
+    let cancel_end = ["managed-host", "start-updates", "--machines", "m1", "--end", "2030-01-01T00:00:00", "--cancel"];
+    assert_eq!(parse_err(&cancel_end), ErrorKind::ArgumentConflict);
+    assert_eq!(parse_err(&["managed-host", "start-updates"]), ErrorKind::MissingRequiredArgument);
+}
+
+#[tokio::test]
+async fn start_updates_json_output_parses() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2"]).await;
+    let end = whole_second(Utc::now() + Duration::hours(2));
+    let (end_arg, end_utc) = utc_forms(end);
+    let out = site
+        .ok(&["--format", "json", "managed-host", "start-updates", "--machines", "m2", "m1", "--end", &end_arg])
+        .await;
+    let v = json(&out);
+    let rows = v.as_array().expect("an array");
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["machine"], "m2");
+    assert_eq!(rows[1]["window_end"], end_utc.as_str());
+    assert_eq!(rows[1]["window_end_ms"], end.timestamp_millis());
+}
+
+// ---- audit ----
+
+#[tokio::test]
+async fn audit_shows_each_mutation_with_actor_and_target() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2"]).await;
+    site.ok(&["machine", "auto-update", "--machine", "m1", "--disable"]).await;
+    site.ok(&["managed-host", "start-updates", "--machines", "m1", "m2"]).await;
+    let doc = site.write("runtime.toml", RUNTIME_DOC);
+    site.ok(&["firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+
+    let out = site.ok(&["--format", "json", "audit"]).await;
+    let entries = json(&out);
+    let entries = entries.as_array().expect("an array");
+    let seen: Vec<(String, String)> = entries
+        .iter()
+        .map(|e| (e["action"].as_str().unwrap().to_string(), e["target"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = [
+        ("firmware-config set", "firmware-config"),
+        ("managed-host start-updates", "m2"),
+        ("managed-host start-updates", "m1"),
+        ("machine auto-update", "m1"),
+        ("machine add", "m2"),
+        ("machine add", "m1"),
+    ];
+    let expected: Vec<(String, String)> = expected.iter().map(|(a, t)| (a.to_string(), t.to_string())).collect();
+    assert_eq!(seen, expected);
+    assert!(entries.iter().all(|e| e["actor"].as_str().unwrap().starts_with("cli:")), "{out}");
+    assert!(entries.iter().all(|e| e["at_ms"].as_i64().unwrap() > 0));
+    assert_eq!(entries[3]["detail"], "disable");
+
+    let out = site.ok(&["audit", "--target", "m1"]).await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("SEQ") && lines[0].contains("WHO") && lines[0].contains("TARGET"), "{out}");
+    assert_eq!(lines.len(), 4, "header + 3 entries for m1:\n{out}");
+    assert!(lines[1].contains("managed-host start-updates") && lines[3].contains("machine add"), "{out}");
+
+    let out = site.ok(&["--format", "json", "audit", "--limit", "2"]).await;
+    assert_eq!(json(&out).as_array().unwrap().len(), 2);
+    assert_eq!(parse_err(&["audit", "--limit", "0"]), ErrorKind::ValueValidation);
+}
+
+// ---- firmware-config ----
+
+#[tokio::test]
+async fn firmware_config_set_show_history() {
+    let site = Site::new();
+    let out = site.ok(&["firmware-config", "show"]).await;
+    assert!(out.contains("no firmware config stored"), "{out}");
+    assert!(out.lines().any(|l| l.contains("bmc") && l.contains("7.10.30.00") && l.contains("static config")), "{out}");
+
+    let doc = site.write("runtime.toml", RUNTIME_DOC);
+    let out = site.ok(&["firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    assert!(out.contains("firmware config version 1 stored (2 host model tables"), "{out}");
+
+    let out = site.ok(&["firmware-config", "show"]).await;
+    assert!(out.starts_with("firmware config version 1 (stored "), "{out}");
+    assert!(out.contains(" by cli:"), "{out}");
+    let line = |needle: &str| {
+        out.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle}:\n{out}")).to_string()
+    };
+    assert!(line("7.20.10.00").contains("firmware-config v1"), "{out}");
+    assert!(line("2.3.5").contains("static config"), "{out}");
+    assert!(line("25.01").contains("NVIDIA") && line("25.01").contains("true"), "{out}");
+    assert!(!out.contains("7.10.30.00"), "the runtime default replaces the static one:\n{out}");
+
+    // `firmware show` uses the same effective catalog.
+    let out = site.ok(&["firmware", "show"]).await;
+    assert!(out.contains("7.20.10.00") && out.contains("GB200 NVL"), "{out}");
+
+    // An empty document is a valid new version: back to the static catalog.
+    let empty = site.write("empty.toml", "# no runtime models\n");
+    let out = site.ok(&["firmware-config", "set", "--file", empty.to_str().unwrap()]).await;
+    assert!(out.contains("version 2 stored (0 host model tables"), "{out}");
+    let out = site.ok(&["firmware", "show"]).await;
+    assert!(out.contains("7.10.30.00") && !out.contains("GB200"), "{out}");
+
+    let out = site.ok(&["firmware-config", "history"]).await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("VERSION"), "{out}");
+    assert!(lines[1].starts_with('2') && lines[2].starts_with('1'), "{out}");
+    let out = site.ok(&["firmware-config", "history", "--limit", "1"]).await;
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[tokio::test]
+async fn firmware_config_invalid_document_names_the_key_and_stores_nothing() {
+    let site = Site::new();
+    let good = site.write("good.toml", RUNTIME_DOC);
+    site.ok(&["firmware-config", "set", "--file", good.to_str().unwrap()]).await;
+    let audit_before = site.audit_count().await;
+
+    let unknown_key = site.write(
+        "unknown-key.toml",
+        "[host_models.x]\nvendor = \"V\"\nmodel = \"M\"\n[host_models.x.components.bmc]\ncurrent_version_reported_as = \"^B$\"\nbogus = 1\n",
+    );
+    let err = site.fails(&["firmware-config", "set", "--file", unknown_key.to_str().unwrap()]).await;
+    assert!(err.contains("unknown-key.toml") && err.contains("host_models.x.components.bmc"), "{err}");
+    assert!(err.contains("bogus") && err.contains("nothing was stored"), "{err}");
+
+    // Parses, but the merged model is invalid: a second default for the same component.
+    let two_defaults = site.write(
+        "two-defaults.toml",
+        "[host_models.d]\nvendor = \"Dell\"\nmodel = \"PowerEdge R760\"\n\
+         [[host_models.d.components.uefi.known_firmware]]\nversion = \"2.4\"\ndefault = true\n\
+         [[host_models.d.components.uefi.known_firmware]]\nversion = \"2.5\"\ndefault = true\n",
+    );
+    let err = site.fails(&["firmware-config", "set", "--file", two_defaults.to_str().unwrap()]).await;
+    assert!(err.contains("host_models.d.components.uefi.known_firmware[1].default"), "{err}");
+
+    let bad_component = site.write(
+        "bad-component.toml",
+        "[host_models.z]\nvendor = \"V\"\nmodel = \"M\"\n[host_models.z.components.toaster]\n",
+    );
+    let err = site.fails(&["firmware-config", "set", "--file", bad_component.to_str().unwrap()]).await;
+    assert!(err.contains("host_models.z.components.toaster"), "{err}");
+
+    let missing = site.dir.join("missing.toml");
+    let err = site.fails(&["firmware-config", "set", "--file", missing.to_str().unwrap()]).await;
+    assert!(err.contains("missing.toml"), "{err}");
+
+    let out = site.ok(&["--format", "json", "firmware-config", "history"]).await;
+    let versions = json(&out);
+    assert_eq!(versions.as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(versions[0]["document"], RUNTIME_DOC);
+    assert_eq!(site.audit_count().await, audit_before);
+}
+
+#[tokio::test]
+async fn firmware_config_identical_document_is_unchanged() {
+    let site = Site::new();
+    let doc = site.write("runtime.toml", RUNTIME_DOC);
+    site.ok(&["firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    let audit_before = site.audit_count().await;
+    let copy = site.write("copy.toml", RUNTIME_DOC);
+    let out = site.ok(&["firmware-config", "set", "--file", copy.to_str().unwrap()]).await;
+    assert!(out.contains("unchanged") && out.contains("version 1"), "{out}");
+    let out = site.ok(&["--format", "json", "firmware-config", "set", "--file", copy.to_str().unwrap()]).await;
+    let v = json(&out);
+    assert_eq!((v["changed"].as_bool(), v["version"].as_i64()), (Some(false), Some(1)));
+
+    let store = site.store().await;
+    let history = store.firmware_config_history(10).await.unwrap();
+    store.close().await;
+    assert_eq!(history.len(), 1);
+    assert_eq!(site.audit_count().await, audit_before);
+}
+
+#[tokio::test]
+async fn firmware_config_json_outputs_parse() {
+    let site = Site::new();
+    let out = site.ok(&["--format", "json", "firmware-config", "show"]).await;
+    let v = json(&out);
+    assert!(v["version"].is_null(), "{out}");
+    assert_eq!(v["catalog"]["models"].as_array().unwrap().len(), 1);
+
+    let doc = site.write("runtime.toml", RUNTIME_DOC);
+    let out = site.ok(&["--format", "json", "firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    let set = json(&out);
+    assert_eq!((set["changed"].as_bool(), set["version"].as_i64()), (Some(true), Some(1)));
+    assert_eq!(set["sha256"].as_str().unwrap().len(), 64);
+
+    let out = site.ok(&["--format", "json", "firmware-config", "show"]).await;
+    let v = json(&out);
+    assert_eq!(v["version"]["version"], 1);
+    assert!(v["version"]["actor"].as_str().unwrap().starts_with("cli:"));
+    assert_eq!(v["version"]["sha256"], set["sha256"]);
+    assert_eq!(v["catalog"]["models"].as_array().unwrap().len(), 2);
+    let defaults = v["defaults"].as_array().unwrap();
+    let bmc = defaults.iter().find(|d| d["vendor"] == "Dell" && d["component"] == "bmc").unwrap();
+    assert_eq!((bmc["version"].as_str(), bmc["layer"].as_str()), (Some("7.20.10.00"), Some("firmware-config v1")));
+
+    let out = site.ok(&["--format", "json", "firmware-config", "history"]).await;
+    assert_eq!(json(&out)[0]["version"], 1);
+    assert!(Path::new(&site.config).exists());
+}
+
+#[tokio::test]
+async fn plan_explains_the_ceiling_and_why_each_host_waits() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2"]).await;
+    let out = site.ok(&["plan"]).await;
+    assert!(out.contains("ceiling: 0"), "{out}");
+    assert!(out.contains("unset"), "both limits unset is said: {out}");
+    assert!(out.contains("would start: none"), "{out}");
+    for id in ["m1", "m2"] {
+        assert!(out.lines().any(|l| l.starts_with(id)), "{id} has its reason: {out}");
+    }
+    let plan = json(&site.ok(&["--format", "json", "plan"]).await);
+    assert_eq!(plan["ceiling"]["limit"], 0);
+    assert_eq!(plan["fleet"]["total"], 2);
+    let reasons: Vec<String> = plan["skipped"].as_array().unwrap().iter().map(|s| s["reason"].to_string()).collect();
+    assert!(reasons.iter().all(|r| r.contains("NotExplored")), "{reasons:?}");
+    assert_eq!(site.audit_count().await, 2, "plan writes nothing (only the two machine adds)");
+}
+
+#[tokio::test]
+async fn re_explore_of_an_unknown_bmc_is_refused() {
+    let site = Site::new();
+    site.add_machines(&["m1"]).await;
+    let err = site.fails(&["site-explorer", "re-explore", "10.9.9.9:443"]).await;
+    assert!(err.contains("10.9.9.9:443"), "{err}");
+    assert!(err.contains("machine list"), "{err}");
+}
+
+#[tokio::test]
+async fn the_shipped_site_config_and_catalog_load() {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/site.toml");
+    let site = hostfw_model::SiteConfig::load(&config).unwrap_or_else(|e| panic!("{e}"));
+    let catalog = hostfw_model::Catalog::load(&site).unwrap_or_else(|e| panic!("{e}"));
+    let models: Vec<&str> = catalog.models().iter().map(|m| m.model.as_str()).collect();
+    for model in ["PowerEdge R760", "SYS-821GE-TNHR", "DGX H100", "GB200 NVL"] {
+        assert!(models.contains(&model), "{model} in {models:?}");
+    }
+    let smc = catalog.find("Supermicro", "SYS-821GE-TNHR").unwrap();
+    assert!(smc.explicit_start_needed, "the demo's explicit-start model");
+    assert_eq!(site.machine_updater.max_concurrent_machine_updates_absolute, Some(8));
+}

@@ -1,0 +1,239 @@
+//! End-to-end: the site workflows on a real Temporal dev server against bmc-sim. The Site Explorer
+//! crawls every BMC; the Machine Update Manager selects drifted hosts under the gates and the
+//! ceiling, starts their workflows, refills a freed slot at once (the run interval is one hour in
+//! these tests, so only the event-driven path can make progress), honours overrides, windows and
+//! manual tagging, and resumes after the worker is killed.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{ChildWorker, Site, SiteSpec};
+use hostfw_workflows::names::{MACHINE_UPDATE_MANAGER_ID, SITE_EXPLORER_ID};
+use hostfw_workflows::{MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
+
+const CATALOG: &str = r#"
+[host_models.r760]
+vendor = "Dell"
+model = "PowerEdge R760"
+ordering = ["uefi"]
+[host_models.r760.components.uefi]
+current_version_reported_as = "^BIOS$"
+[[host_models.r760.components.uefi.known_firmware]]
+version = "3.0"
+default = true
+filename = "dell/bios.bin"
+
+[host_models.xe]
+vendor = "Dell"
+model = "PowerEdge XE9680"
+ordering = ["uefi"]
+explicit_start_needed = true
+[host_models.xe.components.uefi]
+current_version_reported_as = "^BIOS$"
+[[host_models.xe.components.uefi.known_firmware]]
+version = "3.0"
+default = true
+filename = "dell/bios.bin"
+"#;
+
+const IMAGES: &[(&str, &str, &str)] = &[("dell/bios.bin", "^BIOS$", "3.0")];
+
+/// Hosts with an old BIOS: `(id, model)`.
+fn fleet(hosts: &[(&str, &str)]) -> String {
+    let mut fleet = String::from(
+        "[defaults]\ntask_seconds = 0.5\nreset_seconds = 0.2\nupload_style = \"multipart\"\ntask_style = \"dell\"\napply_time = \"Immediate\"\n",
+    );
+    for (id, model) in hosts {
+        fleet.push_str(&format!(
+            "[[host]]\nid = \"{id}\"\nvendor = \"Dell\"\nmodel = \"{model}\"\nbmc_address = \"127.0.0.1:0\"\n\
+             firmware = [ {{ id = \"BIOS\", version = \"1.0\" }} ]\n"
+        ));
+    }
+    fleet
+}
+
+fn compliant(site: &Site, id: &str) -> bool {
+    site.fleet.versions(id).iter().any(|(member, v)| member == "BIOS" && v == "3.0")
+}
+
+async fn wait_compliant(site: &Site, ids: &[&str], within: Duration) {
+    site.wait_for(&format!("{ids:?} compliant with no request left"), within, || async {
+        for id in ids {
+            if !compliant(site, id) || site.store.request_get(id).await.ok()?.is_some() {
+                return None;
+            }
+        }
+        Some(())
+    })
+    .await
+}
+
+/// From the recorded state history: each update as (entered HostReprovision, back to Ready).
+async fn update_intervals(site: &Site, ids: &[&str]) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    for id in ids {
+        let mut history = site.store.history_list(id, 1000).await.unwrap();
+        history.reverse();
+        let mut start = None;
+        for h in history {
+            match (h.state.as_str(), start) {
+                ("HostReprovision", None) => start = Some(h.at_ms),
+                ("Ready", Some(s)) => {
+                    out.push((s, h.at_ms));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        assert!(start.is_none(), "{id} never left HostReprovision");
+    }
+    out
+}
+
+/// The largest number of intervals open at one instant.
+fn max_overlap(intervals: &[(i64, i64)]) -> usize {
+    let mut edges: Vec<(i64, i32)> = intervals.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
+    // At equal times a close comes before an open: touching intervals do not overlap.
+    edges.sort();
+    let (mut open, mut max) = (0i32, 0i32);
+    for (_, d) in edges {
+        open += d;
+        max = max.max(open);
+    }
+    max as usize
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manager_fills_the_ceiling_and_refills_freed_slots_without_waiting_for_the_interval() {
+    let ids = ["m1", "m2", "m3", "m4", "m5", "m6"];
+    let hosts: Vec<(&str, &str)> = ids.iter().map(|id| (*id, "PowerEdge R760")).collect();
+    let fleet = fleet(&hosts);
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        catalog: CATALOG,
+        images: IMAGES,
+        machine_updater: "max_concurrent_machine_updates_absolute = 2\nmachine_update_run_interval = \"1h\"",
+        site_explorer: "run_interval = \"1h\"",
+        site_workflows: true,
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    // Six hosts through two slots, one pass an hour: only wake-ups on each finished host can
+    // bring all six to the catalog within minutes.
+    wait_compliant(&site, &ids, Duration::from_secs(240)).await;
+    let intervals = update_intervals(&site, &ids).await;
+    assert_eq!(intervals.len(), 6, "each host updated once: {intervals:?}");
+    assert_eq!(max_overlap(&intervals), 2, "never more than the ceiling in flight, and both slots used: {intervals:?}");
+    for id in ids {
+        let history = site.store.history_list(id, 100).await.unwrap();
+        assert!(
+            history.iter().any(|h| h.message.contains("started by Automated")),
+            "{id} was requested by the scheduler: {history:?}"
+        );
+    }
+    site.record_workflow_history::<MachineUpdateManagerWorkflow>(MACHINE_UPDATE_MANAGER_ID, "machine-update-manager").await;
+    site.record_workflow_history::<SiteExplorerWorkflow>(SITE_EXPLORER_ID, "site-explorer").await;
+    let plan = site.cli(&["plan"]).await.unwrap();
+    assert!(plan.contains("compliant: 6"), "{plan}");
+    assert!(plan.contains("would start: none"), "{plan}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overrides_windows_and_manual_tagging_gate_the_selection() {
+    let fleet = fleet(&[("on", "PowerEdge R760"), ("off", "PowerEdge R760"), ("win", "PowerEdge XE9680"), ("tenant", "PowerEdge R760")]);
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        catalog: CATALOG,
+        images: IMAGES,
+        // The site default is off: nothing starts until an operator enables hosts one by one.
+        firmware_global: "autoupdate = false\ninstance_updates_manual_tagging = true",
+        machine_updater: "max_concurrent_machine_updates_absolute = 10\nmachine_update_run_interval = \"1h\"",
+        site_explorer: "run_interval = \"1h\"",
+        assigned: &[("tenant", "inst-7")],
+        site_workflows: true,
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    // The Site Explorer's first crawl stores every host's inventory.
+    site.wait_for("every host explored", Duration::from_secs(60), || async {
+        let reports = site.store.report_list().await.ok()?;
+        (reports.iter().filter(|r| r.report.is_some()).count() == 4).then_some(())
+    })
+    .await;
+    let plan = site.cli(&["plan"]).await.unwrap();
+    assert!(plan.contains("would start: none"), "{plan}");
+    for id in ["on", "off", "win", "tenant"] {
+        assert!(plan.lines().any(|l| l.starts_with(id) && l.contains("autoupdate")), "{id} held by the site policy:\n{plan}");
+    }
+
+    for id in ["on", "win", "tenant"] {
+        site.cli(&["machine", "auto-update", "--machine", id, "--enable"]).await.unwrap();
+    }
+    // The override wakes the manager: `on` starts now, not an hour from now.
+    wait_compliant(&site, &["on"], Duration::from_secs(90)).await;
+
+    let json = site.cli(&["--format", "json", "plan"]).await.unwrap();
+    let plan: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let reason = |id: &str| -> String {
+        plan["skipped"].as_array().unwrap().iter().find(|s| s["machine_id"] == id).map(|s| s["reason"].to_string()).unwrap_or_default()
+    };
+    assert!(reason("off").contains("AutoUpdateOffSite"), "{json}");
+    assert!(reason("win").contains("WindowClosed"), "{json}");
+    assert!(reason("tenant").contains("AssignedManualTagging"), "{json}");
+
+    // Opening the window is a gate only, and it wakes the manager.
+    site.cli(&["managed-host", "start-updates", "--machines", "win"]).await.unwrap();
+    wait_compliant(&site, &["win"], Duration::from_secs(90)).await;
+
+    for id in ["off", "tenant"] {
+        assert!(!compliant(&site, id), "{id} was updated");
+        assert!(site.store.request_get(id).await.unwrap().is_none(), "{id} got a request");
+    }
+
+    // Re-explore reaches the Site Explorer workflow (its interval is an hour away).
+    let bmc = site.store.machine_get("off").await.unwrap().unwrap().bmc_address;
+    let before = site.store.report_get(&bmc).await.unwrap().unwrap().explored_at_ms;
+    site.cli(&["site-explorer", "re-explore", &bmc]).await.unwrap();
+    site.wait_for("the re-exploration of `off`", Duration::from_secs(60), || async {
+        let r = site.store.report_get(&bmc).await.ok()??;
+        (r.explored_at_ms > before).then_some(())
+    })
+    .await;
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manager_resumes_after_the_worker_is_killed() {
+    let ids = ["k1", "k2", "k3"];
+    let hosts: Vec<(&str, &str)> = ids.iter().map(|id| (*id, "PowerEdge R760")).collect();
+    let fleet = fleet(&hosts);
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        catalog: CATALOG,
+        images: IMAGES,
+        machine_updater: "max_concurrent_machine_updates_absolute = 1\nmachine_update_run_interval = \"1h\"",
+        site_explorer: "run_interval = \"1h\"",
+        site_workflows: true,
+        external_worker: true,
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    let mut worker = ChildWorker::start(&site).await;
+    site.wait_for("a first host requested", Duration::from_secs(60), || async {
+        (!site.store.request_list().await.ok()?.is_empty()).then_some(())
+    })
+    .await;
+    worker.kill_9();
+    worker.restart().await;
+    wait_compliant(&site, &ids, Duration::from_secs(240)).await;
+    let intervals = update_intervals(&site, &ids).await;
+    assert_eq!(intervals.len(), 3, "{intervals:?}");
+    assert_eq!(max_overlap(&intervals), 1, "one host at a time: {intervals:?}");
+    drop(worker);
+    site.shutdown().await;
+}

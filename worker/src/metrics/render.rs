@@ -1,0 +1,211 @@
+//! The Prometheus text exposition (format 0.0.4) of hostfw's own series: `# HELP`, `# TYPE` and
+//! samples for every gauge and counter, plus `hostfw_metrics_scrape_error`.
+//!
+//! Owns series names, help texts, label sets and the text format. It must stay pure (no I/O, no
+//! clock): the numbers come in. Labels are fixed strings only (`target`, `phase`): nothing read
+//! from the site database (machine ids, BMC addresses, credentials) ever becomes a label.
+
+use std::fmt::Write;
+
+use hostfw_store::{
+    FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
+};
+
+/// The scheduler gauges of one scrape, computed from the site database.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Gauges {
+    /// Drifted hosts without a request.
+    pub pending: u32,
+    /// Started requests whose retry budget is not spent.
+    pub active: u32,
+    /// Requests whose retry budget is spent.
+    pub exhausted: u32,
+    /// Machines consuming the shared budget (`Plan::in_flight`).
+    pub in_maintenance: u32,
+    /// The site ceiling (`Plan::ceiling.limit`).
+    pub ceiling: u32,
+    /// Free slots of the ceiling (`Plan::available`).
+    pub slots_free: u32,
+}
+
+/// The site-wide counters of the `counters` table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub started: i64,
+    pub completed: i64,
+    pub failed: i64,
+    pub retries: i64,
+}
+
+impl Counters {
+    /// Pick hostfw's counters out of `Store::counter_list` rows; absent ones are 0, unknown rows
+    /// are ignored.
+    pub fn from_rows(rows: &[(String, String, i64)]) -> Counters {
+        let get = |name: &str, label: &str| {
+            rows.iter().find(|(n, l, _)| n == name && l == label).map_or(0, |(_, _, v)| *v)
+        };
+        Counters {
+            started: get(FIRMWARE_UPDATES_TOTAL, PHASE_STARTED),
+            completed: get(FIRMWARE_UPDATES_TOTAL, PHASE_COMPLETED),
+            failed: get(FIRMWARE_UPDATES_TOTAL, PHASE_FAILED),
+            retries: get(HOST_REPROVISION_RETRIES_TOTAL, ""),
+        }
+    }
+}
+
+pub const PENDING: &str = "carbide_pending_host_firmware_update_count";
+pub const ACTIVE: &str = "carbide_active_host_firmware_update_count";
+pub const EXHAUSTED: &str = "carbide_exhausted_reprovision_retry_count";
+pub const IN_MAINTENANCE: &str = "carbide_machines_in_maintenance_count";
+pub const CEILING: &str = "carbide_concurrent_machine_updates_available";
+pub const SLOTS_FREE: &str = "hostfw_machine_update_slots_free";
+pub const UPDATES_TOTAL: &str = "carbide_firmware_updates_total";
+pub const RETRIES_TOTAL: &str = "carbide_host_reprovision_retries_total";
+pub const SCRAPE_ERROR: &str = "hostfw_metrics_scrape_error";
+
+/// The `Content-Type` of the page.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+fn gauge(out: &mut String, name: &str, help: &str, value: u32) {
+    header(out, name, "gauge", help);
+    let _ = writeln!(out, "{name} {value}");
+}
+
+/// The page for one scrape. `None` means that part could not be read: its series are left out
+/// (never a made-up 0) and `hostfw_metrics_scrape_error` is 1.
+pub fn render(gauges: Option<&Gauges>, counters: Option<&Counters>) -> String {
+    let mut out = String::new();
+    if let Some(g) = gauges {
+        for (name, help, value) in [
+            (PENDING, "Hosts whose firmware drifts from the catalog and that have no request yet.", g.pending),
+            (ACTIVE, "Hosts whose update has started and whose retry budget is not spent (assigned too).", g.active),
+            (EXHAUSTED, "Hosts whose retry budget (host_reprovision.max_retries) is spent.", g.exhausted),
+            (IN_MAINTENANCE, "Machines consuming the shared maintenance budget.", g.in_maintenance),
+            (CEILING, "The computed site-wide concurrency ceiling for machine updates (not what remains).", g.ceiling),
+            (SLOTS_FREE, "Slots of the site-wide ceiling not taken by machines in maintenance.", g.slots_free),
+        ] {
+            gauge(&mut out, name, help, value);
+        }
+    }
+    if let Some(c) = counters {
+        let help = "Host firmware updates started, completed and failed, by phase (site-wide).";
+        header(&mut out, UPDATES_TOTAL, "counter", help);
+        for (phase, value) in [(PHASE_STARTED, c.started), (PHASE_COMPLETED, c.completed), (PHASE_FAILED, c.failed)] {
+            let _ = writeln!(out, "{UPDATES_TOTAL}{{target=\"host\",phase=\"{phase}\"}} {value}");
+        }
+        let help = "Automatic retries of failed host firmware reprovisioning (site-wide).";
+        header(&mut out, RETRIES_TOTAL, "counter", help);
+        let _ = writeln!(out, "{RETRIES_TOTAL} {}", c.retries);
+    }
+    let failed = u32::from(gauges.is_none() || counters.is_none());
+    let help = "1 when this scrape could not read the site database; its hostfw series are then missing.";
+    gauge(&mut out, SCRAPE_ERROR, help, failed);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page split into its parts.
+    struct Parsed {
+        /// `(name with labels, value)` of every sample.
+        samples: Vec<(String, String)>,
+        /// Series names of the HELP lines.
+        helps: Vec<String>,
+        /// `(series name, kind)` of the TYPE lines.
+        types: Vec<(String, String)>,
+    }
+
+    fn parse(page: &str) -> Parsed {
+        let mut p = Parsed { samples: Vec::new(), helps: Vec::new(), types: Vec::new() };
+        for line in page.lines() {
+            if let Some(rest) = line.strip_prefix("# HELP ") {
+                p.helps.push(rest.split_once(' ').expect("HELP has text").0.to_string());
+            } else if let Some(rest) = line.strip_prefix("# TYPE ") {
+                let (name, kind) = rest.split_once(' ').expect("TYPE has a kind");
+                p.types.push((name.to_string(), kind.to_string()));
+            } else {
+                let (series, value) = line.rsplit_once(' ').expect("sample has a value");
+                p.samples.push((series.to_string(), value.to_string()));
+            }
+        }
+        p
+    }
+
+    fn value<'a>(samples: &'a [(String, String)], series: &str) -> &'a str {
+        let found: Vec<_> = samples.iter().filter(|(s, _)| s == series).collect();
+        assert_eq!(found.len(), 1, "{series} appears once");
+        &found[0].1
+    }
+
+    const GAUGES: Gauges =
+        Gauges { pending: 3, active: 1, exhausted: 2, in_maintenance: 4, ceiling: 5, slots_free: 1 };
+    const COUNTERS: Counters = Counters { started: 7, completed: 5, failed: 0, retries: 9 };
+
+    #[test]
+    fn every_series_once_with_help_type_and_its_value() {
+        let page = render(Some(&GAUGES), Some(&COUNTERS));
+        let Parsed { samples, helps, types } = parse(&page);
+        let kinds = [
+            (PENDING, "gauge"),
+            (ACTIVE, "gauge"),
+            (EXHAUSTED, "gauge"),
+            (IN_MAINTENANCE, "gauge"),
+            (CEILING, "gauge"),
+            (SLOTS_FREE, "gauge"),
+            (UPDATES_TOTAL, "counter"),
+            (RETRIES_TOTAL, "counter"),
+            (SCRAPE_ERROR, "gauge"),
+        ];
+        for (name, kind) in kinds {
+            assert_eq!(helps.iter().filter(|h| *h == name).count(), 1, "one HELP for {name}");
+            let typed = types.iter().filter(|(n, k)| n == name && k == kind).count();
+            assert_eq!(typed, 1, "one TYPE {kind} for {name}");
+        }
+        assert_eq!(helps.len(), kinds.len());
+        for (series, want) in [
+            (PENDING, "3"),
+            (ACTIVE, "1"),
+            (EXHAUSTED, "2"),
+            (IN_MAINTENANCE, "4"),
+            (CEILING, "5"),
+            (SLOTS_FREE, "1"),
+            (RETRIES_TOTAL, "9"),
+            (SCRAPE_ERROR, "0"),
+            (r#"carbide_firmware_updates_total{target="host",phase="started"}"#, "7"),
+            (r#"carbide_firmware_updates_total{target="host",phase="completed"}"#, "5"),
+            (r#"carbide_firmware_updates_total{target="host",phase="failed"}"#, "0"),
+        ] {
+            assert_eq!(value(&samples, series), want, "{series}");
+        }
+        assert_eq!(samples.len(), 11);
+        assert!(page.ends_with('\n'));
+    }
+
+    #[test]
+    fn a_failed_read_leaves_its_series_out_and_says_so() {
+        let page = render(None, Some(&COUNTERS));
+        let samples = parse(&page).samples;
+        assert_eq!(value(&samples, SCRAPE_ERROR), "1");
+        assert!(!page.contains(PENDING) && !page.contains(CEILING), "no made-up gauges:\n{page}");
+        assert_eq!(value(&samples, RETRIES_TOTAL), "9");
+        let page = render(None, None);
+        assert_eq!(parse(&page).samples, vec![(SCRAPE_ERROR.to_string(), "1".to_string())]);
+    }
+
+    #[test]
+    fn counters_come_from_their_rows_and_default_to_zero() {
+        let rows = vec![
+            (FIRMWARE_UPDATES_TOTAL.to_string(), PHASE_STARTED.to_string(), 4),
+            (HOST_REPROVISION_RETRIES_TOTAL.to_string(), String::new(), 2),
+            ("something_else".to_string(), PHASE_STARTED.to_string(), 99),
+        ];
+        assert_eq!(Counters::from_rows(&rows), Counters { started: 4, completed: 0, failed: 0, retries: 2 });
+    }
+}
