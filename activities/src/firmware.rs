@@ -71,6 +71,16 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
                 version = %input.target_version, "already at target; nothing uploaded");
             return Ok(UploadResult::AlreadyAtTarget);
         }
+        if input.artifact_count == 1 && report.staged_at(&precheck.matcher, &precheck.target_version) {
+            // An earlier attempt's image reached the BMC (its worker died before it learned so):
+            // flashing it again would install it twice. It only needs its activation. (A
+            // multi-artifact entry cannot tell from the inventory which parts arrived: it uploads.)
+            let holder = slot_holder(ctx, &input);
+            let _ = deps.store.upload_slot_release_holder(&holder).await;
+            tracing::info!(machine = %machine.id, component = %input.component,
+                version = %input.target_version, "already staged on the BMC; nothing uploaded");
+            return Ok(UploadResult::AlreadyStaged);
+        }
     }
     let artifact = artifacts::resolve(&deps.settings, &input.artifact)?;
     let targets = match (&input.precheck, input.install_only_specified) {

@@ -1,6 +1,8 @@
 //! Read-only inventory resources: the Systems and Managers collections and their one member
 //! each (the System shows `Boot` and `Oem.Hostfw` {Lockdown, BootedImage}), and the
-//! FirmwareInventory (SoftwareInventory members, minus those the `hide_members` fault hides).
+//! FirmwareInventory (SoftwareInventory members, minus those the `hide_members` fault hides, plus
+//! one `Staged` entry per image waiting for its activation, as Redfish SoftwareInventory v1_12
+//! models it: `Staged: true`, `Active: false`, `Links.StagedTargets` naming the running member).
 //! Resets, updates and the System PATCH live elsewhere.
 
 use std::sync::Arc;
@@ -101,12 +103,17 @@ pub async fn manager(State(host): State<Arc<Host>>) -> Response {
     }))
 }
 
+/// Id of the inventory entry of the image staged for member `id`.
+fn staged_id(id: &str) -> String {
+    format!("{id}{STAGED_SUFFIX}")
+}
+
+const STAGED_SUFFIX: &str = "-Staged";
+
 pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
-    let members = host
-        .data()
-        .visible_members()
-        .map(|m| uris::firmware_member(&m.id))
-        .collect();
+    let d = host.data();
+    let mut members: Vec<String> = d.visible_members().map(|m| uris::firmware_member(&m.id)).collect();
+    members.extend(d.visible_members().filter(|m| m.staged.is_some()).map(|m| uris::firmware_member(&staged_id(&m.id))));
     ok(collection(
         "#SoftwareInventoryCollection.SoftwareInventoryCollection",
         uris::FIRMWARE_INVENTORY,
@@ -120,11 +127,14 @@ pub async fn firmware_member(
     Path(id): Path<String>,
     uri: Uri,
 ) -> Response {
-    let body = host
-        .data()
-        .visible_members()
-        .find(|m| m.id == id)
-        .map(member_json);
+    let d = host.data();
+    let body = match d.visible_members().find(|m| m.id == id) {
+        Some(m) => Some(member_json(m)),
+        None => id
+            .strip_suffix(STAGED_SUFFIX)
+            .and_then(|running| d.visible_members().find(|m| m.id == running))
+            .and_then(staged_json),
+    };
     match body {
         Some(b) => ok(b),
         None => RedfishError::not_found(uri.path()).into_response(),
@@ -133,13 +143,33 @@ pub async fn firmware_member(
 
 fn member_json(m: &Member) -> Value {
     json!({
-        "@odata.type": "#SoftwareInventory.v1_10_0.SoftwareInventory",
+        "@odata.type": "#SoftwareInventory.v1_12_0.SoftwareInventory",
         "@odata.id": uris::firmware_member(&m.id),
         "Id": m.id,
         "Name": m.name,
         "Version": m.version,
         "SoftwareId": m.id,
         "Updateable": m.updateable,
+        "Active": true,
         "Status": {"State": "Enabled", "Health": "OK"},
     })
+}
+
+/// The entry of the image staged for `m`, if any.
+fn staged_json(m: &Member) -> Option<Value> {
+    let staged = m.staged.as_ref()?;
+    let id = staged_id(&m.id);
+    Some(json!({
+        "@odata.type": "#SoftwareInventory.v1_12_0.SoftwareInventory",
+        "@odata.id": uris::firmware_member(&id),
+        "Id": id,
+        "Name": format!("{} (staged)", m.name),
+        "Version": staged.version,
+        "SoftwareId": m.id,
+        "Updateable": false,
+        "Active": false,
+        "Staged": true,
+        "Status": {"State": "StandbyOffline", "Health": "OK"},
+        "Links": { "StagedTargets": [link(&uris::firmware_member(&m.id))] },
+    }))
 }

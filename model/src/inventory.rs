@@ -17,6 +17,10 @@ pub struct InventoryMember {
     pub version: String,
     /// The member's `@odata.id`, usable as an update target.
     pub odata_id: String,
+    /// The version of an image the BMC holds staged for this member until its activation (a
+    /// SoftwareInventory entry with `Staged: true` whose `Links.StagedTargets` names this member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staged_version: Option<String>,
 }
 
 /// What one exploration of a host's BMC found.
@@ -37,6 +41,25 @@ pub struct InventoryReport {
 }
 
 impl InventoryReport {
+    /// True when at least one member matches and every matching member runs `target` or holds it
+    /// staged, with at least one only staged: the image is on the BMC and waits for activation.
+    pub fn staged_at(&self, matcher: &crate::matcher::Matcher, target: &str) -> bool {
+        let mut any_staged = false;
+        let mut any = false;
+        for m in self.matching(matcher) {
+            any = true;
+            if m.version == target {
+                continue;
+            }
+            if m.staged_version.as_deref() == Some(target) {
+                any_staged = true;
+                continue;
+            }
+            return false;
+        }
+        any && any_staged
+    }
+
     /// The members whose `Id` the matcher matches, in report order.
     pub fn matching<'a>(
         &'a self,

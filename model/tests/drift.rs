@@ -103,3 +103,18 @@ filename = "pre.bin"
     assert!(m.default_entry(BMC).is_none());
     assert!(!drift(&m, &report(&[("BMC_0", "0.1")])).is_drifted());
 }
+
+#[test]
+fn staged_at_needs_every_matching_member_running_or_staged_at_the_target() {
+    use hostfw_model::Matcher;
+    let matcher = Matcher::new("^NIC_").unwrap();
+    let mut r = report(&[("NIC_0", "1.0"), ("NIC_1", "2.0"), ("BIOS", "1.0")]);
+    assert!(!r.staged_at(&matcher, "2.0"), "NIC_0 neither runs nor holds 2.0");
+    r.members[0].staged_version = Some("2.0".into());
+    assert!(r.staged_at(&matcher, "2.0"), "NIC_0 staged, NIC_1 running");
+    assert!(!r.staged_at(&matcher, "3.0"));
+    r.members[0].staged_version = None;
+    r.members[0].version = "2.0".into();
+    assert!(!r.staged_at(&matcher, "2.0"), "all running: at target, not staged");
+    assert!(!r.staged_at(&Matcher::new("^GPU").unwrap(), "2.0"), "no matching member");
+}

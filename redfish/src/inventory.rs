@@ -36,6 +36,8 @@ impl RedfishClient {
         let inventory_url = self.resolve_from(inventory_link, Some(&us_url))?;
         let member_urls = self.collection_members(&inventory_url).await?;
         let mut members = Vec::with_capacity(member_urls.len());
+        // Images staged until their activation: (running member's @odata.id, staged version).
+        let mut staged: Vec<(String, String)> = Vec::new();
         for (link, url) in member_urls {
             let doc: SoftwareInventory = self.get_json(&url).await?;
             let odata_id = doc
@@ -43,6 +45,14 @@ impl RedfishClient {
                 .clone()
                 .filter(|s| !s.trim().is_empty())
                 .unwrap_or(link);
+            if doc.staged == Some(true) {
+                // Not a running version: remember it for the members it is staged for.
+                let version = doc.version.clone().unwrap_or_default();
+                for target in staged_targets(&doc) {
+                    staged.push((target, version.clone()));
+                }
+                continue;
+            }
             let id = doc.id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| {
                 odata_id
                     .trim_end_matches('/')
@@ -59,7 +69,14 @@ impl RedfishClient {
                 name: doc.name.clone(),
                 version: doc.version.clone().unwrap_or_default(),
                 odata_id,
+                staged_version: None,
             });
+        }
+        for (target, version) in staged {
+            let target = target.trim_end_matches('/');
+            if let Some(m) = members.iter_mut().find(|m| m.odata_id.trim_end_matches('/') == target) {
+                m.staged_version = Some(version);
+            }
         }
         Ok(InventoryReport {
             vendor: system.manufacturer.unwrap_or_default(),
@@ -216,4 +233,19 @@ impl RedfishClient {
         tracing::warn!(bmc = %self.address(), collection = %collection, "collection has too many pages; truncated");
         Ok(out)
     }
+}
+
+/// The `@odata.id`s a staged SoftwareInventory entry is staged for (`Links.StagedTargets`).
+fn staged_targets(doc: &SoftwareInventory) -> Vec<String> {
+    doc.extra
+        .get("Links")
+        .and_then(|l| l.get("StagedTargets"))
+        .and_then(|t| t.as_array())
+        .map(|targets| {
+            targets
+                .iter()
+                .filter_map(|t| t.get("@odata.id").and_then(|v| v.as_str()).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }

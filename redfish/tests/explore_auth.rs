@@ -152,3 +152,45 @@ async fn unreachable_bmc_is_transient_and_named() {
     assert!(e.to_string().contains(&addr.to_string()), "{e}");
     assert!(e.to_string().contains("/redfish/v1"), "{e}");
 }
+
+/// An image the BMC holds staged until a reset is a SoftwareInventory entry of its own
+/// (`Staged: true`, `Links.StagedTargets`): the crawl attaches its version to the running member
+/// instead of reporting it as one more running member, and forgets it once it is activated.
+#[tokio::test]
+async fn a_staged_image_is_reported_on_its_member_not_as_a_running_version() {
+    let (fleet, host) = one_host("apply_time = \"OnReset\"").await;
+    let client = client(&host, AuthMode::Basic);
+    let flashed = reqwest::Client::new()
+        .post(format!("{}/sim/host-flash", host.base_url))
+        .body(image_bytes("^BIOS_0$", "2.0", 8))
+        .send()
+        .await
+        .expect("host flash");
+    assert!(flashed.status().is_success(), "{flashed:?}");
+
+    let report = client.explore().await.expect("explore");
+    let bios = report.members.iter().find(|m| m.id == "BIOS_0").expect("BIOS_0");
+    assert_eq!(bios.version, "1.0", "still running the old version");
+    assert_eq!(bios.staged_version.as_deref(), Some("2.0"));
+    assert_eq!(report.members.len(), 2, "the staged entry is not a running member: {:?}", report.members);
+    let bmc = report.members.iter().find(|m| m.id == "BMC_0").expect("BMC_0");
+    assert_eq!(bmc.staged_version, None);
+
+    client.reset_system("ForceRestart").await.expect("reset");
+    let activated = async {
+        loop {
+            if let Ok(r) = client.explore().await {
+                if r.members.iter().any(|m| m.id == "BIOS_0" && m.version == "2.0") {
+                    return r;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    let after = tokio::time::timeout(std::time::Duration::from_secs(30), activated)
+        .await
+        .expect("the staged image runs after the reset");
+    let bios = after.members.iter().find(|m| m.id == "BIOS_0").unwrap();
+    assert_eq!(bios.staged_version, None, "activated: nothing staged any more");
+    fleet.shutdown().await;
+}

@@ -18,12 +18,14 @@ fn inventory(bios: &str) -> InventoryReport {
                 name: Some("BIOS".to_owned()),
                 version: bios.to_owned(),
                 odata_id: "/redfish/v1/UpdateService/FirmwareInventory/BIOS".to_owned(),
+                staged_version: None,
             },
             InventoryMember {
                 id: "BMC".to_owned(),
                 name: None,
                 version: "7.00".to_owned(),
                 odata_id: "/redfish/v1/UpdateService/FirmwareInventory/BMC".to_owned(),
+                staged_version: None,
             },
         ],
     }

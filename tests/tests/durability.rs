@@ -9,9 +9,6 @@
 //! the history says it was (after the dead worker's activity times out on its heartbeat), not
 //! redo the step.
 //!
-//! `kill_9_during_an_upload_post_to_a_staging_bmc_...` is ignored: it fails today (the image is
-//! flashed twice on a BMC that stages images until a reset); run it with `--ignored`.
-//!
 //! Needs the worker binary: `cargo build --workspace --bins` (or `HOSTFW_WORKER_BIN`).
 
 mod common;
@@ -333,10 +330,9 @@ async fn kill_9_during_an_upload_post_neither_reuploads_nor_reinstalls() {
 }
 
 /// The same on a BMC that stages images until a reset (apply time OnReset, as Supermicro does):
-/// the retried upload's "already at target?" precheck reads the running versions, cannot see
-/// the staged image, and uploads and flashes it a second time (installs {"BMC": 2}, 3 uploads).
+/// the retried upload's precheck finds the image staged (the inventory's `Staged` entry for the
+/// member) and goes straight to its activation instead of flashing it a second time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "known bug: a retried upload cannot see an image the BMC already staged, and flashes it again"]
 async fn kill_9_during_an_upload_post_to_a_staging_bmc_neither_reuploads_nor_reinstalls() {
     upload_scenario("upload-staged").await;
 }

@@ -89,6 +89,7 @@ async fn host(store: &Store, n: u8, state: &str, instance: Option<&str>, version
                 name: Some("Integrated Dell Remote Access Controller".into()),
                 version: version.into(),
                 odata_id: "/redfish/v1/UpdateService/FirmwareInventory/Installed-25227__iDRAC.Embedded.1-1".into(),
+                staged_version: None,
             }],
         };
         store.report_put(&bmc(n), Some(&id), &Ok(report)).await.unwrap();

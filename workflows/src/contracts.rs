@@ -94,6 +94,10 @@ pub enum UploadResult {
     AlreadyAtTarget,
     /// The BMC accepted the image through `route`; follow `task` when it returned one.
     Accepted { route: String, task: Option<TaskHandle> },
+    /// (Single-artifact entries.) The BMC already holds the target staged for every matching
+    /// entry that is not running it (an earlier attempt's upload that its worker never saw
+    /// finish): nothing sent; it only needs its activation.
+    AlreadyStaged,
 }
 
 /// Input of `hostfw.firmware.wait_task`.

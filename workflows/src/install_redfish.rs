@@ -69,6 +69,16 @@ pub(crate) async fn install(
                 enter(ctx, HostSubstate::NewFirmwareReportedWait, "already at target: nothing uploaded").await?;
                 return Ok(StepEnd::Done);
             }
+            UploadResult::AlreadyStaged => {
+                // Reported for single-artifact entries only: go straight to the activation.
+                enter(
+                    ctx,
+                    HostSubstate::WaitingForFirmwareUpgrade,
+                    &format!("the BMC already holds {component} {target} staged: nothing uploaded"),
+                )
+                .await?;
+                break;
+            }
             UploadResult::Accepted { route, task } => {
                 let Some(task) = task else {
                     enter(ctx, HostSubstate::WaitingForFirmwareUpgrade, &format!("{route}: BMC returned no task"))

@@ -39,6 +39,7 @@ pub fn report(members: &[(&str, &str)]) -> InventoryReport {
                 name: None,
                 version: version.to_string(),
                 odata_id: format!("/redfish/v1/UpdateService/FirmwareInventory/{id}"),
+                staged_version: None,
             })
             .collect(),
     }
