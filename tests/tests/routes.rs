@@ -354,3 +354,57 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
     let _ = Fault::default();
     site.shutdown().await;
 }
+
+/// Scout serves assigned hosts too (NICo delivers Scout tasks only to hosts in the top-level
+/// state): after the tenant's approval, platform configuration and discovery boot, the NIC
+/// installs through the host's agent, and the host returns to its tenant.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scout_installs_on_an_assigned_host_after_the_tenant_approves() {
+    let fleet = r#"
+[[host]]
+id = "dgx-a"
+vendor = "Nvidia"
+model = "DGX H100"
+bmc_address = "127.0.0.1:0"
+apply_time = "OnReset"
+reset_seconds = 0.2
+firmware = [ { id = "NIC_0", version = "28.39" } ]
+"#;
+    let files = [
+        ("scout/nvidia/dgx_h100/nic/upgrade.sh", SCOUT_SCRIPT),
+        ("scout/nvidia/dgx_h100/nic/metadata.toml", "execution_timeout_seconds = 60\nartifact_download_timeout_seconds = 30\n"),
+    ];
+    let site = Site::start(SiteSpec {
+        fleet,
+        catalog: SCOUT_CATALOG,
+        images: &[("dgx/nic.bin", "^NIC_0$", "28.43")],
+        files: &files,
+        scout: true,
+        assigned: &[("dgx-a", "tenant-vm-9")],
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    let simhosts = site.dir.path().join("simhosts");
+    std::fs::create_dir_all(&simhosts).unwrap();
+    std::fs::write(simhosts.join("dgx-a"), &site.fleet.host("dgx-a").unwrap().base_url).unwrap();
+
+    site.cli(&["host", "reprovision", "set", "--id", "dgx-a"]).await.unwrap();
+    site.wait_substate("dgx-a", "WaitingForApproval", Duration::from_secs(60)).await;
+    assert_eq!(site.fleet.stats().per_host["dgx-a"].installs.get("NIC_0"), None, "nothing before the approval");
+    site.cli(&["instance", "reboot", "--instance", "tenant-vm-9", "--apply-updates-on-reboot"]).await.unwrap();
+    let outcome = site.host_result("dgx-a").await.expect("compliant through Scout");
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    assert_eq!(site.fleet.versions("dgx-a"), vec![("NIC_0".into(), "28.43".into())]);
+    let stats = site.fleet.stats();
+    assert_eq!(stats.per_host["dgx-a"].uploads, 0, "nothing went through Redfish");
+    assert_eq!(stats.per_host["dgx-a"].installs.get("NIC_0"), Some(&1));
+    let history = site.store.history_list("dgx-a", 100).await.unwrap();
+    for s in ["WaitingForApproval", "DiscoveryBoot", "WaitingForScoutUpgrade", "NewFirmwareReportedWait"] {
+        assert!(history_has(&history, s), "missing {s}: {history:?}");
+    }
+    let machine = site.store.machine_get("dgx-a").await.unwrap().unwrap();
+    assert_eq!(machine.state, "Assigned", "back to its tenant");
+    assert_eq!(machine.instance_id.as_deref(), Some("tenant-vm-9"));
+    site.shutdown().await;
+}
