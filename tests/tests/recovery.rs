@@ -246,3 +246,47 @@ async fn transient_bmc_errors_are_retried_without_failing_the_host() {
     assert!(site.fleet.fault("h1").unwrap().http_errors.is_none(), "every injected error was consumed");
     site.shutdown().await;
 }
+
+/// `reset-host-reprovisioning` sent while an attempt runs (not while the host waits in
+/// FailedFirmwareUpgrade) still clears the count: that attempt's failure is counted as the first
+/// retry again. The attempt is held in WaitingForUpload by holding the site's only upload slot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_during_an_attempt_clears_the_retry_count() {
+    let site = Site::start(SiteSpec { host_reprovision: "max_retries = 5", firmware_global: "max_uploads = 1", ..spec() })
+        .await
+        .unwrap();
+    site.fleet.set_fault("h2", Fault { fail_next_tasks: 2, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
+    site.wait_for("the first failure", Duration::from_secs(60), || async {
+        let history = site.store.history_list("h2", 100).await.ok()?;
+        history.iter().any(|h| h.message.starts_with("retry 1/5")).then_some(())
+    })
+    .await;
+    // The failed task gave its slot back; take it before the retry (1 s later) does.
+    let slot = site
+        .wait_for("the upload slot", Duration::from_secs(10), || async {
+            site.store.upload_slot_acquire("reset-test", 1, 120_000).await.ok()?
+        })
+        .await;
+    site.wait_for("the second attempt to wait for the slot", Duration::from_secs(30), || async {
+        site.pending_activities("h2")
+            .await
+            .into_iter()
+            .any(|a| a.name == hostfw_workflows::names::ACT_UPLOAD && a.heartbeat.contains("upload slots"))
+            .then_some(())
+    })
+    .await;
+    site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h2"]).await.unwrap();
+    site.store.upload_slot_release(slot, "reset-test").await.unwrap();
+
+    let outcome = site.host_result("h2").await.expect("compliant on the third attempt");
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let history = site.store.history_list("h2", 200).await.unwrap();
+    let retries: Vec<&str> =
+        history.iter().rev().filter(|h| h.message.starts_with("retry ")).map(|h| h.message.as_str()).collect();
+    assert_eq!(retries.len(), 2, "{retries:#?}");
+    assert!(retries.iter().all(|m| m.starts_with("retry 1/5")), "the count restarted after the reset: {retries:#?}");
+    assert_eq!(site.status("h2").await.unwrap().retry_count, 1);
+    site.record_history("h2", "reset-during-attempt").await;
+    site.shutdown().await;
+}

@@ -21,6 +21,10 @@ use crate::steps::{enter, Ctx};
 
 pub use crate::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
 
+/// Patch: a `reset_reprovisioning` signal received while an attempt runs clears the retry count
+/// (before, only a reset received while the host waited in FailedFirmwareUpgrade did).
+pub const PATCH_RESET_DURING_ATTEMPT: &str = "reset-during-attempt";
+
 /// Per-host firmware reprovisioning. Query `status` for the current substate.
 #[workflow]
 pub struct HostReprovisionWorkflow {
@@ -90,6 +94,9 @@ impl HostReprovisionWorkflow {
 
         let mut labelled = false;
         let mut retries = 0u32;
+        // Resets already applied to `retries`; one that arrives while an attempt runs clears the
+        // count before that attempt's failure is counted.
+        let mut resets_applied = ctx.state(|s| s.reset_requests);
         loop {
             match run_attempt(ctx, &input, &mut labelled).await? {
                 AttemptEnd::Compliant => break,
@@ -100,7 +107,14 @@ impl HostReprovisionWorkflow {
                     finish(ctx, &input, &host, &message).await?;
                     return Ok(HostOutcome::NoCatalogEntry { vendor, model });
                 }
-                AttemptEnd::Failed(reason) => after_failure(ctx, &input, &mut retries, &reason).await?,
+                AttemptEnd::Failed(reason) => {
+                    let resets = ctx.state(|s| s.reset_requests);
+                    if resets != resets_applied && ctx.patched(PATCH_RESET_DURING_ATTEMPT) {
+                        retries = 0;
+                    }
+                    after_failure(ctx, &input, &mut retries, &reason).await?;
+                    resets_applied = ctx.state(|s| s.reset_requests);
+                }
             }
         }
 
