@@ -73,6 +73,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         waiting: waiting.into_iter().collect(),
         run_interval_secs,
         next_wake_secs,
+        event_driven: deps.site.machine_updater.event_driven,
     })
 }
 

@@ -77,6 +77,7 @@ impl MachineUpdateManagerWorkflow {
                 )
                 .await?;
             let wait = next_wait(&pass);
+            let event_driven = pass.event_driven;
             let passes_this_run = ctx.state_mut(|s| {
                 s.status.passes_total += 1;
                 s.status.passes_this_run += 1;
@@ -91,7 +92,13 @@ impl MachineUpdateManagerWorkflow {
                 });
                 ctx.continue_as_new(carried, ContinueAsNewOptions::default())?;
             }
-            reasons = wait_for_wake(ctx, wait).await?;
+            reasons = if event_driven {
+                wait_for_wake(ctx, wait).await?
+            } else {
+                // NICo's policy: wake-ups wait for the interval like everything else.
+                ctx.timer(TimerOptions::builder(wait).summary("until the next scheduler pass".to_string()).build()).await;
+                vec![format!("run interval ({} s)", wait.as_secs())]
+            };
         }
     }
 

@@ -20,7 +20,7 @@ pub struct StartFailure {
 }
 
 /// What one scheduler pass saw and did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PassSummary {
     /// Managed hosts, and how many of them count as unhealthy.
     pub total: u32,
@@ -41,6 +41,14 @@ pub struct PassSummary {
     pub run_interval_secs: u64,
     /// Sooner than the interval when an update window opens before it.
     pub next_wake_secs: Option<u64>,
+    /// Wake-up signals start a pass at once (`machine_updater.event_driven`); when false only the
+    /// interval does (NICo's policy).
+    #[serde(default = "yes")]
+    pub event_driven: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Input of `hostfw.explorer.crawl`.

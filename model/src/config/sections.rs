@@ -247,6 +247,10 @@ pub struct MachineUpdaterSection {
     /// Site-level window in which assigned hosts consume pending requests without tenant approval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance_autoreboot_period: Option<AutorebootPeriod>,
+    /// hostfw: also run a pass at once when a host workflow ends, a window opens or the catalog
+    /// changes (default). `false` is NICo's policy: a pass only every run interval (kept for
+    /// comparison, e.g. by the benchmarks).
+    pub event_driven: bool,
 }
 
 impl Default for MachineUpdaterSection {
@@ -256,6 +260,7 @@ impl Default for MachineUpdaterSection {
             max_concurrent_machine_updates_percent: None,
             machine_update_run_interval: Duration::from_secs(300),
             instance_autoreboot_period: None,
+            event_driven: true,
         }
     }
 }
