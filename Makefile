@@ -2,17 +2,25 @@
 #   make demo          build, start Temporal + BMC simulators + worker, run a real rollout
 #   make demo EXIT=1   same, but stop everything right after the report
 #   make test          install what is missing and run the whole test suite
+#   make bench         run the benchmarks, write docs/benchmarks.md (ARGS="--only pass" for a subset)
+#   make chaos         the chaos suite: worker kills, a server restart, BMC faults (minutes)
 
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: demo test tools build clean
+.PHONY: demo test chaos tools build clean bench
 
 demo:
 	@EXIT=$(EXIT) scripts/demo.sh
 
 test:
 	@scripts/test.sh
+
+chaos:
+	@scripts/chaos.sh
+
+bench:
+	@scripts/bench.sh $(ARGS)
 
 tools:
 	@scripts/tools.sh

@@ -1,12 +1,16 @@
 //! Opening a Redfish client for a machine: BMC address from the site database, login from the
-//! credential store. Credentials stay inside the returned client; they are never logged.
+//! credential store, TLS trust from `[redfish] ca_bundle` / `insecure_skip_verify`. Credentials
+//! stay inside the returned client; they are never logged.
+
+use std::path::PathBuf;
+use std::sync::Once;
 
 use hostfw_redfish::{BmcEndpoint, ClientOptions, RedfishClient, RedfishError};
 use hostfw_store::{Machine, StoreError};
 use temporalio_common::ActivityError;
 
 use crate::error;
-use crate::Deps;
+use crate::{ActivitySettings, Deps};
 
 /// Why no client could be opened.
 #[derive(Debug, thiserror::Error)]
@@ -15,8 +19,38 @@ pub enum BmcSetupError {
     NoCredentials { machine: String },
     #[error("reading the credentials of machine {machine}: {source}")]
     Store { machine: String, source: StoreError },
+    #[error("[redfish] ca_bundle {}: cannot read it: {source}", path.display())]
+    CaBundle { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Redfish(#[from] RedfishError),
+}
+
+/// The opt-out warning is logged once per process, not once per client.
+static SKIP_VERIFY_WARNING: Once = Once::new();
+
+/// The Redfish client options of the site: request timeout and TLS trust. (Boxed error: the
+/// `Redfish` variant makes `BmcSetupError` large.)
+fn client_options(settings: &ActivitySettings) -> Result<ClientOptions, Box<BmcSetupError>> {
+    let ca_bundle = match &settings.redfish_ca_bundle {
+        Some(path) => Some(
+            std::fs::read(path).map_err(|source| Box::new(BmcSetupError::CaBundle { path: path.clone(), source }))?,
+        ),
+        None => None,
+    };
+    if settings.redfish_insecure_skip_verify {
+        SKIP_VERIFY_WARNING.call_once(|| {
+            tracing::warn!(
+                "[redfish] insecure_skip_verify = true: TLS certificates of BMCs are NOT verified; \
+                 anyone on the BMC network can impersonate a BMC and read its credentials"
+            );
+        });
+    }
+    Ok(ClientOptions {
+        request_timeout: settings.redfish_timeout,
+        accept_invalid_certs: settings.redfish_insecure_skip_verify,
+        ca_bundle,
+        ..ClientOptions::default()
+    })
 }
 
 /// The machine row, or a non-retryable NotFound.
@@ -50,7 +84,7 @@ async fn credentials(deps: &Deps, machine: &Machine) -> Result<(String, String),
 pub async fn open_client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, BmcSetupError> {
     let (username, password) = credentials(deps, machine).await?;
     let endpoint = BmcEndpoint { address: machine.bmc_address.clone(), username, password };
-    let options = ClientOptions { request_timeout: deps.settings.redfish_timeout, ..ClientOptions::default() };
+    let options = client_options(&deps.settings).map_err(|e| *e)?;
     Ok(RedfishClient::new(endpoint, options)?)
 }
 
@@ -58,6 +92,8 @@ fn classify(e: BmcSetupError) -> ActivityError {
     match e {
         BmcSetupError::NoCredentials { .. } => error::not_found(e.to_string()),
         BmcSetupError::Store { source, .. } => error::store(source),
+        // Checked at config load, so it went missing since: an operator has to put it back.
+        BmcSetupError::CaBundle { .. } => error::not_found(e.to_string()),
         BmcSetupError::Redfish(r) => error::redfish(r),
     }
 }
@@ -70,4 +106,47 @@ pub async fn client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, Act
 /// The BMC login of `machine`, for the Core-local script route (its environment only).
 pub async fn login(deps: &Deps, machine: &Machine) -> Result<(String, String), ActivityError> {
     credentials(deps, machine).await.map_err(classify)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn settings(ca_bundle: Option<PathBuf>, insecure: bool) -> ActivitySettings {
+        ActivitySettings {
+            redfish_timeout: Duration::from_secs(7),
+            task_timeout: Duration::from_secs(60),
+            task_poll_interval: Duration::from_secs(1),
+            artifact_root: PathBuf::from("/nonexistent"),
+            artifact_base_url: "http://127.0.0.1:1".into(),
+            scout_scripts_dir: PathBuf::from("/nonexistent"),
+            max_uploads: 1,
+            default_credentials: None,
+            redfish_ca_bundle: ca_bundle,
+            redfish_insecure_skip_verify: insecure,
+        }
+    }
+
+    #[test]
+    fn site_tls_settings_reach_the_client_options() {
+        let o = client_options(&settings(None, false)).unwrap();
+        assert_eq!(o.request_timeout, Duration::from_secs(7));
+        assert!(!o.accept_invalid_certs, "verification is on by default");
+        assert!(o.ca_bundle.is_none());
+
+        let o = client_options(&settings(None, true)).unwrap();
+        assert!(o.accept_invalid_certs, "the site opt-out turns verification off");
+
+        let path = std::env::temp_dir().join(format!("hostfw-bmc-ca-{}.pem", std::process::id()));
+        std::fs::write(&path, b"PEM BYTES").unwrap();
+        let o = client_options(&settings(Some(path.clone()), false)).unwrap();
+        assert_eq!(o.ca_bundle.as_deref(), Some(&b"PEM BYTES"[..]));
+        std::fs::remove_file(&path).unwrap();
+
+        let e = client_options(&settings(Some(path.clone()), false)).unwrap_err();
+        assert!(matches!(*e, BmcSetupError::CaBundle { .. }), "{e:?}");
+        assert!(e.to_string().contains("ca_bundle") && e.to_string().contains(&path.display().to_string()), "{e}");
+    }
 }

@@ -56,6 +56,11 @@ pub struct ActivitySettings {
     pub max_uploads: u32,
     /// Login used for a machine that has no entry in the credential store.
     pub default_credentials: Option<(String, String)>,
+    /// `[redfish] ca_bundle` (resolved): PEM CA certificates trusted for `https://` BMCs on top
+    /// of the built-in roots; read each time a client is opened.
+    pub redfish_ca_bundle: Option<PathBuf>,
+    /// `[redfish] insecure_skip_verify`: do not verify BMC certificates (logged once as a warning).
+    pub redfish_insecure_skip_verify: bool,
 }
 
 /// Everything an activity may touch.

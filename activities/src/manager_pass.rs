@@ -29,6 +29,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
     let now = now_ms();
     let view = site_view::read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
+    adopt_orphans(deps, client, &view.requests, now).await;
     let plan = gates::plan(&view.input);
     if plan.ceiling.limit == 0 {
         tracing::warn!(how = %plan.ceiling.how, "machine update manager: the ceiling is 0, no automatic update starts");
@@ -75,6 +76,21 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         next_wake_secs,
         event_driven: deps.site.machine_updater.event_driven,
     })
+}
+
+/// A request that has not started this long after it was made may have lost its workflow.
+const ORPHAN_AFTER_MS: i64 = 30_000;
+
+/// Start the workflow of every request that has not started for a while and has none running
+/// (its maker died between writing the request and starting the workflow). A workflow that runs
+/// (e.g. an assigned host waiting for its tenant) is left alone.
+async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, requests: &[hostfw_store::Request], now: i64) {
+    for r in requests.iter().filter(|r| r.started_at_ms.is_none() && now - r.requested_at_ms > ORPHAN_AFTER_MS) {
+        match crate::site_link::adopt_request(&deps.site, &deps.store, client, r).await {
+            Ok(id) => tracing::debug!(machine = %r.machine_id, workflow = %id, "request has its workflow"),
+            Err(e) => tracing::warn!(machine = %r.machine_id, error = %e, "could not start the workflow of a pending request"),
+        }
+    }
 }
 
 /// "drift: bmc, uefi" for the request's message.

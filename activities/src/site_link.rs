@@ -2,8 +2,10 @@
 //! a host's reprovisioning (request row + `HostReprovision` workflow) the way the CLI does.
 //!
 //! Owns the one request-then-start sequence: the request row is written first and the workflow
-//! started second; if the start fails the row is removed again, so nothing is half-written. The
-//! workflow ID is the per-host lock. It must not choose hosts (that is the scheduler's gates).
+//! started second; if the start fails the row is removed again, so nothing is half-written. A
+//! process that dies between the two leaves a request without a workflow: `adopt_request` starts
+//! it (the scheduler does so each pass). The workflow ID is the per-host lock. It must not choose
+//! hosts (that is the scheduler's gates).
 
 use hostfw_model::{HostState, SiteConfig};
 use hostfw_store::{NewRequest, RequestCreate, Store};
@@ -90,12 +92,11 @@ pub async fn request_and_start(
     initiator: &str,
     message: Option<String>,
 ) -> Result<String, StartError> {
-    let Some(machine) = store.machine_get(machine_id).await? else {
+    if store.machine_get(machine_id).await?.is_none() {
         return Err(StartError::UnknownMachine(machine_id.to_string()));
-    };
-    let settings = reprovision_settings(site).map_err(StartError::Config)?;
-    let assigned = machine.state == HostState::Assigned.to_string()
-        || (machine.state == HostState::HostReprovision.to_string() && machine.instance_id.is_some());
+    }
+    // Checked before anything is written.
+    reprovision_settings(site).map_err(StartError::Config)?;
     let workflow_id = host_reprovision_workflow_id(machine_id);
     let new = NewRequest {
         machine_id: machine_id.to_string(),
@@ -110,6 +111,46 @@ pub async fn request_and_start(
             started: if existing.started_at_ms.is_some() { "started" } else { "not started" },
         });
     }
+    match start_workflow(site, store, client, machine_id, initiator, message, WorkflowIdConflictPolicy::Fail).await {
+        Ok(id) => Ok(id),
+        Err(e) => {
+            store.request_delete(machine_id).await?;
+            Err(e)
+        }
+    }
+}
+
+/// Start the workflow of a request that has none running: a process that wrote the request row
+/// and died before the workflow started leaves such an orphan, and nothing else would ever start
+/// it (the host counts as requested). A workflow that is running already is left alone.
+pub async fn adopt_request(
+    site: &SiteConfig,
+    store: &Store,
+    client: &Client,
+    request: &hostfw_store::Request,
+) -> Result<String, StartError> {
+    let policy = WorkflowIdConflictPolicy::UseExisting;
+    start_workflow(site, store, client, &request.machine_id, &request.initiator, request.update_message.clone(), policy)
+        .await
+}
+
+/// Start `machine_id`'s `HostReprovision` workflow for its stored request.
+async fn start_workflow(
+    site: &SiteConfig,
+    store: &Store,
+    client: &Client,
+    machine_id: &str,
+    initiator: &str,
+    message: Option<String>,
+    policy: WorkflowIdConflictPolicy,
+) -> Result<String, StartError> {
+    let Some(machine) = store.machine_get(machine_id).await? else {
+        return Err(StartError::UnknownMachine(machine_id.to_string()));
+    };
+    let settings = reprovision_settings(site).map_err(StartError::Config)?;
+    let assigned = machine.state == HostState::Assigned.to_string()
+        || (machine.state == HostState::HostReprovision.to_string() && machine.instance_id.is_some());
+    let workflow_id = host_reprovision_workflow_id(machine_id);
     let input = HostReprovisionInput {
         machine_id: machine_id.to_string(),
         initiator: initiator.to_string(),
@@ -123,21 +164,16 @@ pub async fn request_and_start(
         None => format!("firmware reprovisioning of {machine_id}"),
     };
     let options = WorkflowStartOptions::new(site.temporal.task_queue.clone(), workflow_id.clone())
-        .id_conflict_policy(WorkflowIdConflictPolicy::Fail)
+        .id_conflict_policy(policy)
         .search_attributes(SearchAttributes::new([sa::MACHINE_ID.value_set(machine_id.to_string())]))
         .static_summary(summary)
         .build();
     match client.start_workflow(HostReprovisionWorkflow::run, input, options).await {
         Ok(_) => Ok(workflow_id),
-        Err(e) => {
-            store.request_delete(machine_id).await?;
-            Err(match e {
-                WorkflowStartError::AlreadyStarted { .. } => {
-                    StartError::AlreadyRunning { machine: machine_id.to_string(), workflow_id }
-                }
-                other => StartError::Temporal { machine: machine_id.to_string(), message: other.to_string() },
-            })
+        Err(WorkflowStartError::AlreadyStarted { .. }) => {
+            Err(StartError::AlreadyRunning { machine: machine_id.to_string(), workflow_id })
         }
+        Err(other) => Err(StartError::Temporal { machine: machine_id.to_string(), message: other.to_string() }),
     }
 }
 

@@ -26,8 +26,8 @@ impl SiteActivitiesImpl {
 #[activities]
 impl SiteActivitiesImpl {
     #[activity(definition = site_defs::ManagerPass)]
-    pub async fn manager_pass(self: Arc<Self>, _ctx: ActivityContext, input: PassRequest) -> Result<PassSummary, ActivityError> {
-        manager_pass::pass(&self.deps, input).await
+    pub async fn manager_pass(self: Arc<Self>, ctx: ActivityContext, input: PassRequest) -> Result<PassSummary, ActivityError> {
+        with_heartbeat(&ctx, "scheduler pass", manager_pass::pass(&self.deps, input)).await
     }
 
     #[activity(definition = site_defs::ExplorerCrawl)]

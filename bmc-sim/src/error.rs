@@ -60,6 +60,10 @@ pub enum SimError {
         #[source]
         source: reqwest::Error,
     },
+
+    /// The fleet CA or a BMC's TLS certificate could not be made (`tls = true`).
+    #[error("cannot set up TLS for the fleet: {message}")]
+    Tls { message: String },
 }
 
 impl SimError {

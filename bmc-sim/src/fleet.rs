@@ -1,5 +1,6 @@
-//! Starting and stopping a fleet: bind every listener, spawn one server per BMC, and the
-//! [`RunningFleet`] handle tests and the binary use ([`SimHost`], versions, stats, shutdown).
+//! Starting and stopping a fleet: bind every listener, make the CA and certificates of a
+//! `tls = true` fleet, spawn one server per BMC, and the [`RunningFleet`] handle tests and the
+//! binary use ([`SimHost`], versions, stats, CA PEM, shutdown).
 //! Runtime faults and state probes are `fleet_controls`. No request handling here.
 
 use std::net::SocketAddr;
@@ -17,6 +18,7 @@ use crate::host_server::serve;
 use crate::router::router;
 use crate::state::{FleetShared, Host};
 use crate::stats::{FleetCounters, SimStats};
+use crate::tls::SimCa;
 
 /// Connect timeout for SimpleUpdate image fetches.
 const FETCH_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -28,7 +30,7 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(600);
 pub struct SimHost {
     pub id: String,
     pub addr: SocketAddr,
-    /// `http://ip:port`, no trailing slash.
+    /// `http://ip:port` (`https://ip:port` for a TLS fleet), no trailing slash.
     pub base_url: String,
     pub username: String,
     pub password: String,
@@ -54,6 +56,8 @@ impl std::fmt::Debug for SimHost {
 /// A started fleet. Dropping it also stops every BMC (without waiting); prefer [`RunningFleet::shutdown`].
 pub struct RunningFleet {
     hosts: Vec<Arc<Host>>,
+    /// PEM of the CA that signed every BMC's certificate (TLS fleets only).
+    ca_pem: Option<String>,
     shared: Arc<FleetShared>,
     shutdown: watch::Sender<bool>,
     servers: Vec<JoinHandle<()>>,
@@ -72,6 +76,7 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
         http,
     });
 
+    let tls = spec.tls;
     let mut bound = Vec::with_capacity(spec.hosts.len());
     for h in spec.hosts {
         let bind_err = |source| SimError::Bind {
@@ -84,13 +89,18 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
         bound.push((h, listener, addr));
     }
 
+    let ca = if tls { Some(SimCa::generate()?) } else { None };
     let (shutdown, shutdown_rx) = watch::channel(false);
     let mut hosts = Vec::with_capacity(bound.len());
     let mut servers = Vec::with_capacity(bound.len());
     for (h, listener, addr) in bound {
+        let acceptor = match &ca {
+            Some(ca) => Some(ca.acceptor_for(addr.ip())?),
+            None => None,
+        };
         let (down_tx, down_rx) = mpsc::unbounded_channel();
         let faults = h.faults.clone();
-        let host = Arc::new(Host::new(h, addr, shared.clone(), down_tx));
+        let host = Arc::new(Host::new(h, addr, shared.clone(), down_tx, acceptor));
         replace_faults(&host, faults, Duration::ZERO);
         let app = router(host.clone());
         servers.push(tokio::spawn(serve(
@@ -104,6 +114,7 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
     }
     Ok(RunningFleet {
         hosts,
+        ca_pem: ca.map(|ca| ca.pem()),
         shared,
         shutdown,
         servers,
@@ -154,6 +165,12 @@ impl RunningFleet {
                 .insert(h.spec.id.clone(), h.data().stats.clone());
         }
         stats
+    }
+
+    /// The PEM certificate of the CA generated at start that signed every BMC's certificate;
+    /// `None` for a plain-HTTP fleet. Clients trust it as an extra root (a CA bundle).
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
     }
 
     /// Uploads whose task has not finished, fleet-wide, right now.

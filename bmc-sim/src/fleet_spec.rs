@@ -2,6 +2,8 @@
 //! default values and validation. Pure data: no sockets, no clocks, no shared state.
 //!
 //! ```toml
+//! tls = true                 # optional, default false: every BMC serves HTTPS (see below)
+//!
 //! [defaults]                 # optional; any host key except `id` and `bmc_address`
 //! upload_style = "multipart"
 //! [defaults.faults]          # optional; a host's own `faults` replaces it as a whole
@@ -34,6 +36,10 @@
 //! `faults` keys (all optional, see [`Fault`]): `fail_next_tasks`, `version_never_changes`,
 //! `slow_response_secs`, `unreachable_for_secs` (from start), `hide_members`,
 //! `http_errors = { count, status }`.
+//!
+//! Fleet keys: `tls` (top level, default false): every BMC listener serves HTTPS with a
+//! certificate for its bind IP and `localhost`, signed by a CA generated at start
+//! (`RunningFleet::ca_pem`, `bmc-sim --ca-out`); host base URLs then say `https://`.
 //!
 //! An image may carry its own activation requirement, which overrides `apply_time` for it:
 //! `HOSTFW-SIM-IMAGE applies_to=^CPLD version=2.0 activation=ac_cycle` (see `activation`).
@@ -308,15 +314,20 @@ impl HostSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawFleet")]
 pub struct FleetSpec {
+    /// Serve every BMC over HTTPS (certificates from a CA generated at start). Default false.
+    /// Kept first: TOML wants plain keys before the `[[host]]` tables.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tls: bool,
     /// The hosts, defaults already merged in.
     #[serde(rename = "host")]
     pub hosts: Vec<HostSpec>,
 }
 
 impl FleetSpec {
-    /// A fleet of already-complete hosts (call [`FleetSpec::validate`] or let `start` do it).
+    /// A plain-HTTP fleet of already-complete hosts (call [`FleetSpec::validate`] or let
+    /// `start` do it). Set [`FleetSpec::tls`] for HTTPS.
     pub fn new(hosts: Vec<HostSpec>) -> Self {
-        FleetSpec { hosts }
+        FleetSpec { tls: false, hosts }
     }
 
     /// Read and validate a fleet file; errors name the file, the host and the key.
@@ -374,6 +385,8 @@ impl FleetSpec {
 #[serde(deny_unknown_fields)]
 struct RawFleet {
     #[serde(default)]
+    tls: bool,
+    #[serde(default)]
     defaults: Option<toml::Table>,
     #[serde(default)]
     host: Vec<toml::Table>,
@@ -417,7 +430,10 @@ fn resolve(raw: RawFleet) -> Result<FleetSpec, SimError> {
         merged.extend(table);
         hosts.push(deserialize_located::<HostSpec>(&merged, &loc)?);
     }
-    let spec = FleetSpec { hosts };
+    let spec = FleetSpec {
+        tls: raw.tls,
+        hosts,
+    };
     spec.validate()?;
     Ok(spec)
 }
@@ -469,6 +485,9 @@ fn is_uri_safe(c: char) -> bool {
 
 fn yes() -> bool {
     true
+}
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 fn default_username() -> String {
     DEFAULT_USERNAME.into()
@@ -600,6 +619,22 @@ apply_time = "OnReset"
         assert!(e.contains("firmware[0].id"), "{e}");
         let e = err_of("[[hosts]]\nid = \"a\"\n");
         assert!(e.contains("hosts"), "{e}");
+    }
+
+    #[test]
+    fn tls_is_a_top_level_key_off_by_default() {
+        let f = FleetSpec::from_toml_str(GOOD).unwrap();
+        assert!(!f.tls);
+        assert!(!f.to_toml_string().contains("tls"));
+        let f = FleetSpec::from_toml_str(&format!("tls = true\n{GOOD}")).unwrap();
+        assert!(f.tls);
+        let again = FleetSpec::from_toml_str(&f.to_toml_string()).unwrap();
+        assert_eq!(f, again);
+        let e = err_of(&format!("tls = \"yes\"\n{GOOD}"));
+        assert!(e.contains("tls"), "{e}");
+        // a host-level `tls` is not a thing: the whole fleet is HTTPS or none of it
+        let e = err_of(&GOOD.replace("serial = \"SN001\"", "tls = true"));
+        assert!(e.contains("host-001") && e.contains("tls"), "{e}");
     }
 
     #[test]

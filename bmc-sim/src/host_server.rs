@@ -1,7 +1,7 @@
-//! The socket life of one simulated BMC: accept connections, serve them with the host's
-//! router, and on Manager.Reset (or while the `unreachable_for_secs` fault holds) close the
-//! listener AND every live connection for a while, then bind the same address again. Knows
-//! nothing about Redfish resources.
+//! The socket life of one simulated BMC: accept connections (TLS handshake first in a
+//! `tls = true` fleet), serve them with the host's router, and on Manager.Reset (or while the
+//! `unreachable_for_secs` fault holds) close the listener AND every live connection for a
+//! while, then bind the same address again. Knows nothing about Redfish resources.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,9 +11,11 @@ use hyper::body::Incoming;
 use hyper::service::Service;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
 
 use crate::resets::{bmc_back_up, bmc_going_down};
 use crate::router::normalize_path;
@@ -21,6 +23,8 @@ use crate::state::Host;
 
 /// Pause after a failed accept (e.g. out of file descriptors) or a failed re-bind.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
+/// Bound on a TLS handshake, so a silent client cannot hold a connection slot forever.
+const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Run one BMC until `shutdown` flips to true or its sender is dropped.
 pub(crate) async fn serve(
@@ -112,7 +116,7 @@ async fn serve_until_down(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    connections.spawn(serve_connection(stream, router.clone()));
+                    connections.spawn(serve_connection(stream, host.tls.clone(), router.clone()));
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");
@@ -129,8 +133,24 @@ async fn serve_until_down(
     }
 }
 
-async fn serve_connection(stream: TcpStream, router: Router) {
+/// Serve one connection, after a TLS handshake when the fleet serves HTTPS.
+async fn serve_connection(stream: TcpStream, tls: Option<TlsAcceptor>, router: Router) {
     let _ = stream.set_nodelay(true);
+    let Some(acceptor) = tls else {
+        return serve_http(stream, router).await;
+    };
+    match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+        Ok(Ok(tls_stream)) => serve_http(tls_stream, router).await,
+        // A client that does not trust our CA aborts here: normal in tests, never an error.
+        Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
+        Err(_) => tracing::debug!("TLS handshake timed out"),
+    }
+}
+
+async fn serve_http<S>(stream: S, router: Router)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let tower = TowerToHyperService::new(router);
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         tower.call(normalize_path(req))

@@ -1,6 +1,7 @@
 //! hostfw bmc-sim: one process serving a FLEET of simulated Redfish BMCs, one HTTP listener
-//! per host, for demos and tests of the firmware-update orchestrator. This file only declares
-//! the modules and the public API; each module owns one concept.
+//! per host (HTTPS with the fleet key `tls = true`), for demos and tests of the firmware-update
+//! orchestrator. This file only declares the modules and the public API; each module owns one
+//! concept.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), hostfw_bmc_sim::SimError> {
@@ -33,7 +34,7 @@
 //!
 //! # Layout
 //! - `fleet_spec`: the fleet file. `fleet`: start/stop, [`RunningFleet`]; `fleet_controls`:
-//!   runtime faults and probes. `host_server`: sockets.
+//!   runtime faults and probes. `host_server`: sockets. `tls`: fleet CA and BMC certificates.
 //! - `state`: per-BMC state; `stats`: counters; `update_slot`: one update at a time per BMC.
 //! - `router`: route table; `auth` + `sessions`: who may call; `service_root`, `inventory_routes`.
 //! - `update_service` (advertised URIs), `update_push` (multipart + HttpPushUri),
@@ -77,6 +78,7 @@ mod task;
 mod task_routes;
 mod task_runner;
 mod task_style;
+mod tls;
 mod update_params;
 mod update_push;
 mod update_service;

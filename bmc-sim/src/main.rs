@@ -1,5 +1,5 @@
 //! The `bmc-sim` binary: load a fleet file, start every BMC, print one line per host, write
-//! the ready file, run until SIGTERM/Ctrl-C. Wiring only; all behaviour is in the library.
+//! the CA certificate (`--ca-out`, TLS fleets) and the ready file, run until SIGTERM/Ctrl-C. Wiring only; all behaviour is in the library.
 //!
 //! Exit codes: 0 after a clean stop, 2 for a bad fleet file, 1 for anything else.
 
@@ -21,6 +21,10 @@ struct Args {
     /// Written (JSON list of {id, base_url}) once every listener is bound.
     #[arg(long)]
     ready_file: Option<PathBuf>,
+    /// Write the PEM certificate of the fleet's CA here (needs `tls = true` in the fleet file);
+    /// written before the ready file.
+    #[arg(long)]
+    ca_out: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -40,7 +44,14 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(spec, args.ready_file.as_deref()).await {
+    if args.ca_out.is_some() && !spec.tls {
+        eprintln!(
+            "bmc-sim: --ca-out needs `tls = true` in fleet file {}",
+            args.fleet.display()
+        );
+        return ExitCode::from(2);
+    }
+    match run(spec, args.ready_file.as_deref(), args.ca_out.as_deref()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bmc-sim: {e:#}");
@@ -49,7 +60,11 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(spec: FleetSpec, ready_file: Option<&Path>) -> anyhow::Result<()> {
+async fn run(
+    spec: FleetSpec,
+    ready_file: Option<&Path>,
+    ca_out: Option<&Path>,
+) -> anyhow::Result<()> {
     // Installed before the ready file exists, so a SIGTERM right after it is handled.
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let fleet = hostfw_bmc_sim::start(spec)
@@ -57,6 +72,9 @@ async fn run(spec: FleetSpec, ready_file: Option<&Path>) -> anyhow::Result<()> {
         .context("starting the fleet")?;
     for h in fleet.hosts() {
         println!("{} {} {} at {}", h.id, h.vendor, h.model, h.base_url);
+    }
+    if let (Some(path), Some(pem)) = (ca_out, fleet.ca_pem()) {
+        write_atomically(path, pem.as_bytes()).context("writing the CA certificate")?;
     }
     if let Some(path) = ready_file {
         write_ready_file(&fleet, path)?;
@@ -71,17 +89,19 @@ async fn run(spec: FleetSpec, ready_file: Option<&Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Written to a temporary name then renamed, so a reader never sees half a file.
 fn write_ready_file(fleet: &RunningFleet, path: &Path) -> anyhow::Result<()> {
     let list: Vec<_> = fleet
         .hosts()
         .iter()
         .map(|h| serde_json::json!({"id": h.id, "base_url": h.base_url}))
         .collect();
+    write_atomically(path, &serde_json::to_vec_pretty(&list)?).context("writing the ready file")
+}
+
+/// Written to a temporary name then renamed, so a reader never sees half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(&list)?)
-        .with_context(|| format!("writing ready file {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("writing ready file {}", path.display()))?;
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

@@ -242,6 +242,8 @@ pub(crate) struct Host {
     pub go_down: mpsc::UnboundedSender<std::time::Duration>,
     /// Tells the server loop that `unreachable_until` changed.
     pub outage: Notify,
+    /// Set when the fleet serves HTTPS (`tls = true`): wraps every accepted connection.
+    pub tls: Option<tokio_rustls::TlsAcceptor>,
     data: Mutex<HostData>,
 }
 
@@ -251,6 +253,7 @@ impl Host {
         addr: SocketAddr,
         fleet: Arc<FleetShared>,
         go_down: mpsc::UnboundedSender<std::time::Duration>,
+        tls: Option<tokio_rustls::TlsAcceptor>,
     ) -> Self {
         let data = Mutex::new(HostData::new(&spec));
         Host {
@@ -259,6 +262,7 @@ impl Host {
             fleet,
             go_down,
             outage: Notify::new(),
+            tls,
             data,
         }
     }
@@ -271,7 +275,9 @@ impl Host {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// `http://ip:port`, or `https://ip:port` for a TLS fleet.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 }

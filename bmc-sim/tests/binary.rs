@@ -1,5 +1,6 @@
 //! The `bmc-sim` binary: exit code 2 and a message naming file/host/key for a bad fleet file;
-//! host lines, a ready file and a clean exit on SIGTERM for a good one.
+//! host lines, a ready file and a clean exit on SIGTERM for a good one; `--ca-out` for a TLS
+//! fleet.
 
 mod common;
 
@@ -115,5 +116,80 @@ async fn runs_writes_ready_file_and_stops_on_sigterm() {
     assert!(
         stdout.contains("host-002 Lenovo SR650 at http://127.0.0.1:"),
         "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn tls_fleet_writes_the_ca_file_and_https_base_urls() {
+    let dir = temp_dir("tls");
+    let file = dir.join("fleet.toml");
+    let ready = dir.join("ready.json");
+    let ca_file = dir.join("ca.pem");
+    let _ = std::fs::remove_file(&ready);
+    let _ = std::fs::remove_file(&ca_file);
+    std::fs::write(&file, format!("tls = true\n{FLEET}")).unwrap();
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bmc-sim"))
+        .arg("--fleet")
+        .arg(&file)
+        .arg("--ready-file")
+        .arg(&ready)
+        .arg("--ca-out")
+        .arg(&ca_file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let list: serde_json::Value = eventually("ready file", || async {
+        serde_json::from_slice(&std::fs::read(&ready).ok()?).ok()
+    })
+    .await;
+    // The CA file is written before the ready file.
+    let ca = std::fs::read(&ca_file).expect("CA file written");
+    let base = list[0]["base_url"].as_str().unwrap().to_string();
+    assert!(base.starts_with("https://127.0.0.1:"), "{base}");
+    let http = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+        .build()
+        .unwrap();
+    let root: serde_json::Value = http
+        .get(format!("{base}/redfish/v1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(root["Vendor"], "Dell");
+    let pid = child.id().unwrap().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn ca_out_without_tls_exits_2() {
+    let dir = temp_dir("ca-no-tls");
+    let file = dir.join("fleet.toml");
+    std::fs::write(&file, FLEET).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-sim"))
+        .arg("--fleet")
+        .arg(&file)
+        .arg("--ca-out")
+        .arg(dir.join("ca.pem"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--ca-out") && err.contains("tls = true"),
+        "{err}"
     );
 }

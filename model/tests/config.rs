@@ -253,3 +253,102 @@ fn integer_and_string_durations_in_toml() {
     assert_eq!(c.redfish.timeout, Duration::from_secs(45));
     assert_eq!(c.redfish.task_timeout, Duration::from_secs(5400));
 }
+
+/// A PEM certificate block (the config check looks at PEM structure only; the TLS
+/// stack checks the DER when a client trusts it).
+const CA_PEM: &str =
+    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUVGVzdA==\n-----END CERTIFICATE-----\n";
+
+/// Writes `site.toml` with `text` (and optionally `files`) into a fresh directory.
+fn site_dir(text: &str, files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, body) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, body).expect("write");
+    }
+    let site = dir.path().join("site.toml");
+    std::fs::write(&site, text).expect("write site.toml");
+    (dir, site)
+}
+
+#[test]
+fn redfish_tls_defaults_verify_with_built_in_roots() {
+    let c = load_text("[site]\nname = \"x\"\n").expect("loads");
+    assert!(!c.redfish.insecure_skip_verify);
+    assert_eq!(c.redfish.ca_bundle, None);
+    let c =
+        load_text("[site]\nname = \"x\"\n[redfish]\ninsecure_skip_verify = true\n").expect("loads");
+    assert!(c.redfish.insecure_skip_verify);
+    let e = err("[site]\nname = \"x\"\n[redfish]\ninsecure_skip_verify = \"yes\"\n");
+    assert!(e.contains("`redfish.insecure_skip_verify`"), "{e}");
+}
+
+#[test]
+fn ca_bundle_resolves_against_the_config_dir() {
+    // Resolution alone (no file read): relative to the file's directory, absolute kept.
+    let c =
+        load_text("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n").expect("loads");
+    assert_eq!(
+        c.redfish.ca_bundle.as_deref(),
+        Some(Path::new("/etc/hostfw/tls/ca.pem"))
+    );
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"/srv/pki/bmc-ca.pem\"\n")
+        .expect("loads");
+    assert_eq!(
+        c.redfish.ca_bundle.as_deref(),
+        Some(Path::new("/srv/pki/bmc-ca.pem"))
+    );
+    // `load` reads and accepts a real bundle of two certificates next to the config.
+    let two = format!("{CA_PEM}{CA_PEM}");
+    let (dir, site) = site_dir(
+        "[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n",
+        &[("tls/ca.pem", &two)],
+    );
+    let c = SiteConfig::load(&site).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.redfish.ca_bundle, Some(dir.path().join("tls/ca.pem")));
+}
+
+#[test]
+fn missing_or_unparsable_ca_bundle_names_the_key_and_file() {
+    let text = "[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n";
+    let cases: [(&[(&str, &str)], &str); 5] = [
+        (&[], "cannot read CA bundle"),
+        (
+            &[("tls/ca.pem", "just some text\n")],
+            "holds no PEM certificate",
+        ),
+        (
+            &[("tls/ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n")],
+            "has no END line",
+        ),
+        (
+            &[(
+                "tls/ca.pem",
+                "-----BEGIN CERTIFICATE-----\n#not base64#\n-----END CERTIFICATE-----\n",
+            )],
+            "not valid base64",
+        ),
+        (
+            &[(
+                "tls/ca.pem",
+                "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+            )],
+            "holds no PEM certificate",
+        ),
+    ];
+    for (files, problem) in cases {
+        let (dir, site) = site_dir(text, files);
+        let e = SiteConfig::load(&site).expect_err("bad CA bundle");
+        assert!(matches!(e, ConfigError::Invalid { .. }), "{e:?}");
+        let s = e.to_string();
+        let bundle = dir.path().join("tls/ca.pem");
+        assert!(
+            s.contains("`redfish.ca_bundle`")
+                && s.contains(&bundle.display().to_string())
+                && s.contains("site.toml")
+                && s.contains(problem),
+            "{problem}: {s}"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! Transport and authentication: how one request reaches one BMC.
 //!
 //! Owns `BmcEndpoint`, `ClientOptions`, `AuthMode` and `RedfishClient`'s plumbing: base URL and
-//! link resolution, the reqwest client (rustls, timeouts), Basic auth or a Redfish session
+//! link resolution, the reqwest client (rustls, timeouts; certificate trust is `tls`), Basic auth or a Redfish session
 //! (`X-Auth-Token`, re-login once on 401), the ServiceRoot fetch, turning transport failures and
 //! non-success statuses into `RedfishError`s, and `Retry-After` parsing. It must not know any
 //! Redfish resource beyond the ServiceRoot and the session login, and must never log or put into
@@ -21,6 +21,7 @@ use url::Url;
 use crate::error::RedfishError;
 use crate::models::{link_target, ErrorBody, ServiceRoot, SessionService};
 use crate::timeouts;
+use crate::tls;
 
 /// Where a BMC is and how to log in to it.
 #[derive(Clone)]
@@ -52,13 +53,17 @@ pub enum AuthMode {
 }
 
 /// Knobs of a `RedfishClient`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientOptions {
     /// Per-request timeout (uploads get a longer one, see `timeouts::upload_timeout`).
     pub request_timeout: Duration,
     pub auth: AuthMode,
-    /// Accept self-signed/invalid TLS certificates (most BMCs ship with one). Off by default.
+    /// Accept self-signed/invalid TLS certificates (most BMCs ship with one). Off by default:
+    /// certificates are verified, and a failure is `RedfishError::Certificate`.
     pub accept_invalid_certs: bool,
+    /// Extra trusted CA certificates (PEM, one or more), on top of the built-in roots: the CA
+    /// that signed the BMCs' certificates.
+    pub ca_bundle: Option<Vec<u8>>,
 }
 
 impl Default for ClientOptions {
@@ -67,7 +72,26 @@ impl Default for ClientOptions {
             request_timeout: timeouts::DEFAULT_REQUEST_TIMEOUT,
             auth: AuthMode::Basic,
             accept_invalid_certs: false,
+            ca_bundle: None,
         }
+    }
+}
+
+impl fmt::Debug for ClientOptions {
+    // Hand-written so the CA bundle shows as a size, not as a wall of bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("request_timeout", &self.request_timeout)
+            .field("auth", &self.auth)
+            .field("accept_invalid_certs", &self.accept_invalid_certs)
+            .field(
+                "ca_bundle",
+                &self
+                    .ca_bundle
+                    .as_ref()
+                    .map(|b| format!("<{} bytes>", b.len())),
+            )
+            .finish()
     }
 }
 
@@ -272,12 +296,12 @@ impl RedfishClient {
         let _ = origin.set_username("");
         let _ = origin.set_password(None);
 
-        let http = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .timeout(options.request_timeout)
             .connect_timeout(timeouts::CONNECT_TIMEOUT.min(options.request_timeout))
-            .danger_accept_invalid_certs(options.accept_invalid_certs)
             .http1_only()
-            .user_agent(concat!("hostfw-redfish/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("hostfw-redfish/", env!("CARGO_PKG_VERSION")));
+        let http = tls::configure(builder, &options, &bmc)?
             .build()
             .map_err(|e| RedfishError::ClientBuild {
                 bmc: bmc.clone(),
@@ -443,7 +467,14 @@ impl RedfishClient {
             url.to_string(),
             error_chain(e),
         );
-        if e.is_connect() {
+        if let Some(problem) = tls::certificate_problem(e) {
+            RedfishError::Certificate {
+                bmc,
+                method,
+                url,
+                cause: problem,
+            }
+        } else if e.is_connect() {
             RedfishError::Connect {
                 bmc,
                 method,

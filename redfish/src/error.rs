@@ -40,6 +40,16 @@ pub enum RedfishError {
         cause: String,
     },
 
+    /// The BMC's TLS certificate could not be verified (unknown issuer, wrong name, expired).
+    /// Not transient: retrying cannot help until the site trusts the right CA or opts out.
+    #[error("BMC {bmc}: {method} {url}: the BMC's TLS certificate could not be verified ({cause}); trust the CA that signed it with `[redfish] ca_bundle`, or set `[redfish] insecure_skip_verify = true` for a site whose BMCs have self-signed certificates")]
+    Certificate {
+        bmc: String,
+        method: String,
+        url: String,
+        cause: String,
+    },
+
     /// The connection broke during the exchange (reset, EOF, malformed HTTP).
     #[error("BMC {bmc}: {method} {url}: transport error: {cause}")]
     Transport {
@@ -176,7 +186,8 @@ fn fmt_last_error(last_error: &Option<String>) -> String {
 impl RedfishError {
     /// Whether retrying the same operation later can reasonably succeed without anyone changing
     /// anything: connection failures, timeouts, broken connections, HTTP 5xx, 408 and 429, and a
-    /// BMC that has not come back yet. Client errors (4xx, bad credentials), unparseable
+    /// BMC that has not come back yet. Unverifiable TLS certificates, client errors (4xx, bad
+    /// credentials), unparseable
     /// documents, missing links, refused arguments and local file problems are not transient.
     pub fn is_transient(&self) -> bool {
         match self {
@@ -187,6 +198,7 @@ impl RedfishError {
             RedfishError::Http { status, .. } => *status >= 500 || *status == 429 || *status == 408,
             RedfishError::InvalidAddress { .. }
             | RedfishError::ClientBuild { .. }
+            | RedfishError::Certificate { .. }
             | RedfishError::Unauthorized { .. }
             | RedfishError::Parse { .. }
             | RedfishError::Missing { .. }
@@ -206,6 +218,7 @@ impl RedfishError {
             RedfishError::InvalidAddress { bmc, .. }
             | RedfishError::ClientBuild { bmc, .. }
             | RedfishError::Connect { bmc, .. }
+            | RedfishError::Certificate { bmc, .. }
             | RedfishError::Timeout { bmc, .. }
             | RedfishError::Transport { bmc, .. }
             | RedfishError::Unauthorized { bmc, .. }
@@ -285,6 +298,28 @@ mod tests {
             message: String::new()
         }
         .is_transient());
+    }
+
+    #[test]
+    fn certificate_errors_are_permanent_and_say_how_to_fix() {
+        let e = RedfishError::Certificate {
+            bmc: "https://10.0.0.7".into(),
+            method: "GET".into(),
+            url: "https://10.0.0.7/redfish/v1/".into(),
+            cause: "invalid peer certificate: UnknownIssuer".into(),
+        };
+        assert!(!e.is_transient());
+        assert_eq!(e.bmc(), "https://10.0.0.7");
+        let s = e.to_string();
+        for part in [
+            "https://10.0.0.7",
+            "certificate could not be verified",
+            "UnknownIssuer",
+            "[redfish] ca_bundle",
+            "insecure_skip_verify",
+        ] {
+            assert!(s.contains(part), "{part:?} missing from: {s}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! One concept per module: `client` (transport + auth), `inventory` (resource walking, explore),
 //! `update` (upload routes), `task` (task monitor), `reset` (resets and reachability),
 //! `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot override,
-//! booted image), `models` (lenient serde types), `error` (`RedfishError`), `timeouts` (every
+//! booted image), `tls` (certificate trust, certificate errors), `models` (lenient serde types), `error` (`RedfishError`), `timeouts` (every
 //! timeout and its reason).
 //!
 //! Documents are decoded leniently (every property optional, wrong types become `None`, unknown
@@ -20,6 +20,7 @@ mod platform;
 mod reset;
 mod task;
 pub mod timeouts;
+mod tls;
 mod update;
 
 pub use client::{parse_retry_after, AuthMode, BmcEndpoint, ClientOptions, RedfishClient};

@@ -78,6 +78,8 @@ impl RedfishClient {
         loop {
             let error = match self.probe().await {
                 Ok(()) => return Ok(()),
+                // Waiting cannot fix trust: say so now rather than "not reachable" later.
+                Err(e @ RedfishError::Certificate { .. }) => return Err(e),
                 Err(e) => e,
             };
             let now = tokio::time::Instant::now();

@@ -237,3 +237,39 @@ async fn the_manager_resumes_after_the_worker_is_killed() {
     drop(worker);
     site.shutdown().await;
 }
+
+/// A request whose maker died before starting its workflow (written here straight into the site
+/// database) would hold its host forever: the manager starts its workflow once the request has
+/// waited 30 s without starting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_left_without_its_workflow_is_adopted() {
+    let fleet = fleet(&[("orphan", "PowerEdge R760")]);
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        catalog: CATALOG,
+        images: IMAGES,
+        // Automatic selection is off: only the adoption can start this host.
+        firmware_global: "autoupdate = false",
+        machine_updater: "max_concurrent_machine_updates_absolute = 5\nmachine_update_run_interval = \"5s\"",
+        site_explorer: "run_interval = \"1h\"",
+        site_workflows: true,
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    let created = site
+        .store
+        .request_create(&hostfw_store::NewRequest {
+            machine_id: "orphan".into(),
+            initiator: "AdminCli".into(),
+            update_message: Some("maker died".into()),
+            workflow_id: Some(hostfw_workflows::host_reprovision_workflow_id("orphan")),
+        })
+        .await
+        .unwrap();
+    assert!(matches!(created, hostfw_store::RequestCreate::Created(_)));
+    wait_compliant(&site, &["orphan"], Duration::from_secs(120)).await;
+    let history = site.store.history_list("orphan", 100).await.unwrap();
+    assert!(history.iter().any(|h| h.message.contains("started by AdminCli")), "{history:?}");
+    site.shutdown().await;
+}

@@ -28,6 +28,8 @@ pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
             .default_username
             .clone()
             .zip(site.credentials.default_password.clone()),
+        redfish_ca_bundle: site.redfish.ca_bundle.clone(),
+        redfish_insecure_skip_verify: site.redfish.insecure_skip_verify,
     }
 }
 

@@ -79,10 +79,13 @@ pub fn summarized(mut options: ActivityOptions, summary: impl Into<String>) -> A
 }
 
 /// One scheduler pass: reads the site database, computes the plan and starts a few workflows;
-/// seconds even on a large site, so 5 minutes; retried without a cap (the manager cannot do
-/// anything else until a pass succeeds), backing off to one minute.
+/// seconds even on a large site, so 5 minutes; it heartbeats, so a pass lost with its worker is
+/// retried elsewhere within 20 s instead of holding the scheduler for the whole timeout; retried
+/// without a cap (the manager cannot do anything else until a pass succeeds), backing off to one
+/// minute.
 pub fn manager_pass() -> ActivityOptions {
     ActivityOptions::with_start_to_close_timeout(Duration::from_secs(5 * 60))
+        .heartbeat_timeout(Duration::from_secs(20))
         .retry_policy(policy(0, Duration::from_secs(60)))
         .build()
 }

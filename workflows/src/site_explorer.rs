@@ -23,7 +23,7 @@ use crate::site_contracts::*;
 pub const CRAWLS_PER_RUN: u32 = 50;
 
 /// Heartbeat timeout of the crawl activity.
-const CRAWL_HEARTBEAT: Duration = Duration::from_secs(60);
+const CRAWL_HEARTBEAT: Duration = Duration::from_secs(20);
 
 /// Input (and the state carried across continue-as-new).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,8 +2,9 @@
 //!
 //! Owns reading that one file, resolving its relative paths against the file's directory, and
 //! turning parse/check failures into `ConfigError`s naming the file and key. It must not read any
-//! other file (the catalog overlay is `catalog`'s job) nor validate `[host_models.*]` beyond their
-//! shape (also `catalog`'s job).
+//! other file except, in `load`, the `[redfish] ca_bundle` it names (checked to hold PEM
+//! certificates; the catalog overlay is `catalog`'s job) nor validate `[host_models.*]` beyond
+//! their shape (also `catalog`'s job).
 
 mod sections;
 mod validate;
@@ -61,11 +62,23 @@ impl SiteConfig {
             file: file.clone(),
             source,
         })?;
-        SiteConfig::from_toml_str(&text, &file)
+        let config = SiteConfig::from_toml_str(&text, &file)?;
+        if let Some(bundle) = &config.redfish.ca_bundle {
+            validate::ca_bundle_file("redfish.ca_bundle", bundle).map_err(|(key, problem)| {
+                ConfigError::Invalid {
+                    file: file.clone(),
+                    key: key.to_string(),
+                    at: None,
+                    problem,
+                }
+            })?;
+        }
+        Ok(config)
     }
 
     /// Parses and checks `text` as if read from `origin` (named in errors; relative paths are
-    /// resolved against its parent directory, as given). Reads no file.
+    /// resolved against its parent directory, as given). Reads no file (so the `ca_bundle` file
+    /// is only checked by `load`).
     pub fn from_toml_str(text: &str, origin: &Path) -> Result<SiteConfig, ConfigError> {
         let invalid = |key: &str, problem: String| ConfigError::Invalid {
             file: origin.to_path_buf(),
@@ -88,6 +101,7 @@ impl SiteConfig {
             base.join(&config.firmware_global.firmware_directory);
         config.firmware_global.scout_scripts_directory =
             base.join(&config.firmware_global.scout_scripts_directory);
+        config.redfish.ca_bundle = config.redfish.ca_bundle.map(|p| base.join(p));
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem))?;
         let trimmed = config

@@ -103,7 +103,7 @@ impl fmt::Debug for CredentialsSection {
     }
 }
 
-/// `[redfish]`: client timeouts.
+/// `[redfish]`: client timeouts and TLS trust of BMC certificates.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RedfishSection {
@@ -113,6 +113,13 @@ pub struct RedfishSection {
     /// Whole upload task, from upload to the task's final state.
     #[serde(with = "crate::duration::serde_duration")]
     pub task_timeout: Duration,
+    /// PEM file of CA certificates trusted for `https://` BMCs, on top of the built-in roots;
+    /// resolved against the config file's directory. Absent = built-in roots only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_bundle: Option<PathBuf>,
+    /// The explicit per-site opt-out: do not verify BMC certificates at all (self-signed BMCs).
+    /// Default false; the worker logs a warning when it is on.
+    pub insecure_skip_verify: bool,
 }
 
 impl Default for RedfishSection {
@@ -120,6 +127,8 @@ impl Default for RedfishSection {
         RedfishSection {
             timeout: Duration::from_secs(30),
             task_timeout: Duration::from_secs(2 * 3600),
+            ca_bundle: None,
+            insecure_skip_verify: false,
         }
     }
 }

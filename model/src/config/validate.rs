@@ -1,9 +1,11 @@
 //! Value checks on a parsed site config that serde's types cannot express (ranges, non-empty
-//! strings, both-or-neither credentials, URL and timestamp shapes).
+//! strings, both-or-neither credentials, URL and timestamp shapes), plus the one file check:
+//! the `[redfish] ca_bundle` PEM file is readable and holds certificates.
 //!
-//! Owns those rules and the key each one names. It must not parse, resolve paths or look at
-//! `[host_models.*]` (the catalog validates those).
+//! Owns those rules and the key each one names. It must not parse the config, resolve paths,
+//! read any other file or look at `[host_models.*]` (the catalog validates those).
 
+use std::path::Path;
 use std::time::Duration;
 
 use super::SiteConfig;
@@ -92,6 +94,53 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
             "machine_updater.instance_autoreboot_period.end",
             &period.end,
         )?;
+    }
+    Ok(())
+}
+
+/// The CA bundle at `path` (already resolved) can be read and holds at least one well-formed
+/// PEM certificate block (`BEGIN`/`END CERTIFICATE` around base64). The DER inside is checked
+/// by the TLS stack when a client trusts it.
+pub(super) fn ca_bundle_file(key: &'static str, path: &Path) -> Result<(), Failure> {
+    let shown = path.display();
+    let bytes =
+        std::fs::read(path).map_err(|e| (key, format!("cannot read CA bundle {shown}: {e}")))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| (key, format!("CA bundle {shown} is not PEM text")))?;
+    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
+    const END: &str = "-----END CERTIFICATE-----";
+    let mut rest = text;
+    let mut count = 0;
+    while let Some(start) = rest.find(BEGIN) {
+        let after = &rest[start + BEGIN.len()..];
+        let end = after.find(END).ok_or_else(|| {
+            (
+                key,
+                format!(
+                    "CA bundle {shown}: certificate {} has no END line",
+                    count + 1
+                ),
+            )
+        })?;
+        let body: String = after[..end].split_whitespace().collect();
+        let base64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=');
+        if body.is_empty() || body.len() % 4 != 0 || !body.chars().all(base64) {
+            return Err((
+                key,
+                format!(
+                    "CA bundle {shown}: certificate {} is not valid base64",
+                    count + 1
+                ),
+            ));
+        }
+        count += 1;
+        rest = &after[end + END.len()..];
+    }
+    if count == 0 {
+        return Err((
+            key,
+            format!("CA bundle {shown} holds no PEM certificate ({BEGIN})"),
+        ));
     }
     Ok(())
 }

@@ -59,6 +59,7 @@ pub fn options(auth: AuthMode) -> ClientOptions {
         request_timeout: Duration::from_secs(10),
         auth,
         accept_invalid_certs: false,
+        ca_bundle: None,
     }
 }
 

@@ -76,6 +76,9 @@ pub struct Site {
     pub fleet: RunningFleet,
     pub client: Client,
     env: Option<WorkflowEnvironment<LocalServer>>,
+    /// How the dev server was started (port, arguments, database file): [`Site::restart_temporal`]
+    /// starts it again the same way.
+    temporal_options: TemporalOptions,
     worker: WorkerThread,
     /// With `external_worker`: a listener holding the worker's artifact port until
     /// [`ChildWorker::start`] takes it, so no other process picks that port meanwhile.
@@ -109,6 +112,26 @@ pub struct SiteSpec<'a> {
     pub site_workflows: bool,
     /// Extra lines of the `[site_explorer]` table.
     pub site_explorer: &'a str,
+    /// Persist the dev server's state in `<site dir>/temporal.db`, so that
+    /// [`Site::restart_temporal`] keeps every workflow.
+    pub temporal_db: bool,
+}
+
+#[derive(Clone)]
+struct TemporalOptions {
+    port: u16,
+    extra_args: Vec<String>,
+    db: Option<PathBuf>,
+}
+
+async fn start_temporal(o: &TemporalOptions) -> anyhow::Result<WorkflowEnvironment<LocalServer>> {
+    let options = LocalWorkflowEnvironmentOptions::builder()
+        .server_executable(EphemeralExe::ExistingPath(temporal_cli().display().to_string()))
+        .port(o.port)
+        .extra_args(o.extra_args.clone())
+        .maybe_database_filename(o.db.clone())
+        .build();
+    WorkflowEnvironment::start_local(options).await.context("starting the Temporal dev server")
 }
 
 impl Site {
@@ -132,12 +155,12 @@ impl Site {
             extra_args.push("--search-attribute".into());
             extra_args.push(format!("{name}={kind}"));
         }
-        let options = LocalWorkflowEnvironmentOptions::builder()
-            .server_executable(EphemeralExe::ExistingPath(temporal_cli().display().to_string()))
-            .port(temporal_port)
-            .extra_args(extra_args)
-            .build();
-        let env = WorkflowEnvironment::start_local(options).await.context("starting the Temporal dev server")?;
+        let temporal_options = TemporalOptions {
+            port: temporal_port,
+            extra_args,
+            db: spec.temporal_db.then(|| dir.path().join("temporal.db")),
+        };
+        let env = start_temporal(&temporal_options).await?;
         let client = env.client().clone();
 
         let config = format!(
@@ -230,6 +253,7 @@ host_firmware_upgrade_retry_interval = "1s"
             fleet,
             client,
             env: Some(env),
+            temporal_options,
             worker,
             artifact_reservation: std::sync::Mutex::new(artifact_reservation),
         })
@@ -316,6 +340,17 @@ host_firmware_upgrade_retry_interval = "1s"
             assert!(Instant::now() < deadline, "timed out after {within:?} waiting for {what}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Stop the Temporal dev server and start it again on the same port (and, with
+    /// `temporal_db`, the same database file): what a server restart looks like to workers.
+    pub async fn restart_temporal(&mut self) {
+        if let Some(env) = self.env.take() {
+            env.shutdown().await.expect("dev server stopped");
+        }
+        let env = start_temporal(&self.temporal_options).await.expect("dev server restarted");
+        self.client = env.client().clone();
+        self.env = Some(env);
     }
 
     /// Stop the worker, the simulators and the dev server.

@@ -1,0 +1,161 @@
+//! Benchmark 4: many host workflows in flight on one `hostfw-worker` process, parked waiting for
+//! the tenant's approval, then released: the worker's RSS and CPU while parked, and the drain time.
+
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use hostfw_bmc_sim::FleetSpec;
+use hostfw_store::Store;
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
+use temporalio_client::WorkflowSignalOptions;
+
+use crate::infra::{self, ChildWorker, DevServer, SiteOpts};
+use crate::rollout::{CATALOG, IMAGES};
+use crate::{Args, Row};
+
+fn fleet_toml(n: usize) -> String {
+    // Already compliant: once approved, a workflow protects the host, checks its firmware and ends.
+    let mut s = String::from(
+        "[defaults]\ntask_seconds = 0.5\nreset_seconds = 0.2\nmanager_reset_seconds = 0.5\nupload_style = \"multipart\"\ntask_style = \"dell\"\napply_time = \"OnReset\"\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "[[host]]\nid = \"a{i:05}\"\nvendor = \"Dell\"\nmodel = \"PowerEdge R760\"\nbmc_address = \"127.0.0.1:0\"\n\
+             firmware = [ {{ id = \"BMC\", version = \"2.0\" }}, {{ id = \"BIOS\", version = \"2.0\" }} ]\n"
+        ));
+    }
+    s
+}
+
+async fn count_substate(store: &Store, substate: &str) -> Option<usize> {
+    Some(store.machine_list().await.ok()?.iter().filter(|m| m.substate.as_deref() == Some(substate)).count())
+}
+
+pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let server = DevServer::start().await?;
+    let dir = tempfile::tempdir()?;
+    let (config, site) = infra::write_site(
+        dir.path(),
+        &SiteOpts {
+            temporal_port: server.port,
+            task_queue: "bench-capacity",
+            database_url: "sqlite://site.db",
+            site_workflows: false,
+            machine_updater: "",
+            firmware_global: &format!("max_uploads = {}", args.max_uploads),
+            site_explorer: "",
+            host_reprovision: infra::SHORT_REPROVISION,
+            catalog: CATALOG,
+            images: IMAGES,
+        },
+    )?;
+    let store = Store::connect(&site.site.database_url).await?;
+    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
+    infra::register_fleet(&store, &fleet, true).await?;
+    let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
+
+    let worker = ChildWorker::start(&config, dir.path()).await?;
+    let pid = worker.pid();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_idle = infra::rss_mib(pid).unwrap_or(f64::NAN);
+    let cpu0 = infra::cpu_seconds(pid).unwrap_or(f64::NAN);
+    let client = hostfw_worker::connect(&site, "hostfw-bench").await?;
+
+    let result = async {
+        let t_start = Instant::now();
+        stream::iter(ids.iter())
+            .map(|id| {
+                let (site, store, client) = (&site, &store, &client);
+                async move {
+                    hostfw_activities::site_link::request_and_start(site, store, client, id, "AdminCli", Some("bench".into()))
+                        .await
+                        .map_err(|e| anyhow!("starting {id}: {e}"))
+                }
+            })
+            .buffer_unordered(16)
+            .try_collect::<Vec<_>>()
+            .await?;
+        let started_s = t_start.elapsed().as_secs_f64();
+        infra::wait_for(&format!("{n} workflows waiting for approval"), Duration::from_secs(900), Duration::from_secs(1), || async {
+            (count_substate(&store, "WaitingForApproval").await? == n).then_some(())
+        })
+        .await?;
+        let parked_s = t_start.elapsed().as_secs_f64();
+        let cpu_parking = infra::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu0;
+        let rss_parked = infra::rss_mib(pid).unwrap_or(f64::NAN);
+        // Parked: how much does the worker spend doing nothing for a while?
+        let idle_window = Duration::from_secs(args.capacity_idle_secs);
+        let cpu_a = infra::cpu_seconds(pid).unwrap_or(f64::NAN);
+        tokio::time::sleep(idle_window).await;
+        let cpu_idle = infra::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_a;
+        let rss_parked_after = infra::rss_mib(pid).unwrap_or(f64::NAN);
+
+        let t_release = Instant::now();
+        let cpu_b = infra::cpu_seconds(pid).unwrap_or(f64::NAN);
+        stream::iter(ids.iter())
+            .map(|id| {
+                let (store, client) = (&store, &client);
+                async move {
+                    store.request_set_approval(id, true).await?;
+                    client
+                        .get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(id))
+                        .signal(HostReprovisionWorkflow::approve_updates, "bench".to_string(), WorkflowSignalOptions::default())
+                        .await
+                        .map_err(|e| anyhow!("signalling {id}: {e}"))
+                }
+            })
+            .buffer_unordered(16)
+            .try_collect::<Vec<_>>()
+            .await?;
+        let signalled_s = t_release.elapsed().as_secs_f64();
+        let rss_peak = std::cell::Cell::new(rss_parked_after);
+        infra::wait_for("every released workflow completed", Duration::from_secs(args.drain_timeout_secs), Duration::from_secs(1), || async {
+            rss_peak.set(rss_peak.get().max(infra::rss_mib(pid).unwrap_or(0.0)));
+            (store.request_list().await.ok()?.is_empty() && server.running_workflows().ok()? == 0).then_some(())
+        })
+        .await?;
+        let drain_s = t_release.elapsed().as_secs_f64();
+        let cpu_drain = infra::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_b;
+        let back = count_substate(&store, "WaitingForApproval").await.unwrap_or(0);
+        let params = format!("{n} host workflows, one hostfw-worker process (release), site_workflows = false");
+        rows.push(Row::new(
+            "4 worker capacity",
+            &params,
+            format!("{rss_parked:.0} (idle {rss_idle:.0})"),
+            "MiB RSS parked",
+            &format!("VmRSS with all {n} parked (worker alone before any workflow: {rss_idle:.0} MiB; {rss_parked_after:.0} MiB after the idle window; peak while draining {:.0} MiB)", rss_peak.get()),
+        ));
+        rows.push(Row::new(
+            "4 worker capacity",
+            &params,
+            format!("{cpu_parking:.1} / {cpu_idle:.2}"),
+            "CPU s",
+            &format!("worker utime+stime: starting and parking all {n} ({started_s:.0} s to start, {parked_s:.0} s until all WaitingForApproval) / over {} s parked with nothing to do", idle_window.as_secs()),
+        ));
+        rows.push(Row::new(
+            "4 worker capacity",
+            &params,
+            format!("{drain_s:.1}"),
+            "s to drain",
+            &format!("approve_updates signalled to all ({signalled_s:.0} s to signal, 16 at a time) until no request left and 0 running workflows; worker CPU {cpu_drain:.0} s while draining; {back} left waiting"),
+        ));
+        anyhow::Ok(())
+    }
+    .await;
+    drop(worker);
+    store.close().await;
+    fleet.shutdown().await;
+    drop(server);
+    result
+}
+
+pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    for &n in &args.capacity_sizes {
+        eprintln!("capacity: {n} workflows");
+        run_one(args, n, rows).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! Benchmark 1: a whole-fleet rollout under the site ceiling, event-driven (hostfw) against
+//! NICo's fixed-interval policy, on the same fleet shape.
+
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use hostfw_bmc_sim::FleetSpec;
+use hostfw_store::Store;
+
+use crate::infra::{self, DevServer, SiteOpts, WorkerThread};
+use crate::{Args, Row};
+
+pub const CATALOG: &str = r#"
+[host_models.bench]
+vendor = "Dell"
+model = "PowerEdge R760"
+ordering = ["bmc", "uefi"]
+[host_models.bench.components.bmc]
+current_version_reported_as = "^BMC$"
+[[host_models.bench.components.bmc.known_firmware]]
+version = "2.0"
+default = true
+filename = "bench/bmc.bin"
+[host_models.bench.components.uefi]
+current_version_reported_as = "^BIOS$"
+[[host_models.bench.components.uefi.known_firmware]]
+version = "2.0"
+default = true
+filename = "bench/bios.bin"
+"#;
+
+pub const IMAGES: &[(&str, &str, &str)] = &[("bench/bmc.bin", "^BMC$", "2.0"), ("bench/bios.bin", "^BIOS$", "2.0")];
+
+fn fleet_toml(n: usize, args: &Args) -> String {
+    let mut s = format!(
+        "[defaults]\ntask_seconds = {}\nreset_seconds = {}\nmanager_reset_seconds = {}\nupload_style = \"multipart\"\ntask_style = \"dell\"\napply_time = \"OnReset\"\n",
+        args.task_seconds, args.reset_seconds, args.manager_reset_seconds
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "[[host]]\nid = \"h{i:05}\"\nvendor = \"Dell\"\nmodel = \"PowerEdge R760\"\nbmc_address = \"127.0.0.1:0\"\n\
+             firmware = [ {{ id = \"BMC\", version = \"1.0\" }}, {{ id = \"BIOS\", version = \"1.0\" }} ]\n"
+        ));
+    }
+    s
+}
+
+struct RunResult {
+    makespan: Duration,
+    fastest_ms: i64,
+    highest_in_flight: usize,
+    max_concurrent_uploads: u64,
+    updates: usize,
+}
+
+async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Result<RunResult> {
+    let n = args.hosts;
+    let server = DevServer::start().await?;
+    let dir = tempfile::tempdir()?;
+    let task_queue = format!("bench-rollout-{}", if event_driven { "event" } else { "interval" });
+    let machine_updater = format!(
+        "max_concurrent_machine_updates_absolute = {}\nmachine_update_run_interval = \"{interval}\"\nevent_driven = {event_driven}",
+        args.ceiling
+    );
+    let firmware_global = format!("max_uploads = {}", args.max_uploads);
+    let (_path, site) = infra::write_site(
+        dir.path(),
+        &SiteOpts {
+            temporal_port: server.port,
+            task_queue: &task_queue,
+            database_url: "sqlite://site.db",
+            site_workflows: true,
+            machine_updater: &machine_updater,
+            firmware_global: &firmware_global,
+            site_explorer: "run_interval = \"1h\"\nconcurrency = 16",
+            host_reprovision: infra::SHORT_REPROVISION,
+            catalog: CATALOG,
+            images: IMAGES,
+        },
+    )?;
+    let store = Store::connect(&site.site.database_url).await?;
+    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n, args)).map_err(|e| anyhow!("{e}"))?)
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
+    infra::register_fleet(&store, &fleet, false).await?;
+    let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
+
+    let started = Instant::now();
+    let worker = WorkerThread::spawn(site.clone());
+    let last_report = std::cell::Cell::new(Instant::now());
+    let result = infra::wait_for("every host compliant", Duration::from_secs(args.rollout_timeout_secs), Duration::from_millis(500), || async {
+        let compliant = ids
+            .iter()
+            .filter(|id| {
+                let v = fleet.versions(id);
+                v.iter().all(|(_, version)| version == "2.0")
+            })
+            .count();
+        let requests = store.request_list().await.ok()?.len();
+        if last_report.get().elapsed() > Duration::from_secs(30) {
+            eprintln!("  rollout: {compliant}/{n} compliant, {requests} requests, {:.0} s", started.elapsed().as_secs_f64());
+            last_report.set(Instant::now());
+        }
+        (compliant == n && requests == 0).then(|| started.elapsed())
+    })
+    .await;
+    let stats = fleet.stats();
+    let _ = worker.stop().await;
+    let makespan = result?;
+
+    let mut intervals = Vec::new();
+    let mut fastest = i64::MAX;
+    for id in &ids {
+        for (s, e) in infra::update_intervals(&store, id).await? {
+            if e != i64::MAX {
+                fastest = fastest.min(e - s);
+            }
+            intervals.push((s, e));
+        }
+    }
+    store.close().await;
+    fleet.shutdown().await;
+    drop(server);
+    Ok(RunResult {
+        makespan,
+        fastest_ms: fastest,
+        highest_in_flight: infra::max_overlap(&intervals),
+        max_concurrent_uploads: stats.max_concurrent_uploads,
+        updates: intervals.len(),
+    })
+}
+
+pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let n = args.hosts;
+    let c = args.ceiling;
+    let params = |policy: &str| {
+        format!(
+            "N={n} hosts x 2 components (bmc+uefi), C={c}, max_uploads={}, task {}s / reset {}s / BMC reset {}s, {policy}",
+            args.max_uploads, args.task_seconds, args.reset_seconds, args.manager_reset_seconds
+        )
+    };
+    eprintln!("rollout: event-driven run ({n} hosts)");
+    let ev = run_once(args, true, "300s").await?;
+    let fastest_s = ev.fastest_ms as f64 / 1000.0;
+    // NICo's interval scaled as 300 s is to a 40-minute host update.
+    let interval_ms = ((ev.fastest_ms as f64 * 300.0 / 2400.0).round() as u64).max(1000);
+    let interval = format!("{interval_ms}ms");
+    eprintln!("rollout: interval run ({n} hosts, run interval {interval})");
+    let ni = run_once(args, false, &interval).await?;
+    let fastest_ms = ev.fastest_ms.min(ni.fastest_ms);
+    let bound_s = (n as f64 / c as f64).ceil() * fastest_ms as f64 / 1000.0;
+
+    for (name, r, policy) in [
+        ("event-driven", &ev, "hostfw: event_driven = true, run interval 300 s".to_string()),
+        ("NICo interval", &ni, format!("NICo: event_driven = false, run interval {:.2} s", interval_ms as f64 / 1000.0)),
+    ] {
+        rows.push(Row::new(
+            "1 rollout",
+            &params(&policy),
+            format!("{:.1}", r.makespan.as_secs_f64()),
+            "s makespan",
+            &format!(
+                "{name}: worker start to every host compliant with no request left (includes the first crawl); {} updates; {:.2}x the lower bound",
+                r.updates,
+                r.makespan.as_secs_f64() / bound_s
+            ),
+        ));
+        rows.push(Row::new(
+            "1 rollout",
+            &params(&policy),
+            format!("{} / {}", r.highest_in_flight, r.max_concurrent_uploads),
+            "hosts / uploads",
+            &format!("{name}: highest in flight (state history) / bmc-sim max_concurrent_uploads (ceiling {c}, max_uploads {})", args.max_uploads),
+        ));
+    }
+    rows.push(Row::new(
+        "1 rollout",
+        &format!("N={n}, C={c}"),
+        format!("{bound_s:.1}"),
+        "s lower bound",
+        &format!(
+            "ceil(N/C) x fastest single-host update ({:.1} s event-driven run, {:.1} s interval run; min used), from HostReprovision enter/leave in the state history",
+            fastest_s,
+            ni.fastest_ms as f64 / 1000.0
+        ),
+    ));
+    rows.push(Row::new(
+        "1 rollout",
+        &format!("N={n}, C={c}"),
+        format!("{:.2}", ni.makespan.as_secs_f64() / ev.makespan.as_secs_f64()),
+        "x",
+        "NICo-interval makespan / event-driven makespan",
+    ));
+    Ok(())
+}
