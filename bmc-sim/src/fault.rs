@@ -27,6 +27,9 @@ pub struct Fault {
     /// Firmware inventory member ids left out of the FirmwareInventory collection (their own
     /// URI answers 404 too).
     pub hide_members: Vec<String>,
+    /// The next N GET requests outside `/sim` answer 200 with a body that is not JSON (a BMC
+    /// web server cut short or serving garbage).
+    pub malformed_json_next: u32,
     /// The next `count` requests outside `/sim` answer `status` with a Redfish error body.
     /// Absent once the count is used up.
     #[serde(skip_serializing_if = "Option::is_none")]

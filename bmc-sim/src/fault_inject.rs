@@ -1,6 +1,6 @@
 //! Applying a BMC's fault set at run time: replacing it (and starting or ending an
-//! `unreachable_for_secs` outage), the request middleware for `http_errors` and
-//! `slow_response_secs` (never on `/sim`), and consuming `fail_next_tasks`. What the faults
+//! `unreachable_for_secs` outage), the request middleware for `http_errors`,
+//! `malformed_json_next` and `slow_response_secs` (never on `/sim`), and consuming `fail_next_tasks`. What the faults
 //! ARE is `fault`; closing the listener is `host_server`.
 
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
 use crate::clock;
 use crate::fault::Fault;
@@ -87,13 +87,24 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
     if path == "/sim" || path.starts_with("/sim/") {
         return next.run(req).await;
     }
-    let (injected, slow) = {
+    let is_get = req.method() == axum::http::Method::GET;
+    let (injected, malformed, slow) = {
         let mut d = host.data();
+        let malformed = is_get && d.faults.malformed_json_next > 0;
+        if malformed {
+            d.faults.malformed_json_next -= 1;
+        }
         (
             take_http_error(&mut d),
+            malformed,
             clock::secs(d.faults.slow_response_secs),
         )
     };
+    if malformed && injected.is_none() {
+        tracing::info!(host = %host.spec.id, path = %req.uri().path(), "injected malformed JSON");
+        let body = "{\"@odata.id\": \"/redfish/v1/\", \"Members\": [ <html>502 Bad Gateway";
+        return ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response();
+    }
     let resp = match injected {
         Some(status) => {
             tracing::info!(host = %host.spec.id, status, path = %req.uri().path(), "injected HTTP error");

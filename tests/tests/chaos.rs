@@ -1,7 +1,8 @@
 //! The chaos suite (`make chaos`; ignored in `make test`): a 100-host rollout driven by the Machine
 //! Update Manager while the worker is killed with SIGKILL 10 times at random moments and
 //! restarted, and the Temporal dev server is restarted once on the same database file; plus a
-//! BMC fault matrix on chosen hosts. It ends with a table (compliant, failed with the expected
+//! BMC fault matrix on chosen hosts (5xx bursts, answers slower than the Redfish timeout, a task
+//! Exception, a version that never changes, a missing inventory entry, malformed JSON, an outage). It ends with a table (compliant, failed with the expected
 //! reason, lost, components installed more than once) and fails on any unexpected outcome.
 //!
 //! The random moments come from a seed printed at the start (`HOSTFW_CHAOS_SEED` replays one).
@@ -47,6 +48,7 @@ fn matrix() -> Vec<(&'static str, Fault, Option<&'static str>)> {
         ("f-never", Fault { version_never_changes: true, ..Fault::default() }, Some("never")),
         ("f-missing", Fault { hide_members: vec!["BIOS".into()], ..Fault::default() }, Some("^BIOS$")),
         ("f-unreachable", Fault::default(), None),
+        ("f-malformed", Fault { malformed_json_next: 3, ..Fault::default() }, None),
     ]
 }
 
