@@ -10,12 +10,12 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
-use hostfw_model::{Catalog, SiteConfig};
-use hostfw_store::Store;
+use hostfw_model::{Catalog, CatalogError, SiteConfig};
+use hostfw_store::{FirmwareConfigVersion, Store};
 
 /// The last loaded catalog and the fingerprint of the inputs it was loaded from.
 type Cached = Option<(u64, Arc<Catalog>)>;
@@ -49,11 +49,7 @@ impl CatalogSource {
                 return Ok(catalog.clone());
             }
         }
-        let origin = format!("site database firmware-config version {version}");
-        let loaded = Catalog::load_with_runtime(
-            &self.site,
-            runtime.as_ref().map(|r| (r.document.as_str(), Path::new(origin.as_str()))),
-        );
+        let loaded = load(&self.site, runtime.as_ref());
         let mut cache = self.cache.lock().expect("catalog cache");
         match loaded {
             Ok(catalog) => {
@@ -73,6 +69,19 @@ impl CatalogSource {
                 None => Err(e.to_string()),
             },
         }
+    }
+}
+
+/// How a stored firmware-config version is named in catalog errors (it has no file).
+pub fn origin_label(version: i64) -> PathBuf {
+    PathBuf::from(format!("firmware-config version {version}"))
+}
+
+/// The effective catalog with `runtime` (a stored firmware-config version) applied last.
+pub fn load(site: &SiteConfig, runtime: Option<&FirmwareConfigVersion>) -> Result<Catalog, CatalogError> {
+    match runtime {
+        Some(v) => Catalog::load_with_runtime(site, Some((&v.document, &origin_label(v.version)))),
+        None => Catalog::load_with_runtime(site, None),
     }
 }
 

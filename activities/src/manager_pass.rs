@@ -7,19 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use hostfw_model::gates::{self, FirmwareStatus, SkipReason};
+use hostfw_model::gates::{self, FirmwareStatus};
 use hostfw_store::now_ms;
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
 use crate::site_link::{request_and_start, INITIATOR_AUTOMATED};
 use crate::{error, site_view, Deps};
-
-/// The short name of a skip reason, for counts (`CeilingReached`, `WindowClosed`, ...).
-pub fn reason_kind(reason: &SkipReason) -> String {
-    let debug = format!("{reason:?}");
-    debug.split([' ', '{', '(']).next().unwrap_or_default().to_string()
-}
 
 /// One pass.
 pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, ActivityError> {
@@ -48,7 +42,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     }
     let mut waiting: BTreeMap<String, u32> = BTreeMap::new();
     for s in &plan.skipped {
-        *waiting.entry(reason_kind(&s.reason)).or_default() += 1;
+        *waiting.entry(s.reason.kind().to_string()).or_default() += 1;
     }
     tracing::info!(
         reasons = %input.reasons.join("; "),

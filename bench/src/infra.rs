@@ -372,37 +372,11 @@ where
     }
 }
 
-/// Each update of `machine_id` as (entered HostReprovision, left it), from the state history.
-pub async fn update_intervals(store: &Store, machine_id: &str) -> anyhow::Result<Vec<(i64, i64)>> {
-    let mut history = store.history_list(machine_id, 10_000).await?;
-    history.reverse();
-    let mut out = Vec::new();
-    let mut open = None;
-    for h in history {
-        let updating = h.state == "HostReprovision";
-        match (updating, open) {
-            (true, None) => open = Some(h.at_ms),
-            (false, Some(s)) => {
-                out.push((s, h.at_ms));
-                open = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = open {
-        out.push((s, i64::MAX));
-    }
-    Ok(out)
+/// Each update of `machine_id` as (entered HostReprovision, left it), from the state history; one
+/// still running ends `None`.
+pub async fn update_intervals(store: &Store, machine_id: &str) -> anyhow::Result<Vec<(i64, Option<i64>)>> {
+    let history = store.history_list(machine_id, 10_000).await?;
+    Ok(hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state.as_str(), h.at_ms))))
 }
 
-/// The largest number of intervals open at one instant (touching intervals do not overlap).
-pub fn max_overlap(intervals: &[(i64, i64)]) -> usize {
-    let mut edges: Vec<(i64, i32)> = intervals.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
-    edges.sort();
-    let (mut open, mut max) = (0i32, 0i32);
-    for (_, d) in edges {
-        open += d;
-        max = max.max(open);
-    }
-    max as usize
-}
+pub use hostfw_model::update_intervals::max_overlap;

@@ -112,7 +112,7 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
     let mut fastest = i64::MAX;
     for id in &ids {
         for (s, e) in infra::update_intervals(&store, id).await? {
-            if e != i64::MAX {
+            if let Some(e) = e {
                 fastest = fastest.min(e - s);
             }
             intervals.push((s, e));

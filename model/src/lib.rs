@@ -18,6 +18,7 @@ pub mod inventory;
 pub mod matcher;
 pub mod selection;
 pub mod substate;
+pub mod update_intervals;
 
 pub use catalog::{Catalog, ComponentDoc, HostModelDoc};
 pub use component::{Component, ComponentType, FirmwareEntry};

@@ -65,7 +65,7 @@ pub async fn auto_update(ctx: &Context, args: &AutoUpdateArgs) -> anyhow::Result
         None => "clear (site default)",
     };
     ctx.audit("machine auto-update", id, detail).await?;
-    crate::re_explore::wake(ctx, &format!("auto-update of {id} changed")).await;
+    crate::wake::wake(ctx, &format!("auto-update of {id} changed")).await;
 
     let site_default = ctx.site.firmware_global.autoupdate;
     let policy = AutoUpdatePolicy {

@@ -7,9 +7,10 @@
 //! document is stored; an identical one stores nothing), and printing versions. It must not
 //! parse or merge catalog documents itself (`hostfw_model::catalog` does).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{anyhow, Context as _};
+use hostfw_activities::catalog_source;
 use hostfw_model::catalog::parse_runtime_document;
 use hostfw_model::Catalog;
 use hostfw_store::FirmwareConfigVersion;
@@ -22,24 +23,12 @@ use crate::output;
 /// The audit target of every firmware-config change.
 pub const AUDIT_TARGET: &str = "firmware-config";
 
-/// How a stored version is named in catalog errors (it has no file).
-pub fn origin_label(version: i64) -> PathBuf {
-    PathBuf::from(format!("firmware-config version {version}"))
-}
-
 /// The effective catalog with `runtime` (a stored version) applied last.
 pub fn catalog_with(
     site: &hostfw_model::SiteConfig,
     runtime: Option<&FirmwareConfigVersion>,
 ) -> anyhow::Result<Catalog> {
-    let catalog = match runtime {
-        Some(v) => {
-            let label = origin_label(v.version);
-            Catalog::load_with_runtime(site, Some((&v.document, &label)))
-        }
-        None => Catalog::load_with_runtime(site, None),
-    };
-    catalog.map_err(|e| anyhow!("{e}"))
+    catalog_source::load(site, runtime).map_err(|e| anyhow!("{e}"))
 }
 
 /// The effective catalog: static config, firmware directory, then the latest stored
@@ -72,7 +61,7 @@ pub async fn set(ctx: &Context, file: &Path) -> anyhow::Result<()> {
             let detail =
                 format!("version {} from {} ({tables} host model tables, sha256 {sha256})", v.version, file.display());
             ctx.audit("firmware-config set", AUDIT_TARGET, &detail).await?;
-            crate::re_explore::wake(ctx, "the runtime catalog changed").await;
+            crate::wake::wake(ctx, "the runtime catalog changed").await;
             (true, v)
         }
     };
@@ -195,7 +184,7 @@ pub async fn history(ctx: &Context, limit: u32) -> anyhow::Result<()> {
     let rows = versions
         .iter()
         .map(|v| {
-            let tables = parse_runtime_document(&v.document, &origin_label(v.version))
+            let tables = parse_runtime_document(&v.document, &catalog_source::origin_label(v.version))
                 .map_or_else(|_| "?".to_string(), |t| t.len().to_string());
             vec![
                 v.version.to_string(),

@@ -17,6 +17,7 @@ pub mod reprovision;
 pub mod rollout;
 pub mod signals;
 pub mod start_updates;
+pub mod wake;
 pub mod watch;
 pub mod window_time;
 

@@ -1,8 +1,6 @@
-//! `site-explorer re-explore <bmc-ip>`: ask the Site Explorer workflow to explore one BMC now,
-//! and `wake`: tell the scheduler that something it reads changed.
+//! `site-explorer re-explore <bmc-ip>`: ask the Site Explorer workflow to explore one BMC now.
 
 use anyhow::{anyhow, bail};
-use hostfw_activities::site_link;
 use hostfw_workflows::names::SITE_EXPLORER_ID;
 use hostfw_workflows::SiteExplorerWorkflow;
 use temporalio_client::WorkflowSignalOptions;
@@ -29,19 +27,4 @@ pub async fn re_explore(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
     ctx.audit("site-explorer re-explore", &machine.id, &machine.bmc_address).await?;
     crate::outln!("re-exploration of {} ({}) requested", machine.bmc_address, machine.id);
     Ok(())
-}
-
-/// Wake the Machine Update Manager after a change it reads (a window, an override, the catalog).
-/// Best effort: without a reachable Temporal server the change still applies at the next pass.
-pub async fn wake(ctx: &Context, reason: &str) {
-    let attempt = async {
-        let client = ctx.temporal().await?;
-        site_link::wake_manager(&client, reason).await;
-        anyhow::Ok(())
-    };
-    match tokio::time::timeout(std::time::Duration::from_secs(5), attempt).await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::warn!(error = %e, "could not wake the machine update manager; the change applies at its next pass"),
-        Err(_) => tracing::warn!("the Temporal server did not answer in 5 s; the change applies at the manager's next pass"),
-    }
 }

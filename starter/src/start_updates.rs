@@ -61,7 +61,7 @@ pub async fn start_updates(ctx: &Context, args: &StartUpdatesArgs) -> anyhow::Re
         ctx.audit("managed-host start-updates", id, &detail).await?;
     }
     // The scheduler learns of the window now (and sleeps until it opens when it starts later).
-    crate::re_explore::wake(ctx, "update windows changed").await;
+    crate::wake::wake(ctx, "update windows changed").await;
 
     let result: Vec<MachineWindow> = ids
         .iter()

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::bail;
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, FirmwareStatus};
+use hostfw_model::update_intervals::{max_overlap, update_intervals};
 use hostfw_model::HostSubstate;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -111,42 +112,18 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The largest number of hosts updating at one instant, from the recorded state history
-/// (entering HostReprovision until leaving it).
+/// The largest number of hosts updating at one instant, from the recorded state history, and
+/// how many hosts were updated at all.
 async fn highest_in_flight(ctx: &Context) -> anyhow::Result<(usize, usize)> {
-    let mut edges: Vec<(i64, i32)> = Vec::new();
+    let mut all = Vec::new();
     let mut updated = 0;
     for m in ctx.store.machine_list().await? {
-        let mut history = ctx.store.history_list(&m.id, 10_000).await?;
-        history.reverse();
-        let mut open: Option<i64> = None;
-        let mut touched = false;
-        for h in history {
-            let updating = h.state == "HostReprovision";
-            match (updating, open) {
-                (true, None) => {
-                    open = Some(h.at_ms);
-                    touched = true;
-                }
-                (false, Some(s)) => {
-                    edges.extend([(s, 1), (h.at_ms, -1)]);
-                    open = None;
-                }
-                _ => {}
-            }
-        }
-        if let Some(s) = open {
-            edges.extend([(s, 1), (i64::MAX, -1)]);
-        }
-        updated += usize::from(touched);
+        let history = ctx.store.history_list(&m.id, 10_000).await?;
+        let intervals = update_intervals(history.iter().rev().map(|h| (h.state.as_str(), h.at_ms)));
+        updated += usize::from(!intervals.is_empty());
+        all.extend(intervals);
     }
-    edges.sort();
-    let (mut now, mut max) = (0i32, 0i32);
-    for (_, d) in edges {
-        now += d;
-        max = max.max(now);
-    }
-    Ok((max as usize, updated))
+    Ok((max_overlap(&all), updated))
 }
 
 async fn report(ctx: &Context, t: &Tally, ceiling: u32, took: Duration) -> anyhow::Result<()> {

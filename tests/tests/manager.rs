@@ -9,6 +9,7 @@ mod common;
 use std::time::Duration;
 
 use common::{ChildWorker, Site, SiteSpec};
+use hostfw_model::update_intervals::max_overlap;
 use hostfw_workflows::names::{MACHINE_UPDATE_MANAGER_ID, SITE_EXPLORER_ID};
 use hostfw_workflows::{MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
 
@@ -69,39 +70,16 @@ async fn wait_compliant(site: &Site, ids: &[&str], within: Duration) {
     .await
 }
 
-/// From the recorded state history: each update as (entered HostReprovision, back to Ready).
-async fn update_intervals(site: &Site, ids: &[&str]) -> Vec<(i64, i64)> {
+/// From the recorded state history: each update as (entered HostReprovision, left it).
+async fn update_intervals(site: &Site, ids: &[&str]) -> Vec<(i64, Option<i64>)> {
     let mut out = Vec::new();
     for id in ids {
-        let mut history = site.store.history_list(id, 1000).await.unwrap();
-        history.reverse();
-        let mut start = None;
-        for h in history {
-            match (h.state.as_str(), start) {
-                ("HostReprovision", None) => start = Some(h.at_ms),
-                ("Ready", Some(s)) => {
-                    out.push((s, h.at_ms));
-                    start = None;
-                }
-                _ => {}
-            }
-        }
-        assert!(start.is_none(), "{id} never left HostReprovision");
+        let history = site.store.history_list(id, 1000).await.unwrap();
+        let intervals = hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state.as_str(), h.at_ms)));
+        assert!(intervals.iter().all(|(_, end)| end.is_some()), "{id} never left HostReprovision");
+        out.extend(intervals);
     }
     out
-}
-
-/// The largest number of intervals open at one instant.
-fn max_overlap(intervals: &[(i64, i64)]) -> usize {
-    let mut edges: Vec<(i64, i32)> = intervals.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
-    // At equal times a close comes before an open: touching intervals do not overlap.
-    edges.sort();
-    let (mut open, mut max) = (0i32, 0i32);
-    for (_, d) in edges {
-        open += d;
-        max = max.max(open);
-    }
-    max as usize
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,12 +4,13 @@
 //! request cleared before it started ends the workflow here.
 
 use std::pin::pin;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
 use hostfw_model::{HostState, HostSubstate};
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
 use crate::contracts::*;
+use crate::clock::now_ms;
 use crate::options;
 use crate::settings::HostReprovisionInput;
 use crate::steps::Ctx;
@@ -18,13 +19,6 @@ use crate::steps::Ctx;
 pub(crate) enum Approval {
     Granted(String),
     Cancelled(String),
-}
-
-fn now_ms(ctx: &Ctx) -> i64 {
-    ctx.workflow_time()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Wait for tenant approval, the autoreboot period, or a cancellation.

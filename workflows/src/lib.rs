@@ -19,6 +19,7 @@
 pub mod activation;
 mod approval;
 mod attempt;
+mod clock;
 pub mod contracts;
 mod failure;
 pub mod host_reprovision;

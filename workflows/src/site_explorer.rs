@@ -7,7 +7,7 @@
 //! from activity results, signals and durable timers.
 
 use std::pin::pin;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use temporalio_macros::{workflow, workflow_methods};
@@ -16,6 +16,7 @@ use temporalio_workflow::{
     WorkflowContextView, WorkflowResult,
 };
 
+use crate::clock::now_ms;
 use crate::options;
 use crate::site_contracts::*;
 
@@ -119,13 +120,6 @@ impl SiteExplorerWorkflow {
             self.queued.push(bmc);
         }
     }
-}
-
-fn now_ms(ctx: &WorkflowContext<SiteExplorerWorkflow>) -> i64 {
-    ctx.workflow_time()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Wait up to `wait` for a re-explore request: true when one arrived.

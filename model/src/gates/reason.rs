@@ -55,6 +55,29 @@ pub enum SkipReason {
     },
 }
 
+impl SkipReason {
+    /// The variant's name (`"CeilingReached"`, `"WindowClosed"`, ...), e.g. for counting hosts by
+    /// reason.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SkipReason::NotExplored => "NotExplored",
+            SkipReason::ExploreFailed { .. } => "ExploreFailed",
+            SkipReason::NoCatalogEntry { .. } => "NoCatalogEntry",
+            SkipReason::NoInventoryMatch { .. } => "NoInventoryMatch",
+            SkipReason::AutoUpdateOffSite => "AutoUpdateOffSite",
+            SkipReason::AutoUpdateOffHost => "AutoUpdateOffHost",
+            SkipReason::LegacyDisableList => "LegacyDisableList",
+            SkipReason::NotReady { .. } => "NotReady",
+            SkipReason::AssignedManualTagging => "AssignedManualTagging",
+            SkipReason::AlreadyRequested => "AlreadyRequested",
+            SkipReason::Busy { .. } => "Busy",
+            SkipReason::WindowClosed { .. } => "WindowClosed",
+            SkipReason::CeilingZero { .. } => "CeilingZero",
+            SkipReason::CeilingReached { .. } => "CeilingReached",
+        }
+    }
+}
+
 /// A host that was not started, with its first failing gate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
