@@ -35,8 +35,21 @@ pub struct DevServer {
     _dir: tempfile::TempDir,
 }
 
+/// Where the dev server keeps its state.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Persistence {
+    /// A SQLite file in a temp dir (`--db-filename`), like the demo's persisted server.
+    SqliteFile,
+    /// In memory: takes the server's SQLite writes out of the measurement.
+    InMemory,
+}
+
 impl DevServer {
     pub async fn start() -> anyhow::Result<DevServer> {
+        DevServer::start_with(Persistence::SqliteFile).await
+    }
+
+    pub async fn start_with(persistence: Persistence) -> anyhow::Result<DevServer> {
         let cli = temporal_cli();
         if !cli.exists() {
             bail!("the Temporal CLI is missing at {} (run scripts/tools.sh)", cli.display());
@@ -49,10 +62,11 @@ impl DevServer {
             .args(["--port", &port.to_string()])
             .args(["--http-port", &free_port().to_string()])
             .args(["--metrics-port", &free_port().to_string()])
-            .arg("--db-filename")
-            .arg(dir.path().join("t.db"))
             .args(["--log-level", "error"])
             .args(["--dynamic-config-value", "history.transferProcessorMaxPollRPS=10000"]);
+        if persistence == Persistence::SqliteFile {
+            cmd.arg("--db-filename").arg(dir.path().join("t.db"));
+        }
         for (name, kind) in search_attributes::REGISTRATION {
             cmd.args(["--search-attribute", &format!("{name}={kind}")]);
         }
@@ -79,6 +93,11 @@ impl DevServer {
 
     pub fn address(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The server's process id (the CLI runs the server in its own process).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `temporal workflow count` of running workflows.

@@ -63,11 +63,15 @@ pub struct Args {
     #[arg(long, default_value_t = 10)]
     pub capacity_idle_secs: u64,
     /// Worker capacity: give up draining after this many seconds.
-    #[arg(long, default_value_t = 900)]
+    #[arg(long, default_value_t = 2400)]
     pub drain_timeout_secs: u64,
     /// Site Explorer: fleet sizes of one crawl.
     #[arg(long, value_delimiter = ',', default_values_t = vec![1_000usize, 10_000])]
     pub crawl_sizes: Vec<usize>,
+    /// Site Explorer: one more crawl (of the first size, at most 1,000) with every BMC answering
+    /// after this many milliseconds; 0 skips it.
+    #[arg(long, default_value_t = 20)]
+    pub crawl_latency_ms: u64,
     /// Where to write the report; `-` writes nothing.
     #[arg(long, default_value = "docs/benchmarks.md")]
     pub out: String,

@@ -2,6 +2,7 @@
 //! injected faults, auth, body limit, Redfish 404/405 bodies). Wiring only: every handler lives
 //! in its own module.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -93,6 +94,7 @@ pub fn router(host: Arc<Host>) -> Router {
             host.clone(),
             fault_inject::inject,
         ))
+        .layer(middleware::from_fn_with_state(host.clone(), count_busy))
         .with_state(host)
 }
 
@@ -115,6 +117,25 @@ pub fn normalize_path<B>(mut req: axum::http::Request<B>) -> axum::http::Request
         }
     }
     req
+}
+
+/// Counts this BMC busy while it serves any request (outermost layer, so faults and refusals
+/// count too). The guard also runs when the client drops the request mid-way.
+async fn count_busy(State(host): State<Arc<Host>>, req: Request, next: Next) -> Response {
+    struct InProgress<'a>(&'a Host);
+    impl Drop for InProgress<'_> {
+        fn drop(&mut self) {
+            if self.0.requests_in_progress.fetch_sub(1, Ordering::SeqCst) == 1 {
+                self.0.fleet.counters.bmc_idle();
+            }
+        }
+    }
+    host.fleet.counters.request();
+    if host.requests_in_progress.fetch_add(1, Ordering::SeqCst) == 0 {
+        host.fleet.counters.bmc_busy();
+    }
+    let _guard = InProgress(&host);
+    next.run(req).await
 }
 
 /// A request that slipped in just as a Manager.Reset took the BMC down gets 503.

@@ -244,6 +244,8 @@ pub(crate) struct Host {
     pub outage: Notify,
     /// Set when the fleet serves HTTPS (`tls = true`): wraps every accepted connection.
     pub tls: Option<tokio_rustls::TlsAcceptor>,
+    /// Requests this BMC is serving right now (for the fleet's busy-BMC high-water mark).
+    pub requests_in_progress: std::sync::atomic::AtomicU64,
     data: Mutex<HostData>,
 }
 
@@ -263,6 +265,7 @@ impl Host {
             go_down,
             outage: Notify::new(),
             tls,
+            requests_in_progress: Default::default(),
             data,
         }
     }

@@ -2,7 +2,7 @@
 //! counters behind them. Counting only; never decides anything.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use serde::Serialize;
 
@@ -20,6 +20,12 @@ pub struct SimStats {
     pub resets_manager: u64,
     /// Chassis.Reset PowerCycle (AC power cycle) actions accepted.
     pub ac_cycles_total: u64,
+    /// High-water mark of BMCs serving at least one request at the same moment, fleet-wide. A
+    /// client that talks to at most K BMCs at once can never push this above K (the gaps between
+    /// its requests to one BMC only lower it), so it checks a client's concurrency bound.
+    pub max_busy_bmcs: u64,
+    /// Requests received, fleet-wide (every method and path, `/sim` included).
+    pub requests_total: u64,
     pub per_host: BTreeMap<String, HostStats>,
 }
 
@@ -47,9 +53,25 @@ pub(crate) struct FleetCounters {
     resets_system: AtomicU64,
     resets_manager: AtomicU64,
     ac_cycles: AtomicU64,
+    /// Signed: a BMC's idle transition can be counted a moment before its busy one.
+    busy_bmcs: AtomicI64,
+    max_busy_bmcs: AtomicI64,
+    requests: AtomicU64,
 }
 
 impl FleetCounters {
+    pub fn request(&self) {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+    }
+    /// A BMC went from no request in progress to one.
+    pub fn bmc_busy(&self) {
+        let now = self.busy_bmcs.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_busy_bmcs.fetch_max(now, Ordering::SeqCst);
+    }
+    /// A BMC finished its last request in progress.
+    pub fn bmc_idle(&self) {
+        self.busy_bmcs.fetch_sub(1, Ordering::SeqCst);
+    }
     pub fn upload_in_flight(&self) {
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
@@ -81,6 +103,8 @@ impl FleetCounters {
             resets_system: self.resets_system.load(Ordering::SeqCst),
             resets_manager: self.resets_manager.load(Ordering::SeqCst),
             ac_cycles_total: self.ac_cycles.load(Ordering::SeqCst),
+            max_busy_bmcs: self.max_busy_bmcs.load(Ordering::SeqCst).max(0) as u64,
+            requests_total: self.requests.load(Ordering::SeqCst),
             per_host: BTreeMap::new(),
         }
     }

@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use hostfw_bmc_sim::firmware_image;
+use hostfw_bmc_sim::{firmware_image, Fault};
+use reqwest::StatusCode;
 use serde_json::json;
 
 #[tokio::test]
@@ -54,5 +55,38 @@ async fn sequential_uploads_keep_the_mark_at_one() {
     assert_eq!(stats.uploads_started, 4);
     assert_eq!(stats.max_concurrent_uploads, 1);
     assert_eq!(stats.per_host["host-002"].uploads, 2);
+    fleet.shutdown().await;
+}
+
+/// Four slow GETs to four BMCs at once: all four are busy together, so the mark reaches 4; the
+/// sequential GETs before them never raised it above 1.
+#[tokio::test]
+async fn busy_bmcs_mark_counts_bmcs_serving_at_the_same_moment() {
+    let fleet = start_fleet((1..=4).map(|i| host(&format!("host-00{i}"))).collect()).await;
+    let clients: Vec<_> = fleet.hosts().iter().map(Client::new).collect();
+    for c in &clients {
+        assert_eq!(c.get(SYSTEM).await.status, StatusCode::OK);
+        assert_eq!(c.get(SYSTEM).await.status, StatusCode::OK);
+    }
+    assert_eq!(fleet.stats().max_busy_bmcs, 1, "one BMC at a time so far");
+    for h in fleet.hosts() {
+        let slow = Fault { slow_response_secs: 0.5, ..Fault::default() };
+        fleet.set_fault(&h.id, slow).unwrap();
+    }
+    let replies = futures::future::join_all(clients.iter().map(|c| c.get(SYSTEM))).await;
+    assert!(replies.iter().all(|r| r.status == StatusCode::OK));
+    assert_eq!(fleet.stats().max_busy_bmcs, 4);
+    fleet.shutdown().await;
+}
+
+/// Many requests to ONE BMC at once still make one busy BMC.
+#[tokio::test]
+async fn parallel_requests_to_one_bmc_are_one_busy_bmc() {
+    let fleet = start_fleet(vec![host("host-001"), host("host-002")]).await;
+    let c = Client::new(&fleet.hosts()[0]);
+    fleet.set_fault("host-001", Fault { slow_response_secs: 0.3, ..Fault::default() }).unwrap();
+    let replies = futures::future::join_all((0..5).map(|_| c.get(SYSTEM))).await;
+    assert!(replies.iter().all(|r| r.status == StatusCode::OK));
+    assert_eq!(fleet.stats().max_busy_bmcs, 1);
     fleet.shutdown().await;
 }
