@@ -1,4 +1,8 @@
 //! Activation steps: system and manager resets, and the wait until the BMC answers again.
+//!
+//! Owns issuing one step and waiting for its effect, and not issuing it twice when a retry finds
+//! that an earlier attempt already did (`activation_marks`). It must not choose the steps (the
+//! workflow's activation plan does).
 
 use std::time::Duration;
 
@@ -19,30 +23,83 @@ const GOES_DOWN_WITHIN: Duration = Duration::from_secs(30);
 /// How long a host may take to reach the wanted power state after a reset.
 const POWERS_ON_WITHIN: Duration = Duration::from_secs(10 * 60);
 
-/// Run one activation step.
-pub async fn activate(deps: &Deps, input: ActivateInput) -> Result<(), ActivityError> {
+/// Identifies one activation step across its attempts: the workflow run and the activity id
+/// (every retry of one activity shares both).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepKey {
+    pub run_id: String,
+    pub activity_id: String,
+}
+
+/// Run one activation step: issue its reset or power action, then wait for its effect.
+///
+/// With a `key`, the step records in the site database that it issued the reset. A retry of the
+/// same step (the worker died while waiting) that finds a mark younger than the step's waiting
+/// budget ([`REACHABLE_WITHIN`]) only waits: the host is not reset a second time. An older mark
+/// means the earlier wait ran out, so the retry resets again. Without a key (no workflow), it
+/// always issues.
+pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -> Result<(), ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
-    match &input.step {
-        ActivationStep::PowerOff => {
-            client.reset_system("ForceOff").await.map_err(error::redfish)?;
-            wait_power(&client, "Off").await?;
+    let issued_ms_ago = match &key {
+        Some(k) => match deps.store.activation_mark_get(&k.run_id, &k.activity_id).await {
+            Ok(at) => at.map(|at| hostfw_store::now_ms() - at),
+            Err(e) => {
+                tracing::warn!(machine = %machine.id, error = %e, "reading the activation mark failed; issuing the step");
+                None
+            }
+        },
+        None => None,
+    };
+    match issued_ms_ago.filter(|ago| *ago < REACHABLE_WITHIN.as_millis() as i64) {
+        Some(ago) => tracing::warn!(
+            machine = %machine.id,
+            step = ?input.step,
+            issued_s_ago = ago / 1000,
+            "a previous attempt of this step already issued it (the worker restarted?): waiting for it, not issuing it again"
+        ),
+        None => {
+            issue(&client, &input.step).await?;
+            if let Some(k) = &key {
+                if let Err(e) = deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await {
+                    tracing::warn!(machine = %machine.id, error = %e, "recording the activation mark failed; a retry would issue the step again");
+                }
+            }
         }
-        ActivationStep::PowerOn => {
-            client.reset_system("On").await.map_err(error::redfish)?;
-            wait_power(&client, "On").await?;
+    }
+    wait(&client, &input.step).await?;
+    if let Some(k) = &key {
+        if let Err(e) = deps.store.activation_mark_clear(&k.run_id, &k.activity_id).await {
+            tracing::warn!(machine = %machine.id, error = %e, "clearing the activation mark failed (it expires on its own)");
         }
-        ActivationStep::AcPowerCycle => {
-            client.ac_power_cycle().await.map_err(error::redfish)?;
+    }
+    tracing::info!(machine = %machine.id, step = ?input.step, "activation step done");
+    Ok(())
+}
+
+/// The reset or power action of a step, as accepted by the BMC.
+async fn issue(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) -> Result<(), ActivityError> {
+    match step {
+        ActivationStep::PowerOff => client.reset_system("ForceOff").await,
+        ActivationStep::PowerOn => client.reset_system("On").await,
+        ActivationStep::AcPowerCycle => client.ac_power_cycle().await,
+        ActivationStep::SystemReset { reset_type } => client.reset_system(reset_type).await,
+        ActivationStep::ManagerReset { reset_type, .. } => client.reset_manager(reset_type).await,
+    }
+    .map_err(error::redfish)
+}
+
+/// Wait for the effect of a step's action; safe to repeat after a worker restart.
+async fn wait(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) -> Result<(), ActivityError> {
+    match step {
+        ActivationStep::PowerOff => wait_power(client, "Off").await?,
+        ActivationStep::PowerOn => wait_power(client, "On").await?,
+        ActivationStep::AcPowerCycle => client.wait_reachable(REACHABLE_WITHIN).await.map(|_| ()).map_err(error::redfish)?,
+        ActivationStep::SystemReset { .. } => {
             client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
+            wait_power(client, "On").await?;
         }
-        ActivationStep::SystemReset { reset_type } => {
-            client.reset_system(reset_type).await.map_err(error::redfish)?;
-            client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
-            wait_power(&client, "On").await?;
-        }
-        ActivationStep::ManagerReset { reset_type, healthy_reads } => {
-            client.reset_manager(reset_type).await.map_err(error::redfish)?;
+        ActivationStep::ManagerReset { healthy_reads, .. } => {
             client.wait_unreachable(GOES_DOWN_WITHIN).await.map_err(error::redfish)?;
             // The BMC goes away while it reboots; wait for it, then require several consecutive
             // good reads so that a BMC still coming up is not mistaken for a healthy one.
@@ -57,7 +114,6 @@ pub async fn activate(deps: &Deps, input: ActivateInput) -> Result<(), ActivityE
             }
         }
     }
-    tracing::info!(machine = %machine.id, step = ?input.step, "activation step done");
     Ok(())
 }
 

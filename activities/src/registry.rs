@@ -62,7 +62,12 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::Activate)]
     pub async fn activate(self: Arc<Self>, ctx: ActivityContext, input: ActivateInput) -> Result<(), ActivityError> {
         let what = format!("{:?}", input.step);
-        with_heartbeat(&ctx, &what, activation::activate(&self.deps, input)).await
+        let info = ctx.info();
+        let key = info
+            .workflow_run_id
+            .clone()
+            .map(|run_id| activation::StepKey { run_id, activity_id: info.activity_id.clone() });
+        with_heartbeat(&ctx, &what, activation::activate(&self.deps, input, key)).await
     }
 
     #[activity(definition = defs::Restore)]

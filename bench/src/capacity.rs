@@ -39,6 +39,10 @@ async fn count_substate(store: &Store, substate: &str) -> Option<usize> {
 pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let server = DevServer::start_with(Persistence::InMemory).await?;
     let dir = tempfile::tempdir()?;
+    // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
+    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
     let (config, site) = infra::write_site(
         dir.path(),
         &SiteOpts {
@@ -55,9 +59,6 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
         },
     )?;
     let store = Store::connect(&site.site.database_url).await?;
-    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)
-        .await
-        .map_err(|e| anyhow!("{e}"))?;
     infra::register_fleet(&store, &fleet, true).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 

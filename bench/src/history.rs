@@ -50,6 +50,10 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
 
     let server = DevServer::start().await?;
     let dir = tempfile::tempdir()?;
+    // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
+    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet).map_err(|e| anyhow!("{e}"))?)
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
     let (_path, site) = infra::write_site(
         dir.path(),
         &SiteOpts {
@@ -66,9 +70,6 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         },
     )?;
     let store = Store::connect(&site.site.database_url).await?;
-    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet).map_err(|e| anyhow!("{e}"))?)
-        .await
-        .map_err(|e| anyhow!("{e}"))?;
     infra::register_fleet(&store, &fleet, false).await?;
     let worker = WorkerThread::spawn(site.clone());
     let client = hostfw_worker::connect(&site, "hostfw-bench").await?;

@@ -324,10 +324,10 @@ impl ChildWorker {
                 return Ok(w);
             }
             if let Ok(Some(status)) = w.child.try_wait() {
-                bail!("hostfw-worker exited ({status}) before it was ready; see {}", w.log.display());
+                bail!("hostfw-worker exited ({status}) before it was ready; its log ends:\n{}", log_tail(&w.log));
             }
             if Instant::now() > deadline {
-                bail!("hostfw-worker not ready within 60 s; see {}", w.log.display());
+                bail!("hostfw-worker not ready within 60 s; its log ends:\n{}", log_tail(&w.log));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -336,6 +336,13 @@ impl ChildWorker {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+}
+
+/// The last lines of a log file (the file itself goes with its temp dir).
+fn log_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
 }
 
 impl Drop for ChildWorker {

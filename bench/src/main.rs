@@ -13,6 +13,7 @@ mod crawl;
 mod history;
 mod infra;
 mod pass;
+mod report;
 mod rollout;
 
 use std::path::PathBuf;
@@ -21,6 +22,17 @@ use std::time::Instant;
 use clap::Parser;
 
 const ALL: &[&str] = &["rollout", "pass", "history", "capacity", "crawl"];
+
+/// The label of a benchmark's rows in the table (its first column).
+fn label(name: &str) -> &'static str {
+    match name {
+        "rollout" => "1 rollout",
+        "pass" => "2 scheduler pass",
+        "history" => "3 history size",
+        "capacity" => "4 worker capacity",
+        _ => "5 site explorer crawl",
+    }
+}
 
 #[derive(Parser, Debug, Clone)]
 #[command(name = "hostfw-bench", about = "hostfw benchmarks: one table, also written to docs/benchmarks.md")]
@@ -75,6 +87,10 @@ pub struct Args {
     /// Where to write the report; `-` writes nothing.
     #[arg(long, default_value = "docs/benchmarks.md")]
     pub out: String,
+    /// Replace only the rows (and the run line) of the benchmarks run now in the existing report,
+    /// keeping the others as they were; without it the report is rewritten from this run alone.
+    #[arg(long)]
+    pub update: bool,
 }
 
 /// One line of the table.
@@ -167,27 +183,47 @@ async fn main() -> anyhow::Result<()> {
         };
         if let Err(e) = result {
             eprintln!("{name} FAILED: {e:#}");
-            rows.push(Row::new(name, "", "FAILED".into(), "", &format!("{e:#}")));
+            rows.push(Row::new(label(name), "", "FAILED".into(), "", &format!("{e:#}")));
             failures.push(name.to_string());
         }
         eprintln!("== {name} took {:.0} s", t.elapsed().as_secs_f64());
     }
-    let table = table(&rows);
-    println!("{table}");
+    println!("{}", table(&rows));
     let total = started.elapsed().as_secs_f64();
     println!("total: {total:.0} s");
     if args.out != "-" {
-        let argv: Vec<String> = std::env::args().skip(1).collect();
-        let doc = format!(
-            "# Benchmarks\n\nWritten by `make bench` (`scripts/bench.sh` runs the release binary `hostfw-bench`{}) on {date}; \
-             the whole run took {total:.0} s. Every benchmark starts its own Temporal dev server (the pinned CLI), bmc-sim fleet, \
-             site database and worker, and stops them. Rerun a subset with e.g. `make bench ARGS=\"--only pass,history\"`.\n\n\
-             ## Machine\n\n{}\n## Results\n\n{table}\n",
-            if argv.is_empty() { String::new() } else { format!(" with `{}`", argv.join(" ")) },
-            machine(),
-        );
         let path = PathBuf::from(&args.out);
         let path = if path.is_relative() { infra::workspace_root().join(path) } else { path };
+        let argv: Vec<String> = std::env::args().skip(1).filter(|a| a != "--update").collect();
+        let ran: Vec<&str> = ALL.iter().copied().filter(|b| args.only.iter().any(|o| o == b)).collect();
+        let run_line = format!(
+            "- {}: {date}, `make bench{}`, {total:.0} s",
+            ran.join(", "),
+            if argv.is_empty() { String::new() } else { format!(" ARGS=\"{}\"", argv.join(" ")) }
+        );
+        let (mut runs, mut kept) = (Vec::new(), Vec::new());
+        if args.update {
+            let old = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("--update: reading {}: {e}", path.display()))?;
+            let labels: Vec<&str> = ran.iter().map(|b| label(b)).collect();
+            runs = report::run_lines(&old)
+                .into_iter()
+                .map(|line| report::drop_benchmarks(&line, &ran))
+                .filter(|line| !line.is_empty())
+                .collect();
+            kept = report::rows(&old).into_iter().filter(|r| !labels.contains(&r.bench.as_str())).collect();
+        }
+        runs.push(run_line);
+        kept.extend(rows);
+        kept.sort_by(|a, b| a.bench.cmp(&b.bench));
+        let doc = format!(
+            "# Benchmarks\n\nWritten by `make bench` (`scripts/bench.sh` runs the release binary `hostfw-bench`). Every benchmark \
+             starts its own Temporal dev server (the pinned CLI), bmc-sim fleet, site database and worker, and stops them. Rerun a \
+             subset with e.g. `make bench ARGS=\"--only pass,history\"`; `--update` replaces only that subset's rows here.\n\n\
+             ## Runs\n\n{}\n\n## Machine\n\n{}\n## Results\n\n{}\n",
+            runs.join("\n"),
+            machine(),
+            table(&kept),
+        );
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }

@@ -63,6 +63,10 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
         args.ceiling
     );
     let firmware_global = format!("max_uploads = {}", args.max_uploads);
+    // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
+    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n, args)).map_err(|e| anyhow!("{e}"))?)
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
     let (_path, site) = infra::write_site(
         dir.path(),
         &SiteOpts {
@@ -79,9 +83,6 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
         },
     )?;
     let store = Store::connect(&site.site.database_url).await?;
-    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n, args)).map_err(|e| anyhow!("{e}"))?)
-        .await
-        .map_err(|e| anyhow!("{e}"))?;
     infra::register_fleet(&store, &fleet, false).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 

@@ -9,6 +9,7 @@
 //! `ON CONFLICT … DO UPDATE`, portable types only (TEXT, BIGINT; booleans as BIGINT 0/1, JSON as
 //! TEXT, times as BIGINT unix milliseconds).
 
+mod activation_marks;
 mod address;
 mod audit;
 mod audit_query;
