@@ -94,7 +94,7 @@ async fn wait(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) -> 
     match step {
         ActivationStep::PowerOff => wait_power(client, "Off").await?,
         ActivationStep::PowerOn => wait_power(client, "On").await?,
-        ActivationStep::AcPowerCycle => client.wait_reachable(REACHABLE_WITHIN).await.map(|_| ()).map_err(error::redfish)?,
+        ActivationStep::AcPowerCycle => client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?,
         ActivationStep::SystemReset { .. } => {
             client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
             wait_power(client, "On").await?;
