@@ -30,7 +30,8 @@ pub async fn service_root(State(host): State<Arc<Host>>) -> Response {
         "Managers": link(uris::MANAGERS),
         "Chassis": link(uris::CHASSIS_COLLECTION),
         "UpdateService": link(uris::UPDATE_SERVICE),
-        "TaskService": link(crate::task_routes::TASK_SERVICE_URI),
+        // The DMTF name of the TaskService link, as every real BMC's root has it.
+        "Tasks": link(crate::task_routes::TASK_SERVICE_URI),
         "SessionService": link(uris::SESSION_SERVICE),
         "Links": { "Sessions": link(uris::SESSIONS) },
     }))

@@ -53,7 +53,7 @@ async fn service_root_is_open_and_links_everything() {
             "Systems",
             "Managers",
             "UpdateService",
-            "TaskService",
+            "Tasks",
             "SessionService",
         ] {
             assert!(
@@ -62,6 +62,9 @@ async fn service_root_is_open_and_links_everything() {
                 root.raw
             );
         }
+        // The TaskService is linked as `Tasks`, as on every real BMC; no root has `TaskService`.
+        assert_eq!(root.body["Tasks"]["@odata.id"], "/redfish/v1/TaskService");
+        assert!(root.body.get("TaskService").is_none(), "{}", root.raw);
         assert_eq!(
             root.body["Links"]["Sessions"]["@odata.id"],
             "/redfish/v1/SessionService/Sessions"

@@ -185,8 +185,10 @@ pub struct ServiceRoot {
     pub update_service: Option<ODataLink>,
     #[serde(rename = "SessionService", deserialize_with = "lenient")]
     pub session_service: Option<ODataLink>,
-    #[serde(rename = "TaskService", deserialize_with = "lenient")]
-    pub task_service: Option<ODataLink>,
+    /// The TaskService, linked as `Tasks` (the DMTF name; every captured real root uses it and
+    /// none has a `TaskService` key).
+    #[serde(rename = "Tasks", deserialize_with = "lenient")]
+    pub tasks: Option<ODataLink>,
     /// Absent on some services (sushy-tools), so optional like everything else.
     #[serde(rename = "Links", deserialize_with = "lenient")]
     pub links: Option<ServiceRootLinks>,

@@ -449,12 +449,13 @@ impl RedfishClient {
         }
     }
 
-    /// Finds the `@odata.id` of the Task with this `Id` by walking TaskService → Tasks (for
-    /// answers carrying a Task body without `@odata.id`). Best effort: `None` on any failure.
+    /// Finds the `@odata.id` of the Task with this `Id` by walking the root's `Tasks` link (the
+    /// TaskService) → its `Tasks` collection (for answers carrying a Task body without
+    /// `@odata.id`). Best effort: `None` on any failure.
     pub(crate) async fn find_task_uri_by_id(&self, id: &str) -> Option<String> {
         let (root_url, root) = self.service_root().await.ok()?;
         let service_url = self
-            .resolve_from(link_target(&root.task_service)?, Some(&root_url))
+            .resolve_from(link_target(&root.tasks)?, Some(&root_url))
             .ok()?;
         let service: TaskService = self.get_json(&service_url).await.ok()?;
         let tasks_url = self

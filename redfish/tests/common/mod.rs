@@ -3,6 +3,7 @@
 //! Helpers only: no assertions about the client live here.
 #![allow(dead_code)]
 
+pub mod captured;
 pub mod mock;
 
 use std::path::PathBuf;
