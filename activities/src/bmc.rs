@@ -1,5 +1,6 @@
 //! Opening a Redfish client for a machine: BMC address from the site database, login from the
-//! credential store, TLS trust from `[redfish] ca_bundle` / `insecure_skip_verify`. Credentials
+//! credential store, TLS trust from `[redfish] ca_bundle` / `insecure_skip_verify`, the reply
+//! bound from `[redfish] max_response_bytes`. Credentials
 //! stay inside the returned client; they are never logged.
 
 use std::path::PathBuf;
@@ -28,7 +29,7 @@ pub enum BmcSetupError {
 /// The opt-out warning is logged once per process, not once per client.
 static SKIP_VERIFY_WARNING: Once = Once::new();
 
-/// The Redfish client options of the site: request timeout and TLS trust. (Boxed error: the
+/// The Redfish client options of the site: request timeout, reply bound and TLS trust. (Boxed error: the
 /// `Redfish` variant makes `BmcSetupError` large.)
 fn client_options(settings: &ActivitySettings) -> Result<ClientOptions, Box<BmcSetupError>> {
     let ca_bundle = match &settings.redfish_ca_bundle {
@@ -49,6 +50,7 @@ fn client_options(settings: &ActivitySettings) -> Result<ClientOptions, Box<BmcS
         request_timeout: settings.redfish_timeout,
         accept_invalid_certs: settings.redfish_insecure_skip_verify,
         ca_bundle,
+        max_body_bytes: settings.redfish_max_response_bytes,
         ..ClientOptions::default()
     })
 }
@@ -126,6 +128,7 @@ mod tests {
             default_credentials: None,
             redfish_ca_bundle: ca_bundle,
             redfish_insecure_skip_verify: insecure,
+            redfish_max_response_bytes: 5 * 1024 * 1024,
         }
     }
 
@@ -135,6 +138,7 @@ mod tests {
         assert_eq!(o.request_timeout, Duration::from_secs(7));
         assert!(!o.accept_invalid_certs, "verification is on by default");
         assert!(o.ca_bundle.is_none());
+        assert_eq!(o.max_body_bytes, 5 * 1024 * 1024, "[redfish] max_response_bytes reaches the client");
 
         let o = client_options(&settings(None, true)).unwrap();
         assert!(o.accept_invalid_certs, "the site opt-out turns verification off");

@@ -61,6 +61,8 @@ pub struct ActivitySettings {
     pub redfish_ca_bundle: Option<PathBuf>,
     /// `[redfish] insecure_skip_verify`: do not verify BMC certificates (logged once as a warning).
     pub redfish_insecure_skip_verify: bool,
+    /// `[redfish] max_response_bytes`: the largest Redfish reply body a client reads.
+    pub redfish_max_response_bytes: u64,
 }
 
 /// Everything an activity may touch.

@@ -285,6 +285,20 @@ fn redfish_tls_defaults_verify_with_built_in_roots() {
 }
 
 #[test]
+fn redfish_max_response_bytes_default_override_and_floor() {
+    let c = load_text("[site]\nname = \"x\"\n").expect("loads");
+    assert_eq!(c.redfish.max_response_bytes, 32 * 1024 * 1024);
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\nmax_response_bytes = 67108864\n")
+        .expect("loads");
+    assert_eq!(c.redfish.max_response_bytes, 64 * 1024 * 1024);
+    let e = err("[site]\nname = \"x\"\n[redfish]\nmax_response_bytes = 4096\n");
+    assert!(e.contains("`redfish.max_response_bytes`"), "{e}");
+    assert!(e.contains("at least 1048576"), "{e}");
+    let e = err("[site]\nname = \"x\"\n[redfish]\nmax_response_bytes = \"32MiB\"\n");
+    assert!(e.contains("redfish.max_response_bytes"), "{e}");
+}
+
+#[test]
 fn ca_bundle_resolves_against_the_config_dir() {
     // Resolution alone (no file read): relative to the file's directory, absolute kept.
     let c =

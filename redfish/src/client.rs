@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 use url::Url;
 
+use crate::body::{self, BodyError};
 use crate::error::RedfishError;
 use crate::models::{link_target, ErrorBody, ServiceRoot, SessionService};
 use crate::timeouts;
@@ -64,6 +65,9 @@ pub struct ClientOptions {
     /// Extra trusted CA certificates (PEM, one or more), on top of the built-in roots: the CA
     /// that signed the BMCs' certificates.
     pub ca_bundle: Option<Vec<u8>>,
+    /// Largest reply body read, in bytes (site config `[redfish] max_response_bytes`); a bigger
+    /// one is `RedfishError::BodyTooLarge` and is never held in memory whole.
+    pub max_body_bytes: u64,
 }
 
 impl Default for ClientOptions {
@@ -73,6 +77,7 @@ impl Default for ClientOptions {
             auth: AuthMode::Basic,
             accept_invalid_certs: false,
             ca_bundle: None,
+            max_body_bytes: timeouts::DEFAULT_MAX_BODY_BYTES,
         }
     }
 }
@@ -91,6 +96,7 @@ impl fmt::Debug for ClientOptions {
                     .as_ref()
                     .map(|b| format!("<{} bytes>", b.len())),
             )
+            .field("max_body_bytes", &self.max_body_bytes)
             .finish()
     }
 }
@@ -499,7 +505,8 @@ impl RedfishClient {
         }
     }
 
-    /// Sends one request and reads the whole answer, whatever its status. In session mode a 401
+    /// Sends one request and reads the whole answer (up to `max_body_bytes`), whatever its
+    /// status. In session mode a 401
     /// on a token leads to one re-login and one retry.
     pub(crate) async fn send(
         &self,
@@ -553,11 +560,22 @@ impl RedfishClient {
             .map_err(|e| self.transport_error(method, url, &e))?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
-        let body = resp
-            .bytes()
+        let limit = self.inner.options.max_body_bytes;
+        let body = body::read_bounded(resp, limit)
             .await
-            .map_err(|e| self.transport_error(method, url, &e))?
-            .to_vec();
+            .map_err(|e| match e {
+                BodyError::Transport(e) => self.transport_error(method, url, &e),
+                BodyError::TooLarge { declared } => {
+                    tracing::warn!(bmc = %self.address(), %method, %url, limit, ?declared, "reply body over the bound; stopped reading");
+                    RedfishError::BodyTooLarge {
+                        bmc: self.bmc(),
+                        method: method.to_string(),
+                        url: url.to_string(),
+                        limit,
+                        declared,
+                    }
+                }
+            })?;
         tracing::debug!(bmc = %self.address(), %method, %url, status, "redfish reply");
         Ok(Reply {
             method: method.clone(),

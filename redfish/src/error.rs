@@ -158,6 +158,18 @@ pub enum RedfishError {
         last_error: Option<String>,
     },
 
+    /// The reply body was larger than the client's bound (`[redfish] max_response_bytes`);
+    /// reading stopped there. Not transient: a BMC that answers this much will do it again.
+    #[error("BMC {bmc}: {method} {url}: reply body larger than the limit of {limit} bytes{}; stopped reading (raise [redfish] max_response_bytes if this BMC's documents really are this big)", fmt_declared(.declared))]
+    BodyTooLarge {
+        bmc: String,
+        method: String,
+        url: String,
+        limit: u64,
+        /// The `Content-Length` the BMC declared, when it declared one.
+        declared: Option<u64>,
+    },
+
     /// The BMC did not come back (ServiceRoot plus an authenticated GET) within the timeout.
     #[error("BMC {bmc}: {url}: not reachable after {waited:?}: {last_error}")]
     NotReachable {
@@ -176,6 +188,13 @@ fn fmt_message(message: &str) -> String {
     }
 }
 
+fn fmt_declared(declared: &Option<u64>) -> String {
+    match declared {
+        Some(n) => format!(" (Content-Length {n})"),
+        None => String::new(),
+    }
+}
+
 fn fmt_last_error(last_error: &Option<String>) -> String {
     match last_error {
         Some(e) => format!("; last error: {e}"),
@@ -187,7 +206,7 @@ impl RedfishError {
     /// Whether retrying the same operation later can reasonably succeed without anyone changing
     /// anything: connection failures, timeouts, broken connections, HTTP 5xx, 408 and 429, and a
     /// BMC that has not come back yet. Unverifiable TLS certificates, client errors (4xx, bad
-    /// credentials), unparseable
+    /// credentials), oversized replies, unparseable
     /// documents, missing links, refused arguments and local file problems are not transient.
     pub fn is_transient(&self) -> bool {
         match self {
@@ -208,6 +227,7 @@ impl RedfishError {
             | RedfishError::File { .. }
             | RedfishError::EmptyImage { .. }
             | RedfishError::ImageTooLarge { .. }
+            | RedfishError::BodyTooLarge { .. }
             | RedfishError::TaskTimeout { .. } => false,
         }
     }
@@ -231,6 +251,7 @@ impl RedfishError {
             | RedfishError::File { bmc, .. }
             | RedfishError::EmptyImage { bmc, .. }
             | RedfishError::ImageTooLarge { bmc, .. }
+            | RedfishError::BodyTooLarge { bmc, .. }
             | RedfishError::TaskTimeout { bmc, .. }
             | RedfishError::NotReachable { bmc, .. } => bmc,
         }

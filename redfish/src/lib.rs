@@ -3,7 +3,7 @@
 //! This file only wires the modules and re-exports the public API; it must not hold logic.
 //! One concept per module: `client` (transport + auth), `inventory` (resource walking, explore),
 //! `update` (upload routes), `task` (task monitor), `reset` (resets and reachability),
-//! `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot override,
+//! `ac_cycle` (AC power cycle through Chassis.Reset), `body` (reply bodies read up to a bound), `platform` (lockdown, boot override,
 //! booted image), `tls` (certificate trust, certificate errors), `models` (lenient serde types), `error` (`RedfishError`), `timeouts` (every
 //! timeout and its reason).
 //!
@@ -12,6 +12,7 @@
 //! every error names the BMC, the URL and the HTTP status or cause.
 
 mod ac_cycle;
+mod body;
 mod client;
 mod error;
 mod inventory;

@@ -1,4 +1,4 @@
-//! Every timeout, interval and bound of the Redfish client, each with the reason for its value.
+//! Every timeout, interval and bound (including the reply-size bound) of the Redfish client, each with the reason for its value.
 //!
 //! Owns constants only. It must not contain logic beyond trivial arithmetic on them; callers
 //! (activities, the CLI) override the public defaults through `ClientOptions` and `WaitOptions`.
@@ -48,6 +48,12 @@ pub const UNREACHABLE_POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// Most pages followed in one paginated collection (`Members@odata.nextLink`). Guards against a
 /// BMC whose next links loop; 1000 pages is far beyond any real inventory.
 pub const MAX_COLLECTION_PAGES: usize = 1000;
+
+/// Default bound on one reply body: 32 MiB. The largest document we read is an `$expand`ed
+/// FirmwareInventory (~110 members on a Supermicro, a few KiB each: well under 1 MiB); 32 MiB
+/// leaves a wide margin while a BMC that streams without end is cut off long before it hurts
+/// (one took a worker to ~945 MB). Site config: `[redfish] max_response_bytes`.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Most bytes of a non-JSON error body quoted in an error message.
 pub const MAX_ERROR_BODY_QUOTE: usize = 300;

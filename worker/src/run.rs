@@ -30,6 +30,7 @@ pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
             .zip(site.credentials.default_password.clone()),
         redfish_ca_bundle: site.redfish.ca_bundle.clone(),
         redfish_insecure_skip_verify: site.redfish.insecure_skip_verify,
+        redfish_max_response_bytes: site.redfish.max_response_bytes,
     }
 }
 

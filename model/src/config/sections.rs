@@ -103,7 +103,7 @@ impl fmt::Debug for CredentialsSection {
     }
 }
 
-/// `[redfish]`: client timeouts and TLS trust of BMC certificates.
+/// `[redfish]`: client timeouts, the reply-size bound and TLS trust of BMC certificates.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RedfishSection {
@@ -120,7 +120,19 @@ pub struct RedfishSection {
     /// The explicit per-site opt-out: do not verify BMC certificates at all (self-signed BMCs).
     /// Default false; the worker logs a warning when it is on.
     pub insecure_skip_verify: bool,
+    /// Largest Redfish reply body read, in bytes (default 32 MiB, at least 1 MiB). Bodies are read
+    /// incrementally and a bigger one fails the request (naming the BMC, URL and limit) instead
+    /// of filling the worker's memory.
+    pub max_response_bytes: u64,
 }
+
+/// Default `[redfish] max_response_bytes`: 32 MiB, far above the largest document read (an
+/// `$expand`ed FirmwareInventory of ~110 members is well under 1 MiB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Smallest accepted `[redfish] max_response_bytes`: 1 MiB, so a misplaced digit cannot make
+/// every ordinary inventory document fail.
+pub const MIN_MAX_RESPONSE_BYTES: u64 = 1024 * 1024;
 
 impl Default for RedfishSection {
     fn default() -> Self {
@@ -129,6 +141,7 @@ impl Default for RedfishSection {
             task_timeout: Duration::from_secs(2 * 3600),
             ca_bundle: None,
             insecure_skip_verify: false,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 }

@@ -46,6 +46,16 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
 
     positive("redfish.timeout", c.redfish.timeout)?;
     positive("redfish.task_timeout", c.redfish.task_timeout)?;
+    if c.redfish.max_response_bytes < super::sections::MIN_MAX_RESPONSE_BYTES {
+        return Err((
+            "redfish.max_response_bytes",
+            format!(
+                "{} is too small; must be at least {} (1 MiB): ordinary inventory documents would not fit",
+                c.redfish.max_response_bytes,
+                super::sections::MIN_MAX_RESPONSE_BYTES
+            ),
+        ));
+    }
 
     let hr = &c.host_reprovision;
     positive(

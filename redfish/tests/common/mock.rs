@@ -20,6 +20,18 @@ pub enum Canned {
     },
     /// Close the connection without answering (a BMC rebooting mid-request).
     Drop,
+    /// A 200 JSON-typed answer whose body is `chunk` repeated: `times` times (with a matching
+    /// `Content-Length`), or without end and without a length when `times` is `None` (a BMC
+    /// that keeps streaming). Writing stops when the client hangs up.
+    Stream { chunk: String, times: Option<usize> },
+}
+
+/// A body of `chunk` repeated `times` times, or endless (see `Canned::Stream`).
+pub fn stream(chunk: &str, times: Option<usize>) -> Canned {
+    Canned::Stream {
+        chunk: chunk.to_string(),
+        times,
+    }
 }
 
 /// A JSON answer.
@@ -185,6 +197,24 @@ async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<L
     });
     match answer {
         Canned::Drop => {}
+        Canned::Stream { chunk, times } => {
+            let mut out = String::from("HTTP/1.1 200 X\r\nConnection: close\r\nContent-Type: application/json\r\n");
+            if let Some(n) = times {
+                out.push_str(&format!("Content-Length: {}\r\n", chunk.len() * n));
+            }
+            out.push_str("\r\n");
+            if stream.write_all(out.as_bytes()).await.is_err() {
+                return;
+            }
+            let mut left = times;
+            while left != Some(0) {
+                if stream.write_all(chunk.as_bytes()).await.is_err() {
+                    return;
+                }
+                left = left.map(|n| n - 1);
+            }
+            let _ = stream.shutdown().await;
+        }
         Canned::Reply {
             status,
             headers,

@@ -61,6 +61,7 @@ pub fn options(auth: AuthMode) -> ClientOptions {
         auth,
         accept_invalid_certs: false,
         ca_bundle: None,
+        ..ClientOptions::default()
     }
 }
 
