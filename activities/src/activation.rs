@@ -11,6 +11,7 @@ use temporalio_common::ActivityError;
 
 use crate::bmc;
 use crate::error;
+use crate::reset_types;
 use crate::Deps;
 
 /// How long a reset may keep the BMC unreachable before the attempt fails (and is retried).
@@ -77,14 +78,20 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
     Ok(())
 }
 
-/// The reset or power action of a step, as accepted by the BMC.
+/// The reset or power action of a step, as accepted by the BMC. The step's ResetType is tried
+/// first, then its kind's fallbacks (`reset_types`); the client sends the first the BMC allows,
+/// and follows a host reset that answers with a Task to its end.
 async fn issue(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) -> Result<(), ActivityError> {
     match step {
-        ActivationStep::PowerOff => client.reset_system("ForceOff").await,
-        ActivationStep::PowerOn => client.reset_system("On").await,
+        ActivationStep::PowerOff => client.reset_system(reset_types::POWER_OFF).await.map(drop),
+        ActivationStep::PowerOn => client.reset_system(reset_types::POWER_ON).await.map(drop),
         ActivationStep::AcPowerCycle => client.ac_power_cycle().await,
-        ActivationStep::SystemReset { reset_type } => client.reset_system(reset_type).await,
-        ActivationStep::ManagerReset { reset_type, .. } => client.reset_manager(reset_type).await,
+        ActivationStep::SystemReset { reset_type } => {
+            client.reset_system(&reset_types::preferences(reset_type, reset_types::SYSTEM_RESTART)).await.map(drop)
+        }
+        ActivationStep::ManagerReset { reset_type, .. } => {
+            client.reset_manager(&reset_types::preferences(reset_type, reset_types::BMC_RESTART)).await.map(drop)
+        }
     }
     .map_err(error::redfish)
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Once;
 
-use hostfw_redfish::{BmcEndpoint, ClientOptions, RedfishClient, RedfishError};
+use hostfw_redfish::{BmcEndpoint, ClientOptions, RedfishClient, RedfishError, WaitOptions};
 use hostfw_store::{Machine, StoreError};
 use temporalio_common::ActivityError;
 
@@ -51,6 +51,12 @@ fn client_options(settings: &ActivitySettings) -> Result<ClientOptions, Box<BmcS
         accept_invalid_certs: settings.redfish_insecure_skip_verify,
         ca_bundle,
         max_body_bytes: settings.redfish_max_response_bytes,
+        // A host reset answered with a Task is polled like an update task; the bound stays the
+        // client's (reset Tasks take seconds, not the minutes of a flash).
+        reset_task_wait: WaitOptions {
+            poll_interval: settings.task_poll_interval,
+            ..ClientOptions::default().reset_task_wait
+        },
         ..ClientOptions::default()
     })
 }
@@ -139,6 +145,7 @@ mod tests {
         assert!(!o.accept_invalid_certs, "verification is on by default");
         assert!(o.ca_bundle.is_none());
         assert_eq!(o.max_body_bytes, 5 * 1024 * 1024, "[redfish] max_response_bytes reaches the client");
+        assert_eq!(o.reset_task_wait.poll_interval, Duration::from_secs(1), "reset tasks are polled like update tasks");
 
         let o = client_options(&settings(None, true)).unwrap();
         assert!(o.accept_invalid_certs, "the site opt-out turns verification off");

@@ -17,6 +17,7 @@ pub mod host_state;
 pub mod inventory;
 pub mod manager_pass;
 pub mod platform;
+pub mod reset_types;
 pub mod routes;
 pub mod script;
 pub mod scout_package;

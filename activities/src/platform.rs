@@ -8,6 +8,7 @@ use temporalio_common::ActivityError;
 use crate::activation::wait_power;
 use crate::bmc;
 use crate::error;
+use crate::reset_types;
 use crate::Deps;
 
 /// Run one platform step.
@@ -23,13 +24,13 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
         PlatformStep::DiscoveryBoot => {
             if client.booted_image().await.map_err(error::redfish)?.as_deref() != Some("discovery") {
                 client.set_boot_override("Pxe", "Once").await.map_err(error::redfish)?;
-                client.reset_system("ForceRestart").await.map_err(error::redfish)?;
+                client.reset_system(reset_types::SYSTEM_RESTART).await.map_err(error::redfish)?;
                 wait_power(&client, "On").await?;
             }
         }
         PlatformStep::BootToOs => {
             if client.booted_image().await.map_err(error::redfish)?.as_deref() == Some("discovery") {
-                client.reset_system("ForceRestart").await.map_err(error::redfish)?;
+                client.reset_system(reset_types::SYSTEM_RESTART).await.map_err(error::redfish)?;
                 wait_power(&client, "On").await?;
             }
         }

@@ -4,6 +4,7 @@
 //!
 //! Owns `ac_power_cycle`. A chassis whose action lists its ResetTypes (AllowableValues or
 //! ActionInfo) is used only if `PowerCycle` is among them; one that lists none is a fallback.
+//! The POST carries `If-Match` when the chassis served an ETag (see `etag`).
 //! Like `reset_manager`, a connection dropped after the POST counts as accepted (an AC cycle
 //! may take the BMC's own power with it). It never waits for the host to come back; the
 //! caller polls `power_state` or `wait_reachable`.
@@ -12,6 +13,7 @@ use serde_json::json;
 
 use crate::client::RedfishClient;
 use crate::error::RedfishError;
+use crate::etag::Fetched;
 use crate::models::{link_target, Chassis};
 use crate::reset::ResetAction;
 
@@ -25,7 +27,12 @@ impl RedfishClient {
     pub async fn ac_power_cycle(&self) -> Result<(), RedfishError> {
         let action = self.power_cycle_action().await?;
         match self
-            .post_json(&action.target, &json!({ "ResetType": POWER_CYCLE }))
+            .post_action(
+                &action.target,
+                &action.owner,
+                action.owner_etag.as_deref(),
+                &json!({ "ResetType": POWER_CYCLE }),
+            )
             .await
         {
             Ok(reply) => {
@@ -52,8 +59,9 @@ impl RedfishClient {
         let collection_url = self.resolve_from(link, Some(&root_url))?;
         let mut unlisted: Option<ResetAction> = None;
         for (_, url) in self.collection_members(&collection_url).await? {
-            let chassis: Chassis = self.get_json(&url).await?;
+            let chassis: Fetched<Chassis> = self.get_fetched(&url).await?;
             if chassis
+                .doc
                 .actions
                 .as_ref()
                 .and_then(|a| a.get(ACTION))
@@ -61,9 +69,12 @@ impl RedfishClient {
             {
                 continue;
             }
-            let action = self
-                .reset_action(&url, chassis.actions.as_ref(), ACTION)
-                .await?;
+            let action = self.reset_action(
+                &url,
+                chassis.etag.as_deref(),
+                chassis.doc.actions.as_ref(),
+                ACTION,
+            )?;
             match self.allowed_reset_types(&action).await? {
                 Some(list) if list.iter().any(|t| t == POWER_CYCLE) => return Ok(action),
                 Some(list) if !list.is_empty() => {

@@ -2,8 +2,10 @@
 //!
 //! Owns `BmcEndpoint`, `ClientOptions`, `AuthMode` and `RedfishClient`'s plumbing: base URL and
 //! link resolution, the reqwest client (rustls, timeouts; certificate trust is `tls`), Basic auth or a Redfish session
-//! (`X-Auth-Token`, re-login once on 401), the ServiceRoot fetch, turning transport failures and
-//! non-success statuses into `RedfishError`s, and `Retry-After` parsing. It must not know any
+//! (`X-Auth-Token`, re-login once on 401), the ServiceRoot fetch, reading each reply up to
+//! `max_body_bytes` (see `body`), turning transport failures and non-success statuses into
+//! `RedfishError`s, and `Retry-After` parsing. JSON writes (PATCH, actions) are `etag`'s, so that
+//! every one carries `If-Match` where the resource served an ETag. It must not know any
 //! Redfish resource beyond the ServiceRoot and the session login, and must never log or put into
 //! an error a password, a token or a request body.
 
@@ -21,6 +23,7 @@ use url::Url;
 use crate::body::{self, BodyError};
 use crate::error::RedfishError;
 use crate::models::{link_target, ErrorBody, ServiceRoot, SessionService};
+use crate::task::WaitOptions;
 use crate::timeouts;
 use crate::tls;
 
@@ -68,6 +71,8 @@ pub struct ClientOptions {
     /// Largest reply body read, in bytes (site config `[redfish] max_response_bytes`); a bigger
     /// one is `RedfishError::BodyTooLarge` and is never held in memory whole.
     pub max_body_bytes: u64,
+    /// How a host reset that answers with a Task is followed (poll interval, overall bound).
+    pub reset_task_wait: WaitOptions,
 }
 
 impl Default for ClientOptions {
@@ -78,6 +83,10 @@ impl Default for ClientOptions {
             accept_invalid_certs: false,
             ca_bundle: None,
             max_body_bytes: timeouts::DEFAULT_MAX_BODY_BYTES,
+            reset_task_wait: WaitOptions {
+                poll_interval: timeouts::DEFAULT_TASK_POLL_INTERVAL,
+                timeout: timeouts::DEFAULT_RESET_TASK_TIMEOUT,
+            },
         }
     }
 }
@@ -97,6 +106,7 @@ impl fmt::Debug for ClientOptions {
                     .map(|b| format!("<{} bytes>", b.len())),
             )
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("reset_task_wait", &self.reset_task_wait)
             .finish()
     }
 }
@@ -595,29 +605,6 @@ impl RedfishClient {
     pub(crate) async fn get_json<T: DeserializeOwned>(&self, url: &Url) -> Result<T, RedfishError> {
         let reply = self.ensure_success(self.get(url).await?)?;
         reply.json(self.address())
-    }
-
-    /// POST a JSON body with the client's auth, any status.
-    pub(crate) async fn post_json(&self, url: &Url, body: &Value) -> Result<Reply, RedfishError> {
-        let bytes = serde_json::to_vec(body).unwrap_or_default();
-        let build = move |rb: RequestBuilder| {
-            Ok(rb
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(bytes.clone()))
-        };
-        self.send(Method::POST, url, &build, Auth::Default).await
-    }
-
-    /// PATCH a JSON body with the client's auth; non-2xx is an error.
-    pub(crate) async fn patch_json(&self, url: &Url, body: &Value) -> Result<Reply, RedfishError> {
-        let bytes = serde_json::to_vec(body).unwrap_or_default();
-        let build = move |rb: RequestBuilder| {
-            Ok(rb
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(bytes.clone()))
-        };
-        let reply = self.send(Method::PATCH, url, &build, Auth::Default).await?;
-        self.ensure_success(reply)
     }
 
     /// The ServiceRoot with the client's auth, and the URL it was read from.

@@ -106,13 +106,27 @@ pub enum RedfishError {
         what: String,
     },
 
-    /// The requested ResetType is not among the values the BMC advertises.
-    #[error("BMC {bmc}: {url}: ResetType {reset_type:?} is not allowed; allowed values: {}", .allowed.join(", "))]
+    /// None of the wanted ResetTypes (the caller's preferences) is among the values the BMC
+    /// advertises for the action.
+    #[error("BMC {bmc}: {url}: {}; allowed values: {}", fmt_wanted(.wanted), .allowed.join(", "))]
     ResetTypeNotAllowed {
         bmc: String,
         url: String,
-        reset_type: String,
+        wanted: Vec<String>,
         allowed: Vec<String>,
+    },
+
+    /// A reset answered with a Task, and the Task ended without completing (`Exception`,
+    /// `Killed`, `Cancelled`, `Interrupted`, or Completed with a Critical status). `url` is the
+    /// task monitor; `messages` are the Task's, as `"MessageId: Message"`.
+    #[error("BMC {bmc}: {url}: the {reset_type} reset failed: its task ended {state:?}{}{}", fmt_status(.status), fmt_messages(.messages))]
+    ResetTaskFailed {
+        bmc: String,
+        url: String,
+        reset_type: String,
+        state: crate::task::TaskFinal,
+        status: Option<String>,
+        messages: Vec<String>,
     },
 
     /// A property value is not among the values the BMC advertises for it
@@ -170,6 +184,24 @@ pub enum RedfishError {
         declared: Option<u64>,
     },
 
+    /// A conditional write (`If-Match`) was refused with 412/428 and still was after re-reading
+    /// the resource once and retrying with its fresh ETag (or the resource serves no ETag to
+    /// retry with). Not transient: someone else keeps changing it, or its ETags are unusable.
+    #[error("BMC {bmc}: {method} {url}: HTTP {status}: precondition failed on {resource} (If-Match {}, then {}); not retried again{}", fmt_etag(.sent), fmt_fresh(.fresh), fmt_message(.message))]
+    PreconditionFailed {
+        bmc: String,
+        method: String,
+        url: String,
+        status: u16,
+        /// The resource whose ETag guards the write (the PATCHed one, or the action's owner).
+        resource: String,
+        /// The ETag sent first (`None`: none was served, so none was sent).
+        sent: Option<String>,
+        /// The ETag read again after the refusal (`None`: the resource serves none).
+        fresh: Option<String>,
+        message: String,
+    },
+
     /// The BMC did not come back (ServiceRoot plus an authenticated GET) within the timeout.
     #[error("BMC {bmc}: {url}: not reachable after {waited:?}: {last_error}")]
     NotReachable {
@@ -185,6 +217,49 @@ fn fmt_message(message: &str) -> String {
         String::new()
     } else {
         format!(": {message}")
+    }
+}
+
+fn fmt_wanted(wanted: &[String]) -> String {
+    match wanted {
+        [] => "no ResetType was asked for".into(),
+        [one] => format!("ResetType {one:?} is not allowed"),
+        many => format!(
+            "none of the ResetTypes {} is allowed",
+            many.iter()
+                .map(|w| format!("{w:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn fmt_status(status: &Option<String>) -> String {
+    match status {
+        Some(s) => format!(" (TaskStatus {s})"),
+        None => String::new(),
+    }
+}
+
+fn fmt_messages(messages: &[String]) -> String {
+    if messages.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", messages.join("; "))
+    }
+}
+
+fn fmt_etag(etag: &Option<String>) -> String {
+    match etag {
+        Some(e) => e.clone(),
+        None => "not sent: no ETag served".into(),
+    }
+}
+
+fn fmt_fresh(fresh: &Option<String>) -> String {
+    match fresh {
+        Some(e) => format!("re-read the resource and retried once with If-Match {e}"),
+        None => "re-read the resource, which serves no ETag to retry with".into(),
     }
 }
 
@@ -215,6 +290,12 @@ impl RedfishError {
             | RedfishError::Transport { .. }
             | RedfishError::NotReachable { .. } => true,
             RedfishError::Http { status, .. } => *status >= 500 || *status == 429 || *status == 408,
+            // The BMC took the reset and could not carry it out this time (a DGX's IPMI power
+            // change fails intermittently): a later attempt, bounded by the caller's retry
+            // policy, may succeed. A task someone cancelled or killed on purpose will not.
+            RedfishError::ResetTaskFailed { state, .. } => {
+                !matches!(state, crate::task::TaskFinal::Cancelled | crate::task::TaskFinal::Killed)
+            }
             RedfishError::InvalidAddress { .. }
             | RedfishError::ClientBuild { .. }
             | RedfishError::Certificate { .. }
@@ -228,6 +309,7 @@ impl RedfishError {
             | RedfishError::EmptyImage { .. }
             | RedfishError::ImageTooLarge { .. }
             | RedfishError::BodyTooLarge { .. }
+            | RedfishError::PreconditionFailed { .. }
             | RedfishError::TaskTimeout { .. } => false,
         }
     }
@@ -247,11 +329,13 @@ impl RedfishError {
             | RedfishError::Missing { bmc, .. }
             | RedfishError::Unsupported { bmc, .. }
             | RedfishError::ResetTypeNotAllowed { bmc, .. }
+            | RedfishError::ResetTaskFailed { bmc, .. }
             | RedfishError::ValueNotAllowed { bmc, .. }
             | RedfishError::File { bmc, .. }
             | RedfishError::EmptyImage { bmc, .. }
             | RedfishError::ImageTooLarge { bmc, .. }
             | RedfishError::BodyTooLarge { bmc, .. }
+            | RedfishError::PreconditionFailed { bmc, .. }
             | RedfishError::TaskTimeout { bmc, .. }
             | RedfishError::NotReachable { bmc, .. } => bmc,
         }
@@ -260,9 +344,9 @@ impl RedfishError {
     /// The HTTP status the BMC answered with, when the error is an HTTP answer.
     pub fn http_status(&self) -> Option<u16> {
         match self {
-            RedfishError::Http { status, .. } | RedfishError::Unauthorized { status, .. } => {
-                Some(*status)
-            }
+            RedfishError::Http { status, .. }
+            | RedfishError::Unauthorized { status, .. }
+            | RedfishError::PreconditionFailed { status, .. } => Some(*status),
             _ => None,
         }
     }
@@ -322,6 +406,26 @@ mod tests {
     }
 
     #[test]
+    fn failed_reset_tasks_name_the_messages_and_only_deliberate_stops_are_permanent() {
+        let failed = |state| RedfishError::ResetTaskFailed {
+            bmc: "b".into(),
+            url: "http://b/redfish/v1/TaskService/Tasks/3".into(),
+            reset_type: "ForceRestart".into(),
+            state,
+            status: Some("OK".into()),
+            messages: vec!["Base.1.12.ActionNotSupported: power state of chassis did not change".into()],
+        };
+        let e = failed(crate::task::TaskFinal::Exception);
+        assert!(e.is_transient());
+        let s = e.to_string();
+        for part in ["ForceRestart", "Exception", "Tasks/3", "power state of chassis did not change"] {
+            assert!(s.contains(part), "{part:?} missing from: {s}");
+        }
+        assert!(!failed(crate::task::TaskFinal::Cancelled).is_transient());
+        assert!(!failed(crate::task::TaskFinal::Killed).is_transient());
+    }
+
+    #[test]
     fn certificate_errors_are_permanent_and_say_how_to_fix() {
         let e = RedfishError::Certificate {
             bmc: "https://10.0.0.7".into(),
@@ -353,9 +457,21 @@ mod tests {
         let e = RedfishError::ResetTypeNotAllowed {
             bmc: "b".into(),
             url: "u".into(),
-            reset_type: "Bogus".into(),
+            wanted: vec!["Bogus".into()],
             allowed: vec!["On".into(), "ForceOff".into()],
         };
         assert!(e.to_string().contains("On, ForceOff"));
+        assert!(e.to_string().contains(r#"ResetType "Bogus" is not allowed"#), "{e}");
+        let e = RedfishError::ResetTypeNotAllowed {
+            bmc: "b".into(),
+            url: "u".into(),
+            wanted: vec!["ForceRestart".into(), "GracefulRestart".into()],
+            allowed: vec!["On".into()],
+        };
+        assert!(
+            e.to_string()
+                .contains(r#"none of the ResetTypes "ForceRestart", "GracefulRestart" is allowed; allowed values: On"#),
+            "{e}"
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! Walking the resource tree: the inventory crawl, power state, and the "first System / BMC
-//! Manager / UpdateService" lookups other operations start from.
+//! Walking the resource tree: the inventory crawl, power state, and the "BMC Manager /
+//! UpdateService" lookups other operations start from (which System is which is `systems`).
 //!
 //! Owns `explore`, `power_state` and collection paging (`Members@odata.nextLink`). Every URI comes
 //! from an `@odata.id` link in a document already read; this file must never build a resource
@@ -12,20 +12,29 @@ use url::Url;
 
 use crate::client::RedfishClient;
 use crate::error::RedfishError;
-use crate::models::{
-    link_target, Collection, ComputerSystem, Manager, ServiceRoot, SoftwareInventory, UpdateService,
-};
+use crate::etag::Fetched;
+use crate::models::{link_target, Collection, Manager, ServiceRoot, SoftwareInventory, UpdateService};
 use crate::timeouts;
 
 impl RedfishClient {
-    /// Crawls the BMC: ServiceRoot → Systems (first member: Manufacturer, Model, SerialNumber,
-    /// PowerState) and UpdateService → FirmwareInventory → every member (Id, Name, Version,
-    /// `@odata.id`). A member without `Version` is kept with version `""`; a member without `Id`
-    /// takes the last segment of its `@odata.id`.
+    /// Crawls the BMC: ServiceRoot → Systems (Manufacturer, Model, SerialNumber of the identity
+    /// System; PowerState of the host System, see `systems`) and UpdateService →
+    /// FirmwareInventory → every member (Id, Name, Version, `@odata.id`). A member without
+    /// `Version` is kept with version `""`; a member without `Id` takes the last segment of its
+    /// `@odata.id`.
     pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
         let (root_url, root) = self.service_root().await?;
-        let (_, system) = self.first_system_from(&root_url, &root).await?;
-        let (us_url, update_service) = self.update_service_doc_from(&root_url, &root).await?;
+        let systems = self.systems_from(&root_url, &root).await?;
+        let identity = systems.identity().map(|s| s.doc.clone()).unwrap_or_default();
+        // The host's power state; the identity System's when the host cannot be told.
+        let power_state = systems
+            .host()
+            .map_or_else(|| identity.power_state.clone(), |h| h.doc.power_state.clone());
+        let Fetched {
+            url: us_url,
+            doc: update_service,
+            ..
+        } = self.update_service_doc_from(&root_url, &root).await?;
         let inventory_link = link_target(&update_service.firmware_inventory).ok_or_else(|| {
             RedfishError::Missing {
                 bmc: self.bmc(),
@@ -79,52 +88,23 @@ impl RedfishClient {
             }
         }
         Ok(InventoryReport {
-            vendor: system.manufacturer.unwrap_or_default(),
-            model: system.model.unwrap_or_default(),
-            serial: system.serial_number,
-            power_state: system.power_state,
+            vendor: identity.manufacturer.unwrap_or_default(),
+            model: identity.model.unwrap_or_default(),
+            serial: identity.serial_number,
+            power_state,
             members,
         })
     }
 
-    /// The first ComputerSystem's `PowerState` (`None` when the BMC does not report one).
+    /// The host System's `PowerState` (`None` when the BMC does not report one); see `systems`
+    /// for which System that is.
     pub async fn power_state(&self) -> Result<Option<String>, RedfishError> {
-        let (_, system) = self.first_system().await?;
-        Ok(system.power_state)
+        Ok(self.host_system().await?.doc.power_state)
     }
 
-    /// The first member of the Systems collection and its URL.
-    pub(crate) async fn first_system(&self) -> Result<(Url, ComputerSystem), RedfishError> {
-        let (root_url, root) = self.service_root().await?;
-        self.first_system_from(&root_url, &root).await
-    }
-
-    async fn first_system_from(
-        &self,
-        root_url: &Url,
-        root: &ServiceRoot,
-    ) -> Result<(Url, ComputerSystem), RedfishError> {
-        let link = link_target(&root.systems).ok_or_else(|| RedfishError::Missing {
-            bmc: self.bmc(),
-            url: root_url.to_string(),
-            what: "Systems link in the ServiceRoot".into(),
-        })?;
-        let systems_url = self.resolve_from(link, Some(root_url))?;
-        let (_, url) =
-            self.first_member(&systems_url)
-                .await?
-                .ok_or_else(|| RedfishError::Missing {
-                    bmc: self.bmc(),
-                    url: systems_url.to_string(),
-                    what: "any member in the Systems collection".into(),
-                })?;
-        let system = self.get_json(&url).await?;
-        Ok((url, system))
-    }
-
-    /// The BMC's Manager: the first Managers member whose `ManagerType` is `BMC`, else the first
-    /// member.
-    pub(crate) async fn bmc_manager(&self) -> Result<(Url, Manager), RedfishError> {
+    /// The BMC's Manager (with its ETag): the first Managers member whose `ManagerType` is
+    /// `BMC`, else the first member.
+    pub(crate) async fn bmc_manager(&self) -> Result<Fetched<Manager>, RedfishError> {
         let (root_url, root) = self.service_root().await?;
         let link = link_target(&root.managers).ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
@@ -133,18 +113,19 @@ impl RedfishClient {
         })?;
         let managers_url = self.resolve_from(link, Some(&root_url))?;
         let members = self.collection_members(&managers_url).await?;
-        let mut first: Option<(Url, Manager)> = None;
+        let mut first: Option<Fetched<Manager>> = None;
         for (_, url) in members {
-            let manager: Manager = self.get_json(&url).await?;
+            let manager: Fetched<Manager> = self.get_fetched(&url).await?;
             if manager
+                .doc
                 .manager_type
                 .as_deref()
                 .is_some_and(|t| t.eq_ignore_ascii_case("BMC"))
             {
-                return Ok((url, manager));
+                return Ok(manager);
             }
             if first.is_none() {
-                first = Some((url, manager));
+                first = Some(manager);
             }
         }
         first.ok_or_else(|| RedfishError::Missing {
@@ -154,8 +135,8 @@ impl RedfishClient {
         })
     }
 
-    /// The UpdateService document and its URL.
-    pub(crate) async fn update_service_doc(&self) -> Result<(Url, UpdateService), RedfishError> {
+    /// The UpdateService document, its URL and its ETag.
+    pub(crate) async fn update_service_doc(&self) -> Result<Fetched<UpdateService>, RedfishError> {
         let (root_url, root) = self.service_root().await?;
         self.update_service_doc_from(&root_url, &root).await
     }
@@ -164,37 +145,14 @@ impl RedfishClient {
         &self,
         root_url: &Url,
         root: &ServiceRoot,
-    ) -> Result<(Url, UpdateService), RedfishError> {
+    ) -> Result<Fetched<UpdateService>, RedfishError> {
         let link = link_target(&root.update_service).ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
             url: root_url.to_string(),
             what: "UpdateService link in the ServiceRoot".into(),
         })?;
         let url = self.resolve_from(link, Some(root_url))?;
-        let doc = self.get_json(&url).await?;
-        Ok((url, doc))
-    }
-
-    /// The first member link of a collection (first page only), as (link, URL).
-    async fn first_member(&self, collection: &Url) -> Result<Option<(String, Url)>, RedfishError> {
-        let page: Collection = self.get_json(collection).await?;
-        for member in page.members.iter().flatten() {
-            if let Some(link) = member.target() {
-                return Ok(Some((
-                    link.to_string(),
-                    self.resolve_from(link, Some(collection))?,
-                )));
-            }
-        }
-        match page.next_link.as_deref().filter(|s| !s.trim().is_empty()) {
-            // An empty first page with a next link: take the rest of the walk.
-            Some(_) => Ok(self
-                .collection_members(collection)
-                .await?
-                .into_iter()
-                .next()),
-            None => Ok(None),
-        }
+        self.get_fetched(&url).await
     }
 
     /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and

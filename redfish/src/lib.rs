@@ -1,11 +1,13 @@
 //! hostfw-redfish: the Redfish client hostfw uses to talk to BMCs.
 //!
 //! This file only wires the modules and re-exports the public API; it must not hold logic.
-//! One concept per module: `client` (transport + auth), `inventory` (resource walking, explore),
-//! `update` (upload routes), `task` (task monitor), `reset` (resets and reachability),
-//! `ac_cycle` (AC power cycle through Chassis.Reset), `body` (reply bodies read up to a bound), `platform` (lockdown, boot override,
-//! booted image), `tls` (certificate trust, certificate errors), `models` (lenient serde types), `error` (`RedfishError`), `timeouts` (every
-//! timeout and its reason).
+//! One concept per module: `client` (transport + auth), `body` (reply bodies read up to a
+//! bound), `etag` (ETags and If-Match on writes), `inventory` (resource walking, explore),
+//! `systems` (which ComputerSystem names the machine and which is the host to reset), `update`
+//! (upload routes), `task` (task monitor), `reset` (resets, ResetType choice, reset tasks,
+//! reachability), `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot
+//! override, booted image), `tls` (certificate trust, certificate errors), `models` (lenient serde
+//! types), `error` (`RedfishError`), `timeouts` (every timeout and bound, and its reason).
 //!
 //! Documents are decoded leniently (every property optional, wrong types become `None`, unknown
 //! properties kept), every URI is discovered through `@odata.id` links or the UpdateService, and
@@ -15,10 +17,12 @@ mod ac_cycle;
 mod body;
 mod client;
 mod error;
+mod etag;
 mod inventory;
 pub mod models;
 mod platform;
 mod reset;
+mod systems;
 mod task;
 pub mod timeouts;
 mod tls;
@@ -26,5 +30,6 @@ mod update;
 
 pub use client::{parse_retry_after, AuthMode, BmcEndpoint, ClientOptions, RedfishClient};
 pub use error::RedfishError;
+pub use reset::ResetDone;
 pub use task::{TaskFinal, TaskOutcome, TaskPoll, TaskRef, WaitOptions};
 pub use update::{UpdateServiceInfo, UploadAccepted, UploadRequest, UploadRoute};

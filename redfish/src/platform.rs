@@ -3,44 +3,46 @@
 //! (`Boot.BootSourceOverrideTarget` / `BootSourceOverrideEnabled`, checked against their
 //! `@Redfish.AllowableValues`) and which image the host booted (`Oem.Hostfw.BootedImage`).
 //!
-//! Owns `lockdown`, `set_lockdown`, `set_boot_override` and `booted_image`. The System is found
-//! through the ServiceRoot like every other resource; this file never builds a URI, never resets
-//! the host (booting what was chosen is the caller's `reset_system`) and never waits.
+//! Owns `lockdown`, `set_lockdown`, `set_boot_override` and `booted_image`, all on the host
+//! System (the one with the Reset action, see `systems`), PATCHed with `If-Match` when it served
+//! an ETag. The System is found through the ServiceRoot like every other resource; this file
+//! never builds a URI, never resets the host (booting what was chosen is the caller's
+//! `reset_system`) and never waits.
 
 use serde_json::{json, Value};
-use url::Url;
 
 use crate::client::RedfishClient;
 use crate::error::RedfishError;
+use crate::etag::Fetched;
 use crate::models::ComputerSystem;
 
 /// The OEM namespace of the platform properties.
 const OEM_VENDOR: &str = "Hostfw";
 
 impl RedfishClient {
-    /// Whether platform lockdown is enabled (`Oem.Hostfw.Lockdown` of the first System):
+    /// Whether platform lockdown is enabled (`Oem.Hostfw.Lockdown` of the host System):
     /// `Some(true)` for "Enabled", `Some(false)` for "Disabled", `None` when the BMC has no such
     /// property. Any other value is a `Parse` error naming the System's URL.
     pub async fn lockdown(&self) -> Result<Option<bool>, RedfishError> {
-        let (url, system) = self.first_system().await?;
-        self.read_lockdown(&url, &system)
+        let system = self.host_system().await?;
+        self.read_lockdown(&system)
     }
 
     /// Enables or disables platform lockdown (PATCH `{"Oem":{"Hostfw":{"Lockdown":...}}}` of the
-    /// first System; 200 and 204 answers both count). A BMC without the property is an
+    /// host System; 200 and 204 answers both count). A BMC without the property is an
     /// `Unsupported` error, and nothing is sent.
     pub async fn set_lockdown(&self, enabled: bool) -> Result<(), RedfishError> {
-        let (url, system) = self.first_system().await?;
-        if self.read_lockdown(&url, &system)?.is_none() {
+        let system = self.host_system().await?;
+        if self.read_lockdown(&system)?.is_none() {
             return Err(RedfishError::Unsupported {
                 bmc: self.bmc(),
-                url: url.to_string(),
+                url: system.url.to_string(),
                 what: format!("platform lockdown: the ComputerSystem has no Oem.{OEM_VENDOR}.Lockdown property"),
             });
         }
         let value = if enabled { "Enabled" } else { "Disabled" };
-        self.patch_json(
-            &url,
+        self.patch_resource(
+            &system,
             &json!({ "Oem": { OEM_VENDOR: { "Lockdown": value } } }),
         )
         .await?;
@@ -48,13 +50,15 @@ impl RedfishClient {
         Ok(())
     }
 
-    /// Sets the boot source override of the first System, e.g. `("Pxe", "Once")` to boot the
+    /// Sets the boot source override of the host System, e.g. `("Pxe", "Once")` to boot the
     /// discovery image at the next power-on. Both values are checked against the `Boot`
     /// object's `@Redfish.AllowableValues` when the BMC lists them (`ValueNotAllowed`, nothing
     /// sent); a System without `Boot` is `Unsupported`.
     pub async fn set_boot_override(&self, target: &str, enabled: &str) -> Result<(), RedfishError> {
-        let (url, system) = self.first_system().await?;
+        let system = self.host_system().await?;
+        let url = &system.url;
         let boot = system
+            .doc
             .boot
             .as_ref()
             .ok_or_else(|| RedfishError::Unsupported {
@@ -85,15 +89,15 @@ impl RedfishClient {
                 "BootSourceOverrideEnabled": enabled,
             }
         });
-        self.patch_json(&url, &body).await?;
+        self.patch_resource(&system, &body).await?;
         tracing::info!(bmc = %self.address(), target, enabled, "boot override set");
         Ok(())
     }
 
-    /// The image the host booted (`Oem.Hostfw.BootedImage` of the first System, e.g. "os" or
+    /// The image the host booted (`Oem.Hostfw.BootedImage` of the host System, e.g. "os" or
     /// "discovery"); `None` when the BMC does not report it.
     pub async fn booted_image(&self) -> Result<Option<String>, RedfishError> {
-        let (_, system) = self.first_system().await?;
+        let system = self.host_system().await?.doc;
         Ok(system
             .oem_property(OEM_VENDOR, "BootedImage")
             .and_then(Value::as_str)
@@ -102,10 +106,9 @@ impl RedfishClient {
 
     fn read_lockdown(
         &self,
-        url: &Url,
-        system: &ComputerSystem,
+        system: &Fetched<ComputerSystem>,
     ) -> Result<Option<bool>, RedfishError> {
-        let Some(v) = system.oem_property(OEM_VENDOR, "Lockdown") else {
+        let Some(v) = system.doc.oem_property(OEM_VENDOR, "Lockdown") else {
             return Ok(None);
         };
         match v {
@@ -114,7 +117,7 @@ impl RedfishClient {
             Value::Bool(b) => Ok(Some(*b)),
             other => Err(RedfishError::Parse {
                 bmc: self.bmc(),
-                url: url.to_string(),
+                url: system.url.to_string(),
                 cause: format!(
                     "Oem.{OEM_VENDOR}.Lockdown is {other}; expected \"Enabled\" or \"Disabled\""
                 ),

@@ -275,6 +275,28 @@ pub(crate) fn orphan_task_id(reply: &Reply) -> Option<String> {
 }
 
 impl RedfishClient {
+    /// The task an action's accepted answer names (see `task_ref_from_reply`); a Task body with
+    /// an `Id` but no `@odata.id` is looked up through the TaskService. `None`: no task named.
+    pub(crate) async fn task_of_answer(&self, reply: &Reply) -> Option<TaskRef> {
+        let mut task = task_ref_from_reply(self, reply);
+        match task.as_mut() {
+            None => {
+                let uri = self.find_task_uri_by_id(&orphan_task_id(reply)?).await?;
+                task = Some(TaskRef {
+                    monitor_uri: uri.clone(),
+                    task_uri: Some(uri),
+                });
+            }
+            Some(t) if t.task_uri.is_none() => {
+                if let Some(id) = orphan_task_id(reply) {
+                    t.task_uri = self.find_task_uri_by_id(&id).await;
+                }
+            }
+            Some(_) => {}
+        }
+        task
+    }
+
     /// Polls a task monitor once. See the module docs for the styles handled.
     pub async fn poll_task(&self, task: &TaskRef) -> Result<TaskPoll, RedfishError> {
         let mut memory = PollMemory::new(task);

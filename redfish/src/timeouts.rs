@@ -29,6 +29,11 @@ pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(2);
 /// up to ~30 min on real hardware; one hour leaves margin. The workflow has its own, outer bound.
 pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(3600);
 
+/// Default bound on following the Task a host reset answers with. A captured DGX reset Task
+/// took 24 s from start to end (Exception); five minutes covers a slow power sequence while a
+/// Task that never ends still fails the attempt well inside the activation activity's 15 min.
+pub const DEFAULT_RESET_TASK_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
 /// Largest `Retry-After` honoured as-is. A BMC asking for longer is re-polled after this anyway,
 /// so a bogus far-future HTTP-date cannot park the poller for hours.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);

@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 
 use crate::client::{Auth, RedfishClient, Reply};
 use crate::error::RedfishError;
+use crate::etag::Fetched;
 use crate::models::UpdateService;
-use crate::task::{orphan_task_id, task_ref_from_reply, TaskRef};
+use crate::task::TaskRef;
 use crate::timeouts;
 
 /// What the UpdateService offers for uploads (URIs verbatim as the BMC wrote them).
@@ -156,7 +157,7 @@ pub(crate) fn simple_update_body(
 impl RedfishClient {
     /// What the UpdateService offers for uploads.
     pub async fn update_service(&self) -> Result<UpdateServiceInfo, RedfishError> {
-        let (_, doc) = self.update_service_doc().await?;
+        let doc = self.update_service_doc().await?.doc;
         Ok(UpdateServiceInfo::from_doc(&doc))
     }
 
@@ -165,8 +166,9 @@ impl RedfishClient {
     /// sending anything.
     pub async fn upload(&self, req: &UploadRequest) -> Result<UploadAccepted, RedfishError> {
         let size = self.image_size(&req.file)?;
-        let (us_url, doc) = self.update_service_doc().await?;
-        let info = UpdateServiceInfo::from_doc(&doc);
+        let us = self.update_service_doc().await?;
+        let (us_url, doc) = (&us.url, &us.doc);
+        let info = UpdateServiceInfo::from_doc(doc);
         if let Some(max) = info.max_image_size {
             if size > max {
                 return Err(RedfishError::ImageTooLarge {
@@ -191,7 +193,7 @@ impl RedfishClient {
         let reply = match route {
             UploadRoute::Multipart => {
                 let uri = info.multipart_uri.as_deref().unwrap_or_default();
-                let url = self.resolve_from(uri, Some(&us_url))?;
+                let url = self.resolve_from(uri, Some(us_url))?;
                 let params = update_parameters(&req.targets, req.apply_time.as_deref()).to_string();
                 let file_name = file_name_of(&req.file);
                 let path = req.file.clone();
@@ -213,9 +215,9 @@ impl RedfishClient {
                 self.send(Method::POST, &url, &build, Auth::Default).await?
             }
             UploadRoute::HttpPush => {
-                self.prepare_http_push(&us_url, &doc, req).await?;
+                self.prepare_http_push(&us, req).await?;
                 let uri = info.http_push_uri.as_deref().unwrap_or_default();
-                let url = self.resolve_from(uri, Some(&us_url))?;
+                let url = self.resolve_from(uri, Some(us_url))?;
                 let path = req.file.clone();
                 let bmc = self.bmc();
                 let build = move |rb: RequestBuilder| -> Result<RequestBuilder, RedfishError> {
@@ -235,7 +237,7 @@ impl RedfishClient {
                     .and_then(|a| a.get("#UpdateService.SimpleUpdate"))
                     .unwrap_or_default();
                 let target = info.simple_update_target.as_deref().unwrap_or_default();
-                let url = self.resolve_from(target, Some(&us_url))?;
+                let url = self.resolve_from(target, Some(us_url))?;
                 let allowed = action.allowable_values("TransferProtocol");
                 let body = simple_update_body(
                     image_uri.unwrap_or_default(),
@@ -243,7 +245,9 @@ impl RedfishClient {
                     req.apply_time.as_deref(),
                     allowed.as_deref(),
                 );
-                self.post_json(&url, &body).await?
+                // An action of the UpdateService: If-Match its ETag when it served one.
+                self.post_action(&url, us_url, us.etag.as_deref(), &body)
+                    .await?
             }
         };
         self.accepted(route, reply).await
@@ -269,14 +273,15 @@ impl RedfishClient {
     }
 
     /// For the legacy HttpPushUri, targets and apply time are properties of the UpdateService set
-    /// by PATCH. They are patched only when the service advertises them; otherwise the request's
-    /// targets/apply time cannot be conveyed and a warning says so.
+    /// by PATCH (with If-Match when the service served an ETag). They are patched only when the
+    /// service advertises them; otherwise the request's targets/apply time cannot be conveyed
+    /// and a warning says so.
     async fn prepare_http_push(
         &self,
-        us_url: &url::Url,
-        doc: &UpdateService,
+        us: &Fetched<UpdateService>,
         req: &UploadRequest,
     ) -> Result<(), RedfishError> {
+        let (us_url, doc) = (&us.url, &us.doc);
         let mut patch = serde_json::Map::new();
         if !req.targets.is_empty() {
             if doc.http_push_uri_targets.is_some() {
@@ -310,7 +315,7 @@ impl RedfishClient {
             return Ok(());
         }
         let fields: Vec<String> = patch.keys().cloned().collect();
-        match self.patch_json(us_url, &Value::Object(patch)).await {
+        match self.patch_resource(us, &Value::Object(patch)).await {
             Ok(_) => Ok(()),
             Err(e) if e.is_transient() => Err(e),
             // The BMC will not take our targets/apply time for HttpPushUri: say so plainly
@@ -336,21 +341,7 @@ impl RedfishClient {
         reply: Reply,
     ) -> Result<UploadAccepted, RedfishError> {
         let reply = self.ensure_success(reply)?;
-        let mut task = task_ref_from_reply(self, &reply);
-        if task.is_none() {
-            if let Some(id) = orphan_task_id(&reply) {
-                if let Some(uri) = self.find_task_uri_by_id(&id).await {
-                    task = Some(TaskRef {
-                        monitor_uri: uri.clone(),
-                        task_uri: Some(uri),
-                    });
-                }
-            }
-        } else if let Some(t) = task.as_mut().filter(|t| t.task_uri.is_none()) {
-            if let Some(id) = orphan_task_id(&reply) {
-                t.task_uri = self.find_task_uri_by_id(&id).await;
-            }
-        }
+        let task = self.task_of_answer(&reply).await;
         if task.is_none() {
             tracing::warn!(bmc = %self.address(), status = reply.status, url = %reply.url, "upload accepted without a task to follow");
         }

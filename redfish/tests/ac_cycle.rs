@@ -34,7 +34,7 @@ async fn ac_cycle_activates_firmware_that_needs_one() {
     assert!(outcome.succeeded(), "{outcome:?}");
     assert_eq!(sim_version(&fleet, "h1", "BIOS_0").as_deref(), Some("1.0"));
 
-    client.reset_system("ForceRestart").await.unwrap();
+    client.reset_system(&["ForceRestart"]).await.unwrap();
     eventually(
         "power on after restart",
         Duration::from_secs(10),

@@ -47,7 +47,12 @@ fn assert_too_large(e: &RedfishError, mock: &MockBmc, declared: Option<u64>) {
     }
     assert!(!e.is_transient(), "{e:?}");
     let text = e.to_string();
-    for part in [mock.address.as_str(), "/redfish/v1/Systems", "65536", "max_response_bytes"] {
+    for part in [
+        mock.address.as_str(),
+        "/redfish/v1/Systems",
+        "65536",
+        "max_response_bytes",
+    ] {
         assert!(text.contains(part), "{part:?} missing from: {text}");
     }
 }
@@ -56,7 +61,10 @@ fn root(mock: &MockBmc) {
     mock.on(
         "GET",
         "/redfish/v1/",
-        vec![json(200, j!({"Systems": {"@odata.id": "/redfish/v1/Systems"}}))],
+        vec![json(
+            200,
+            j!({"Systems": {"@odata.id": "/redfish/v1/Systems"}}),
+        )],
     );
 }
 
@@ -65,12 +73,20 @@ async fn endless_body_is_cut_off_at_the_bound() {
     let mock = MockBmc::start().await;
     root(&mock);
     // No Content-Length, and it never ends: only the bound can stop the read.
-    mock.on("GET", "/redfish/v1/Systems", vec![stream(&"x".repeat(8192), None)]);
+    mock.on(
+        "GET",
+        "/redfish/v1/Systems",
+        vec![stream(&"x".repeat(8192), None)],
+    );
     let started = Instant::now();
     let e = client_for(&mock).power_state().await.unwrap_err();
     assert_too_large(&e, &mock, None);
     // The request timeout is 10 s; stopping at the bound is immediate.
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -79,7 +95,11 @@ async fn body_three_times_the_bound_is_refused() {
     root(&mock);
     let chunk = "y".repeat(8192);
     let times = 3 * LIMIT as usize / chunk.len();
-    mock.on("GET", "/redfish/v1/Systems", vec![stream(&chunk, Some(times))]);
+    mock.on(
+        "GET",
+        "/redfish/v1/Systems",
+        vec![stream(&chunk, Some(times))],
+    );
     let e = client_for(&mock).power_state().await.unwrap_err();
     assert_too_large(&e, &mock, Some(3 * LIMIT));
 }

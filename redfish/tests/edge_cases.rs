@@ -545,10 +545,10 @@ async fn manager_reset_with_dropped_connection_counts_as_accepted() {
         vec![Canned::Drop],
     );
     let client = client_for(&mock, AuthMode::Basic);
-    let e = client.reset_manager("ForceRestart").await.unwrap_err();
+    let e = client.reset_manager(&["ForceRestart"]).await.unwrap_err();
     assert!(e.to_string().contains("GracefulRestart"), "{e}");
     client
-        .reset_manager("GracefulRestart")
+        .reset_manager(&["GracefulRestart"])
         .await
         .expect("EOF after POST is accepted");
     assert_eq!(

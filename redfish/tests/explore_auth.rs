@@ -176,7 +176,7 @@ async fn a_staged_image_is_reported_on_its_member_not_as_a_running_version() {
     let bmc = report.members.iter().find(|m| m.id == "BMC_0").expect("BMC_0");
     assert_eq!(bmc.staged_version, None);
 
-    client.reset_system("ForceRestart").await.expect("reset");
+    client.reset_system(&["ForceRestart"]).await.expect("reset");
     let activated = async {
         loop {
             if let Ok(r) = client.explore().await {

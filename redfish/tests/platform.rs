@@ -52,13 +52,13 @@ async fn discovery_boot_once_then_back_to_the_os() {
         Some("os"),
         "takes effect at the next power-on"
     );
-    client.reset_system("ForceRestart").await.unwrap();
+    client.reset_system(&["ForceRestart"]).await.unwrap();
     eventually("discovery booted", Duration::from_secs(10), || async {
         client.booted_image().await.ok().flatten().as_deref() == Some("discovery")
             && client.power_state().await.ok().flatten().as_deref() == Some("On")
     })
     .await;
-    client.reset_system("ForceRestart").await.unwrap();
+    client.reset_system(&["ForceRestart"]).await.unwrap();
     eventually("OS booted again", Duration::from_secs(10), || async {
         fleet.booted_image("h1").as_deref() == Some("os")
             && fleet.power_state("h1").as_deref() == Some("On")

@@ -15,14 +15,12 @@ async fn system_reset_cycles_power_and_checks_reset_type() {
     let (fleet, host) = one_host("reset_seconds = 0.3").await;
     let client = client(&host, AuthMode::Basic);
 
-    let e = client.reset_system("Bogus").await.expect_err("not allowed");
+    let e = client.reset_system(&["Bogus"]).await.expect_err("not allowed");
     match &e {
         RedfishError::ResetTypeNotAllowed {
-            reset_type,
-            allowed,
-            ..
+            wanted, allowed, ..
         } => {
-            assert_eq!(reset_type, "Bogus");
+            assert_eq!(wanted, &["Bogus".to_string()]);
             assert!(allowed.contains(&"ForceRestart".to_string()), "{allowed:?}");
         }
         other => panic!("{other:?}"),
@@ -37,12 +35,12 @@ async fn system_reset_cycles_power_and_checks_reset_type() {
         "nothing was sent"
     );
 
-    client.reset_system("ForceOff").await.expect("ForceOff");
+    client.reset_system(&["ForceOff"]).await.expect("ForceOff");
     eventually("power off", Duration::from_secs(10), || async {
         client.power_state().await.ok().flatten().as_deref() == Some("Off")
     })
     .await;
-    client.reset_system("On").await.expect("On");
+    client.reset_system(&["On"]).await.expect("On");
     eventually("power on", Duration::from_secs(10), || async {
         client.power_state().await.ok().flatten().as_deref() == Some("On")
     })
@@ -57,7 +55,7 @@ async fn manager_reset_round_trip(auth: AuthMode) {
     client.explore().await.expect("explore before");
 
     let e = client
-        .reset_manager("PowerCycle")
+        .reset_manager(&["PowerCycle"])
         .await
         .expect_err("not allowed for the Manager");
     assert!(
@@ -66,7 +64,7 @@ async fn manager_reset_round_trip(auth: AuthMode) {
     );
 
     client
-        .reset_manager("GracefulRestart")
+        .reset_manager(&["GracefulRestart"])
         .await
         .expect("manager reset accepted");
     assert!(
@@ -142,7 +140,7 @@ async fn task_survives_a_bmc_reset_mid_task() {
         })
         .await
         .unwrap();
-    client.reset_manager("ForceRestart").await.unwrap();
+    client.reset_manager(&["ForceRestart"]).await.unwrap();
     let mut saw_running = 0;
     let outcome = client
         .wait_task(&accepted.task.unwrap(), wait_opts(), |p| {

@@ -60,13 +60,23 @@ async fn root_with_only_tasks_link_finds_the_task() {
     mock.on(
         "GET",
         "/redfish/v1/UpdateService",
-        vec![json(200, j!({"MultipartHttpPushUri": "/redfish/v1/UpdateService/upload"}))],
+        vec![json(
+            200,
+            j!({"MultipartHttpPushUri": "/redfish/v1/UpdateService/upload"}),
+        )],
     );
-    mock.on("POST", "/redfish/v1/UpdateService/upload", vec![orphan_task_answer("JID_7")]);
+    mock.on(
+        "POST",
+        "/redfish/v1/UpdateService/upload",
+        vec![orphan_task_answer("JID_7")],
+    );
     mock.on(
         "GET",
         "/redfish/v1/TaskService",
-        vec![json(200, j!({"Tasks": {"@odata.id": "/redfish/v1/TaskService/Tasks"}}))],
+        vec![json(
+            200,
+            j!({"Tasks": {"@odata.id": "/redfish/v1/TaskService/Tasks"}}),
+        )],
     );
     mock.on(
         "GET",
@@ -103,7 +113,11 @@ async fn captured_dgx_root_tasks_link_finds_the_task() {
             "/redfish/v1/TaskService/Tasks",
         ],
     );
-    mock.on("POST", "/redfish/v1/UpdateService/upload", vec![orphan_task_answer("3")]);
+    mock.on(
+        "POST",
+        "/redfish/v1/UpdateService/upload",
+        vec![orphan_task_answer("3")],
+    );
     let task = upload(&client_for(&mock)).await;
     assert_eq!(
         task.map(|t| t.monitor_uri),

@@ -99,7 +99,7 @@ async fn run_combo(upload_style: &str, task_style: &str, apply_time: &str) {
                 .any(|m| m.contains("AwaitToActivate")),
             "{outcome:?}"
         );
-        client.reset_system("ForceRestart").await.expect("reset");
+        client.reset_system(&["ForceRestart"]).await.expect("reset");
         eventually(
             "host powered on after the reset",
             Duration::from_secs(10),

@@ -52,4 +52,18 @@ impl Tree {
             mock.on("GET", id, vec![json(200, doc)]);
         }
     }
+
+    /// Serves the captured collection at `odata_id` and every member it lists.
+    pub fn serve_collection(&self, mock: &MockBmc, odata_id: &str) {
+        self.serve(mock, &[odata_id]);
+        let doc = self.doc(odata_id);
+        let members: Vec<String> = doc["Members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["@odata.id"].as_str().map(str::to_string))
+            .collect();
+        let ids: Vec<&str> = members.iter().map(String::as_str).collect();
+        self.serve(mock, &ids);
+    }
 }

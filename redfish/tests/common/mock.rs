@@ -198,7 +198,9 @@ async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<L
     match answer {
         Canned::Drop => {}
         Canned::Stream { chunk, times } => {
-            let mut out = String::from("HTTP/1.1 200 X\r\nConnection: close\r\nContent-Type: application/json\r\n");
+            let mut out = String::from(
+                "HTTP/1.1 200 X\r\nConnection: close\r\nContent-Type: application/json\r\n",
+            );
             if let Some(n) = times {
                 out.push_str(&format!("Content-Length: {}\r\n", chunk.len() * n));
             }
