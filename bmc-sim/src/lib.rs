@@ -66,6 +66,7 @@ mod image;
 mod image_fetch;
 mod inventory_routes;
 mod profile;
+mod profile_patch;
 mod profile_routes;
 mod redfish_error;
 mod redfish_json;

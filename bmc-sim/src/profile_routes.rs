@@ -23,7 +23,8 @@ use crate::redfish_json::{link, ok};
 use crate::state::{Host, HostData};
 use crate::task::TASKS_URI;
 use crate::{
-    resets, service_root, sessions, system_patch, task_routes, update_push, update_simple,
+    profile_patch, resets, service_root, sessions, system_patch, task_routes, update_push,
+    update_simple,
 };
 
 /// The router of a BMC serving `profile`: one dispatcher behind the shared request layers.
@@ -62,6 +63,10 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     }
     if method == Method::PATCH && path == shape.system {
         return system_patch::patch_system(st, req).await;
+    }
+    if method == Method::PATCH && profile.has(&path) {
+        let etag = current(&host, &profile, &path).and_then(|d| etag_of(&d));
+        return profile_patch::patch(host.clone(), profile.clone(), path, etag, req).await;
     }
     if let Some(id) = child_of(&path, shape.sessions.as_deref()) {
         match method {
@@ -102,7 +107,7 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     }
     let overlaid = {
         let d = host.data();
-        overlay(&host, &profile, &d, &path)
+        with_patches(&profile, &d, &path, overlay(&host, &profile, &d, &path))
     };
     match overlaid {
         // Unchanged from the capture (nothing happened yet): the captured bytes and ETag.
@@ -110,7 +115,7 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
             Some(bytes) => captured(bytes),
             None => ok_with_etag(doc),
         },
-        Some(Some(doc)) => ok_with_etag(doc),
+        Some(Some(doc)) => ok_with_etag(with_fresh_etag(&profile, &path, doc)),
         Some(None) => RedfishError::not_found(&path).into_response(),
         None => match profile.raw(&path) {
             Some(bytes) => captured(bytes),
@@ -190,6 +195,54 @@ fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<O
     None
 }
 
+/// Lay the accepted PATCHes of `path` over its document.
+fn with_patches(
+    profile: &Profile,
+    d: &HostData,
+    path: &str,
+    doc: Option<Option<Value>>,
+) -> Option<Option<Value>> {
+    let Some(changes) = d.patched.get(path) else {
+        return doc;
+    };
+    let mut base = match doc {
+        Some(Some(doc)) => doc,
+        Some(None) => return Some(None),
+        None => profile.doc(path)?,
+    };
+    profile_patch::merge(&mut base, changes);
+    Some(Some(base))
+}
+
+/// The document a GET of `path` would answer now, if any.
+fn current(host: &Host, profile: &Profile, path: &str) -> Option<Value> {
+    let d = host.data();
+    match with_patches(profile, &d, path, overlay(host, profile, &d, path)) {
+        Some(doc) => doc.map(|doc| with_fresh_etag(profile, path, doc)),
+        None => profile.doc(path),
+    }
+}
+
+/// A changed document's ETag is one of its content; an unchanged one keeps the captured ETag.
+fn with_fresh_etag(profile: &Profile, path: &str, mut doc: Value) -> Value {
+    if Some(&doc) == profile.doc(path).as_ref() || doc.get("@odata.etag").is_none() {
+        return doc;
+    }
+    if let Some(o) = doc.as_object_mut() {
+        o.remove("@odata.etag");
+    }
+    let mut h = DefaultHasher::new();
+    doc.to_string().hash(&mut h);
+    doc["@odata.etag"] = json!(format!("\"{:016x}\"", h.finish()));
+    doc
+}
+
+fn etag_of(doc: &Value) -> Option<String> {
+    doc.get("@odata.etag")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// Where the entry of an image staged for the member at `uri` is served.
 fn staged_uri(uri: &str) -> String {
     format!("{uri}-Staged")
@@ -222,19 +275,9 @@ fn captured(bytes: Vec<u8>) -> Response {
     resp
 }
 
-/// A changed document: a captured ETag is replaced by one of the new content.
-fn ok_with_etag(mut doc: Value) -> Response {
-    let had_etag = doc.get("@odata.etag").is_some();
-    let etag = had_etag.then(|| {
-        if let Some(o) = doc.as_object_mut() {
-            o.remove("@odata.etag");
-        }
-        let mut h = DefaultHasher::new();
-        doc.to_string().hash(&mut h);
-        let e = format!("\"{:016x}\"", h.finish());
-        doc["@odata.etag"] = json!(e);
-        e
-    });
+/// A changed document, with its ETag (already fresh: [`with_fresh_etag`]) as a header too.
+fn ok_with_etag(doc: Value) -> Response {
+    let etag = etag_of(&doc);
     let mut resp = ok(doc);
     if let Some(v) = etag.and_then(|e| HeaderValue::from_str(&e).ok()) {
         resp.headers_mut().insert(header::ETAG, v);
@@ -245,5 +288,8 @@ fn ok_with_etag(mut doc: Value) -> Response {
 /// The System document of a profile host as it is now (for answers to PATCH).
 pub(crate) fn system_doc(host: &Host, d: &HostData) -> Option<Value> {
     let profile = host.profile.as_ref()?;
-    overlay(host, profile, d, &profile.shape.system).flatten()
+    let path = &profile.shape.system;
+    with_patches(profile, d, path, overlay(host, profile, d, path))
+        .flatten()
+        .map(|doc| with_fresh_etag(profile, path, doc))
 }

@@ -103,6 +103,11 @@ pub(crate) struct HostData {
     pub fault_generation: u64,
     /// While set and in the future, the BMC's listener is closed (the `unreachable_for_secs` fault).
     pub unreachable_until: Option<tokio::time::Instant>,
+    /// Profile BMCs: accepted PATCHes, per resource path, laid over the captured document.
+    pub patched: BTreeMap<String, Value>,
+    /// Profile BMCs: settings-object PATCHes waiting for the next power-on, per parent resource:
+    /// (settings object path, changes).
+    pub pending_settings: BTreeMap<String, (String, Value)>,
 }
 
 impl HostData {
@@ -145,6 +150,8 @@ impl HostData {
             faults: Fault::default(),
             fault_generation: 0,
             unreachable_until: None,
+            patched: BTreeMap::new(),
+            pending_settings: BTreeMap::new(),
         }
     }
 
@@ -169,6 +176,12 @@ impl HostData {
         };
         self.activate(event);
         self.booted_image = self.boot.power_on();
+        // Pending settings (e.g. BIOS attributes) take effect as the host comes up.
+        for (parent, (settings, changes)) in std::mem::take(&mut self.pending_settings) {
+            self.patched.remove(&settings);
+            let overlay = self.patched.entry(parent).or_insert_with(|| json!({}));
+            crate::profile_patch::merge(overlay, &changes);
+        }
     }
 
     /// Inventory members not hidden by the `hide_members` fault.

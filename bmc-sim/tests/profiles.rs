@@ -269,3 +269,134 @@ fn pathdiff(to: &std::path::Path, from: &std::path::Path) -> String {
     );
     out.join("/")
 }
+
+#[tokio::test]
+async fn vendor_attributes_are_patched_where_the_tree_has_them() {
+    let Some(dir) = tree("dell") else { return };
+    let (fleet, c) = start("r750-attrs", &dir).await;
+    let attrs = "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes";
+    assert_eq!(
+        c.resource(attrs).await["Attributes"]["Lockdown.1.SystemLockdown"],
+        "Disabled"
+    );
+    let r = c
+        .patch(
+            attrs,
+            json!({"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}}),
+        )
+        .await;
+    assert!(r.status.is_success(), "{:?} {}", r.status, r.body);
+    assert_eq!(
+        c.resource(attrs).await["Attributes"]["Lockdown.1.SystemLockdown"],
+        "Enabled"
+    );
+    // A property the resource does not have, or of another type, is refused and changes nothing.
+    let r = c
+        .patch(attrs, json!({"Attributes": {"NoSuch.1.Thing": "x"}}))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(
+        r.message_id().ends_with("PropertyUnknown"),
+        "{}",
+        r.message_id()
+    );
+    let r = c
+        .patch(
+            attrs,
+            json!({"Attributes": {"Lockdown.1.SystemLockdown": 1}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    // The generic shape's Oem.Hostfw does not exist on a real tree.
+    let r = c
+        .patch(
+            "/redfish/v1/Systems/System.Embedded.1",
+            json!({"Oem": {"Hostfw": {"Lockdown": "Enabled"}}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    fleet.shutdown().await;
+}
+
+#[tokio::test]
+async fn etags_guard_patches_and_settings_objects_apply_at_the_next_power_on() {
+    let Some(dir) = tree("supermicro") else {
+        return;
+    };
+    let (fleet, c) = start("smc-attrs", &dir).await;
+    let lock = "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown";
+    let before = c.get(lock).await;
+    let etag = before.header("etag").expect("captured ETag").to_string();
+    let stale = c
+        .send(
+            c.request(reqwest::Method::PATCH, lock)
+                .header("If-Match", "\"not-it\"")
+                .json(&json!({"SysLockdownEnabled": true})),
+        )
+        .await;
+    assert_eq!(stale.status, StatusCode::PRECONDITION_FAILED);
+    let ok = c
+        .send(
+            c.request(reqwest::Method::PATCH, lock)
+                .header("If-Match", etag.as_str())
+                .json(&json!({"SysLockdownEnabled": true})),
+        )
+        .await;
+    assert!(ok.status.is_success(), "{:?}", ok.status);
+    let after = c.get(lock).await;
+    assert_eq!(after.body["SysLockdownEnabled"], true);
+    assert_ne!(
+        after.header("etag"),
+        Some(etag.as_str()),
+        "the ETag follows the content"
+    );
+    // The old ETag no longer matches.
+    let again = c
+        .send(
+            c.request(reqwest::Method::PATCH, lock)
+                .header("If-Match", etag.as_str())
+                .json(&json!({"SysLockdownEnabled": false})),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::PRECONDITION_FAILED);
+    fleet.shutdown().await;
+
+    // DGX BIOS attributes: PATCHed through the settings object, running after a power-on.
+    let Some(dgx) = tree("nvidia_viking") else {
+        return;
+    };
+    let (fleet, c) = start("dgx-attrs", &dgx).await;
+    let (bios, sd) = (
+        "/redfish/v1/Systems/DGX/Bios",
+        "/redfish/v1/Systems/DGX/Bios/SD",
+    );
+    let r = c
+        .patch(
+            sd,
+            json!({"Attributes": {"KcsInterfaceDisable": "Deny All"}}),
+        )
+        .await;
+    assert!(r.status.is_success(), "{:?} {}", r.status, r.body);
+    assert_eq!(
+        c.resource(sd).await["Attributes"]["KcsInterfaceDisable"],
+        "Deny All",
+        "pending"
+    );
+    assert_eq!(
+        c.resource(bios).await["Attributes"]["KcsInterfaceDisable"],
+        "Allow All",
+        "not yet running"
+    );
+    let r = c
+        .post(
+            "/redfish/v1/Systems/DGX/Actions/ComputerSystem.Reset",
+            json!({"ResetType": "ForceRestart"}),
+        )
+        .await;
+    assert!(r.status.is_success());
+    eventually("BIOS setting applied", || async {
+        (c.resource(bios).await["Attributes"]["KcsInterfaceDisable"] == "Deny All").then_some(())
+    })
+    .await;
+    fleet.shutdown().await;
+}
