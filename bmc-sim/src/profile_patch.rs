@@ -72,6 +72,7 @@ pub async fn patch(
     }
     {
         let mut d = host.data();
+        d.stats.setting_patches += 1;
         let overlay = d
             .patched
             .entry(path.clone())

@@ -177,8 +177,8 @@ impl HostData {
         self.activate(event);
         self.booted_image = self.boot.power_on();
         // Pending settings (e.g. BIOS attributes) take effect as the host comes up.
-        for (parent, (settings, changes)) in std::mem::take(&mut self.pending_settings) {
-            self.patched.remove(&settings);
+        // The settings object keeps showing them: it now matches what runs.
+        for (parent, (_settings, changes)) in std::mem::take(&mut self.pending_settings) {
             let overlay = self.patched.entry(parent).or_insert_with(|| json!({}));
             crate::profile_patch::merge(overlay, &changes);
         }

@@ -59,6 +59,7 @@ pub async fn patch_system(State(host): State<Arc<Host>>, req: Request) -> Respon
         let mut d = host.data();
         if let Some(l) = patch.lockdown {
             d.lockdown = l;
+            d.stats.setting_patches += 1;
         }
         if let Some(t) = patch.boot_target {
             d.boot.target = t;

@@ -15,6 +15,7 @@ pub mod error;
 pub mod gates;
 pub mod host_model;
 pub mod inventory;
+pub mod lockdown;
 pub mod matcher;
 pub mod selection;
 pub mod substate;
@@ -33,6 +34,7 @@ pub use gates::{
 };
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
+pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
 pub use selection::{select_component, verify, Selection, Verification};
 pub use substate::{HostState, HostSubstate};

@@ -18,13 +18,13 @@ use crate::models::{
 use crate::timeouts;
 
 impl RedfishClient {
-    /// Crawls the BMC: ServiceRoot → Systems (first member: Manufacturer, Model, SerialNumber,
-    /// PowerState) and UpdateService → FirmwareInventory → every member (Id, Name, Version,
+    /// Crawls the BMC: ServiceRoot → Systems (the member that reports Manufacturer and Model:
+    /// its Manufacturer, Model, SerialNumber, PowerState) and UpdateService → FirmwareInventory → every member (Id, Name, Version,
     /// `@odata.id`). A member without `Version` is kept with version `""`; a member without `Id`
     /// takes the last segment of its `@odata.id`.
     pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
         let (root_url, root) = self.service_root().await?;
-        let (_, system) = self.first_system_from(&root_url, &root).await?;
+        let (_, system) = self.identity_system_from(&root_url, &root).await?;
         let (us_url, update_service) = self.update_service_doc_from(&root_url, &root).await?;
         let inventory_link = link_target(&update_service.firmware_inventory).ok_or_else(|| {
             RedfishError::Missing {
@@ -74,7 +74,10 @@ impl RedfishClient {
         }
         for (target, version) in staged {
             let target = target.trim_end_matches('/');
-            if let Some(m) = members.iter_mut().find(|m| m.odata_id.trim_end_matches('/') == target) {
+            if let Some(m) = members
+                .iter_mut()
+                .find(|m| m.odata_id.trim_end_matches('/') == target)
+            {
                 m.staged_version = Some(version);
             }
         }
@@ -93,33 +96,53 @@ impl RedfishClient {
         Ok(system.power_state)
     }
 
-    /// The first member of the Systems collection and its URL.
+    /// The System the host's power, resets and boot override go through: the first member of
+    /// the Systems collection that carries `#ComputerSystem.Reset` (one that also reports
+    /// Manufacturer and Model first), else the first member. A GB200 lists `System_0` (Reset,
+    /// no identity) before `HGX_Baseboard_0` (identity, no Reset).
     pub(crate) async fn first_system(&self) -> Result<(Url, ComputerSystem), RedfishError> {
         let (root_url, root) = self.service_root().await?;
-        self.first_system_from(&root_url, &root).await
+        let systems = self.systems_from(&root_url, &root).await?;
+        Ok(pick(systems, has_reset, has_identity))
     }
 
-    async fn first_system_from(
+    /// Every System and, separately, the one whose Manufacturer and Model identify the host
+    /// (one that also carries the Reset action first).
+    async fn identity_system_from(
         &self,
         root_url: &Url,
         root: &ServiceRoot,
     ) -> Result<(Url, ComputerSystem), RedfishError> {
+        let systems = self.systems_from(root_url, root).await?;
+        Ok(pick(systems, has_identity, has_reset))
+    }
+
+    /// Every member of the Systems collection with its URL (at least one).
+    async fn systems_from(
+        &self,
+        root_url: &Url,
+        root: &ServiceRoot,
+    ) -> Result<Vec<(Url, ComputerSystem)>, RedfishError> {
         let link = link_target(&root.systems).ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
             url: root_url.to_string(),
             what: "Systems link in the ServiceRoot".into(),
         })?;
         let systems_url = self.resolve_from(link, Some(root_url))?;
-        let (_, url) =
-            self.first_member(&systems_url)
-                .await?
-                .ok_or_else(|| RedfishError::Missing {
-                    bmc: self.bmc(),
-                    url: systems_url.to_string(),
-                    what: "any member in the Systems collection".into(),
-                })?;
-        let system = self.get_json(&url).await?;
-        Ok((url, system))
+        let members = self.collection_members(&systems_url).await?;
+        if members.is_empty() {
+            return Err(RedfishError::Missing {
+                bmc: self.bmc(),
+                url: systems_url.to_string(),
+                what: "any member in the Systems collection".into(),
+            });
+        }
+        let mut systems = Vec::with_capacity(members.len());
+        for (_, url) in members {
+            let system: ComputerSystem = self.get_json(&url).await?;
+            systems.push((url, system));
+        }
+        Ok(systems)
     }
 
     /// The BMC's Manager: the first Managers member whose `ManagerType` is `BMC`, else the first
@@ -175,28 +198,6 @@ impl RedfishClient {
         Ok((url, doc))
     }
 
-    /// The first member link of a collection (first page only), as (link, URL).
-    async fn first_member(&self, collection: &Url) -> Result<Option<(String, Url)>, RedfishError> {
-        let page: Collection = self.get_json(collection).await?;
-        for member in page.members.iter().flatten() {
-            if let Some(link) = member.target() {
-                return Ok(Some((
-                    link.to_string(),
-                    self.resolve_from(link, Some(collection))?,
-                )));
-            }
-        }
-        match page.next_link.as_deref().filter(|s| !s.trim().is_empty()) {
-            // An empty first page with a next link: take the rest of the walk.
-            Some(_) => Ok(self
-                .collection_members(collection)
-                .await?
-                .into_iter()
-                .next()),
-            None => Ok(None),
-        }
-    }
-
     /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and
     /// without duplicates, as (link as written by the BMC, resolved URL).
     pub(crate) async fn collection_members(
@@ -244,8 +245,39 @@ fn staged_targets(doc: &SoftwareInventory) -> Vec<String> {
         .map(|targets| {
             targets
                 .iter()
-                .filter_map(|t| t.get("@odata.id").and_then(|v| v.as_str()).map(str::to_string))
+                .filter_map(|t| {
+                    t.get("@odata.id")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                })
                 .collect()
         })
         .unwrap_or_default()
+}
+
+fn has_identity(s: &ComputerSystem) -> bool {
+    let set = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.trim().is_empty());
+    set(&s.manufacturer) && set(&s.model)
+}
+
+fn has_reset(s: &ComputerSystem) -> bool {
+    s.actions
+        .as_ref()
+        .and_then(|a| a.get("#ComputerSystem.Reset"))
+        .is_some()
+}
+
+/// The first System with `first` and `then`, else the first with `first`, else the first one.
+/// `systems` is never empty.
+fn pick(
+    mut systems: Vec<(Url, ComputerSystem)>,
+    first: fn(&ComputerSystem) -> bool,
+    then: fn(&ComputerSystem) -> bool,
+) -> (Url, ComputerSystem) {
+    let at = systems
+        .iter()
+        .position(|(_, s)| first(s) && then(s))
+        .or_else(|| systems.iter().position(|(_, s)| first(s)))
+        .unwrap_or(0);
+    systems.swap_remove(at)
 }

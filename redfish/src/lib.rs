@@ -15,6 +15,7 @@ mod ac_cycle;
 mod client;
 mod error;
 mod inventory;
+mod lockdown;
 pub mod models;
 mod platform;
 mod reset;
@@ -25,5 +26,6 @@ mod update;
 
 pub use client::{parse_retry_after, AuthMode, BmcEndpoint, ClientOptions, RedfishClient};
 pub use error::RedfishError;
+pub use lockdown::LockdownState;
 pub use task::{TaskFinal, TaskOutcome, TaskPoll, TaskRef, WaitOptions};
 pub use update::{UpdateServiceInfo, UploadAccepted, UploadRequest, UploadRoute};
