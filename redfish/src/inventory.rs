@@ -19,9 +19,11 @@ use crate::timeouts;
 
 impl RedfishClient {
     /// Crawls the BMC: ServiceRoot → Systems (the member that reports Manufacturer and Model:
-    /// its Manufacturer, Model, SerialNumber, PowerState) and UpdateService → FirmwareInventory → every member (Id, Name, Version,
-    /// `@odata.id`). A member without `Version` is kept with version `""`; a member without `Id`
-    /// takes the last segment of its `@odata.id`.
+    /// its Manufacturer, Model, SerialNumber, PowerState) and UpdateService → FirmwareInventory →
+    /// every member (Id, Name, Version, `Status.State`, `@odata.id`). Each member's version is
+    /// classified known or unknown by `InventoryMember::reported` (absent, null, blank,
+    /// placeholder text or a not-present state: "version not reported") with surrounding
+    /// whitespace removed; a member without `Id` takes the last segment of its `@odata.id`.
     pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
         let (root_url, root) = self.service_root().await?;
         let (_, system) = self.identity_system_from(&root_url, &root).await?;
@@ -47,7 +49,7 @@ impl RedfishClient {
                 .unwrap_or(link);
             if doc.staged == Some(true) {
                 // Not a running version: remember it for the members it is staged for.
-                let version = doc.version.clone().unwrap_or_default();
+                let version = doc.version.as_deref().unwrap_or_default().trim().to_string();
                 for target in staged_targets(&doc) {
                     staged.push((target, version.clone()));
                 }
@@ -61,16 +63,16 @@ impl RedfishClient {
                     .unwrap_or_default()
                     .to_string()
             });
-            if doc.version.is_none() {
-                tracing::warn!(bmc = %self.address(), member = %odata_id, "firmware inventory member has no Version");
-            }
-            members.push(InventoryMember {
-                id,
+            let state = doc.status.as_ref().and_then(|s| s.state.as_deref());
+            let member = InventoryMember {
                 name: doc.name.clone(),
-                version: doc.version.clone().unwrap_or_default(),
-                odata_id,
-                staged_version: None,
-            });
+                ..InventoryMember::reported(id, odata_id, doc.version.as_deref(), state)
+            };
+            if let Some(why) = &member.version_unknown {
+                tracing::debug!(bmc = %self.address(), member = %member.odata_id, version = ?doc.version, %why,
+                    "firmware inventory member: version not reported");
+            }
+            members.push(member);
         }
         for (target, version) in staged {
             let target = target.trim_end_matches('/');
