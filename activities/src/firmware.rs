@@ -15,11 +15,11 @@ use crate::Deps;
 
 use crate::heartbeat::HEARTBEAT_EVERY;
 
-/// True when at least one inventory member matches and every match reports the target.
+/// True when the matching members verify at the target (`hostfw_model::verify_matching`: a
+/// version not reported is never the target).
 fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> bool {
-    let matching: Vec<_> =
-        report.members.iter().filter(|m| precheck.matcher.is_match(&m.id)).collect();
-    !matching.is_empty() && matching.iter().all(|m| m.version == precheck.target_version)
+    hostfw_model::verify_matching(report, &precheck.matcher, &precheck.target_version)
+        == hostfw_model::Verification::AllAtTarget
 }
 
 /// Lease of a site-wide upload slot; renewed every [`SLOT_RENEW_EVERY`] while the upload and the

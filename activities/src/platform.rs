@@ -1,7 +1,10 @@
-//! Platform steps around the update of an assigned host: platform lockdown off and on, booting the
-//! discovery environment and back to the host's own OS. Each step is idempotent: a retry after a
+//! Platform steps around the update of an assigned host: platform lockdown off and on (through
+//! the model's own property, from the catalog's `lockdown` setting), booting the discovery
+//! environment and back to the host's own OS. Each step is idempotent: a retry after a
 //! worker crash finds the host already in the wanted state and does nothing more.
 
+use hostfw_redfish::RedfishClient;
+use hostfw_store::Machine;
 use hostfw_workflows::{PlatformInput, PlatformStep};
 use temporalio_common::ActivityError;
 
@@ -16,11 +19,9 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
     match input.step {
-        PlatformStep::Lockdown { enabled } => {
-            if client.lockdown().await.map_err(error::redfish)? != Some(enabled) {
-                client.set_lockdown(enabled).await.map_err(error::redfish)?;
-            }
-        }
+        PlatformStep::Lockdown { enabled } => lockdown(deps, &machine, &client, enabled).await?,
+        // Which image runs is known only where the BMC reports it (the simulator's generic
+        // shape); a real BMC does not, so there each step boots: at least once, never skipped.
         PlatformStep::DiscoveryBoot => {
             if client.booted_image().await.map_err(error::redfish)?.as_deref() != Some("discovery") {
                 client.set_boot_override("Pxe", "Once").await.map_err(error::redfish)?;
@@ -29,7 +30,7 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
             }
         }
         PlatformStep::BootToOs => {
-            if client.booted_image().await.map_err(error::redfish)?.as_deref() == Some("discovery") {
+            if client.booted_image().await.map_err(error::redfish)?.as_deref() != Some("os") {
                 client.reset_system(reset_types::SYSTEM_RESTART).await.map_err(error::redfish)?;
                 wait_power(&client, "On").await?;
             }
@@ -37,4 +38,63 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
     }
     tracing::info!(machine = %machine.id, step = ?input.step, "platform step done");
     Ok(())
+}
+
+/// Lockdown through the model's own property (catalog `lockdown`). A model without one has no
+/// lockdown to change: the step counts as done, and says so.
+async fn lockdown(
+    deps: &Deps,
+    machine: &Machine,
+    client: &RedfishClient,
+    enabled: bool,
+) -> Result<(), ActivityError> {
+    let (vendor, model) = identity(deps, machine, client).await?;
+    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let Some(setting) = catalog
+        .find(&vendor, &model)
+        .and_then(|m| m.lockdown.clone())
+    else {
+        tracing::info!(machine = %machine.id, %vendor, %model, enabled,
+            "platform lockdown not supported on this model (no catalog lockdown setting): counted as done");
+        return Ok(());
+    };
+    let state = client
+        .lockdown_state(&setting)
+        .await
+        .map_err(error::redfish)?;
+    if state.effective() == enabled {
+        return Ok(());
+    }
+    let deferred = client
+        .set_lockdown_at(&setting, enabled)
+        .await
+        .map_err(error::redfish)?;
+    if deferred {
+        tracing::info!(machine = %machine.id, enabled, "platform lockdown change runs after the next host reset");
+    }
+    Ok(())
+}
+
+/// The vendor and model the BMC reports: from the stored inventory, else the machine record,
+/// else read from the BMC now.
+async fn identity(
+    deps: &Deps,
+    machine: &Machine,
+    client: &RedfishClient,
+) -> Result<(String, String), ActivityError> {
+    let report = deps
+        .store
+        .report_get(&machine.bmc_address)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|r| r.report);
+    if let Some(r) = report.filter(|r| !r.vendor.is_empty() && !r.model.is_empty()) {
+        return Ok((r.vendor, r.model));
+    }
+    if let (Some(v), Some(m)) = (&machine.vendor, &machine.model) {
+        return Ok((v.clone(), m.clone()));
+    }
+    let r = client.explore().await.map_err(error::redfish)?;
+    Ok((r.vendor, r.model))
 }

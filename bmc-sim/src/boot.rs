@@ -47,6 +47,22 @@ impl Default for BootOverride {
 }
 
 impl BootOverride {
+    /// The override a captured tree starts with (values this simulator does not model read as
+    /// the default).
+    pub fn captured(target: Option<&str>, enabled: Option<&str>) -> Self {
+        let d = BootOverride::default();
+        BootOverride {
+            target: BOOT_TARGETS
+                .into_iter()
+                .find(|t| Some(*t) == target)
+                .unwrap_or(d.target),
+            enabled: BOOT_ENABLED
+                .into_iter()
+                .find(|e| Some(*e) == enabled)
+                .unwrap_or(d.enabled),
+        }
+    }
+
     /// The host powers on: what it boots, consuming a `Once` override.
     pub fn power_on(&mut self) -> BootedImage {
         let image = if self.target == "Pxe" && self.enabled != "Disabled" {

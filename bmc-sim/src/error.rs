@@ -64,6 +64,10 @@ pub enum SimError {
     /// The fleet CA or a BMC's TLS certificate could not be made (`tls = true`).
     #[error("cannot set up TLS for the fleet: {message}")]
     Tls { message: String },
+
+    /// A host's `profile` folder is not a usable captured Redfish tree.
+    #[error("profile {}: {message}", dir.display())]
+    Profile { dir: PathBuf, message: String },
 }
 
 impl SimError {

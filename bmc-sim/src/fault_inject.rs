@@ -103,7 +103,11 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
     if malformed && injected.is_none() {
         tracing::info!(host = %host.spec.id, path = %req.uri().path(), "injected malformed JSON");
         let body = "{\"@odata.id\": \"/redfish/v1/\", \"Members\": [ <html>502 Bad Gateway";
-        return ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response();
+        return (
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response();
     }
     let resp = match injected {
         Some(status) => {

@@ -15,6 +15,8 @@ use crate::error::SimError;
 use crate::fault_inject::replace_faults;
 use crate::fleet_spec::FleetSpec;
 use crate::host_server::serve;
+use crate::profile::Profile;
+use crate::profile_routes;
 use crate::router::router;
 use crate::state::{FleetShared, Host};
 use crate::stats::{FleetCounters, SimStats};
@@ -100,9 +102,23 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
         };
         let (down_tx, down_rx) = mpsc::unbounded_channel();
         let faults = h.faults.clone();
-        let host = Arc::new(Host::new(h, addr, shared.clone(), down_tx, acceptor));
+        let profile = match &h.profile {
+            Some(dir) => Some(Profile::load(dir)?),
+            None => None,
+        };
+        let host = Arc::new(Host::new(
+            h,
+            addr,
+            shared.clone(),
+            down_tx,
+            acceptor,
+            profile,
+        ));
         replace_faults(&host, faults, Duration::ZERO);
-        let app = router(host.clone());
+        let app = match host.profile.clone() {
+            Some(profile) => profile_routes::router(host.clone(), profile),
+            None => router(host.clone()),
+        };
         servers.push(tokio::spawn(serve(
             host.clone(),
             listener,

@@ -28,10 +28,25 @@
 //! hide_members = ["CPLD_0"]
 //! ```
 //!
-//! Host keys: `id`, `vendor`, `model`, `bmc_address` (required); `serial`, `username`,
-//! `password`, `upload_style` (multipart|httppush|simpleupdate), `task_style`
-//! (spec|bmcweb|dell|sushy), `apply_time` (Immediate|OnReset), `task_seconds`, `reset_seconds`
-//! (system reset AND AC power cycle), `manager_reset_seconds`, `lockdown`, `faults`, `firmware`.
+//! Host keys: `id`, `bmc_address` (required); `vendor`, `model` (required without a profile);
+//! `serial`, `username`, `password`, `upload_style` (multipart|httppush|simpleupdate),
+//! `task_style` (spec|bmcweb|dell|sushy), `apply_time` (Immediate|OnReset), `task_seconds`,
+//! `reset_seconds` (system reset AND AC power cycle), `manager_reset_seconds`, `lockdown`,
+//! `faults`, `profile`, `firmware`.
+//!
+//! `profile = "<folder>"` (relative to the fleet file) serves a Redfish tree captured from real
+//! hardware instead of the generic shape: its Ids, links, OEM blocks, allowable values and ETags
+//! as captured, with uploads, tasks, resets and versions layered on in that tree's own shape.
+//! Vendor, model, serial and the inventory members then come from the tree; `firmware` entries
+//! name members of the tree and override their running versions (to make a host drift):
+//!
+//! ```toml
+//! [[host]]
+//! id = "r750-01"
+//! bmc_address = "127.0.0.21:8000"
+//! profile = "../shared/redfish/vendor-mockups/dell"
+//! firmware = [ { id = "Installed-159-1.8.2__BIOS.Setup.1-1", version = "1.7.5" } ]
+//! ```
 //!
 //! `faults` keys (all optional, see [`Fault`]): `fail_next_tasks`, `version_never_changes`,
 //! `slow_response_secs`, `unreachable_for_secs` (from start), `hide_members`,
@@ -46,12 +61,13 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::SimError;
 use crate::fault::Fault;
+use crate::profile::Profile;
 
 /// Default BMC user name.
 pub const DEFAULT_USERNAME: &str = "admin";
@@ -161,9 +177,11 @@ impl FirmwareSpec {
 pub struct HostSpec {
     /// Machine id.
     pub id: String,
-    /// ComputerSystem.Manufacturer.
+    /// ComputerSystem.Manufacturer (a profile host: taken from the tree unless given).
+    #[serde(default)]
     pub vendor: String,
-    /// ComputerSystem.Model.
+    /// ComputerSystem.Model (a profile host: taken from the tree unless given).
+    #[serde(default)]
     pub model: String,
     /// ComputerSystem.SerialNumber.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,7 +214,13 @@ pub struct HostSpec {
     /// Faults injected from the start (runtime changes: `RunningFleet::set_fault`).
     #[serde(default, skip_serializing_if = "Fault::is_empty")]
     pub faults: Fault,
-    /// Firmware inventory members (kept last: TOML wants tables after plain keys).
+    /// A Redfish tree captured from real hardware, served as captured with the dynamic
+    /// behaviour layered on (see `profile`). Relative to the fleet file; absolute once loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<PathBuf>,
+    /// Firmware inventory members (kept last: TOML wants tables after plain keys). With a
+    /// `profile`, the tree's members; entries written in the fleet file override their versions.
+    #[serde(default)]
     pub firmware: Vec<FirmwareSpec>,
 }
 
@@ -219,6 +243,7 @@ impl std::fmt::Debug for HostSpec {
             .field("manager_reset_seconds", &self.manager_reset_seconds)
             .field("lockdown", &self.lockdown)
             .field("faults", &self.faults)
+            .field("profile", &self.profile)
             .field("firmware", &self.firmware)
             .finish()
     }
@@ -249,8 +274,73 @@ impl HostSpec {
             manager_reset_seconds: DEFAULT_MANAGER_RESET_SECONDS,
             lockdown: true,
             faults: Fault::default(),
+            profile: None,
             firmware,
         }
+    }
+
+    /// A host serving the captured tree in `dir` (vendor, model and members from the tree).
+    pub fn from_profile(
+        id: impl Into<String>,
+        bmc_address: SocketAddr,
+        dir: impl AsRef<Path>,
+    ) -> Result<Self, SimError> {
+        let mut spec = HostSpec::new(id, "", "", bmc_address, Vec::new());
+        spec.profile = Some(dir.as_ref().to_path_buf());
+        spec.apply_profile(Path::new("."))
+            .map_err(|(key, msg)| spec_err(&host_location(0, Some(&spec.id)), &key, &msg))?;
+        Ok(spec)
+    }
+
+    /// Load this host's profile (relative to `base`) and take vendor, model, serial and the
+    /// inventory members from it; `firmware` entries already present override versions.
+    fn apply_profile(&mut self, base: &Path) -> Result<(), (String, String)> {
+        let Some(dir) = self.profile.clone() else {
+            return Ok(());
+        };
+        let dir = base.join(dir);
+        let profile = Profile::load(&dir).map_err(|e| ("profile".to_string(), e.to_string()))?;
+        self.profile = Some(profile.dir.clone());
+        let shape = &profile.shape;
+        if self.vendor.is_empty() {
+            self.vendor = shape.vendor.clone();
+        }
+        if self.model.is_empty() {
+            self.model = shape.model.clone();
+        }
+        if self.serial.is_none() {
+            self.serial = shape.serial.clone();
+        }
+        let overrides = std::mem::take(&mut self.firmware);
+        for (i, o) in overrides.iter().enumerate() {
+            if !shape.members.iter().any(|m| m.id == o.id) {
+                return Err((
+                    format!("firmware[{i}].id"),
+                    format!(
+                        "{:?} is not a FirmwareInventory member of profile {}",
+                        o.id,
+                        profile.dir.display()
+                    ),
+                ));
+            }
+        }
+        self.firmware = shape
+            .members
+            .iter()
+            .map(|m| {
+                let over = overrides.iter().find(|o| o.id == m.id);
+                FirmwareSpec {
+                    id: m.id.clone(),
+                    version: over
+                        .map(|o| o.version.clone())
+                        .or_else(|| m.version.clone())
+                        .unwrap_or_default(),
+                    name: m.name.clone(),
+                    updateable: over.map_or(m.updateable, |o| o.updateable),
+                }
+            })
+            .collect();
+        Ok(())
     }
 
     /// Check one host's values; the error is `(key, message)`.
@@ -276,6 +366,23 @@ impl HostSpec {
                     format!("{v} is not a number of seconds between 0 and {MAX_SECONDS}"),
                 );
             }
+        }
+        if self.vendor.trim().is_empty() || self.model.trim().is_empty() {
+            return bad(
+                if self.vendor.trim().is_empty() {
+                    "vendor"
+                } else {
+                    "model"
+                },
+                "must be non-empty (or come from a `profile`)".into(),
+            );
+        }
+        if self.profile.is_some() {
+            // Members, ids and versions are the captured tree's own, placeholders included.
+            return self
+                .faults
+                .check(self.firmware.iter().map(|f| f.id.as_str()))
+                .map_err(|(key, msg)| (format!("faults.{key}"), msg));
         }
         if self.firmware.is_empty() {
             return bad("firmware", "needs at least one inventory member".into());
@@ -337,16 +444,22 @@ impl FleetSpec {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::from_toml_str(&text).map_err(|e| e.in_file(path.to_path_buf()))
+        let base = path.parent().unwrap_or(Path::new("."));
+        Self::from_toml_str_in(&text, base).map_err(|e| e.in_file(path.to_path_buf()))
     }
 
-    /// Parse and validate fleet TOML text.
+    /// Parse and validate fleet TOML text (`profile` folders relative to the working directory).
     pub fn from_toml_str(s: &str) -> Result<Self, SimError> {
+        Self::from_toml_str_in(s, Path::new("."))
+    }
+
+    /// Parse and validate fleet TOML text whose `profile` folders are relative to `base`.
+    pub fn from_toml_str_in(s: &str, base: &Path) -> Result<Self, SimError> {
         let raw: RawFleet = toml::from_str(s).map_err(|e| SimError::FleetSyntax {
             file: None,
             message: e.to_string(),
         })?;
-        resolve(raw)
+        resolve(raw, base)
     }
 
     /// The fleet as TOML (every key explicit, no `[defaults]`).
@@ -395,7 +508,7 @@ struct RawFleet {
 impl TryFrom<RawFleet> for FleetSpec {
     type Error = SimError;
     fn try_from(raw: RawFleet) -> Result<Self, SimError> {
-        resolve(raw)
+        resolve(raw, Path::new("."))
     }
 }
 
@@ -417,10 +530,11 @@ struct DefaultsCheck {
     manager_reset_seconds: Option<f64>,
     lockdown: Option<bool>,
     faults: Option<Fault>,
+    profile: Option<PathBuf>,
     firmware: Option<Vec<FirmwareSpec>>,
 }
 
-fn resolve(raw: RawFleet) -> Result<FleetSpec, SimError> {
+fn resolve(raw: RawFleet, base: &Path) -> Result<FleetSpec, SimError> {
     let defaults = raw.defaults.unwrap_or_default();
     deserialize_located::<DefaultsCheck>(&defaults, "[defaults]")?;
     let mut hosts = Vec::with_capacity(raw.host.len());
@@ -428,7 +542,10 @@ fn resolve(raw: RawFleet) -> Result<FleetSpec, SimError> {
         let loc = host_location(i, table.get("id").and_then(|v| v.as_str()));
         let mut merged = defaults.clone();
         merged.extend(table);
-        hosts.push(deserialize_located::<HostSpec>(&merged, &loc)?);
+        let mut host = deserialize_located::<HostSpec>(&merged, &loc)?;
+        host.apply_profile(base)
+            .map_err(|(key, msg)| spec_err(&loc, &key, &msg))?;
+        hosts.push(host);
     }
     let spec = FleetSpec {
         tls: raw.tls,

@@ -112,8 +112,15 @@ const STAGED_SUFFIX: &str = "-Staged";
 
 pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
     let d = host.data();
-    let mut members: Vec<String> = d.visible_members().map(|m| uris::firmware_member(&m.id)).collect();
-    members.extend(d.visible_members().filter(|m| m.staged.is_some()).map(|m| uris::firmware_member(&staged_id(&m.id))));
+    let mut members: Vec<String> = d
+        .visible_members()
+        .map(|m| uris::firmware_member(&m.id))
+        .collect();
+    members.extend(
+        d.visible_members()
+            .filter(|m| m.staged.is_some())
+            .map(|m| uris::firmware_member(&staged_id(&m.id))),
+    );
     ok(collection(
         "#SoftwareInventoryCollection.SoftwareInventoryCollection",
         uris::FIRMWARE_INVENTORY,

@@ -65,6 +65,9 @@ mod host_server;
 mod image;
 mod image_fetch;
 mod inventory_routes;
+mod profile;
+mod profile_patch;
+mod profile_routes;
 mod redfish_error;
 mod redfish_json;
 mod resets;
@@ -96,4 +99,5 @@ pub use fleet_spec::{
     DEFAULT_USERNAME,
 };
 pub use image::{firmware_image, firmware_image_with_activation, IMAGE_MAGIC, MAX_IMAGE_BYTES};
+pub use profile::{Profile, ProfileMember, Shape};
 pub use stats::{HostStats, SimStats};

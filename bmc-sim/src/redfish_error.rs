@@ -54,6 +54,18 @@ impl RedfishError {
         )
     }
 
+    /// 412: the request's `If-Match` names an ETag the resource no longer has.
+    pub fn precondition_failed(uri: &str) -> Self {
+        Self::new(
+            StatusCode::PRECONDITION_FAILED,
+            "PreconditionFailed",
+            format!(
+                "The ETag supplied did not match the ETag required to change the resource {uri}."
+            ),
+            "Try the operation again using the appropriate ETag.",
+        )
+    }
+
     pub fn method_not_allowed(method: &str, uri: &str) -> Self {
         Self::new(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -34,7 +34,7 @@ const MAX_ACTION_BODY: usize = 64 << 10;
 
 /// `POST .../ComputerSystem.Reset` `{"ResetType": ...}`.
 pub async fn system_reset(State(host): State<Arc<Host>>, req: Request) -> Response {
-    let reset_type = match read_reset_type(req, &SYSTEM_RESET_TYPES, true).await {
+    let reset_type = match read_reset_type(req, &host.system_reset_types(), true).await {
         Ok(t) => t.unwrap_or_default(),
         Err(e) => return e.into_response(),
     };
@@ -63,10 +63,18 @@ pub(crate) fn start_power_transition(
     reset_type: &str,
     instant: bool,
 ) -> Option<(u64, PowerState)> {
+    let off = matches!(d.power, PowerState::Off | PowerState::PoweringOff);
+    let reset_type = match reset_type {
+        "PushPowerButton" if off => "On",
+        "PushPowerButton" => "GracefulShutdown",
+        "ForceOn" => "On",
+        other => other,
+    };
     let (now, target) = match (reset_type, d.power) {
-        ("On", PowerState::On) | ("ForceOff", PowerState::Off) => return None,
+        ("Nmi", _) => return None,
+        ("On", PowerState::On) | ("ForceOff" | "GracefulShutdown", PowerState::Off) => return None,
         ("On", _) => (PowerState::PoweringOn, PowerState::On),
-        ("ForceOff", _) => (PowerState::PoweringOff, PowerState::Off),
+        ("ForceOff" | "GracefulShutdown", _) => (PowerState::PoweringOff, PowerState::Off),
         // ForceRestart | GracefulRestart | PowerCycle: down now, up after the delay.
         _ => (PowerState::Off, PowerState::On),
     };
@@ -103,7 +111,7 @@ fn land(d: &mut HostData, target: PowerState) {
 
 /// `POST .../Manager.Reset` (body optional; default GracefulRestart).
 pub async fn manager_reset(State(host): State<Arc<Host>>, req: Request) -> Response {
-    if let Err(e) = read_reset_type(req, &MANAGER_RESET_TYPES, false).await {
+    if let Err(e) = read_reset_type(req, &host.manager_reset_types(), false).await {
         return e.into_response();
     }
     {
@@ -142,7 +150,7 @@ pub(crate) fn bmc_back_up(d: &mut HostData) {
 /// Read `ResetType`; `required` = the body must name one.
 pub(crate) async fn read_reset_type(
     req: Request,
-    allowed: &[&str],
+    allowed: &[impl AsRef<str> + std::fmt::Debug],
     required: bool,
 ) -> Result<Option<String>, RedfishError> {
     let bytes = axum::body::to_bytes(req.into_body(), MAX_ACTION_BODY)
@@ -158,7 +166,7 @@ pub(crate) async fn read_reset_type(
             "The action Reset requires the parameter ResetType to be present.",
         )),
         Some(v) => match v.as_str() {
-            Some(t) if allowed.contains(&t) => Ok(Some(t.to_string())),
+            Some(t) if allowed.iter().any(|a| a.as_ref() == t) => Ok(Some(t.to_string())),
             _ => Err(RedfishError::bad_request(
                 "ActionParameterValueNotInList",
                 format!("The value {v} for the parameter ResetType is not in the list of acceptable values {allowed:?}."),

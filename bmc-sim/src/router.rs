@@ -27,7 +27,7 @@ const BODY_LIMIT_SLACK: usize = 1 << 20;
 
 /// The per-BMC router.
 pub fn router(host: Arc<Host>) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/redfish", get(service_root::versions))
         .route("/redfish/v1", get(service_root::service_root))
         .route(uris::SYSTEMS, get(inv::systems))
@@ -78,7 +78,14 @@ pub fn router(host: Arc<Host>) -> Router {
             get(control_api::get_faults).put(control_api::put_faults),
         )
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+        .method_not_allowed_fallback(method_not_allowed);
+    with_layers(routes, host)
+}
+
+/// The request-wide rules every BMC shares, generic or profile: body limit, auth, refusal
+/// while down, injected faults, the busy count.
+pub fn with_layers(routes: Router<Arc<Host>>, host: Arc<Host>) -> Router {
+    routes
         .layer(DefaultBodyLimit::max(
             MAX_IMAGE_BYTES as usize + BODY_LIMIT_SLACK,
         ))

@@ -12,6 +12,7 @@ use crate::activation::{Activation, ActivationEvent};
 use crate::boot::{BootOverride, BootedImage};
 use crate::fault::Fault;
 use crate::fleet_spec::HostSpec;
+use crate::profile::Profile;
 use crate::stats::{FleetCounters, HostStats};
 use crate::task::Task;
 
@@ -26,6 +27,8 @@ pub(crate) struct FleetShared {
 #[derive(Debug, Clone)]
 pub(crate) struct Member {
     pub id: String,
+    /// Its `@odata.id`: `FirmwareInventory/<id>`, or where a profile's tree serves it.
+    pub uri: String,
     pub name: String,
     pub version: String,
     /// Installed but not running yet; becomes `version` when its activation event happens.
@@ -100,15 +103,26 @@ pub(crate) struct HostData {
     pub fault_generation: u64,
     /// While set and in the future, the BMC's listener is closed (the `unreachable_for_secs` fault).
     pub unreachable_until: Option<tokio::time::Instant>,
+    /// Profile BMCs: accepted PATCHes, per resource path, laid over the captured document.
+    pub patched: BTreeMap<String, Value>,
+    /// Profile BMCs: settings-object PATCHes waiting for the next power-on, per parent resource:
+    /// (settings object path, changes).
+    pub pending_settings: BTreeMap<String, (String, Value)>,
 }
 
 impl HostData {
-    fn new(spec: &HostSpec) -> Self {
+    fn new(spec: &HostSpec, profile: Option<&Profile>) -> Self {
+        let uri_of = |id: &str| {
+            profile
+                .and_then(|p| p.shape.members.iter().find(|m| m.id == id))
+                .map_or_else(|| crate::uris::firmware_member(id), |m| m.uri.clone())
+        };
         HostData {
             members: spec
                 .firmware
                 .iter()
                 .map(|f| Member {
+                    uri: uri_of(&f.id),
                     id: f.id.clone(),
                     name: f.name.clone().unwrap_or_else(|| f.id.clone()),
                     version: f.version.clone(),
@@ -119,7 +133,8 @@ impl HostData {
             power: PowerState::On,
             power_generation: 0,
             tasks: BTreeMap::new(),
-            next_task_id: 1,
+            // Captured Tasks keep their ids; new ones are numbered after them.
+            next_task_id: profile.map_or(0, |p| p.shape.last_captured_task) + 1,
             update_busy: false,
             sessions: BTreeMap::new(),
             next_session_id: 1,
@@ -127,12 +142,16 @@ impl HostData {
             manager_reset_pending: false,
             stats: HostStats::default(),
             lockdown: spec.lockdown,
-            boot: BootOverride::default(),
+            boot: profile.map_or_else(BootOverride::default, |p| {
+                BootOverride::captured(p.shape.boot.0.as_deref(), p.shape.boot.1.as_deref())
+            }),
             booted_image: BootedImage::Os,
             ac_cycle_pending: false,
             faults: Fault::default(),
             fault_generation: 0,
             unreachable_until: None,
+            patched: BTreeMap::new(),
+            pending_settings: BTreeMap::new(),
         }
     }
 
@@ -157,6 +176,12 @@ impl HostData {
         };
         self.activate(event);
         self.booted_image = self.boot.power_on();
+        // Pending settings (e.g. BIOS attributes) take effect as the host comes up.
+        // The settings object keeps showing them: it now matches what runs.
+        for (parent, (_settings, changes)) in std::mem::take(&mut self.pending_settings) {
+            let overlay = self.patched.entry(parent).or_insert_with(|| json!({}));
+            crate::profile_patch::merge(overlay, &changes);
+        }
     }
 
     /// Inventory members not hidden by the `hide_members` fault.
@@ -246,6 +271,8 @@ pub(crate) struct Host {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// Requests this BMC is serving right now (for the fleet's busy-BMC high-water mark).
     pub requests_in_progress: std::sync::atomic::AtomicU64,
+    /// The captured tree this BMC serves (`profile` in the fleet file), else the generic shape.
+    pub profile: Option<Arc<Profile>>,
     data: Mutex<HostData>,
 }
 
@@ -256,9 +283,11 @@ impl Host {
         fleet: Arc<FleetShared>,
         go_down: mpsc::UnboundedSender<std::time::Duration>,
         tls: Option<tokio_rustls::TlsAcceptor>,
+        profile: Option<Arc<Profile>>,
     ) -> Self {
-        let data = Mutex::new(HostData::new(&spec));
+        let data = Mutex::new(HostData::new(&spec, profile.as_deref()));
         Host {
+            profile,
             spec,
             addr,
             fleet,
@@ -276,6 +305,45 @@ impl Host {
         self.data
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The System whose PowerState, Boot and Reset this BMC simulates.
+    pub fn system_uri(&self) -> &str {
+        self.profile
+            .as_ref()
+            .map_or(crate::uris::SYSTEM, |p| p.shape.system.as_str())
+    }
+
+    /// The BMC's Manager.
+    pub fn manager_uri(&self) -> &str {
+        self.profile
+            .as_ref()
+            .and_then(|p| p.shape.manager.as_deref())
+            .unwrap_or(crate::uris::MANAGER)
+    }
+
+    /// Allowed `ComputerSystem.Reset` types: the tree's, else the generic list.
+    pub fn system_reset_types(&self) -> Vec<String> {
+        match &self.profile {
+            Some(p) if !p.shape.system_reset_types.is_empty() => p.shape.system_reset_types.clone(),
+            _ => crate::resets::SYSTEM_RESET_TYPES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+
+    /// Allowed `Manager.Reset` types: the tree's, else the generic list.
+    pub fn manager_reset_types(&self) -> Vec<String> {
+        match &self.profile {
+            Some(p) if !p.shape.manager_reset_types.is_empty() => {
+                p.shape.manager_reset_types.clone()
+            }
+            _ => crate::resets::MANAGER_RESET_TYPES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
     }
 
     /// `http://ip:port`, or `https://ip:port` for a TLS fleet.

@@ -42,6 +42,9 @@ pub struct HostStats {
     /// re-flash of the same version counts again; failed tasks and `version_never_changes`
     /// tasks do not count).
     pub installs: BTreeMap<String, u64>,
+    /// Accepted PATCHes that change a setting other than the boot override: the generic
+    /// shape's lockdown, or any captured resource of a profile (vendor lockdown, BIOS attributes).
+    pub setting_patches: u64,
 }
 
 /// The fleet-wide counters, shared by every BMC of one fleet.

@@ -51,10 +51,15 @@ pub async fn patch_system(State(host): State<Arc<Host>>, req: Request) -> Respon
         Ok(p) => p,
         Err(e) => return e.into_response(),
     };
+    // A captured tree has no `Oem.Hostfw`: its lockdown is the vendor's own property.
+    if host.profile.is_some() && patch.lockdown.is_some() {
+        return unknown("Oem/Hostfw").into_response();
+    }
     let body = {
         let mut d = host.data();
         if let Some(l) = patch.lockdown {
             d.lockdown = l;
+            d.stats.setting_patches += 1;
         }
         if let Some(t) = patch.boot_target {
             d.boot.target = t;
@@ -62,7 +67,10 @@ pub async fn patch_system(State(host): State<Arc<Host>>, req: Request) -> Respon
         if let Some(e) = patch.boot_enabled {
             d.boot.enabled = e;
         }
-        system_json(&host, &d)
+        match crate::profile_routes::system_doc(&host, &d) {
+            Some(doc) => doc,
+            None => system_json(&host, &d),
+        }
     };
     tracing::info!(host = %host.spec.id, ?patch, "system patched");
     match host.spec.task_style {

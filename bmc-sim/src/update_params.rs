@@ -6,7 +6,6 @@ use serde_json::{Map, Value};
 use crate::fleet_spec::ApplyTime;
 use crate::redfish_error::RedfishError;
 use crate::state::Host;
-use crate::uris;
 
 /// Parsed common parameters.
 pub struct UpdateParams {
@@ -48,7 +47,12 @@ fn parse_targets(host: &Host, v: Option<&Value>) -> Result<Option<Vec<String>>, 
     };
     let mut ids = Vec::new();
     let mut unrestricted = list.is_empty();
-    let members: Vec<String> = host.data().members.iter().map(|m| m.id.clone()).collect();
+    let members: Vec<(String, String)> = host
+        .data()
+        .members
+        .iter()
+        .map(|m| (m.id.clone(), m.uri.clone()))
+        .collect();
     for t in list {
         let Some(uri) = t.as_str() else {
             return Err(RedfishError::bad_request(
@@ -57,9 +61,9 @@ fn parse_targets(host: &Host, v: Option<&Value>) -> Result<Option<Vec<String>>, 
             ));
         };
         let uri = uri.trim_end_matches('/');
-        if [uris::MANAGER, uris::SYSTEM].contains(&uri) {
+        if [host.manager_uri(), host.system_uri()].contains(&uri) {
             unrestricted = true;
-        } else if let Some(id) = members.iter().find(|id| uris::firmware_member(id) == uri) {
+        } else if let Some((id, _)) = members.iter().find(|(_, u)| u == uri) {
             ids.push(id.clone());
         } else {
             return Err(RedfishError::bad_request(

@@ -26,7 +26,8 @@ const DRAIN_LIMIT: u64 = 64 << 20;
 
 /// `POST MultipartHttpPushUri`.
 pub async fn multipart_push(State(host): State<Arc<Host>>, req: Request) -> Response {
-    if !advertises_multipart(host.spec.upload_style) {
+    let posted_to = req.uri().path().to_string();
+    if host.profile.is_none() && !advertises_multipart(host.spec.upload_style) {
         return reject(req, RedfishError::not_found(uris::MULTIPART_PUSH)).await;
     }
     let Some(slot) = UpdateSlot::try_claim(&host) else {
@@ -59,7 +60,7 @@ pub async fn multipart_push(State(host): State<Arc<Host>>, req: Request) -> Resp
         only_members: params.only_members,
         apply_time: params.apply_time,
     };
-    let task = start_update(slot, req, uris::MULTIPART_PUSH);
+    let task = start_update(slot, req, &posted_to);
     accepted_response(host.spec.task_style, &task)
 }
 
@@ -109,7 +110,8 @@ fn default_params(host: &Host) -> UpdateParams {
 
 /// `POST HttpPushUri`: the body is the image.
 pub async fn http_push(State(host): State<Arc<Host>>, req: Request) -> Response {
-    if !advertises_http_push(host.spec.upload_style) {
+    let posted_to = req.uri().path().to_string();
+    if host.profile.is_none() && !advertises_http_push(host.spec.upload_style) {
         return reject(req, RedfishError::not_found(uris::HTTP_PUSH)).await;
     }
     let length = req
@@ -144,7 +146,7 @@ pub async fn http_push(State(host): State<Arc<Host>>, req: Request) -> Response 
         only_members: None,
         apply_time: host.spec.apply_time,
     };
-    let task = start_update(slot, req, uris::HTTP_PUSH);
+    let task = start_update(slot, req, &posted_to);
     accepted_response(host.spec.task_style, &task)
 }
 

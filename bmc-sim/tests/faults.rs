@@ -392,15 +392,29 @@ async fn malformed_json_answers_gets_then_stops() {
     let fleet = start_fleet(vec![host("host-001")]).await;
     let c = Client::new(&fleet.hosts()[0]);
     fleet
-        .set_fault("host-001", Fault { malformed_json_next: 2, ..Fault::default() })
+        .set_fault(
+            "host-001",
+            Fault {
+                malformed_json_next: 2,
+                ..Fault::default()
+            },
+        )
         .unwrap();
     for _ in 0..2 {
         let r = c.get(SYSTEM).await;
         assert_eq!(r.status, StatusCode::OK);
-        assert!(serde_json::from_str::<serde_json::Value>(&r.raw).is_err(), "not JSON: {}", r.raw);
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&r.raw).is_err(),
+            "not JSON: {}",
+            r.raw
+        );
     }
     assert_eq!(fleet.fault("host-001").unwrap().malformed_json_next, 0);
     let r = c.get(SYSTEM).await;
-    assert!(serde_json::from_str::<serde_json::Value>(&r.raw).is_ok(), "JSON again: {}", r.raw);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&r.raw).is_ok(),
+        "JSON again: {}",
+        r.raw
+    );
     fleet.shutdown().await;
 }

@@ -70,7 +70,10 @@ async fn busy_bmcs_mark_counts_bmcs_serving_at_the_same_moment() {
     }
     assert_eq!(fleet.stats().max_busy_bmcs, 1, "one BMC at a time so far");
     for h in fleet.hosts() {
-        let slow = Fault { slow_response_secs: 0.5, ..Fault::default() };
+        let slow = Fault {
+            slow_response_secs: 0.5,
+            ..Fault::default()
+        };
         fleet.set_fault(&h.id, slow).unwrap();
     }
     let replies = futures::future::join_all(clients.iter().map(|c| c.get(SYSTEM))).await;
@@ -84,7 +87,15 @@ async fn busy_bmcs_mark_counts_bmcs_serving_at_the_same_moment() {
 async fn parallel_requests_to_one_bmc_are_one_busy_bmc() {
     let fleet = start_fleet(vec![host("host-001"), host("host-002")]).await;
     let c = Client::new(&fleet.hosts()[0]);
-    fleet.set_fault("host-001", Fault { slow_response_secs: 0.3, ..Fault::default() }).unwrap();
+    fleet
+        .set_fault(
+            "host-001",
+            Fault {
+                slow_response_secs: 0.3,
+                ..Fault::default()
+            },
+        )
+        .unwrap();
     let replies = futures::future::join_all((0..5).map(|_| c.get(SYSTEM))).await;
     assert!(replies.iter().all(|r| r.status == StatusCode::OK));
     assert_eq!(fleet.stats().max_busy_bmcs, 1);

@@ -35,6 +35,10 @@ pub struct HostModel {
     /// `firmware_global.requires_manual_upgrade` pauses it in `WaitingForManualUpgrade`.
     #[serde(default)]
     pub mnnvl_capable: bool,
+    /// hostfw extension: where the model keeps its platform lockdown; `None` = it has none
+    /// (the platform step then counts lockdown as already in the wanted state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lockdown: Option<crate::lockdown::LockdownSetting>,
     /// Configured components.
     #[serde(default)]
     pub components: BTreeMap<ComponentType, Component>,

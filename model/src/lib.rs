@@ -15,7 +15,9 @@ pub mod error;
 pub mod gates;
 pub mod host_model;
 pub mod inventory;
+pub mod lockdown;
 pub mod matcher;
+pub mod reported_version;
 pub mod selection;
 pub mod substate;
 pub mod update_intervals;
@@ -23,7 +25,9 @@ pub mod update_intervals;
 pub use catalog::{Catalog, ComponentDoc, HostModelDoc};
 pub use component::{Component, ComponentType, FirmwareEntry};
 pub use config::SiteConfig;
-pub use drift::{drift, reported_versions, ComponentDrift, Drift, DriftKind};
+pub use drift::{
+    drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember,
+};
 pub use duration::{format_duration, parse_duration};
 pub use error::{CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
 pub use gates::{
@@ -33,6 +37,8 @@ pub use gates::{
 };
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
+pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
-pub use selection::{select_component, verify, Selection, Verification};
+pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};
+pub use selection::{select_component, verify, verify_matching, Selection, Verification};
 pub use substate::{HostState, HostSubstate};

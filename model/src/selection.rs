@@ -2,15 +2,20 @@
 //!
 //! Selection walks `effective_ordering()` and picks the FIRST component with a managed default
 //! (pre-ingestion-only entries excluded) for which ANY matching inventory member differs from the
-//! default. A component whose matcher finds no member stops the walk with `NoInventoryMatch`: the
-//! caller reports it and must not loop. Verification uses the same matcher and the same "all
-//! members" rule. Must not decide routes, retries or timing (workflows do).
+//! default (the comparison rule of `drift`). A component whose matcher finds no member stops the
+//! walk with `NoInventoryMatch`: the caller reports it and must not loop. A component left out of
+//! drift because a version is not reported is passed over (never installed: it could not be
+//! verified) and named in `VersionNotReported` when nothing else is to install. Verification uses
+//! the same matcher and the same "all members" rule; an unknown version never counts as the
+//! target. Must not decide routes, retries or timing (workflows do).
 
 use serde::{Deserialize, Serialize};
 
 use crate::component::{ComponentType, FirmwareEntry};
+use crate::drift::{check_component, ComponentCheck, UnknownMember};
 use crate::host_model::HostModel;
-use crate::inventory::InventoryReport;
+use crate::inventory::{InventoryMember, InventoryReport};
+use crate::matcher::Matcher;
 
 /// What to do next for a host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,10 +35,14 @@ pub enum Selection {
     },
     /// Every component with a default reports it on every matching member.
     Compliant,
+    /// Nothing to install, but these components are neither drifted nor compliant: a matching
+    /// member does not report its version (in `effective_ordering()` order).
+    VersionNotReported { components: Vec<ComponentType> },
 }
 
 /// Picks the next component to install (see the module doc).
 pub fn select_component(model: &HostModel, report: &InventoryReport) -> Selection {
+    let mut not_reported = Vec::new();
     for component in model.effective_ordering() {
         let (Some(c), Some(entry)) = (
             model.components.get(&component),
@@ -41,36 +50,47 @@ pub fn select_component(model: &HostModel, report: &InventoryReport) -> Selectio
         ) else {
             continue;
         };
-        let current: Vec<String> = report
-            .matching(&c.current_version_reported_as)
-            .map(|m| m.version.clone())
-            .collect();
-        if current.is_empty() {
-            return Selection::NoInventoryMatch {
-                component,
-                matcher: c.current_version_reported_as.as_str().to_string(),
-            };
-        }
-        if current.iter().any(|v| *v != entry.version) {
-            return Selection::Install {
-                component,
-                target_version: entry.version.clone(),
-                entry: entry.clone(),
-                current,
-            };
+        let matching = || report.matching(&c.current_version_reported_as);
+        match check_component(matching(), &entry.version) {
+            ComponentCheck::NoMember => {
+                return Selection::NoInventoryMatch {
+                    component,
+                    matcher: c.current_version_reported_as.as_str().to_string(),
+                };
+            }
+            ComponentCheck::Differs => {
+                return Selection::Install {
+                    component,
+                    target_version: entry.version.clone(),
+                    entry: entry.clone(),
+                    current: matching().map(|m| m.version.clone()).collect(),
+                };
+            }
+            ComponentCheck::NotReported(_) => not_reported.push(component),
+            ComponentCheck::Compliant => {}
         }
     }
-    Selection::Compliant
+    if not_reported.is_empty() {
+        Selection::Compliant
+    } else {
+        Selection::VersionNotReported {
+            components: not_reported,
+        }
+    }
 }
 
 /// Whether an installed component now reports its target.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verification {
-    /// At least one member matches and every matching member reports the target.
+    /// At least one matching member reports a known version, and every known version is the
+    /// target. (A member whose version is unknown is not counted either way: an absent GPU slot
+    /// must not fail the update of the present ones.)
     AllAtTarget,
-    /// Some matching member does not report the target yet; `reported` lists every matching
+    /// Some matching member reports another known version; `reported` lists every matching
     /// member as `(member id, version)`, in report order.
     Pending { reported: Vec<(String, String)> },
+    /// Members match but none reports a known version: not a success ("version not reported").
+    VersionNotReported { members: Vec<UnknownMember> },
     /// No member matches. `matcher` is the component's regex source, or empty when the component
     /// is not (or no longer) configured for this model.
     NoInventoryMatch { matcher: String },
@@ -88,17 +108,34 @@ pub fn verify(
             matcher: String::new(),
         };
     };
-    let reported: Vec<(String, String)> = report
-        .matching(&c.current_version_reported_as)
-        .map(|m| (m.id.clone(), m.version.clone()))
-        .collect();
-    if reported.is_empty() {
-        Verification::NoInventoryMatch {
-            matcher: c.current_version_reported_as.as_str().to_string(),
+    verify_matching(report, &c.current_version_reported_as, target)
+}
+
+/// `verify` for the members `matcher` selects (the "already at target?" precheck has only the
+/// matcher).
+pub fn verify_matching(report: &InventoryReport, matcher: &Matcher, target: &str) -> Verification {
+    let members: Vec<&InventoryMember> = report.matching(matcher).collect();
+    if members.is_empty() {
+        return Verification::NoInventoryMatch {
+            matcher: matcher.as_str().to_string(),
+        };
+    }
+    let known: Vec<&str> = members.iter().filter_map(|m| m.known_version()).collect();
+    if known.is_empty() {
+        Verification::VersionNotReported {
+            members: members
+                .iter()
+                .filter_map(|m| UnknownMember::of(m))
+                .collect(),
         }
-    } else if reported.iter().all(|(_, v)| v == target) {
+    } else if known.iter().all(|v| *v == target) {
         Verification::AllAtTarget
     } else {
-        Verification::Pending { reported }
+        Verification::Pending {
+            reported: members
+                .iter()
+                .map(|m| (m.id.clone(), m.version.clone()))
+                .collect(),
+        }
     }
 }

@@ -12,6 +12,7 @@ use hostfw_model::{
     FleetHealth, HostLifecycle, HostView, PassInput, Plan, SchedulingPolicy, SiteConfig,
     SkipReason, Skipped, UnmatchedComponent, UpdateWindow,
 };
+use hostfw_model::{NotReportedComponent, UnknownMember, UnknownVersion};
 
 const NOW: i64 = 1_777_672_800_000; // 2026-05-01T22:00:00Z
 const HOUR: i64 = 3_600_000;
@@ -21,6 +22,7 @@ fn drifted() -> FirmwareStatus {
         explicit_start_needed: false,
         differing: vec![ComponentType::Bmc],
         unmatched: vec![],
+        not_reported: vec![],
     }
 }
 
@@ -29,6 +31,7 @@ fn explicit_drifted() -> FirmwareStatus {
         explicit_start_needed: true,
         differing: vec![ComponentType::Bmc],
         unmatched: vec![],
+        not_reported: vec![],
     }
 }
 
@@ -162,6 +165,7 @@ fn each_gate_alone() {
                     explicit_start_needed: false,
                     differing: vec![],
                     unmatched: vec![unmatched_uefi()],
+                    not_reported: vec![],
                 }
             },
             Outcome::Skip(R::NoInventoryMatch {
@@ -175,6 +179,7 @@ fn each_gate_alone() {
                     explicit_start_needed: false,
                     differing: vec![ComponentType::Bmc],
                     unmatched: vec![unmatched_uefi()],
+                    not_reported: vec![],
                 }
             },
             Outcome::Start,
@@ -721,6 +726,7 @@ fn firmware_status_over_a_catalog() {
             explicit_start_needed: false,
             differing: vec![ComponentType::Bmc],
             unmatched: vec![unmatched_uefi()],
+            not_reported: vec![],
         }
     );
     let only_unmatched = report(&[("BMC_0", "1.0")]);
@@ -730,6 +736,7 @@ fn firmware_status_over_a_catalog() {
             explicit_start_needed: false,
             differing: vec![],
             unmatched: vec![unmatched_uefi()],
+            not_reported: vec![],
         }
     );
     let gb = report(&[("BMC_0", "4.0")]);
@@ -739,6 +746,7 @@ fn firmware_status_over_a_catalog() {
             explicit_start_needed: true,
             differing: vec![ComponentType::Bmc],
             unmatched: vec![],
+            not_reported: vec![],
         }
     );
 }
@@ -833,6 +841,20 @@ fn every_reason_is_one_line_naming_what_changes_it() {
                 unmatched: vec![unmatched_uefi()],
             },
             "uefi (`^BIOS`)",
+        ),
+        (
+            SkipReason::VersionNotReported {
+                not_reported: vec![NotReportedComponent {
+                    component: ComponentType::Uefi,
+                    desired: "2.0".into(),
+                    members: vec![UnknownMember {
+                        id: "BIOS_0".into(),
+                        raw_version: "N/A".into(),
+                        reason: UnknownVersion::Placeholder,
+                    }],
+                }],
+            },
+            "get-report managed-host",
         ),
         (SkipReason::AutoUpdateOffSite, "firmware_global.autoupdate"),
         (SkipReason::AutoUpdateOffHost, "machine auto-update"),

@@ -57,6 +57,9 @@ fn selection_drift_verification_round_trip() {
             component: ComponentType::Gpu,
             matcher: "^GPU".into(),
         },
+        Selection::VersionNotReported {
+            components: vec![ComponentType::Bmc],
+        },
     ] {
         assert_eq!(round_trip(&s), s);
     }

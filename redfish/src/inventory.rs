@@ -19,8 +19,10 @@ use crate::timeouts;
 impl RedfishClient {
     /// Crawls the BMC: ServiceRoot → Systems (Manufacturer, Model, SerialNumber of the identity
     /// System; PowerState of the host System, see `systems`) and UpdateService →
-    /// FirmwareInventory → every member (Id, Name, Version, `@odata.id`). A member without
-    /// `Version` is kept with version `""`; a member without `Id` takes the last segment of its
+    /// FirmwareInventory → every member (Id, Name, Version, `Status.State`, `@odata.id`). Each
+    /// member's version is classified known or unknown by `InventoryMember::reported` (absent,
+    /// null, blank, placeholder text or a not-present state: "version not reported") with
+    /// surrounding whitespace removed; a member without `Id` takes the last segment of its
     /// `@odata.id`.
     pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
         let (root_url, root) = self.service_root().await?;
@@ -56,7 +58,7 @@ impl RedfishClient {
                 .unwrap_or(link);
             if doc.staged == Some(true) {
                 // Not a running version: remember it for the members it is staged for.
-                let version = doc.version.clone().unwrap_or_default();
+                let version = doc.version.as_deref().unwrap_or_default().trim().to_string();
                 for target in staged_targets(&doc) {
                     staged.push((target, version.clone()));
                 }
@@ -70,20 +72,23 @@ impl RedfishClient {
                     .unwrap_or_default()
                     .to_string()
             });
-            if doc.version.is_none() {
-                tracing::warn!(bmc = %self.address(), member = %odata_id, "firmware inventory member has no Version");
-            }
-            members.push(InventoryMember {
-                id,
+            let state = doc.status.as_ref().and_then(|s| s.state.as_deref());
+            let member = InventoryMember {
                 name: doc.name.clone(),
-                version: doc.version.clone().unwrap_or_default(),
-                odata_id,
-                staged_version: None,
-            });
+                ..InventoryMember::reported(id, odata_id, doc.version.as_deref(), state)
+            };
+            if let Some(why) = &member.version_unknown {
+                tracing::debug!(bmc = %self.address(), member = %member.odata_id, version = ?doc.version, %why,
+                    "firmware inventory member: version not reported");
+            }
+            members.push(member);
         }
         for (target, version) in staged {
             let target = target.trim_end_matches('/');
-            if let Some(m) = members.iter_mut().find(|m| m.odata_id.trim_end_matches('/') == target) {
+            if let Some(m) = members
+                .iter_mut()
+                .find(|m| m.odata_id.trim_end_matches('/') == target)
+            {
                 m.staged_version = Some(version);
             }
         }
@@ -202,7 +207,11 @@ fn staged_targets(doc: &SoftwareInventory) -> Vec<String> {
         .map(|targets| {
             targets
                 .iter()
-                .filter_map(|t| t.get("@odata.id").and_then(|v| v.as_str()).map(str::to_string))
+                .filter_map(|t| {
+                    t.get("@odata.id")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                })
                 .collect()
         })
         .unwrap_or_default()

@@ -491,6 +491,21 @@ pub struct SoftwareInventory {
     pub active: Option<bool>,
     #[serde(rename = "Staged", deserialize_with = "lenient_bool")]
     pub staged: Option<bool>,
+    /// `Status` (its `State` says whether the member is there at all, e.g. `Absent`).
+    #[serde(rename = "Status", deserialize_with = "lenient")]
+    pub status: Option<ResourceStatus>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A resource's `Status` (`Resource.Status`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ResourceStatus {
+    #[serde(rename = "State", deserialize_with = "lenient_string")]
+    pub state: Option<String>,
+    #[serde(rename = "Health", deserialize_with = "lenient_string")]
+    pub health: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -668,6 +683,14 @@ mod tests {
             serde_json::from_str(r##"{"Id": "BIOS", "Version": null}"##).unwrap();
         assert_eq!(m.version, None);
         assert_eq!(m.name, None);
+        assert!(m.status.is_none());
+        let m: SoftwareInventory =
+            serde_json::from_str(r##"{"Status": {"State": "Absent", "Health": 3}}"##).unwrap();
+        let status = m.status.unwrap();
+        assert_eq!(status.state.as_deref(), Some("Absent"));
+        assert_eq!(status.health.as_deref(), Some("3"));
+        let m: SoftwareInventory = serde_json::from_str(r##"{"Status": "Enabled"}"##).unwrap();
+        assert!(m.status.is_none(), "a Status of the wrong type is ignored");
         let m: SoftwareInventory = serde_json::from_str("{}").unwrap();
         assert_eq!(m.id, None);
     }

@@ -1,8 +1,9 @@
 //! Vendor oddities bmc-sim does not produce, against a scripted mock BMC: partial 202 Task
 //! bodies, Retry-After as an HTTP-date, vanished monitors, bmcweb 204 with the Task derived
 //! from `/Monitor`, transient errors mid-wait, odd inventory JSON with pagination, a Task body
-//! without Location, a dropped connection after Manager.Reset, session re-login on 401, and
-//! BMC error messages in HTTP errors.
+//! without Location, a dropped connection after Manager.Reset, session re-login on 401, BMC
+//! error messages in HTTP errors, and inventory members whose version is not reported (null,
+//! placeholder, Disabled) or padded with whitespace.
 //! Must not depend on bmc-sim or on fixed sleeps: every answer is scripted.
 
 mod common;
@@ -15,6 +16,7 @@ use hostfw_redfish::{
     AuthMode, BmcEndpoint, RedfishClient, RedfishError, TaskFinal, TaskPoll, TaskRef,
     UploadRequest, UploadRoute, WaitOptions,
 };
+use hostfw_model::UnknownVersion;
 use serde_json::json as j;
 
 fn client_for(mock: &MockBmc, auth: AuthMode) -> RedfishClient {
@@ -299,7 +301,7 @@ async fn explore_tolerates_odd_json_and_follows_next_links() {
                            "RelatedItem": [{"@odata.id": "/redfish/v1/Managers/BMC"}]}),
         )],
     );
-    // No Version: kept with "".
+    // No Version and Absent: kept with "", version not reported.
     mock.on(
         "GET",
         "/redfish/v1/UpdateService/FirmwareInventory/CPLD",
@@ -344,9 +346,89 @@ async fn explore_tolerates_odd_json_and_follows_next_links() {
             ),
         ]
     );
+    assert_eq!(
+        report.members[1].version_unknown,
+        Some(UnknownVersion::State { state: "Absent".into() })
+    );
+    assert_eq!(report.members[2].version_unknown, None, "a numeric Version is known");
     let info = client.update_service().await.unwrap();
     assert_eq!(info.max_image_size, None);
     assert_eq!(info.multipart_uri, None);
+}
+
+/// One FirmwareInventory with the given member documents (their `Id`s name the paths).
+fn inventory_mock(mock: &MockBmc, members: &[serde_json::Value]) {
+    mock.on("GET", "/redfish/v1/", vec![root()]);
+    mock.on(
+        "GET",
+        "/redfish/v1/Systems",
+        vec![json(200, j!({"Members": [{"@odata.id": "/redfish/v1/Systems/1"}]}))],
+    );
+    mock.on(
+        "GET",
+        "/redfish/v1/Systems/1",
+        vec![json(200, j!({"Id": "1", "Manufacturer": "Supermicro", "Model": "SYS-821GE-TNHR"}))],
+    );
+    mock.on(
+        "GET",
+        "/redfish/v1/UpdateService",
+        vec![json(
+            200,
+            j!({"FirmwareInventory": {"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory"}}),
+        )],
+    );
+    let path = |m: &serde_json::Value| {
+        format!("/redfish/v1/UpdateService/FirmwareInventory/{}", m["Id"].as_str().unwrap())
+    };
+    let links: Vec<serde_json::Value> = members.iter().map(|m| j!({"@odata.id": path(m)})).collect();
+    mock.on(
+        "GET",
+        "/redfish/v1/UpdateService/FirmwareInventory",
+        vec![json(200, j!({"Members": links}))],
+    );
+    for m in members {
+        mock.on("GET", &path(m), vec![json(200, m.clone())]);
+    }
+}
+
+#[tokio::test]
+async fn explore_classifies_versions_that_are_not_reported_and_trims_padding() {
+    let mock = MockBmc::start().await;
+    inventory_mock(
+        &mock,
+        &[
+            j!({"Id": "BMC", "Version": null, "Status": {"State": "Enabled", "Health": "OK"}}),
+            // As captured from a Supermicro BMC (Backup_BIOS).
+            j!({"Id": "Backup_BIOS", "Version": "Not Present", "Status": {"State": "Enabled", "Health": "OK"}}),
+            j!({"Id": "CPLD_Motherboard", "Version": "F1.5.2", "Status": {"State": "Disabled"}}),
+            j!({"Id": "BIOS", "Version": " 2.3.5 \u{a0}", "Status": {"State": "Enabled"}}),
+            j!({"Id": "NIC", "Version": "28.39", "Status": {"State": "Enabled"}}),
+        ],
+    );
+    let client = client_for(&mock, AuthMode::Basic);
+    let report = client.explore().await.expect("explore");
+    let got: Vec<_> = report
+        .members
+        .iter()
+        .map(|m| (m.id.as_str(), m.version.as_str(), m.version_unknown.clone(), m.known_version()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("BMC", "", Some(UnknownVersion::Missing), None),
+            ("Backup_BIOS", "Not Present", Some(UnknownVersion::Placeholder), None),
+            (
+                "CPLD_Motherboard",
+                "F1.5.2",
+                Some(UnknownVersion::State { state: "Disabled".into() }),
+                None
+            ),
+            ("BIOS", "2.3.5", None, Some("2.3.5")),
+            ("NIC", "28.39", None, Some("28.39")),
+        ]
+    );
+    assert_eq!(report.members[3].raw_version(), " 2.3.5 \u{a0}", "the text as sent is kept");
+    assert_eq!(report.members[4].version_raw, None, "nothing to keep when not padded");
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::output;
+use crate::report_view::{self, ComponentView, MemberView};
 
 /// Explore `machine_ids` (every machine when empty) with at most `concurrency` BMCs at once.
 /// Returns `(explored, failed)` counts; failures are stored with the report and printed.
@@ -63,6 +64,9 @@ struct ReportView {
     error: Option<String>,
     report: Option<hostfw_model::InventoryReport>,
     versions: Option<serde_json::Value>,
+    /// Per component with a default: desired, status and the matching members (as sent, with
+    /// the reason when a version is not reported).
+    components: Option<Vec<ComponentView>>,
 }
 
 /// `site-explorer get-report managed-host <bmc-ip>`.
@@ -71,10 +75,8 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
         bail!("no exploration report for BMC {bmc} (run `hostfw site-explorer explore` first)");
     };
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
-    let drift = stored
-        .report
-        .as_ref()
-        .and_then(|r| catalog.find(&r.vendor, &r.model).map(|m| drift(m, r)));
+    let found = stored.report.as_ref().and_then(|r| catalog.find(&r.vendor, &r.model).map(|m| (m, r)));
+    let drift = found.map(|(m, r)| drift(m, r));
     let view = ReportView {
         bmc_address: stored.bmc_address.clone(),
         machine_id: stored.machine_id.clone(),
@@ -82,6 +84,7 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
         error: stored.error.clone(),
         report: stored.report.clone(),
         versions: drift.as_ref().map(|d| serde_json::json!({ "Desired": d.desired, "Reported": d.reported })),
+        components: found.map(|(m, r)| report_view::components(m, r)),
     };
     if ctx.format == crate::cli::Format::Json {
         crate::outln!("{}", serde_json::to_string_pretty(&view)?);
@@ -96,17 +99,20 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
     if let Some(r) = &view.report {
         crate::outln!("Vendor:      {}", r.vendor);
         crate::outln!("Model:       {}", r.model);
-        crate::outln!("\nFirmware inventory:");
-        let rows = r.members.iter().map(|m| vec![m.id.clone(), m.version.clone()]).collect::<Vec<_>>();
-        crate::out!("{}", output::table(&["  ID", "VERSION"], &rows.into_iter().map(|mut r| { r[0] = format!("  {}", r[0]); r }).collect::<Vec<_>>()));
+        crate::outln!("\nFirmware inventory (versions quoted as sent):");
+        let rows: Vec<Vec<String>> = r
+            .members
+            .iter()
+            .map(MemberView::of)
+            .map(|m| vec![format!("  {}", m.id), m.value(), m.note()])
+            .collect();
+        crate::out!("{}", output::table(&["  ID", "VERSION", "NOTE"], &rows));
     }
-    match &drift {
-        Some(d) => {
+    match &view.components {
+        Some(components) => {
             crate::outln!("\nVersions (component: reported / desired):");
-            for (component, desired) in &d.desired {
-                let reported = d.reported.get(component).map(|v| v.join(", ")).unwrap_or_else(|| "no matching entry".into());
-                let mark = if d.differences.iter().any(|x| x.component == *component) { "DRIFT" } else { "ok" };
-                crate::outln!("  {component}: {reported} / {desired}  [{mark}]");
+            for c in components {
+                crate::outln!("  {}", c.line());
             }
         }
         None => crate::outln!("\nNo catalog entry for this vendor and model."),

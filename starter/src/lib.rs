@@ -13,6 +13,7 @@ pub mod machine;
 pub mod output;
 pub mod plan;
 pub mod re_explore;
+pub mod report_view;
 pub mod reprovision;
 pub mod rollout;
 pub mod signals;

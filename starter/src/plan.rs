@@ -1,11 +1,13 @@
 //! `hostfw plan`: a dry run of the scheduler's next pass over the same site view and the same
 //! pure gates (`hostfw_model::gates::plan`) the Machine Update Manager uses. It writes nothing.
 //!
-//! Prints the ceiling and how it was computed, the hosts in flight, which hosts would start, and
-//! for every drifted (or undecidable) host that would not, the typed reason.
+//! Prints the ceiling and how it was computed, the hosts in flight, which hosts would start, for
+//! every drifted (or undecidable) host that would not, the typed reason, and every component left
+//! out of drift because its version is not reported (on hosts that start as well as on the others).
 
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, Plan};
+use hostfw_model::{NotReportedComponent, VERSION_NOT_REPORTED};
 use serde::Serialize;
 
 use crate::context::Context;
@@ -17,6 +19,14 @@ struct PlanView<'a> {
     plan: &'a Plan,
     /// The same reasons as operator sentences.
     reasons: Vec<(String, String)>,
+    /// Hosts with components left out of drift because a version is not reported.
+    version_not_reported: Vec<NotReportedHost<'a>>,
+}
+
+#[derive(Serialize)]
+struct NotReportedHost<'a> {
+    machine_id: &'a str,
+    components: &'a [NotReportedComponent],
 }
 
 /// `hostfw plan`.
@@ -26,8 +36,16 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     let plan = gates::plan(&view.input);
     let reasons: Vec<(String, String)> =
         plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.to_string())).collect();
+    let version_not_reported: Vec<NotReportedHost> = view
+        .input
+        .hosts
+        .iter()
+        .filter(|h| !h.firmware.not_reported().is_empty())
+        .map(|h| NotReportedHost { machine_id: &h.machine_id, components: h.firmware.not_reported() })
+        .collect();
     if ctx.format == crate::cli::Format::Json {
-        return output::print(ctx.format, &PlanView { plan: &plan, reasons }, &[], Vec::new());
+        let json = PlanView { plan: &plan, reasons, version_not_reported };
+        return output::print(ctx.format, &json, &[], Vec::new());
     }
     crate::outln!("hosts: {} ({} unhealthy), compliant: {}", plan.fleet.total, plan.fleet.unhealthy, plan.compliant);
     crate::outln!("ceiling: {} ({})", plan.ceiling.limit, plan.ceiling.how);
@@ -44,6 +62,20 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
         crate::outln!();
         let rows: Vec<Vec<String>> = reasons.iter().map(|(id, why)| vec![id.clone(), why.clone()]).collect();
         crate::out!("{}", output::table(&["NOT STARTING", "REASON"], &rows));
+    }
+    if !version_not_reported.is_empty() {
+        crate::outln!();
+        crate::outln!("{VERSION_NOT_REPORTED} (left out of drift: neither drifted nor compliant):");
+        let rows: Vec<Vec<String>> = version_not_reported
+            .iter()
+            .flat_map(|h| {
+                h.components.iter().map(|c| {
+                    let members: Vec<String> = c.members.iter().map(ToString::to_string).collect();
+                    vec![h.machine_id.to_string(), c.component.to_string(), members.join(", ")]
+                })
+            })
+            .collect();
+        crate::out!("{}", output::table(&["MACHINE", "COMPONENT", "MEMBERS"], &rows));
     }
     Ok(())
 }

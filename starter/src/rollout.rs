@@ -31,10 +31,12 @@ enum HostEnd {
 /// Desired and reported versions of one host, per component.
 type Versions = BTreeMap<ComponentType, Vec<String>>;
 
-fn reported(catalog: &Catalog, report: &InventoryReport) -> Option<(Versions, bool)> {
+/// Reported versions, whether they drift, and whether the host is compliant (not drifted and
+/// every version reported).
+fn reported(catalog: &Catalog, report: &InventoryReport) -> Option<(Versions, bool, bool)> {
     let model = catalog.find(&report.vendor, &report.model)?;
     let d = drift(model, report);
-    Some((d.reported.clone(), d.is_drifted()))
+    Some((d.reported.clone(), d.is_drifted(), d.is_compliant()))
 }
 
 async fn latest_report(ctx: &Context, bmc: &str) -> anyhow::Result<Option<InventoryReport>> {
@@ -58,7 +60,7 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             continue;
         };
         match reported(&catalog, &report) {
-            Some((versions, is_drifted)) => {
+            Some((versions, is_drifted, _)) => {
                 before.insert(m.id.clone(), versions);
                 if is_drifted {
                     drifted.push(m.id.clone());
@@ -152,11 +154,11 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             Some(r) => reported(&catalog, &r),
             None => None,
         };
-        let Some((after_versions, still_drifted)) = after else {
+        let Some((after_versions, still_drifted, is_compliant)) = after else {
             crate::outln!("  {}: not compared (no report or no catalog entry)", m.id);
             continue;
         };
-        if !still_drifted {
+        if is_compliant {
             compliant += 1;
         }
         let outcome = match finished.get(&m.id) {
@@ -164,9 +166,15 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             Some(HostEnd::Exhausted) => "FAILED (retries exhausted)",
             Some(HostEnd::Closed(_)) => "FAILED",
             None if still_drifted => "not updated",
+            None if !is_compliant => "not updated (version not reported)",
             None => "already compliant",
         };
-        crate::outln!("  {} [{}] {}", m.id, if still_drifted { "DRIFTED" } else { "compliant" }, outcome);
+        let standing = match (still_drifted, is_compliant) {
+            (true, _) => "DRIFTED",
+            (false, false) => "VERSION NOT REPORTED",
+            (false, true) => "compliant",
+        };
+        crate::outln!("  {} [{standing}] {}", m.id, outcome);
         let empty = Versions::new();
         let before_versions = before.get(&m.id).unwrap_or(&empty);
         for (component, now) in &after_versions {

@@ -1,6 +1,7 @@
 //! Operator commands end to end through `hostfw_starter::run` on a temporary site (SQLite in a temp
 //! directory; no Temporal server: these commands never open a client): `machine auto-update`,
-//! `managed-host start-updates`, `audit`, `firmware-config set|show|history` and `firmware show`.
+//! `managed-host start-updates`, `audit`, `firmware-config set|show|history`, `firmware show`,
+//! `plan` and `site-explorer get-report` (with versions that are not reported, and quoting).
 //!
 //! Owns the happy paths and the refusals (unknown machines, bad times, conflicting flags, invalid
 //! documents) with the check that a refused command wrote nothing. It must not need the network.
@@ -577,6 +578,118 @@ async fn plan_explains_the_ceiling_and_why_each_host_waits() {
     let reasons: Vec<String> = plan["skipped"].as_array().unwrap().iter().map(|s| s["reason"].to_string()).collect();
     assert!(reasons.iter().all(|r| r.contains("NotExplored")), "{reasons:?}");
     assert_eq!(site.audit_count().await, 2, "plan writes nothing (only the two machine adds)");
+}
+
+const IDRAC: &str = "Installed-25227__iDRAC.Embedded.1-1";
+const BIOS: &str = "Installed-159-2.1.0__BIOS.Setup.1-1";
+
+/// An R760 report with these (Version as sent, Status.State) for its iDRAC and BIOS members,
+/// read the way the crawl reads them.
+fn r760_report(idrac: (Option<&str>, &str), bios: (Option<&str>, &str)) -> hostfw_model::InventoryReport {
+    let member = |id: &str, (version, state): (Option<&str>, &str)| {
+        hostfw_model::InventoryMember::reported(
+            id,
+            format!("/redfish/v1/UpdateService/FirmwareInventory/{id}"),
+            version,
+            Some(state),
+        )
+    };
+    hostfw_model::InventoryReport {
+        vendor: "Dell".into(),
+        model: "PowerEdge R760".into(),
+        serial: None,
+        power_state: Some("On".into()),
+        members: vec![member(IDRAC, idrac), member(BIOS, bios)],
+    }
+}
+
+/// m1: iDRAC `Version: null`, BIOS padded but equal (only unknown: never started); m2: iDRAC
+/// drifted, BIOS "Not Present"; m3: compliant with an NBSP after the BIOS version.
+async fn site_with_unreported_versions() -> Site {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2", "m3"]).await;
+    let store = site.store().await;
+    let reports = [
+        ("10.0.0.1:443", "m1", r760_report((None, "Enabled"), (Some("2.3.5 "), "Enabled"))),
+        ("10.0.0.2:443", "m2", r760_report((Some("7.00.00.00"), "Enabled"), (Some("Not Present"), "Enabled"))),
+        ("10.0.0.3:443", "m3", r760_report((Some("7.10.30.00"), "Enabled"), (Some("2.3.5\u{a0}"), "Enabled"))),
+    ];
+    for (bmc, id, report) in reports {
+        store.report_put(bmc, Some(id), &Ok(report)).await.expect("report stored");
+    }
+    store.close().await;
+    site
+}
+
+#[tokio::test]
+async fn plan_says_version_not_reported_for_hosts_and_components() {
+    let site = site_with_unreported_versions().await;
+    let out = site.ok(&["plan"]).await;
+    assert!(out.contains("compliant: 1"), "only m3 is compliant: {out}");
+    let m1 = out.lines().find(|l| l.starts_with("m1")).unwrap_or_else(|| panic!("m1 has a reason: {out}"));
+    assert!(
+        m1.contains(&format!("version not reported: bmc ({IDRAC}: no Version)")),
+        "m1 waits because a version is not reported, not for the ceiling: {m1}"
+    );
+    let m2 = out.lines().find(|l| l.starts_with("m2")).unwrap_or_else(|| panic!("m2 has a reason: {out}"));
+    assert!(m2.contains("ceiling is 0"), "m2 drifts (bmc) and waits for a slot: {m2}");
+    assert!(out.contains("version not reported (left out of drift"), "{out}");
+    let section: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("version not reported (")).collect();
+    assert!(section.iter().any(|l| l.starts_with("m1") && l.contains("bmc") && l.contains("no Version")), "{out}");
+    assert!(
+        section
+            .iter()
+            .any(|l| l.starts_with("m2") && l.contains("uefi") && l.contains("\"Not Present\": placeholder Version")),
+        "{out}"
+    );
+    assert!(!section.iter().any(|l| l.starts_with("m3")), "{out}");
+
+    let plan = json(&site.ok(&["--format", "json", "plan"]).await);
+    assert_eq!(plan["compliant"], 1);
+    let skipped = plan["skipped"].as_array().unwrap();
+    let m1 = skipped.iter().find(|s| s["machine_id"] == "m1").expect("m1 skipped");
+    let typed = &m1["reason"]["VersionNotReported"]["not_reported"][0];
+    assert_eq!(typed["component"], "bmc");
+    assert_eq!(typed["members"][0]["id"], IDRAC);
+    assert_eq!(typed["members"][0]["reason"]["reason"], "missing");
+    let reasons = plan["reasons"].as_array().unwrap();
+    let m1_says = |r: &serde_json::Value| r[0] == "m1" && r[1].as_str().unwrap().starts_with("version not reported");
+    assert!(reasons.iter().any(m1_says), "{reasons:?}");
+    let hosts: Vec<&str> =
+        plan["version_not_reported"].as_array().unwrap().iter().map(|h| h["machine_id"].as_str().unwrap()).collect();
+    assert_eq!(hosts, ["m1", "m2"]);
+}
+
+#[tokio::test]
+async fn get_report_quotes_versions_and_says_which_are_not_reported() {
+    let site = site_with_unreported_versions().await;
+
+    let m1 = site.ok(&["site-explorer", "get-report", "managed-host", "10.0.0.1:443"]).await;
+    assert!(m1.contains(r#"bmc: (none) (no Version) / "7.10.30.00"  [version not reported]"#), "{m1}");
+    assert!(m1.contains(r#"uefi: "2.3.5 " / "2.3.5"  [ok]"#), "padding shows, and is no difference: {m1}");
+    let row = m1.lines().find(|l| l.contains(IDRAC)).expect("inventory row");
+    assert!(row.contains("(none)") && row.contains("version not reported: no Version"), "{row}");
+
+    let m2 = site.ok(&["site-explorer", "get-report", "managed-host", "10.0.0.2:443"]).await;
+    assert!(m2.contains(r#"bmc: "7.00.00.00" / "7.10.30.00"  [DRIFT]"#), "{m2}");
+    assert!(m2.contains(r#"uefi: "Not Present" (placeholder Version) / "2.3.5"  [version not reported]"#), "{m2}");
+
+    let m3 = site.ok(&["site-explorer", "get-report", "managed-host", "10.0.0.3:443"]).await;
+    assert!(m3.contains(r#"uefi: "2.3.5\u{a0}" / "2.3.5"  [ok]"#), "the NBSP shows: {m3}");
+
+    let j = json(&site.ok(&["--format", "json", "site-explorer", "get-report", "managed-host", "10.0.0.1:443"]).await);
+    let components = j["components"].as_array().expect("components");
+    let bmc = components.iter().find(|c| c["component"] == "bmc").unwrap();
+    assert_eq!(bmc["status"], "version not reported");
+    assert_eq!(bmc["desired"], "7.10.30.00");
+    assert_eq!(bmc["members"][0]["reported"], "");
+    assert_eq!(bmc["members"][0]["version_unknown"]["reason"], "missing");
+    let uefi = components.iter().find(|c| c["component"] == "uefi").unwrap();
+    assert_eq!(uefi["status"], "compliant");
+    assert_eq!(uefi["members"][0]["reported"], "2.3.5 ", "the raw value");
+    assert!(uefi["members"][0].get("version_unknown").is_none());
+    assert_eq!(j["report"]["members"][0]["version_unknown"]["reason"], "missing");
+    assert_eq!(j["report"]["members"][1]["version_raw"], "2.3.5 ");
 }
 
 #[tokio::test]

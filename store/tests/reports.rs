@@ -1,10 +1,11 @@
 //! Explored reports on both backends: a failed exploration keeps the last good report, a success
-//! clears the error, lookups by ip / ip:port, by machine, and the list.
+//! clears the error, lookups by ip / ip:port, by machine, and the list; members whose version is
+//! not reported keep their reason and the text as sent.
 
 mod common;
 
 use common::Ctx;
-use hostfw_model::{InventoryMember, InventoryReport};
+use hostfw_model::{InventoryMember, InventoryReport, UnknownVersion};
 
 fn inventory(bios: &str) -> InventoryReport {
     InventoryReport {
@@ -17,6 +18,8 @@ fn inventory(bios: &str) -> InventoryReport {
                 id: "BIOS".to_owned(),
                 name: Some("BIOS".to_owned()),
                 version: bios.to_owned(),
+                version_raw: None,
+                version_unknown: None,
                 odata_id: "/redfish/v1/UpdateService/FirmwareInventory/BIOS".to_owned(),
                 staged_version: None,
             },
@@ -24,6 +27,8 @@ fn inventory(bios: &str) -> InventoryReport {
                 id: "BMC".to_owned(),
                 name: None,
                 version: "7.00".to_owned(),
+                version_raw: None,
+                version_unknown: None,
                 odata_id: "/redfish/v1/UpdateService/FirmwareInventory/BMC".to_owned(),
                 staged_version: None,
             },
@@ -153,7 +158,39 @@ async fn lookups_by_address_and_machine(Ctx { store, .. }: Ctx) {
     );
 }
 
+async fn unknown_versions_keep_their_reason(Ctx { store, .. }: Ctx) {
+    let path = |id: &str| format!("/redfish/v1/UpdateService/FirmwareInventory/{id}");
+    let report = InventoryReport {
+        members: vec![
+            InventoryMember::reported("BMC", path("BMC"), None, Some("Enabled")),
+            InventoryMember::reported("Backup_BIOS", path("Backup_BIOS"), Some("Not Present"), None),
+            InventoryMember::reported("GPU_2", path("GPU_2"), Some("97.00.6C.00.03"), Some("Absent")),
+            InventoryMember::reported("BIOS", path("BIOS"), Some("2.3.5 "), Some("Enabled")),
+        ],
+        ..inventory("unused")
+    };
+    store
+        .report_put("10.0.0.7", Some("m-7"), &Ok(report.clone()))
+        .await
+        .unwrap();
+    let back = store.report_get("10.0.0.7").await.unwrap().unwrap().report.unwrap();
+    assert_eq!(back, report);
+    let reasons: Vec<_> = back.members.iter().map(|m| m.version_unknown.clone()).collect();
+    assert_eq!(
+        reasons,
+        [
+            Some(UnknownVersion::Missing),
+            Some(UnknownVersion::Placeholder),
+            Some(UnknownVersion::State { state: "Absent".into() }),
+            None
+        ]
+    );
+    assert_eq!(back.members[3].known_version(), Some("2.3.5"));
+    assert_eq!(back.members[3].raw_version(), "2.3.5 ");
+}
+
 both_backends!(
+    unknown_versions_keep_their_reason,
     error_keeps_last_good_report,
     first_exploration_failing,
     lookups_by_address_and_machine

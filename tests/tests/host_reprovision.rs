@@ -304,7 +304,7 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
     let addr = site.fleet.host("dell-drifted").unwrap().addr.to_string();
     let report = site.cli(&["site-explorer", "get-report", "managed-host", &addr]).await.unwrap();
     assert!(report.contains("Installed-159-2.1.0__BIOS.Setup.1-1"), "{report}");
-    assert!(report.contains("uefi: 2.1.0 / 2.3.5  [DRIFT]"), "{report}");
+    assert!(report.contains(r#"uefi: "2.1.0" / "2.3.5"  [DRIFT]"#), "{report}");
     let json = site.cli(&["--format", "json", "site-explorer", "get-report", "managed-host", &addr]).await.unwrap();
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json["report"]["vendor"], "Dell");

@@ -15,6 +15,7 @@ const CATALOG: &str = r#"
 vendor = "Dell"
 model = "PowerEdge R760"
 ordering = ["bmc", "uefi"]
+lockdown = { resource = "/redfish/v1/Systems/System.Embedded.1", property = "Oem/Hostfw/Lockdown", enabled = "Enabled", disabled = "Disabled" }
 [host_models.r760.components.bmc]
 current_version_reported_as = "^BMC$"
 [[host_models.r760.components.bmc.known_firmware]]
@@ -175,6 +176,7 @@ async fn an_assigned_host_waits_for_tenant_approval() {
     let machine = site.store.machine_get("h1").await.unwrap().unwrap();
     assert_eq!((machine.state.as_str(), machine.instance_id.as_deref()), ("Assigned", Some("inst-7")));
     assert_eq!(site.fleet.lockdown("h1"), Some(true), "lockdown back on");
+    assert_eq!(site.fleet.stats().per_host["h1"].setting_patches, 2, "lockdown turned off, then on again");
     assert_eq!(site.fleet.booted_image("h1").as_deref(), Some("os"), "back in its own OS");
     let history = site.store.history_list("h1", 200).await.unwrap();
     for expected in ["WaitingForApproval", "PlatformConfiguration", "DiscoveryBoot", "CheckingFirmwareV2"] {

@@ -88,6 +88,8 @@ async fn host(store: &Store, n: u8, state: &str, instance: Option<&str>, version
                 id: "Installed-25227__iDRAC.Embedded.1-1".into(),
                 name: Some("Integrated Dell Remote Access Controller".into()),
                 version: version.into(),
+                version_raw: None,
+                version_unknown: None,
                 odata_id: "/redfish/v1/UpdateService/FirmwareInventory/Installed-25227__iDRAC.Embedded.1-1".into(),
                 staged_version: None,
             }],

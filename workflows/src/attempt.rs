@@ -26,6 +26,8 @@ pub const PATCH_INSTALL_ROUTES: &str = "install-routes";
 pub(crate) enum AttemptEnd {
     /// Nothing differs from the catalog any more.
     Compliant,
+    /// Nothing to install, but these components do not report their version.
+    VersionNotReported(Vec<ComponentType>),
     /// The catalog has no entry for the host's vendor and model.
     NoCatalogEntry { vendor: String, model: String },
     /// FailedFirmwareUpgrade, for this reason.
@@ -85,6 +87,7 @@ pub(crate) async fn run_attempt(
 
         let (component, target, entry, current) = match select_component(&model, &report) {
             Selection::Compliant => return Ok(AttemptEnd::Compliant),
+            Selection::VersionNotReported { components } => return Ok(AttemptEnd::VersionNotReported(components)),
             Selection::NoInventoryMatch { component, matcher } => {
                 return Ok(AttemptEnd::Failed(format!(
                     "component {component}: no inventory entry matches current_version_reported_as {matcher:?}; \

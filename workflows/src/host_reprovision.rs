@@ -6,7 +6,7 @@
 //! restore. Signals let operators and tenants move it on; the `status` query shows where it is.
 //! This file must stay deterministic: no clocks, randomness or I/O (see the crate docs).
 
-use hostfw_model::{HostState, HostSubstate};
+use hostfw_model::{ComponentType, HostState, HostSubstate, VERSION_NOT_REPORTED};
 use temporalio_macros::{workflow, workflow_methods};
 use temporalio_workflow::{SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult};
 
@@ -97,9 +97,14 @@ impl HostReprovisionWorkflow {
         // Resets already applied to `retries`; one that arrives while an attempt runs clears the
         // count before that attempt's failure is counted.
         let mut resets_applied = ctx.state(|s| s.reset_requests);
+        let mut not_reported: Vec<ComponentType> = Vec::new();
         loop {
             match run_attempt(ctx, &input, &mut labelled).await? {
                 AttemptEnd::Compliant => break,
+                AttemptEnd::VersionNotReported(components) => {
+                    not_reported = components;
+                    break;
+                }
                 AttemptEnd::NoCatalogEntry { vendor, model } => {
                     let message = format!(
                         "no catalog entry for vendor {vendor:?} model {model:?}: nothing to compare with"
@@ -119,14 +124,23 @@ impl HostReprovisionWorkflow {
         }
 
         let installed = ctx.state(|s| s.status.installed.clone());
-        let message = if installed.is_empty() {
-            "nothing differs from the catalog: no install needed".to_string()
-        } else {
-            let list: Vec<String> = installed.iter().map(|c| format!("{} {}", c.component, c.to)).collect();
-            format!("compliant after installing {}", list.join(", "))
+        let list: Vec<String> = installed.iter().map(|c| format!("{} {}", c.component, c.to)).collect();
+        let message = match (installed.is_empty(), not_reported.is_empty()) {
+            (true, true) => "nothing differs from the catalog: no install needed".to_string(),
+            (false, true) => format!("compliant after installing {}", list.join(", ")),
+            (true, false) => format!("nothing to install; {VERSION_NOT_REPORTED} by {}", names(&not_reported)),
+            (false, false) => format!(
+                "installed {}; nothing else to install; {VERSION_NOT_REPORTED} by {}",
+                list.join(", "),
+                names(&not_reported)
+            ),
         };
         finish(ctx, &input, &host, &message).await?;
-        Ok(HostOutcome::Compliant { installed })
+        if not_reported.is_empty() {
+            Ok(HostOutcome::Compliant { installed })
+        } else {
+            Ok(HostOutcome::VersionNotReported { installed, components: not_reported })
+        }
     }
 
     /// Current substate, component, target, retries and recent transitions.
@@ -163,6 +177,11 @@ impl HostReprovisionWorkflow {
             self.cancelled_by = Some(by);
         }
     }
+}
+
+/// `bmc, uefi`.
+fn names(components: &[ComponentType]) -> String {
+    components.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 async fn platform(ctx: &Ctx, machine_id: &str, step: PlatformStep) -> WorkflowResult<()> {

@@ -85,4 +85,7 @@ pub enum HostOutcome {
     NoCatalogEntry { vendor: String, model: String },
     /// The request was cleared before the update started.
     Cancelled { by: String },
+    /// Nothing more to install, but `components` do not report their version ("version not
+    /// reported"): neither drifted nor compliant. `installed` lists what this run installed.
+    VersionNotReported { installed: Vec<InstalledComponent>, components: Vec<ComponentType> },
 }

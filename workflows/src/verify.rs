@@ -1,10 +1,11 @@
 //! Activation and verification of an installed component: run the activation plan, then re-read
-//! the inventory until every matching entry reports the target; re-activate a bounded number of
-//! times (NICo resets every 30 min forever), then fail.
+//! the inventory until every matching entry reports the target (a version not reported is never
+//! the target); re-activate a bounded number of times (NICo resets every 30 min forever), then
+//! fail.
 
 use std::time::Duration;
 
-use hostfw_model::{verify, ComponentType, FirmwareEntry, HostModel, HostSubstate, Verification};
+use hostfw_model::{verify, ComponentType, FirmwareEntry, HostModel, HostSubstate, Verification, VERSION_NOT_REPORTED};
 use temporalio_workflow::WorkflowResult;
 
 use crate::activation::activation_plan;
@@ -46,6 +47,11 @@ pub(crate) async fn activate_and_verify(
                 Verification::AllAtTarget => return Ok(StepEnd::Done),
                 Verification::Pending { reported } => {
                     last = reported.iter().map(|(id, v)| format!("{id}={v}")).collect::<Vec<_>>().join(", ");
+                }
+                // Not a success: an unknown version proves nothing. Keep reading, then re-activate.
+                Verification::VersionNotReported { members } => {
+                    let list: Vec<String> = members.iter().map(ToString::to_string).collect();
+                    last = format!("{VERSION_NOT_REPORTED} ({})", list.join(", "));
                 }
                 Verification::NoInventoryMatch { matcher } => {
                     return Ok(StepEnd::Failed(format!(

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::component::{ComponentType, FirmwareEntry};
+use crate::lockdown::LockdownSetting;
 use crate::matcher::Matcher;
 
 /// One host model document (top-level `vendor`, `model`, `ordering`, `components`).
@@ -26,6 +27,9 @@ pub struct HostModelDoc {
     /// hostfw extension (see `HostModel::mnnvl_capable`).
     #[serde(default)]
     pub mnnvl_capable: bool,
+    /// hostfw extension: where this model keeps its platform lockdown (see `LockdownSetting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lockdown: Option<LockdownSetting>,
     /// Keyed by component type name; an unknown name is rejected by the merge with its key.
     #[serde(default)]
     pub components: BTreeMap<String, ComponentDoc>,

@@ -63,6 +63,7 @@ pub(crate) struct Draft {
     pub ordering_origin: Origin,
     pub explicit_start_needed: bool,
     pub mnnvl_capable: bool,
+    pub lockdown: Option<crate::lockdown::LockdownSetting>,
     pub components: BTreeMap<ComponentType, DraftComponent>,
 }
 
@@ -131,6 +132,9 @@ fn merge_into(old: &mut Draft, newer: Draft) {
     }
     old.explicit_start_needed |= newer.explicit_start_needed;
     old.mnnvl_capable |= newer.mnnvl_capable;
+    if newer.lockdown.is_some() {
+        old.lockdown = newer.lockdown;
+    }
     for (component, new_c) in newer.components {
         let Some(old_c) = old.components.get_mut(&component) else {
             old.components.insert(component, new_c);
@@ -186,6 +190,7 @@ fn new_draft(doc: HostModelDoc, origin: Origin) -> Result<Draft, CatalogError> {
         ordering: doc.ordering,
         explicit_start_needed: doc.explicit_start_needed,
         mnnvl_capable: doc.mnnvl_capable,
+        lockdown: doc.lockdown,
         components,
     })
 }

@@ -27,6 +27,7 @@ pub(crate) fn validate(draft: Draft) -> Result<HostModel, CatalogError> {
         ordering: draft.ordering,
         explicit_start_needed: draft.explicit_start_needed,
         mnnvl_capable: draft.mnnvl_capable,
+        lockdown: draft.lockdown,
         components,
     })
 }

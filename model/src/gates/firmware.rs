@@ -1,6 +1,7 @@
 //! A host's firmware status for scheduling: not explored, exploration failed, no catalog entry,
-//! compliant, or drifted (with what differs, what has no inventory match, and whether the model
-//! needs an explicit start window).
+//! compliant, version not reported (nothing differs, but some component's version is unknown:
+//! neither drifted nor compliant), or drifted (with what differs, what has no inventory match,
+//! what is not reported, and whether the model needs an explicit start window).
 //!
 //! Owns the mapping from (catalog, reported vendor/model, stored inventory, last exploration
 //! error) to `FirmwareStatus`, built on `Catalog::find` and `drift::drift`. It must not compare
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
 use crate::component::ComponentType;
-use crate::drift::{drift, DriftKind};
+use crate::drift::{drift, DriftKind, NotReportedComponent};
 use crate::inventory::InventoryReport;
 
 /// A drifted component whose matcher finds no inventory member (S54): nothing to install or
@@ -37,6 +38,11 @@ pub enum FirmwareStatus {
         model: String,
     },
     Compliant,
+    /// Nothing differs and every component matches, but these components do not report their
+    /// version: neither drifted nor compliant, never started.
+    VersionNotReported {
+        not_reported: Vec<NotReportedComponent>,
+    },
     Drifted {
         /// The catalog model has `explicit_start_needed = true`.
         explicit_start_needed: bool,
@@ -44,6 +50,9 @@ pub enum FirmwareStatus {
         differing: Vec<ComponentType>,
         /// Components with a default but no matching inventory member.
         unmatched: Vec<UnmatchedComponent>,
+        /// Components left out of drift because a version is not reported.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        not_reported: Vec<NotReportedComponent>,
     },
 }
 
@@ -55,9 +64,19 @@ impl FirmwareStatus {
             FirmwareStatus::Drifted {
                 differing,
                 unmatched,
+                not_reported,
                 ..
-            } => differing.is_empty() && unmatched.is_empty(),
+            } => differing.is_empty() && unmatched.is_empty() && not_reported.is_empty(),
             _ => false,
+        }
+    }
+
+    /// The components whose version is not reported (empty for the other statuses).
+    pub fn not_reported(&self) -> &[NotReportedComponent] {
+        match self {
+            FirmwareStatus::VersionNotReported { not_reported }
+            | FirmwareStatus::Drifted { not_reported, .. } => not_reported,
+            _ => &[],
         }
     }
 }
@@ -89,8 +108,13 @@ pub fn firmware_status(
         };
     };
     let d = drift(host_model, report);
-    if !d.is_drifted() {
+    if d.is_compliant() {
         return FirmwareStatus::Compliant;
+    }
+    if !d.is_drifted() {
+        return FirmwareStatus::VersionNotReported {
+            not_reported: d.not_reported,
+        };
     }
     let mut differing = Vec::new();
     let mut unmatched = Vec::new();
@@ -107,5 +131,6 @@ pub fn firmware_status(
         explicit_start_needed: host_model.explicit_start_needed,
         differing,
         unmatched,
+        not_reported: d.not_reported,
     }
 }

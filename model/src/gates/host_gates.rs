@@ -38,7 +38,8 @@ pub(super) fn check(host: &HostView, policy: &SchedulingPolicy, now_ms: i64) -> 
 }
 
 /// Something installable is known: explored, in the catalog, and at least one component whose
-/// matching members report another version (unmatched-only hosts are reported, not started).
+/// matching members report another version (unmatched-only and version-not-reported-only hosts
+/// are reported, not started).
 fn firmware_gate(status: &FirmwareStatus) -> Result<(), SkipReason> {
     match status {
         FirmwareStatus::NotExplored => Err(SkipReason::NotExplored),
@@ -48,6 +49,19 @@ fn firmware_gate(status: &FirmwareStatus) -> Result<(), SkipReason> {
         FirmwareStatus::NoCatalogEntry { vendor, model } => Err(SkipReason::NoCatalogEntry {
             vendor: vendor.clone(),
             model: model.clone(),
+        }),
+        FirmwareStatus::VersionNotReported { not_reported } => {
+            Err(SkipReason::VersionNotReported {
+                not_reported: not_reported.clone(),
+            })
+        }
+        FirmwareStatus::Drifted {
+            differing,
+            unmatched,
+            not_reported,
+            ..
+        } if differing.is_empty() && unmatched.is_empty() => Err(SkipReason::VersionNotReported {
+            not_reported: not_reported.clone(),
         }),
         FirmwareStatus::Drifted {
             differing,

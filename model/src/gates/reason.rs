@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::firmware::UnmatchedComponent;
 use super::host_view::UpdateWindow;
 use super::utc::format_utc_ms;
+use crate::drift::NotReportedComponent;
+use crate::reported_version::VERSION_NOT_REPORTED;
 
 /// The first gate a host failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +28,11 @@ pub enum SkipReason {
     /// Only components without an inventory match drift: nothing installable (S54).
     NoInventoryMatch {
         unmatched: Vec<UnmatchedComponent>,
+    },
+    /// Nothing installable differs, but these components do not report their version: neither
+    /// drifted nor compliant, not started.
+    VersionNotReported {
+        not_reported: Vec<NotReportedComponent>,
     },
     AutoUpdateOffSite,
     AutoUpdateOffHost,
@@ -64,6 +71,7 @@ impl SkipReason {
             SkipReason::ExploreFailed { .. } => "ExploreFailed",
             SkipReason::NoCatalogEntry { .. } => "NoCatalogEntry",
             SkipReason::NoInventoryMatch { .. } => "NoInventoryMatch",
+            SkipReason::VersionNotReported { .. } => "VersionNotReported",
             SkipReason::AutoUpdateOffSite => "AutoUpdateOffSite",
             SkipReason::AutoUpdateOffHost => "AutoUpdateOffHost",
             SkipReason::LegacyDisableList => "LegacyDisableList",
@@ -121,6 +129,18 @@ impl fmt::Display for SkipReason {
                     "nothing installable: no inventory member matches {}; not started (it would \
                      only churn) until the catalog's current_version_reported_as or the BMC \
                      inventory is fixed",
+                    list.join(", ")
+                )
+            }
+            SkipReason::VersionNotReported { not_reported } => {
+                let list: Vec<String> = not_reported.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "{VERSION_NOT_REPORTED}: {}; nothing else differs from the catalog, so not \
+                     started (an unknown version cannot be compared with the catalog, and an \
+                     install over it could never be verified); compared again once the BMC \
+                     reports a version (`hostfw site-explorer get-report managed-host <bmc-ip>` \
+                     shows what it sent)",
                     list.join(", ")
                 )
             }

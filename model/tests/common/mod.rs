@@ -26,7 +26,18 @@ pub fn model(text: &str) -> HostModel {
     }
 }
 
+/// A report whose members reported these `Version`s with `Status.State` Enabled, read the way the
+/// crawl reads them (`InventoryMember::reported`).
 pub fn report(members: &[(&str, &str)]) -> InventoryReport {
+    let members: Vec<(&str, Option<&str>, Option<&str>)> = members
+        .iter()
+        .map(|(id, v)| (*id, Some(*v), Some("Enabled")))
+        .collect();
+    report_of(&members)
+}
+
+/// A report from `(id, Version or None for absent/null, Status.State or None)` triples.
+pub fn report_of(members: &[(&str, Option<&str>, Option<&str>)]) -> InventoryReport {
     InventoryReport {
         vendor: "Dell".into(),
         model: "PowerEdge R760".into(),
@@ -34,12 +45,13 @@ pub fn report(members: &[(&str, &str)]) -> InventoryReport {
         power_state: Some("On".into()),
         members: members
             .iter()
-            .map(|(id, version)| InventoryMember {
-                id: id.to_string(),
-                name: None,
-                version: version.to_string(),
-                odata_id: format!("/redfish/v1/UpdateService/FirmwareInventory/{id}"),
-                staged_version: None,
+            .map(|(id, version, state)| {
+                InventoryMember::reported(
+                    *id,
+                    format!("/redfish/v1/UpdateService/FirmwareInventory/{id}"),
+                    *version,
+                    *state,
+                )
             })
             .collect(),
     }
