@@ -6,10 +6,12 @@
 
 use std::time::Duration;
 
+use hostfw_model::AcCycleSetting;
 use hostfw_workflows::{ActivateInput, ActivationStep};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
+use crate::host_model::host_model;
 use crate::error;
 use crate::reset_types;
 use crate::Deps;
@@ -42,6 +44,11 @@ pub struct StepKey {
 pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -> Result<(), ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
+    // A power drain goes through the model's configured action, never a guessed one.
+    let ac_cycle = match input.step {
+        ActivationStep::AcPowerCycle => Some(ac_cycle_setting(deps, &machine, &client).await?),
+        _ => None,
+    };
     let issued_ms_ago = match &key {
         Some(k) => match deps.store.activation_mark_get(&k.run_id, &k.activity_id).await {
             Ok(at) => at.map(|at| hostfw_store::now_ms() - at),
@@ -60,7 +67,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
             "a previous attempt of this step already issued it (the worker restarted?): waiting for it, not issuing it again"
         ),
         None => {
-            issue(&client, &input.step).await?;
+            issue(&client, &input.step, ac_cycle.as_ref()).await?;
             if let Some(k) = &key {
                 if let Err(e) = deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await {
                     tracing::warn!(machine = %machine.id, error = %e, "recording the activation mark failed; a retry would issue the step again");
@@ -68,7 +75,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
             }
         }
     }
-    wait(&client, &input.step).await?;
+    wait(&client, &input.step, ac_cycle.as_ref()).await?;
     if let Some(k) = &key {
         if let Err(e) = deps.store.activation_mark_clear(&k.run_id, &k.activity_id).await {
             tracing::warn!(machine = %machine.id, error = %e, "clearing the activation mark failed (it expires on its own)");
@@ -81,11 +88,22 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
 /// The reset or power action of a step, as accepted by the BMC. The step's ResetType is tried
 /// first, then its kind's fallbacks (`reset_types`); the client sends the first the BMC allows,
 /// and follows a host reset that answers with a Task to its end.
-async fn issue(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) -> Result<(), ActivityError> {
+async fn issue(
+    client: &hostfw_redfish::RedfishClient,
+    step: &ActivationStep,
+    ac_cycle: Option<&AcCycleSetting>,
+) -> Result<(), ActivityError> {
+    if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
+        if setting.power_off_first {
+            client.reset_system(reset_types::POWER_OFF).await.map_err(error::redfish)?;
+            wait_power(client, "Off").await?;
+        }
+        return client.ac_power_cycle_at(setting).await.map_err(error::redfish);
+    }
     match step {
         ActivationStep::PowerOff => client.reset_system(reset_types::POWER_OFF).await.map(drop),
         ActivationStep::PowerOn => client.reset_system(reset_types::POWER_ON).await.map(drop),
-        ActivationStep::AcPowerCycle => client.ac_power_cycle().await,
+        ActivationStep::AcPowerCycle => Ok(()),
         ActivationStep::SystemReset { reset_type } => {
             client.reset_system(&reset_types::preferences(reset_type, reset_types::SYSTEM_RESTART)).await.map(drop)
         }
@@ -97,11 +115,22 @@ async fn issue(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) ->
 }
 
 /// Wait for the effect of a step's action; safe to repeat after a worker restart.
-async fn wait(client: &hostfw_redfish::RedfishClient, step: &ActivationStep) -> Result<(), ActivityError> {
+async fn wait(
+    client: &hostfw_redfish::RedfishClient,
+    step: &ActivationStep,
+    ac_cycle: Option<&AcCycleSetting>,
+) -> Result<(), ActivityError> {
+    if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
+        client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
+        if setting.power_off_first {
+            client.reset_system(reset_types::POWER_ON).await.map_err(error::redfish)?;
+        }
+        return wait_power(client, "On").await;
+    }
     match step {
         ActivationStep::PowerOff => wait_power(client, "Off").await?,
         ActivationStep::PowerOn => wait_power(client, "On").await?,
-        ActivationStep::AcPowerCycle => client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?,
+        ActivationStep::AcPowerCycle => {}
         ActivationStep::SystemReset { .. } => {
             client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
             wait_power(client, "On").await?;
@@ -142,4 +171,20 @@ pub(crate) async fn wait_power(client: &hostfw_redfish::RedfishClient, wanted: &
         }
         tokio::time::sleep(HEALTHY_READ_PAUSE).await;
     }
+}
+
+/// The model's AC-cycle action (catalog `ac_cycle`); refused, naming the model, when it has none.
+async fn ac_cycle_setting(
+    deps: &Deps,
+    machine: &hostfw_store::Machine,
+    client: &hostfw_redfish::RedfishClient,
+) -> Result<AcCycleSetting, ActivityError> {
+    let id = host_model(deps, machine, client).await?;
+    id.entry.and_then(|m| m.ac_cycle).ok_or_else(|| {
+        error::bad_input(format!(
+            "AC power cycle needed, but model {:?} {:?} has no ac_cycle setting in the catalog \
+             (which resource and action cycle its AC power): not guessed",
+            id.vendor, id.model
+        ))
+    })
 }

@@ -13,6 +13,7 @@ pub mod crawl;
 pub mod error;
 pub mod firmware;
 pub mod heartbeat;
+pub mod host_model;
 pub mod host_state;
 pub mod inventory;
 pub mod manager_pass;

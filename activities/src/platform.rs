@@ -10,6 +10,7 @@ use temporalio_common::ActivityError;
 
 use crate::activation::wait_power;
 use crate::bmc;
+use crate::host_model::{host_model, HostIdentity};
 use crate::error;
 use crate::reset_types;
 use crate::Deps;
@@ -48,12 +49,8 @@ async fn lockdown(
     client: &RedfishClient,
     enabled: bool,
 ) -> Result<(), ActivityError> {
-    let (vendor, model) = identity(deps, machine, client).await?;
-    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
-    let Some(setting) = catalog
-        .find(&vendor, &model)
-        .and_then(|m| m.lockdown.clone())
-    else {
+    let HostIdentity { vendor, model, entry } = host_model(deps, machine, client).await?;
+    let Some(setting) = entry.and_then(|m| m.lockdown) else {
         tracing::info!(machine = %machine.id, %vendor, %model, enabled,
             "platform lockdown not supported on this model (no catalog lockdown setting): counted as done");
         return Ok(());
@@ -73,28 +70,4 @@ async fn lockdown(
         tracing::info!(machine = %machine.id, enabled, "platform lockdown change runs after the next host reset");
     }
     Ok(())
-}
-
-/// The vendor and model the BMC reports: from the stored inventory, else the machine record,
-/// else read from the BMC now.
-async fn identity(
-    deps: &Deps,
-    machine: &Machine,
-    client: &RedfishClient,
-) -> Result<(String, String), ActivityError> {
-    let report = deps
-        .store
-        .report_get(&machine.bmc_address)
-        .await
-        .ok()
-        .flatten()
-        .and_then(|r| r.report);
-    if let Some(r) = report.filter(|r| !r.vendor.is_empty() && !r.model.is_empty()) {
-        return Ok((r.vendor, r.model));
-    }
-    if let (Some(v), Some(m)) = (&machine.vendor, &machine.model) {
-        return Ok((v.clone(), m.clone()));
-    }
-    let r = client.explore().await.map_err(error::redfish)?;
-    Ok((r.vendor, r.model))
 }

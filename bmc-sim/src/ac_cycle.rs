@@ -21,6 +21,31 @@ pub async fn chassis_reset(State(host): State<Arc<Host>>, req: Request) -> Respo
     if let Err(e) = read_reset_type(req, &CHASSIS_RESET_TYPES, true).await {
         return e.into_response();
     }
+    cycle(host)
+}
+
+/// A profile's AC-cycle action (`Shape::ac_cycle_actions`), its `ResetType` checked against the
+/// tree's list. A host that is off stays off (the cycle activates what it staged at the next
+/// power-on), as a tray whose host was powered off first does.
+pub async fn profile_chassis_action(host: Arc<Host>, allowed: Vec<String>, req: Request) -> Response {
+    if let Err(e) = read_reset_type(req, &allowed, !allowed.is_empty()).await {
+        return e.into_response();
+    }
+    if host.data().power == crate::state::PowerState::Off {
+        {
+            let mut d = host.data();
+            d.stats.ac_cycles += 1;
+            d.ac_cycle_pending = true;
+        }
+        host.fleet.counters.ac_cycle();
+        tracing::info!(host = %host.spec.id, "AC power cycle of a powered-off host");
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    cycle(host)
+}
+
+/// The host loses power now and is on again after `reset_seconds`.
+fn cycle(host: Arc<Host>) -> Response {
     let delay = clock::secs(host.spec.reset_seconds);
     let pending = {
         let mut d = host.data();

@@ -99,5 +99,5 @@ pub use fleet_spec::{
     DEFAULT_USERNAME,
 };
 pub use image::{firmware_image, firmware_image_with_activation, IMAGE_MAGIC, MAX_IMAGE_BYTES};
-pub use profile::{Profile, ProfileMember, Shape};
+pub use profile::{ChassisAction, Profile, ProfileMember, Shape};
 pub use stats::{HostStats, SimStats};

@@ -63,6 +63,17 @@ pub struct Shape {
     pub last_captured_task: u64,
     pub sessions: Option<String>,
     pub members: Vec<ProfileMember>,
+    /// Chassis actions that cycle the host's AC power: `#Chassis.Reset` of a chassis linked to
+    /// the host's System, and OEM chassis reset actions (e.g. a GB200 tray's AuxPowerReset).
+    pub ac_cycle_actions: Vec<ChassisAction>,
+}
+
+/// One chassis action that cycles the host's AC power.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChassisAction {
+    pub target: String,
+    /// Allowed `ResetType`s; empty = the tree lists none.
+    pub reset_types: Vec<String>,
 }
 
 /// A loaded tree.
@@ -230,6 +241,21 @@ impl Profile {
                 }
             }
         }
+        for (_, chassis) in link(&root, "Chassis").map(|c| self.members_of(&c)).unwrap_or_default() {
+            let hosts_system = chassis
+                .pointer("/Links/ComputerSystems")
+                .and_then(Value::as_array)
+                .is_some_and(|l| l.iter().any(|s| s.get("@odata.id").and_then(Value::as_str).map(normalize) == Some(shape.system.clone())));
+            let Some(actions) = chassis.get("Actions") else { continue };
+            let oem = actions.get("Oem").and_then(Value::as_object).into_iter().flatten();
+            let standard = actions.get("#Chassis.Reset").filter(|_| hosts_system).map(|a| ("#Chassis.Reset", a));
+            let oem_resets = oem.filter(|(k, _)| k.contains("Reset")).map(|(k, a)| (k.as_str(), a));
+            for (_, a) in standard.into_iter().chain(oem_resets) {
+                if let Some(target) = text(a, "target") {
+                    shape.ac_cycle_actions.push(ChassisAction { target: normalize(&target), reset_types: self.allowable(a, "ResetType") });
+                }
+            }
+        }
         shape.sessions = link(&root, "SessionService")
             .and_then(|u| self.doc(&u))
             .and_then(|ss| link(&ss, "Sessions"));
@@ -299,6 +325,7 @@ impl Shape {
             last_captured_task: 0,
             sessions: None,
             members: Vec::new(),
+            ac_cycle_actions: Vec::new(),
         }
     }
 }

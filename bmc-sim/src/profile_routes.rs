@@ -60,6 +60,9 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
         if is(&shape.sessions) {
             return sessions::login(st, req).await;
         }
+        if let Some(a) = shape.ac_cycle_actions.iter().find(|a| a.target == path) {
+            return crate::ac_cycle::profile_chassis_action(host.clone(), a.reset_types.clone(), req).await;
+        }
     }
     if method == Method::PATCH && path == shape.system {
         return system_patch::patch_system(st, req).await;

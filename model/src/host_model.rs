@@ -39,6 +39,10 @@ pub struct HostModel {
     /// (the platform step then counts lockdown as already in the wanted state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lockdown: Option<crate::lockdown::LockdownSetting>,
+    /// hostfw extension: how the model's AC power cycle is done; `None` = not configured (an
+    /// activation that needs a power drain is refused with that reason, never guessed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ac_cycle: Option<crate::ac_cycle::AcCycleSetting>,
     /// Configured components.
     #[serde(default)]
     pub components: BTreeMap<ComponentType, Component>,

@@ -14,6 +14,7 @@ pub mod duration;
 pub mod error;
 pub mod gates;
 pub mod host_model;
+pub mod ac_cycle;
 pub mod inventory;
 pub mod lockdown;
 pub mod matcher;
@@ -37,6 +38,7 @@ pub use gates::{
 };
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
+pub use ac_cycle::AcCycleSetting;
 pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};

@@ -1,6 +1,8 @@
-//! The AC power cycle through Chassis.Reset: activating firmware that needs one on bmc-sim, and
-//! against a scripted BMC the chassis choice (PowerCycle listed, not listed, no list), a BMC
-//! that offers none (a clear error naming it) and a connection dropped after the POST.
+//! The AC power cycle through the action the model's catalog names (`AcCycleSetting`):
+//! activating firmware that needs one on bmc-sim; the GB200 tray's OEM `AuxPowerReset` on the
+//! captured tree (never the BMC chassis' own `PowerCycle`); a ResetType outside the allowable
+//! values and an action the resource lacks (clear errors, nothing sent); a connection dropped
+//! after the POST.
 //! Must not synchronise with fixed sleeps: state changes are awaited by polling with a bound.
 
 mod common;
@@ -10,6 +12,7 @@ use std::time::Duration;
 use common::mock::{empty, json, Canned, MockBmc};
 use common::*;
 use hostfw_bmc_sim::{firmware_image_with_activation, Activation};
+use hostfw_model::AcCycleSetting;
 use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError, UploadRequest};
 use serde_json::json as j;
 
@@ -47,7 +50,7 @@ async fn ac_cycle_activates_firmware_that_needs_one() {
         "a system reset does not activate it"
     );
 
-    client.ac_power_cycle().await.expect("AC cycle");
+    client.ac_power_cycle_at(&generic_setting()).await.expect("AC cycle");
     eventually(
         "activated by the AC cycle",
         Duration::from_secs(10),
@@ -75,128 +78,68 @@ fn client_for(mock: &MockBmc) -> RedfishClient {
     .unwrap()
 }
 
-/// A scripted BMC with these chassis documents at `/redfish/v1/Chassis/<i>`.
-fn mock_chassis(mock: &MockBmc, chassis: Vec<serde_json::Value>) {
-    mock.on(
-        "GET",
-        "/redfish/v1/",
-        vec![json(
-            200,
-            j!({"Chassis": {"@odata.id": "/redfish/v1/Chassis"}}),
-        )],
-    );
-    let members: Vec<_> = (0..chassis.len())
-        .map(|i| j!({"@odata.id": format!("/redfish/v1/Chassis/{i}")}))
-        .collect();
-    mock.on(
-        "GET",
-        "/redfish/v1/Chassis",
-        vec![json(200, j!({"Members": members}))],
-    );
-    for (i, doc) in chassis.into_iter().enumerate() {
-        mock.on(
-            "GET",
-            &format!("/redfish/v1/Chassis/{i}"),
-            vec![json(200, doc)],
-        );
+fn setting(resource: &str, action: &str, reset_type: Option<&str>) -> AcCycleSetting {
+    AcCycleSetting {
+        resource: resource.into(),
+        action: action.into(),
+        reset_type: reset_type.map(str::to_string),
+        power_off_first: false,
     }
 }
 
-fn reset_action(target: &str, allowed: Option<&[&str]>) -> serde_json::Value {
-    let mut action = j!({"target": target});
-    if let Some(allowed) = allowed {
-        action["ResetType@Redfish.AllowableValues"] = j!(allowed);
-    }
-    j!({"Actions": {"#Chassis.Reset": action}})
+/// bmc-sim's generic shape: `#Chassis.Reset` `PowerCycle` on `Chassis/1`.
+fn generic_setting() -> AcCycleSetting {
+    setting("/redfish/v1/Chassis/1", "#Chassis.Reset", Some("PowerCycle"))
 }
 
-#[tokio::test]
-async fn no_chassis_offering_power_cycle_is_a_clear_error() {
-    let mock = MockBmc::start().await;
-    mock_chassis(
-        &mock,
-        vec![
-            j!({"Id": "Tray"}),
-            reset_action("/c1/reset", Some(&["On", "ForceOff"])),
-        ],
-    );
-    let e = client_for(&mock)
-        .ac_power_cycle()
-        .await
-        .expect_err("no PowerCycle anywhere");
-    assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
-    let text = e.to_string();
-    assert!(
-        text.contains(&mock.address)
-            && text.contains("PowerCycle")
-            && text.contains("/redfish/v1/Chassis"),
-        "{text}"
-    );
-    assert_eq!(mock.hits("POST", "/c1/reset"), 0);
-
-    let bare = MockBmc::start().await;
-    bare.on(
-        "GET",
-        "/redfish/v1/",
-        vec![json(200, j!({"Systems": {"@odata.id": "/s"}}))],
-    );
-    let e = client_for(&bare)
-        .ac_power_cycle()
-        .await
-        .expect_err("no Chassis");
-    assert!(
-        matches!(e, RedfishError::Unsupported { .. }) && e.to_string().contains("Chassis"),
-        "{e}"
-    );
-}
+const BMC_0: &str = "/redfish/v1/Chassis/BMC_0";
 
 #[tokio::test]
-async fn a_chassis_listing_power_cycle_wins_over_one_without_a_list() {
+async fn the_gb200_tray_cycle_is_the_oem_action_never_the_bmc_chassis_power_cycle() {
+    let Some(tree) = common::captured::tree("nvidia_gb200") else { return };
     let mock = MockBmc::start().await;
-    mock_chassis(
-        &mock,
-        vec![
-            reset_action("/c0/reset", None),
-            reset_action("/c1/reset", Some(&["ForceOff", "PowerCycle"])),
-        ],
-    );
-    mock.on("POST", "/c1/reset", vec![empty(204, &[])]);
-    client_for(&mock).ac_power_cycle().await.expect("AC cycle");
-    assert_eq!(mock.hits("POST", "/c0/reset"), 0);
+    tree.serve(&mock, &["/redfish/v1", BMC_0, "/redfish/v1/Chassis/BMC_0/Oem/Nvidia/AuxPowerResetActionInfo"]);
+    let oem = "/redfish/v1/Chassis/BMC_0/Actions/Oem/NvidiaChassis.AuxPowerReset";
+    mock.on("POST", oem, vec![empty(204, &[])]);
+    let gb200 = setting(BMC_0, "#NvidiaChassis.AuxPowerReset", Some("AuxPowerCycle"));
+    client_for(&mock).ac_power_cycle_at(&gb200).await.expect("tray AC cycle");
+    assert_eq!(mock.hits("POST", oem), 1);
+    assert_eq!(mock.hits("POST", "/redfish/v1/Chassis/BMC_0/Actions/Chassis.Reset"), 0, "the BMC's own chassis is not cycled");
     let sent = mock.log().into_iter().find(|l| l.method == "POST").unwrap();
     let body: serde_json::Value = serde_json::from_slice(&sent.body).unwrap();
-    assert_eq!(body, j!({"ResetType": "PowerCycle"}));
+    assert_eq!(body, j!({"ResetType": "AuxPowerCycle"}));
+
+    // The standard ResetType is not what that OEM action allows: refused, nothing sent.
+    let wrong = setting(BMC_0, "#NvidiaChassis.AuxPowerReset", Some("PowerCycle"));
+    let e = client_for(&mock).ac_power_cycle_at(&wrong).await.expect_err("not allowed");
+    assert!(matches!(e, RedfishError::ResetTypeNotAllowed { .. }), "{e:?}");
+    assert!(e.to_string().contains("AuxPowerCycle"), "{e}");
+    assert_eq!(mock.hits("POST", oem), 1);
 }
 
 #[tokio::test]
-async fn a_chassis_without_a_list_is_the_fallback_and_a_dropped_answer_is_accepted() {
+async fn an_action_the_resource_lacks_is_a_clear_error() {
     let mock = MockBmc::start().await;
-    mock_chassis(
-        &mock,
-        vec![
-            reset_action("/c0/reset", Some(&["On"])),
-            reset_action("/c1/reset", None),
-        ],
-    );
+    mock.on("GET", "/redfish/v1/Chassis/1", vec![json(200, j!({"Id": "1", "Actions": {}}))]);
+    let e = client_for(&mock).ac_power_cycle_at(&generic_setting()).await.expect_err("no action");
+    assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains(&mock.address) && text.contains("#Chassis.Reset") && text.contains("/redfish/v1/Chassis/1"), "{text}");
+}
+
+#[tokio::test]
+async fn a_dropped_answer_is_accepted_and_a_refusal_is_not() {
+    let mock = MockBmc::start().await;
+    let doc = j!({"Actions": {"#Chassis.Reset": {"target": "/c1/reset"}}});
+    mock.on("GET", "/redfish/v1/Chassis/1", vec![json(200, doc)]);
     mock.on("POST", "/c1/reset", vec![Canned::Drop]);
     client_for(&mock)
-        .ac_power_cycle()
+        .ac_power_cycle_at(&generic_setting())
         .await
         .expect("a BMC losing power mid-answer still accepted it");
     assert_eq!(mock.hits("POST", "/c1/reset"), 1);
-
-    mock.on(
-        "POST",
-        "/c1/reset",
-        vec![json(409, j!({"error": {"message": "host busy"}}))],
-    );
-    let e = client_for(&mock)
-        .ac_power_cycle()
-        .await
-        .expect_err("refused");
+    mock.on("POST", "/c1/reset", vec![json(409, j!({"error": {"message": "host busy"}}))]);
+    let e = client_for(&mock).ac_power_cycle_at(&generic_setting()).await.expect_err("refused");
     assert_eq!(e.http_status(), Some(409));
-    assert!(
-        e.to_string().contains("/c1/reset") && e.to_string().contains("host busy"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("/c1/reset") && e.to_string().contains("host busy"), "{e}");
 }

@@ -44,6 +44,8 @@ const LOCKDOWN: &[(&str, &str, &str, &str)] = &[
      r#"lockdown = { resource = "/redfish/v1/Systems/DGX/Bios", property = "Attributes/KcsInterfaceDisable", enabled = "Deny All", disabled = "Allow All" }"#),
 ];
 
+const GB200_AC_CYCLE: &str = r##"ac_cycle = { resource = "/redfish/v1/Chassis/BMC_0", action = "#NvidiaChassis.AuxPowerReset", reset_type = "AuxPowerCycle", power_off_first = true }"##;
+
 fn fleet(trees: &std::path::Path) -> String {
     let mut out = String::from("[defaults]\ntask_seconds = 0.3\nreset_seconds = 0.3\nmanager_reset_seconds = 0.5\n");
     for [id, tree, style, member, drifted, ..] in HOSTS {
@@ -61,11 +63,15 @@ fn catalog() -> String {
     for [id, _, _, _, _, vendor, model, component, matcher, target] in HOSTS {
         let key = id.replace('-', "_");
         let lockdown = LOCKDOWN.iter().find(|l| l.0 == *id).map_or("", |l| l.3);
+        // The GB200's image runs only after an AC power cycle of the tray: the catalog names
+        // the OEM action that does it (its BMC chassis' own PowerCycle would cycle the BMC only).
+        let (ac_cycle, drain) = if *id == "gb200" { (GB200_AC_CYCLE, "power_drains_needed = 1") } else { ("", "") };
+        let lockdown = format!("{lockdown}\n{ac_cycle}");
         out.push_str(&format!(
             "[host_models.{key}]\nvendor = {vendor:?}\nmodel = {model:?}\nordering = [\"{component}\"]\n{lockdown}\n\
              [host_models.{key}.components.{component}]\ncurrent_version_reported_as = {matcher:?}\n\
              [[host_models.{key}.components.{component}.known_firmware]]\nversion = {target:?}\ndefault = true\n\
-             filename = \"{id}/image.bin\"\n\n"
+             filename = \"{id}/image.bin\"\n{drain}\n"
         ));
     }
     out
@@ -75,12 +81,26 @@ fn catalog() -> String {
 async fn start(trees: &std::path::Path, assigned: bool) -> Site {
     let fleet = fleet(trees);
     let catalog = catalog();
-    let images: Vec<(String, String, String)> =
-        HOSTS.iter().map(|h| (format!("{}/image.bin", h[0]), h[8].to_string(), h[9].to_string())).collect();
+    let images: Vec<(String, String, String)> = HOSTS
+        .iter()
+        .filter(|h| h[0] != "gb200")
+        .map(|h| (format!("{}/image.bin", h[0]), h[8].to_string(), h[9].to_string()))
+        .collect();
     let images: Vec<(&str, &str, &str)> = images.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+    let gb = &HOSTS[3];
+    let gb_image = format!("HOSTFW-SIM-IMAGE applies_to={} version={} activation=ac_cycle\nxxxxxxxx", gb[8], gb[9]);
+    let files = [("firmware/gb200/image.bin", gb_image.as_str())];
     let tenants: Vec<(&str, &str)> = HOSTS.iter().map(|h| (h[0], h[0])).collect();
     let assigned: &[(&str, &str)] = if assigned { &tenants } else { &[] };
-    let spec = SiteSpec { fleet: &fleet, catalog: &catalog, images: &images, assigned, ..SiteSpec::default() };
+    let spec = SiteSpec {
+        fleet: &fleet,
+        catalog: &catalog,
+        images: &images,
+        files: &files,
+        assigned,
+        host_reprovision: "power_drain_off_wait = \"1s\"\npower_drain_cycle_wait = \"1s\"\npower_drain_on_wait = \"1s\"",
+        ..SiteSpec::default()
+    };
     Site::start(spec).await.expect("site starts")
 }
 
@@ -100,6 +120,8 @@ async fn assert_compliant(site: &Site, state: &str) {
         assert!(site.store.request_get(id).await.unwrap().is_none(), "{id}: request cleared");
         let stats = &site.fleet.stats().per_host[*id];
         assert_eq!(stats.uploads, 1, "{id}: one upload");
+        let drains = if *id == "gb200" { 1 } else { 0 };
+        assert_eq!(stats.ac_cycles, drains, "{id}: AC power cycles through the catalog's action");
     }
 }
 

@@ -250,6 +250,7 @@ const ACTIVATION_CATALOG: &str = r#"
 vendor = "Nvidia"
 model = "HGX B200"
 ordering = ["uefi", "hgxbmc", "cpldmb"]
+ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "#Chassis.Reset", reset_type = "PowerCycle" }
 [host_models.gb.components.hgxbmc]
 current_version_reported_as = "^HGX_FW_BMC_0$"
 [[host_models.gb.components.hgxbmc.known_firmware]]

@@ -30,6 +30,9 @@ pub struct HostModelDoc {
     /// hostfw extension: where this model keeps its platform lockdown (see `LockdownSetting`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lockdown: Option<LockdownSetting>,
+    /// hostfw extension: how this model's AC power cycle is done (see `AcCycleSetting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ac_cycle: Option<crate::ac_cycle::AcCycleSetting>,
     /// Keyed by component type name; an unknown name is rejected by the merge with its key.
     #[serde(default)]
     pub components: BTreeMap<String, ComponentDoc>,

@@ -64,6 +64,7 @@ pub(crate) struct Draft {
     pub explicit_start_needed: bool,
     pub mnnvl_capable: bool,
     pub lockdown: Option<crate::lockdown::LockdownSetting>,
+    pub ac_cycle: Option<crate::ac_cycle::AcCycleSetting>,
     pub components: BTreeMap<ComponentType, DraftComponent>,
 }
 
@@ -135,6 +136,9 @@ fn merge_into(old: &mut Draft, newer: Draft) {
     if newer.lockdown.is_some() {
         old.lockdown = newer.lockdown;
     }
+    if newer.ac_cycle.is_some() {
+        old.ac_cycle = newer.ac_cycle;
+    }
     for (component, new_c) in newer.components {
         let Some(old_c) = old.components.get_mut(&component) else {
             old.components.insert(component, new_c);
@@ -191,6 +195,7 @@ fn new_draft(doc: HostModelDoc, origin: Origin) -> Result<Draft, CatalogError> {
         explicit_start_needed: doc.explicit_start_needed,
         mnnvl_capable: doc.mnnvl_capable,
         lockdown: doc.lockdown,
+        ac_cycle: doc.ac_cycle,
         components,
     })
 }

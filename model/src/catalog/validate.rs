@@ -28,6 +28,7 @@ pub(crate) fn validate(draft: Draft) -> Result<HostModel, CatalogError> {
         explicit_start_needed: draft.explicit_start_needed,
         mnnvl_capable: draft.mnnvl_capable,
         lockdown: draft.lockdown,
+        ac_cycle: draft.ac_cycle,
         components,
     })
 }
