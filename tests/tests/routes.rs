@@ -245,7 +245,7 @@ async fn max_uploads_bounds_concurrent_uploads_site_wide() {
     site.shutdown().await;
 }
 
-const ACTIVATION_CATALOG: &str = r#"
+const ACTIVATION_CATALOG: &str = r##"
 [host_models.gb]
 vendor = "Nvidia"
 model = "HGX B200"
@@ -271,7 +271,7 @@ version = "9.0"
 default = true
 filename = "hgx/bios.bin"
 pre_update_resets = true
-"#;
+"##;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_activation_kind_runs_and_is_verified() {
