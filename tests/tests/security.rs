@@ -147,7 +147,7 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     assert!(!metrics.contains(PASSWORD), "the BMC password is in the metrics");
 
     // CLI output, tables and JSON.
-    let bmc = site.store.machine_get("s1").await.unwrap().unwrap().bmc_address;
+    let bmc = site.store.machine_get("s1").await.unwrap().unwrap().bmc_address.to_string();
     let commands: Vec<Vec<&str>> = vec![
         vec!["machine", "list"],
         vec!["machine", "show", "s1", "--history-count", "100"],
