@@ -11,11 +11,11 @@ use std::fmt;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, SystemTime};
 
+use hostfw_model::BmcAddress;
 use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
 use reqwest::{Method, RequestBuilder};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use hostfw_model::BmcAddress;
 use tokio::sync::Mutex;
 use url::Url;
 
@@ -819,20 +819,52 @@ mod tests {
 
     #[test]
     fn address_forms() {
-        let systems = |address: &str| client(address).resolve("/redfish/v1/Systems").unwrap().to_string();
+        let systems = |address: &str| {
+            client(address)
+                .resolve("/redfish/v1/Systems")
+                .unwrap()
+                .to_string()
+        };
         // A bare address is https (443 when no port): Basic auth never goes out in clear unasked.
-        assert_eq!(systems("127.0.0.1:8000"), "https://127.0.0.1:8000/redfish/v1/Systems");
-        assert_eq!(systems("10.0.4.17:443"), "https://10.0.4.17/redfish/v1/Systems");
+        assert_eq!(
+            systems("127.0.0.1:8000"),
+            "https://127.0.0.1:8000/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("10.0.4.17:443"),
+            "https://10.0.4.17/redfish/v1/Systems"
+        );
         assert_eq!(systems("10.0.4.17"), "https://10.0.4.17/redfish/v1/Systems");
-        assert_eq!(client("10.0.4.17").address().to_string(), "https://10.0.4.17:443");
+        assert_eq!(
+            client("10.0.4.17").address().to_string(),
+            "https://10.0.4.17:443"
+        );
         // http only when written (80 when no port); scheme and host in any case, trailing slash.
-        assert_eq!(systems("http://127.0.0.1:8000"), "http://127.0.0.1:8000/redfish/v1/Systems");
-        assert_eq!(systems("HTTP://127.0.0.1:8000/"), "http://127.0.0.1:8000/redfish/v1/Systems");
-        assert_eq!(systems("http://bmc-1.Example"), "http://bmc-1.example/redfish/v1/Systems");
-        assert_eq!(systems("https://10.0.0.1"), "https://10.0.0.1/redfish/v1/Systems");
-        assert_eq!(systems("[fe80::1]:8443"), "https://[fe80::1]:8443/redfish/v1/Systems");
+        assert_eq!(
+            systems("http://127.0.0.1:8000"),
+            "http://127.0.0.1:8000/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("HTTP://127.0.0.1:8000/"),
+            "http://127.0.0.1:8000/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("http://bmc-1.Example"),
+            "http://bmc-1.example/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("https://10.0.0.1"),
+            "https://10.0.0.1/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("[fe80::1]:8443"),
+            "https://[fe80::1]:8443/redfish/v1/Systems"
+        );
         // Errors name the BMC by its canonical text.
-        assert_eq!(client("HTTP://127.0.0.1:8000/").bmc(), "http://127.0.0.1:8000");
+        assert_eq!(
+            client("HTTP://127.0.0.1:8000/").bmc(),
+            "http://127.0.0.1:8000"
+        );
     }
 
     #[test]

@@ -176,7 +176,15 @@ async fn a_bare_address_is_https() {
     )
     .expect("client");
     assert_eq!(client.address().to_string(), host.base_url);
-    assert_eq!(client.explore().await.expect("explore over https").members.len(), 2);
+    assert_eq!(
+        client
+            .explore()
+            .await
+            .expect("explore over https")
+            .members
+            .len(),
+        2
+    );
     fleet.shutdown().await;
 }
 
@@ -203,9 +211,20 @@ async fn a_bare_address_never_sends_the_password_in_clear() {
         options(AuthMode::Basic),
     )
     .unwrap();
-    client.explore().await.expect_err("the listener speaks no TLS");
+    client
+        .explore()
+        .await
+        .expect_err("the listener speaks no TLS");
     let bytes = first_bytes.await.unwrap();
-    assert_eq!(bytes.first(), Some(&0x16), "a TLS handshake record, got {:?}", String::from_utf8_lossy(&bytes));
+    assert_eq!(
+        bytes.first(),
+        Some(&0x16),
+        "a TLS handshake record, got {:?}",
+        String::from_utf8_lossy(&bytes)
+    );
     let text = String::from_utf8_lossy(&bytes);
-    assert!(!text.contains("GET ") && !text.contains("Authorization"), "{text}");
+    assert!(
+        !text.contains("GET ") && !text.contains("Authorization"),
+        "{text}"
+    );
 }

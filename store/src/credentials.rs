@@ -59,7 +59,11 @@ impl Store {
         username: &str,
         password: &str,
     ) -> Result<()> {
-        let mut conn = self.pool.acquire().await.map_err(StoreError::db("credentials_put", machine_id))?;
+        let mut conn = self
+            .pool
+            .acquire()
+            .await
+            .map_err(StoreError::db("credentials_put", machine_id))?;
         credentials_put_in(&mut conn, machine_id, username, password)
             .await
             .map_err(StoreError::db("credentials_put", machine_id))

@@ -70,12 +70,16 @@ macro_rules! machine_columns {
 
 fn machine_from_row(row: &AnyRow) -> Result<Machine> {
     let id = || row.try_get::<String, _>("id").unwrap_or_default();
-    let address: String = row.try_get("bmc_address").map_err(StoreError::db("machine_decode", id()))?;
-    let bmc_address = address.parse::<BmcAddress>().map_err(|e| StoreError::Corrupt {
-        op: "machine_decode",
-        id: id(),
-        detail: e.to_string(),
-    })?;
+    let address: String = row
+        .try_get("bmc_address")
+        .map_err(StoreError::db("machine_decode", id()))?;
+    let bmc_address = address
+        .parse::<BmcAddress>()
+        .map_err(|e| StoreError::Corrupt {
+            op: "machine_decode",
+            id: id(),
+            detail: e.to_string(),
+        })?;
     let decode = || -> std::result::Result<Machine, sqlx::Error> {
         Ok(Machine {
             id: row.try_get("id")?,

@@ -39,19 +39,27 @@ impl Store {
     /// `machine_upsert` of every machine plus its login, in one transaction: either all are
     /// registered or (on any refusal or failure) nothing is written.
     pub async fn machines_register(&self, batch: &[Registration]) -> Result<()> {
-        let items: Vec<Item<'_>> = batch.iter().map(|r| (&r.machine, r.login.as_ref())).collect();
+        let items: Vec<Item<'_>> = batch
+            .iter()
+            .map(|r| (&r.machine, r.login.as_ref()))
+            .collect();
         self.register("machines_register", &items).await
     }
 
     async fn register(&self, op: &'static str, items: &[Item<'_>]) -> Result<()> {
         check_batch(items)?;
-        let first = items.first().map(|(m, _)| m.id.as_str()).unwrap_or_default();
+        let first = items
+            .first()
+            .map(|(m, _)| m.id.as_str())
+            .unwrap_or_default();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
         for (m, login) in items {
             // The write comes first: it takes the write lock (SQLite) before anything is read.
             if let Err(e) = upsert_in(&mut tx, m, now).await {
-                tx.rollback().await.map_err(StoreError::db(op, m.id.as_str()))?;
+                tx.rollback()
+                    .await
+                    .map_err(StoreError::db(op, m.id.as_str()))?;
                 return Err(if is_unique_violation(&e) {
                     self.taken_or_conflict(op, m).await
                 } else {
@@ -62,9 +70,13 @@ impl Store {
                 Scheme::Http => Scheme::Https,
                 Scheme::Https => Scheme::Http,
             });
-            let owner = owner_of(&mut tx, &other, &m.id).await.map_err(StoreError::db(op, m.id.as_str()))?;
+            let owner = owner_of(&mut tx, &other, &m.id)
+                .await
+                .map_err(StoreError::db(op, m.id.as_str()))?;
             if let Some((owner, owned)) = owner {
-                tx.rollback().await.map_err(StoreError::db(op, m.id.as_str()))?;
+                tx.rollback()
+                    .await
+                    .map_err(StoreError::db(op, m.id.as_str()))?;
                 return Err(taken(m, owner, owned));
             }
             if let Some(c) = login {
@@ -88,7 +100,10 @@ impl Store {
             Ok(None) => StoreError::Conflict {
                 op,
                 id: m.id.clone(),
-                detail: format!("BMC address {} already belongs to another machine", m.bmc_address),
+                detail: format!(
+                    "BMC address {} already belongs to another machine",
+                    m.bmc_address
+                ),
             },
             Err(e) => StoreError::db(op, m.id.as_str())(e),
         }
@@ -113,7 +128,12 @@ fn check_batch(items: &[Item<'_>]) -> Result<()> {
 }
 
 fn taken(m: &NewMachine, owner: String, owned: String) -> StoreError {
-    StoreError::BmcAddressTaken { machine: m.id.clone(), address: m.bmc_address.to_string(), owner, owned }
+    StoreError::BmcAddressTaken {
+        machine: m.id.clone(),
+        address: m.bmc_address.to_string(),
+        owner,
+        owned,
+    }
 }
 
 /// The machine other than `id` stored with exactly `address`, and its stored text.
@@ -127,10 +147,15 @@ async fn owner_of(
         .bind(id)
         .fetch_optional(conn)
         .await?;
-    row.map(|r| Ok((r.try_get("id")?, r.try_get("bmc_address")?))).transpose()
+    row.map(|r| Ok((r.try_get("id")?, r.try_get("bmc_address")?)))
+        .transpose()
 }
 
-async fn upsert_in(conn: &mut AnyConnection, m: &NewMachine, now: i64) -> std::result::Result<(), sqlx::Error> {
+async fn upsert_in(
+    conn: &mut AnyConnection,
+    m: &NewMachine,
+    now: i64,
+) -> std::result::Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \

@@ -39,11 +39,13 @@ fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
     let stored: String = row
         .try_get("bmc_address")
         .map_err(StoreError::db("report_decode", ""))?;
-    let bmc_address = stored.parse::<BmcAddress>().map_err(|e| StoreError::Corrupt {
-        op: "report_decode",
-        id: stored.clone(),
-        detail: e.to_string(),
-    })?;
+    let bmc_address = stored
+        .parse::<BmcAddress>()
+        .map_err(|e| StoreError::Corrupt {
+            op: "report_decode",
+            id: stored.clone(),
+            detail: e.to_string(),
+        })?;
     let col_err = || StoreError::db("report_decode", stored.as_str());
     let machine_id: Option<String> = row.try_get("machine_id").map_err(col_err())?;
     let report_json: Option<String> = row.try_get("report_json").map_err(col_err())?;

@@ -25,7 +25,13 @@ async fn migrations_are_idempotent(Ctx { store, url }: Ctx) {
     assert_eq!(again.backend(), store.backend());
     assert_eq!(again.machine_count().await.unwrap(), 1);
     assert_eq!(
-        third.machine_get("m").await.unwrap().unwrap().bmc_address.to_string(),
+        third
+            .machine_get("m")
+            .await
+            .unwrap()
+            .unwrap()
+            .bmc_address
+            .to_string(),
         "https://10.0.0.1:443"
     );
     again.close().await;

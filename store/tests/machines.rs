@@ -110,8 +110,18 @@ async fn bmc_address_conflict(Ctx { store, .. }: Ctx) {
         .await
         .unwrap_err();
     match err {
-        StoreError::BmcAddressTaken { machine, address, owner, owned } => assert_eq!(
-            (machine.as_str(), address.as_str(), owner.as_str(), owned.as_str()),
+        StoreError::BmcAddressTaken {
+            machine,
+            address,
+            owner,
+            owned,
+        } => assert_eq!(
+            (
+                machine.as_str(),
+                address.as_str(),
+                owner.as_str(),
+                owned.as_str()
+            ),
             ("b", "https://10.1.0.1:443", "a", "https://10.1.0.1:443")
         ),
         other => panic!("expected BmcAddressTaken, got {other:?}"),
@@ -122,7 +132,10 @@ async fn bmc_address_conflict(Ctx { store, .. }: Ctx) {
 /// Every spelling of one BMC is one BMC: a second machine on it is refused, whichever form it
 /// was written in (and whichever scheme: one host:port listener is one BMC); nothing is written.
 async fn one_bmc_in_any_form_is_one_machine(Ctx { store, .. }: Ctx) {
-    store.machine_upsert(&new_machine("owner", "http://10.3.0.1:8000")).await.unwrap();
+    store
+        .machine_upsert(&new_machine("owner", "http://10.3.0.1:8000"))
+        .await
+        .unwrap();
     for (id, form) in [
         ("dup-1", "http://10.3.0.1:8000/"),
         ("dup-2", "HTTP://10.3.0.1:8000"),
@@ -130,18 +143,37 @@ async fn one_bmc_in_any_form_is_one_machine(Ctx { store, .. }: Ctx) {
         ("dup-4", "10.3.0.1:8000"),
     ] {
         match store.machine_upsert(&new_machine(id, form)).await {
-            Err(StoreError::BmcAddressTaken { machine, owner, owned, .. }) => {
-                assert_eq!((machine.as_str(), owner.as_str(), owned.as_str()), (id, "owner", "http://10.3.0.1:8000"), "{form}")
+            Err(StoreError::BmcAddressTaken {
+                machine,
+                owner,
+                owned,
+                ..
+            }) => {
+                assert_eq!(
+                    (machine.as_str(), owner.as_str(), owned.as_str()),
+                    (id, "owner", "http://10.3.0.1:8000"),
+                    "{form}"
+                )
             }
             other => panic!("{form}: expected BmcAddressTaken, got {other:?}"),
         }
-        assert_eq!(store.machine_get(id).await.unwrap(), None, "{form}: nothing written");
+        assert_eq!(
+            store.machine_get(id).await.unwrap(),
+            None,
+            "{form}: nothing written"
+        );
     }
     // Re-registering the owner with its own address (any spelling) is a refresh.
-    store.machine_upsert(&new_machine("owner", "HTTP://10.3.0.1:8000/")).await.unwrap();
+    store
+        .machine_upsert(&new_machine("owner", "HTTP://10.3.0.1:8000/"))
+        .await
+        .unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 1);
     // Another port is another BMC.
-    store.machine_upsert(&new_machine("other", "http://10.3.0.1:8001")).await.unwrap();
+    store
+        .machine_upsert(&new_machine("other", "http://10.3.0.1:8001"))
+        .await
+        .unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
 }
 
@@ -151,13 +183,28 @@ async fn register_batch_is_all_or_nothing(Ctx { store, .. }: Ctx) {
     use hostfw_store::{Credentials, Registration};
     let reg = |id: &str, bmc: &str| Registration {
         machine: new_machine(id, bmc),
-        login: Some(Credentials { username: format!("u-{id}"), password: "pw".into() }),
+        login: Some(Credentials {
+            username: format!("u-{id}"),
+            password: "pw".into(),
+        }),
     };
-    store.machines_register(&[reg("a", "http://10.4.0.1:80"), reg("b", "http://10.4.0.2:80")]).await.unwrap();
+    store
+        .machines_register(&[
+            reg("a", "http://10.4.0.1:80"),
+            reg("b", "http://10.4.0.2:80"),
+        ])
+        .await
+        .unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
-    assert_eq!(store.credentials_get("b").await.unwrap().unwrap().username, "u-b");
+    assert_eq!(
+        store.credentials_get("b").await.unwrap().unwrap().username,
+        "u-b"
+    );
     // Idempotent: the same batch again, spelled differently, changes nothing.
-    store.machines_register(&[reg("a", "http://10.4.0.1"), reg("b", "http://10.4.0.2:80/")]).await.unwrap();
+    store
+        .machines_register(&[reg("a", "http://10.4.0.1"), reg("b", "http://10.4.0.2:80/")])
+        .await
+        .unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
 
     // Inside the batch: c and d are one BMC.
@@ -165,21 +212,50 @@ async fn register_batch_is_all_or_nothing(Ctx { store, .. }: Ctx) {
         .machines_register(&[reg("c", "http://10.4.0.3:80"), reg("d", "HTTP://10.4.0.3/")])
         .await
         .unwrap_err();
-    assert!(matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "d" && owner == "c"), "{e:?}");
+    assert!(
+        matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "d" && owner == "c"),
+        "{e:?}"
+    );
     // Against a stored machine, after rows of the batch were already written in the transaction.
     let e = store
-        .machines_register(&[reg("c", "http://10.4.0.3:80"), reg("a", "http://10.4.0.9:80"), reg("e", "http://10.4.0.2")])
+        .machines_register(&[
+            reg("c", "http://10.4.0.3:80"),
+            reg("a", "http://10.4.0.9:80"),
+            reg("e", "http://10.4.0.2"),
+        ])
         .await
         .unwrap_err();
-    assert!(matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "e" && owner == "b"), "{e:?}");
+    assert!(
+        matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "e" && owner == "b"),
+        "{e:?}"
+    );
     // ... and over the other scheme (checked after the row was written).
     let e = store
-        .machines_register(&[reg("c", "http://10.4.0.3:80"), reg("f", "https://10.4.0.2:80")])
+        .machines_register(&[
+            reg("c", "http://10.4.0.3:80"),
+            reg("f", "https://10.4.0.2:80"),
+        ])
         .await
         .unwrap_err();
-    assert!(matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "f" && owner == "b"), "{e:?}");
-    assert_eq!(store.machine_count().await.unwrap(), 2, "nothing of a refused batch is written");
-    assert_eq!(store.machine_get("a").await.unwrap().unwrap().bmc_address.to_string(), "http://10.4.0.1:80");
+    assert!(
+        matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "f" && owner == "b"),
+        "{e:?}"
+    );
+    assert_eq!(
+        store.machine_count().await.unwrap(),
+        2,
+        "nothing of a refused batch is written"
+    );
+    assert_eq!(
+        store
+            .machine_get("a")
+            .await
+            .unwrap()
+            .unwrap()
+            .bmc_address
+            .to_string(),
+        "http://10.4.0.1:80"
+    );
     assert_eq!(store.credentials_get("c").await.unwrap(), None);
 }
 
@@ -201,19 +277,54 @@ async fn by_bmc_in_any_form(Ctx { store, .. }: Ctx) {
             store.machine_by_bmc(&lookup).await.unwrap().map(|m| m.id)
         }
     };
-    for form in ["10.0.0.1", "10.0.0.1:443", "https://10.0.0.1", "HTTPS://10.0.0.1:443/"] {
+    for form in [
+        "10.0.0.1",
+        "10.0.0.1:443",
+        "https://10.0.0.1",
+        "HTTPS://10.0.0.1:443/",
+    ] {
         assert_eq!(find(form).await.as_deref(), Some("plain"), "{form}");
     }
-    assert_eq!(find("10.0.0.2:8443").await.as_deref(), Some("ported"), "ip:port");
-    assert_eq!(find("10.0.0.2").await.as_deref(), Some("ported"), "ip finds the only BMC on that ip");
-    assert_eq!(find("10.0.0.10").await.as_deref(), Some("ten"), "host match is ip + ':' (not 10.0.0.1)");
-    assert_eq!(find("10.0.0.2:9999").await, None, "other port is another BMC");
-    assert_eq!(find("http://10.0.0.2:8443").await, None, "a written scheme is taken at its word");
+    assert_eq!(
+        find("10.0.0.2:8443").await.as_deref(),
+        Some("ported"),
+        "ip:port"
+    );
+    assert_eq!(
+        find("10.0.0.2").await.as_deref(),
+        Some("ported"),
+        "ip finds the only BMC on that ip"
+    );
+    assert_eq!(
+        find("10.0.0.10").await.as_deref(),
+        Some("ten"),
+        "host match is ip + ':' (not 10.0.0.1)"
+    );
+    assert_eq!(
+        find("10.0.0.2:9999").await,
+        None,
+        "other port is another BMC"
+    );
+    assert_eq!(
+        find("http://10.0.0.2:8443").await,
+        None,
+        "a written scheme is taken at its word"
+    );
     // A sim BMC registered over http: found without writing the scheme, with or without slash.
     assert_eq!(find("127.0.0.1:9002").await.as_deref(), Some("sim-b"));
-    assert_eq!(find("http://127.0.0.1:9002/").await.as_deref(), Some("sim-b"));
-    assert_eq!(find("127.0.0.1").await, None, "ambiguous: two ports on one ip");
-    assert_eq!(find("http://127.0.0.5:9000/bmc/h1/").await.as_deref(), Some("prefixed"));
+    assert_eq!(
+        find("http://127.0.0.1:9002/").await.as_deref(),
+        Some("sim-b")
+    );
+    assert_eq!(
+        find("127.0.0.1").await,
+        None,
+        "ambiguous: two ports on one ip"
+    );
+    assert_eq!(
+        find("http://127.0.0.5:9000/bmc/h1/").await.as_deref(),
+        Some("prefixed")
+    );
     assert_eq!(find("127.0.0.5").await.as_deref(), Some("prefixed"));
     assert_eq!(find("10.9.9.9").await, None);
 }

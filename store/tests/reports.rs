@@ -46,17 +46,29 @@ async fn error_keeps_last_good_report(Ctx { store, .. }: Ctx) {
         .report_put(&addr("10.0.0.1:443"), Some("m-1"), &Ok(inventory("2.3.5")))
         .await
         .unwrap();
-    let first = store.report_get(&look("10.0.0.1:443")).await.unwrap().unwrap();
+    let first = store
+        .report_get(&look("10.0.0.1:443"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first.report, Some(inventory("2.3.5")));
     assert_eq!(first.error, None);
     assert_eq!(first.machine_id.as_deref(), Some("m-1"));
     assert!(first.explored_at_ms > 0);
 
     store
-        .report_put(&addr("10.0.0.1:443"), None, &Err("connection refused".to_owned()))
+        .report_put(
+            &addr("10.0.0.1:443"),
+            None,
+            &Err("connection refused".to_owned()),
+        )
         .await
         .unwrap();
-    let failed = store.report_get(&look("10.0.0.1:443")).await.unwrap().unwrap();
+    let failed = store
+        .report_get(&look("10.0.0.1:443"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         failed.report,
         Some(inventory("2.3.5")),
@@ -74,7 +86,11 @@ async fn error_keeps_last_good_report(Ctx { store, .. }: Ctx) {
         .report_put(&addr("10.0.0.1:443"), Some("m-1"), &Ok(inventory("2.4.0")))
         .await
         .unwrap();
-    let ok = store.report_get(&look("10.0.0.1:443")).await.unwrap().unwrap();
+    let ok = store
+        .report_get(&look("10.0.0.1:443"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(ok.report, Some(inventory("2.4.0")));
     assert_eq!(ok.error, None, "success clears the error");
 
@@ -107,11 +123,19 @@ async fn lookups_by_address_and_machine(Ctx { store, .. }: Ctx) {
         .await
         .unwrap();
     store
-        .report_put(&addr("http://127.0.0.1:9001"), Some("sim-a"), &Ok(inventory("3")))
+        .report_put(
+            &addr("http://127.0.0.1:9001"),
+            Some("sim-a"),
+            &Ok(inventory("3")),
+        )
         .await
         .unwrap();
     store
-        .report_put(&addr("http://127.0.0.1:9002"), Some("sim-b"), &Ok(inventory("4")))
+        .report_put(
+            &addr("http://127.0.0.1:9002"),
+            Some("sim-b"),
+            &Ok(inventory("4")),
+        )
         .await
         .unwrap();
 
@@ -139,11 +163,18 @@ async fn lookups_by_address_and_machine(Ctx { store, .. }: Ctx) {
         "no scheme written: the http listener is found"
     );
     assert_eq!(
-        who(store.report_get(&look("HTTP://127.0.0.1:9002/")).await.unwrap()).as_deref(),
+        who(store
+            .report_get(&look("HTTP://127.0.0.1:9002/"))
+            .await
+            .unwrap())
+        .as_deref(),
         Some("sim-b")
     );
     assert_eq!(
-        who(store.report_get(&look("https://127.0.0.1:9002")).await.unwrap()),
+        who(store
+            .report_get(&look("https://127.0.0.1:9002"))
+            .await
+            .unwrap()),
         None,
         "a written scheme is taken at its word"
     );

@@ -107,7 +107,9 @@ impl MockBmc {
 
     /// The mock's BMC address: plain http, written explicitly.
     pub fn bmc(&self) -> hostfw_model::BmcAddress {
-        format!("http://{}", self.address).parse().expect("mock address")
+        format!("http://{}", self.address)
+            .parse()
+            .expect("mock address")
     }
 
     /// Queues answers for `METHOD path` (the last one repeats forever).
