@@ -93,7 +93,7 @@ rm -f "$DEMO"/site.db "$DEMO"/site.db-*
 export HOSTFW_CONFIG="$CONFIG"
 "$BIN/hostfw" machine import --fleet "$FLEET"
 for n in 05 06 07 08; do
-  "$BIN/hostfw" machine add --id "r760-$n" --bmc "127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
+  "$BIN/hostfw" machine add --id "r760-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
 done
 "$BIN/hostfw" firmware show
 

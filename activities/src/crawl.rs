@@ -5,6 +5,7 @@
 //! one BMC is `inventory::explore_machine`, shared with the CLI. It must not decide drift.
 
 use futures::stream::{self, StreamExt};
+use hostfw_model::BmcLookup;
 use hostfw_workflows::{CrawlRequest, CrawlSummary};
 use temporalio_common::ActivityError;
 
@@ -18,7 +19,11 @@ pub async fn crawl(deps: &Deps, input: CrawlRequest) -> Result<CrawlSummary, Act
     if !input.only.is_empty() {
         let mut wanted = Vec::new();
         for bmc in &input.only {
-            match deps.store.machine_by_bmc(bmc).await.map_err(error::store)? {
+            let Ok(lookup) = bmc.parse::<BmcLookup>() else {
+                unknown.push(bmc.clone());
+                continue;
+            };
+            match deps.store.machine_by_bmc(&lookup).await.map_err(error::store)? {
                 Some(m) => wanted.push(m.id),
                 None => unknown.push(bmc.clone()),
             }

@@ -57,7 +57,7 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
         )
         .await
         .map_err(error::store)?;
-    Ok(HostContext { machine_id: machine.id, bmc_address: machine.bmc_address, prior_state })
+    Ok(HostContext { machine_id: machine.id, bmc_address: machine.bmc_address.to_string(), prior_state })
 }
 
 /// The substate `record_retry` sets.

@@ -1,6 +1,10 @@
 //! The Core-local script route: run the catalog entry's `script` on the worker with the BMC
 //! address and credentials in its environment, under a timeout, heartbeating while it runs.
 //!
+//! The address reaches the script as `BMC_URL` (`scheme://host:port[/prefix]`, the canonical
+//! `BmcAddress`), `BMC_SCHEME`, `BMC_IP` (the host, no brackets), `BMC_PORT` and `BMC_ADDRESS`
+//! (`host:port`). Scripts build URLs from `BMC_URL`, so an https BMC is never spoken to in clear.
+//!
 //! The password reaches only the script's environment: it is scrubbed from the captured output
 //! and never logged. A worker that dies mid-script stops heartbeating; Temporal ends the attempt
 //! and the workflow judges the result from fresh inventory.
@@ -9,6 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use hostfw_model::BmcAddress;
 use hostfw_workflows::{ScriptInput, ScriptResult};
 use temporalio_common::ActivityError;
 use temporalio_sdk::activities::ActivityContext;
@@ -35,13 +40,15 @@ fn tail(bytes: &[u8], secret: &str) -> String {
     }
 }
 
-/// `ip` and `port` of a BMC address (`ip:port` or `http(s)://ip:port`).
-fn split_address(address: &str) -> (String, String) {
-    let rest = address.split_once("://").map(|(_, r)| r).unwrap_or(address).trim_end_matches('/');
-    match rest.rsplit_once(':') {
-        Some((ip, port)) if port.chars().all(|c| c.is_ascii_digit()) => (ip.to_string(), port.to_string()),
-        _ => (rest.to_string(), String::new()),
-    }
+/// The script's environment variables describing where the BMC is (see the module doc).
+fn address_env(address: &BmcAddress) -> [(&'static str, String); 5] {
+    [
+        ("BMC_URL", address.to_string()),
+        ("BMC_SCHEME", address.scheme().to_string()),
+        ("BMC_IP", address.host().to_string()),
+        ("BMC_PORT", address.port().to_string()),
+        ("BMC_ADDRESS", address.authority()),
+    ]
 }
 
 fn kill_group(pid: Option<u32>) {
@@ -63,11 +70,8 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         c.arg(&path);
         c
     };
-    let (ip, port) = split_address(&machine.bmc_address);
     command
-        .env("BMC_IP", &ip)
-        .env("BMC_PORT", &port)
-        .env("BMC_ADDRESS", &machine.bmc_address)
+        .envs(address_env(&machine.bmc_address))
         .env("BMC_USERNAME", &username)
         .env("BMC_PASSWORD", &password)
         .env("MACHINE_ID", &machine.id)
@@ -131,11 +135,29 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
 mod tests {
     use super::*;
 
+    fn env(address: &str) -> Vec<(&'static str, String)> {
+        address_env(&address.parse().unwrap()).to_vec()
+    }
+
     #[test]
-    fn splits_bmc_addresses() {
-        assert_eq!(split_address("10.0.0.1:443"), ("10.0.0.1".into(), "443".into()));
-        assert_eq!(split_address("https://10.0.0.1:8443/"), ("10.0.0.1".into(), "8443".into()));
-        assert_eq!(split_address("bmc-1"), ("bmc-1".into(), String::new()));
+    fn the_script_gets_the_whole_address() {
+        let e = |url: &str, scheme: &str, ip: &str, port: &str, addr: &str| {
+            vec![
+                ("BMC_URL", url.to_string()),
+                ("BMC_SCHEME", scheme.to_string()),
+                ("BMC_IP", ip.to_string()),
+                ("BMC_PORT", port.to_string()),
+                ("BMC_ADDRESS", addr.to_string()),
+            ]
+        };
+        // A bare address is https on 443: the script is told so, not left to guess http.
+        assert_eq!(env("10.0.0.1"), e("https://10.0.0.1:443", "https", "10.0.0.1", "443", "10.0.0.1:443"));
+        assert_eq!(env("HTTPS://10.0.0.1:8443/"), e("https://10.0.0.1:8443", "https", "10.0.0.1", "8443", "10.0.0.1:8443"));
+        assert_eq!(env("http://bmc-1"), e("http://bmc-1:80", "http", "bmc-1", "80", "bmc-1:80"));
+        assert_eq!(
+            env("http://[fe80::1]:8000/bmc/h1"),
+            e("http://[fe80::1]:8000/bmc/h1", "http", "fe80::1", "8000", "[fe80::1]:8000")
+        );
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub async fn register_fleet(store: &Store, fleet: &hostfw_bmc_sim::RunningFleet,
             store
                 .machine_upsert(&NewMachine {
                     id: host.id.clone(),
-                    bmc_address: host.addr.to_string(),
+                    bmc_address: host.base_url.parse()?,
                     vendor: Some(host.vendor.clone()),
                     model: Some(host.model.clone()),
                     state: if assigned { "Assigned" } else { "Ready" }.to_string(),

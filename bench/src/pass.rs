@@ -49,6 +49,11 @@ fn report_json(i: usize) -> String {
     serde_json::to_string(&report).expect("report serialises")
 }
 
+/// The BMC address of machine `i`, in the canonical form the store keeps (written directly here).
+fn bmc_address(i: usize) -> String {
+    format!("https://10.{}.{}.{}:443", i / 65536, (i / 256) % 256, i % 256)
+}
+
 /// Insert `n` machines and their explored reports, in batched multi-row INSERTs in one
 /// transaction per table (the store's one-row-at-a-time upserts are too slow for 100k).
 async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
@@ -72,7 +77,7 @@ async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
         for i in start..end {
             q = q
                 .bind(format!("m{i:06}"))
-                .bind(format!("10.{}.{}.{}:443", i / 65536, (i / 256) % 256, i % 256))
+                .bind(bmc_address(i))
                 .bind("Dell")
                 .bind("PowerEdge R760")
                 .bind(now);
@@ -92,7 +97,7 @@ async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
         let mut q = sqlx::query(&sql);
         for i in start..end {
             q = q
-                .bind(format!("10.{}.{}.{}:443", i / 65536, (i / 256) % 256, i % 256))
+                .bind(bmc_address(i))
                 .bind(format!("m{i:06}"))
                 .bind("Dell")
                 .bind("PowerEdge R760")

@@ -114,3 +114,37 @@ pub struct MatcherError {
     pub pattern: String,
     pub problem: String,
 }
+
+/// A BMC address (`BmcAddress`, `BmcLookup`) that cannot be parsed: the input and why.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("invalid BMC address {input:?}: {problem}")]
+pub struct BmcAddressError {
+    /// The rejected input, trimmed; a user-info part (`user:password@`) is shown as `***@`.
+    pub input: String,
+    pub problem: BmcAddressProblem,
+}
+
+/// Why a BMC address was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BmcAddressProblem {
+    #[error("it is empty; expected [http(s)://]host[:port][/prefix]")]
+    Empty,
+    #[error("it has no host; expected [http(s)://]host[:port][/prefix]")]
+    EmptyHost,
+    #[error("unknown scheme {scheme:?}: a BMC is reached over http:// or https://")]
+    UnknownScheme { scheme: String },
+    #[error("user-info (user:password@) is not allowed in an address: the BMC login is stored separately")]
+    UserInfo,
+    #[error("a query (?...) is not allowed in an address")]
+    Query,
+    #[error("a fragment (#...) is not allowed in an address")]
+    Fragment,
+    #[error("port {port:?} is not a number from 1 to 65535")]
+    PortNotANumber { port: String },
+    #[error("port 0 is not a port a BMC can listen on")]
+    PortZero,
+    #[error("host {host:?}: {reason}")]
+    InvalidHost { host: String, reason: String },
+    #[error("path prefix {path:?}: {reason}")]
+    InvalidPath { path: String, reason: String },
+}

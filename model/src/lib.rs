@@ -1,11 +1,14 @@
 //! Pure rules of hostfw (no I/O except reading config files in the loaders, no async): site
-//! config, firmware catalog, drift, component selection and verification, host state names.
+//! config, firmware catalog, drift, component selection and verification, host state names, BMC
+//! addresses.
 //!
 //! Owns re-exporting the main types; each module's doc says the one concept it owns.
 
 mod names;
 mod toml_doc;
 
+pub mod bmc_address;
+pub mod bmc_lookup;
 pub mod catalog;
 pub mod component;
 pub mod config;
@@ -23,6 +26,8 @@ pub mod selection;
 pub mod substate;
 pub mod update_intervals;
 
+pub use bmc_address::{BmcAddress, Scheme};
+pub use bmc_lookup::BmcLookup;
 pub use catalog::{Catalog, ComponentDoc, HostModelDoc};
 pub use component::{Component, ComponentType, FirmwareEntry};
 pub use config::SiteConfig;
@@ -30,7 +35,7 @@ pub use drift::{
     drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember,
 };
 pub use duration::{format_duration, parse_duration};
-pub use error::{CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
+pub use error::{BmcAddressError, BmcAddressProblem, CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
 pub use gates::{
     ceiling, firmware_status, plan, Ceiling, CeilingLimits, FirmwareStatus, FleetHealth,
     HostLifecycle, HostView, PassInput, Plan, SchedulingPolicy, SkipReason, Skipped,

@@ -13,6 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, SystemTime};
 
+use hostfw_model::BmcAddress;
 use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
 use reqwest::{Method, RequestBuilder};
 use serde::de::DeserializeOwned;
@@ -30,8 +31,9 @@ use crate::tls;
 /// Where a BMC is and how to log in to it.
 #[derive(Clone)]
 pub struct BmcEndpoint {
-    /// `"ip:port"` (meaning `http://ip:port`) or a full base URL `"http(s)://host:port[/prefix]"`.
-    pub address: String,
+    /// Scheme, host, port and path prefix of the Redfish service (parsed by `BmcAddress`: a bare
+    /// address is https).
+    pub address: BmcAddress,
     pub username: String,
     pub password: String,
 }
@@ -39,7 +41,7 @@ pub struct BmcEndpoint {
 impl fmt::Debug for BmcEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BmcEndpoint")
-            .field("address", &self.address)
+            .field("address", &self.address.to_string())
             .field("username", &self.username)
             .field("password", &"<redacted>")
             .finish()
@@ -119,6 +121,8 @@ pub struct RedfishClient {
 
 struct Inner {
     endpoint: BmcEndpoint,
+    /// The address's canonical text: names the BMC in every error and log line.
+    bmc: String,
     options: ClientOptions,
     http: reqwest::Client,
     /// `scheme://host:port/`.
@@ -277,40 +281,16 @@ fn error_chain(e: &reqwest::Error) -> String {
 }
 
 impl RedfishClient {
-    /// A client for one BMC. `"ip:port"` means `http://ip:port`; a full base URL may carry a
-    /// path prefix (links from the BMC that lack it get it prepended).
+    /// A client for one BMC. The address's path prefix, if any, is the base of every request
+    /// (links from the BMC that lack it get it prepended).
     pub fn new(endpoint: BmcEndpoint, options: ClientOptions) -> Result<Self, RedfishError> {
-        let bmc = endpoint.address.clone();
-        let invalid = |reason: String| RedfishError::InvalidAddress {
+        let bmc = endpoint.address.to_string();
+        let origin_text = format!("{}/", endpoint.address.origin());
+        let origin = Url::parse(&origin_text).map_err(|e| RedfishError::InvalidAddress {
             bmc: bmc.clone(),
-            reason,
-        };
-        let address = endpoint.address.trim();
-        if address.is_empty() {
-            return Err(invalid("empty address".into()));
-        }
-        let text = if address.contains("://") {
-            address.to_string()
-        } else {
-            format!("http://{address}")
-        };
-        let base = Url::parse(&text).map_err(|e| invalid(format!("{text:?}: {e}")))?;
-        if base.scheme() != "http" && base.scheme() != "https" {
-            return Err(invalid(format!(
-                "scheme {:?} is not http or https",
-                base.scheme()
-            )));
-        }
-        if base.host_str().is_none_or(str::is_empty) {
-            return Err(invalid(format!("{text:?} has no host")));
-        }
-        let prefix = base.path().trim_end_matches('/').to_string();
-        let mut origin = base.clone();
-        origin.set_path("/");
-        origin.set_query(None);
-        origin.set_fragment(None);
-        let _ = origin.set_username("");
-        let _ = origin.set_password(None);
+            reason: format!("{origin_text:?} is not a URL: {e}"),
+        })?;
+        let prefix = endpoint.address.path_prefix().to_string();
 
         let builder = reqwest::Client::builder()
             .timeout(options.request_timeout)
@@ -326,6 +306,7 @@ impl RedfishClient {
         Ok(RedfishClient {
             inner: Arc::new(Inner {
                 endpoint,
+                bmc,
                 options,
                 http,
                 origin,
@@ -336,13 +317,18 @@ impl RedfishClient {
         })
     }
 
-    /// The BMC address as given in the endpoint (used to name the BMC in every error).
-    pub fn address(&self) -> &str {
+    /// The BMC address of the endpoint (its canonical text names the BMC in every error).
+    pub fn address(&self) -> &BmcAddress {
         &self.inner.endpoint.address
     }
 
+    /// The canonical text of the address.
+    pub(crate) fn bmc_text(&self) -> &str {
+        &self.inner.bmc
+    }
+
     pub(crate) fn bmc(&self) -> String {
-        self.inner.endpoint.address.clone()
+        self.inner.bmc.clone()
     }
 
     pub(crate) fn options(&self) -> &ClientOptions {
@@ -604,7 +590,7 @@ impl RedfishClient {
     /// GET a JSON document with the client's auth; non-2xx and unparseable bodies are errors.
     pub(crate) async fn get_json<T: DeserializeOwned>(&self, url: &Url) -> Result<T, RedfishError> {
         let reply = self.ensure_success(self.get(url).await?)?;
-        reply.json(self.address())
+        reply.json(self.bmc_text())
     }
 
     /// The ServiceRoot with the client's auth, and the URL it was read from.
@@ -647,7 +633,7 @@ impl RedfishClient {
                 continue;
             }
             let reply = self.ensure_success(reply)?;
-            let root: ServiceRoot = reply.json(self.address())?;
+            let root: ServiceRoot = reply.json(self.bmc_text())?;
             if let Ok(mut g) = self.inner.root_path.lock() {
                 *g = Some(path);
             }
@@ -713,7 +699,7 @@ impl RedfishClient {
                 } else {
                     reply
                 };
-                let service: SessionService = self.ensure_success(reply)?.json(self.address())?;
+                let service: SessionService = self.ensure_success(reply)?.json(self.bmc_text())?;
                 let link = link_target(&service.sessions).ok_or_else(|| RedfishError::Missing {
                     bmc: self.bmc(),
                     url: service_url.to_string(),
@@ -794,7 +780,7 @@ mod tests {
     fn client(address: &str) -> RedfishClient {
         RedfishClient::new(
             BmcEndpoint {
-                address: address.into(),
+                address: address.parse().unwrap(),
                 username: "u".into(),
                 password: "secret-pw".into(),
             },
@@ -838,35 +824,52 @@ mod tests {
 
     #[test]
     fn address_forms() {
-        let c = client("127.0.0.1:8000");
-        assert_eq!(c.address(), "127.0.0.1:8000");
+        let systems = |address: &str| {
+            client(address)
+                .resolve("/redfish/v1/Systems")
+                .unwrap()
+                .to_string()
+        };
+        // A bare address is https (443 when no port): Basic auth never goes out in clear unasked.
         assert_eq!(
-            c.resolve("/redfish/v1/Systems").unwrap().as_str(),
+            systems("127.0.0.1:8000"),
+            "https://127.0.0.1:8000/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("10.0.4.17:443"),
+            "https://10.0.4.17/redfish/v1/Systems"
+        );
+        assert_eq!(systems("10.0.4.17"), "https://10.0.4.17/redfish/v1/Systems");
+        assert_eq!(
+            client("10.0.4.17").address().to_string(),
+            "https://10.0.4.17:443"
+        );
+        // http only when written (80 when no port); scheme and host in any case, trailing slash.
+        assert_eq!(
+            systems("http://127.0.0.1:8000"),
             "http://127.0.0.1:8000/redfish/v1/Systems"
         );
-        let c = client("https://10.0.0.1");
         assert_eq!(
-            c.resolve("/redfish/v1/").unwrap().as_str(),
-            "https://10.0.0.1/redfish/v1/"
+            systems("HTTP://127.0.0.1:8000/"),
+            "http://127.0.0.1:8000/redfish/v1/Systems"
         );
-        assert!(RedfishClient::new(
-            BmcEndpoint {
-                address: "ftp://x".into(),
-                username: String::new(),
-                password: String::new()
-            },
-            ClientOptions::default()
-        )
-        .is_err());
-        assert!(RedfishClient::new(
-            BmcEndpoint {
-                address: "  ".into(),
-                username: String::new(),
-                password: String::new()
-            },
-            ClientOptions::default()
-        )
-        .is_err());
+        assert_eq!(
+            systems("http://bmc-1.Example"),
+            "http://bmc-1.example/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("https://10.0.0.1"),
+            "https://10.0.0.1/redfish/v1/Systems"
+        );
+        assert_eq!(
+            systems("[fe80::1]:8443"),
+            "https://[fe80::1]:8443/redfish/v1/Systems"
+        );
+        // Errors name the BMC by its canonical text.
+        assert_eq!(
+            client("HTTP://127.0.0.1:8000/").bmc(),
+            "http://127.0.0.1:8000"
+        );
     }
 
     #[test]

@@ -54,7 +54,7 @@ impl RedfishClient {
         let reply = self.ensure_success(self.get(url).await?)?;
         Ok(Fetched {
             url: url.clone(),
-            doc: reply.json(self.address())?,
+            doc: reply.json(self.bmc_text())?,
             etag: reply.etag(),
         })
     }

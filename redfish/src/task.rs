@@ -685,7 +685,7 @@ mod tests {
     fn client() -> RedfishClient {
         RedfishClient::new(
             crate::BmcEndpoint {
-                address: "10.0.0.1:8000".into(),
+                address: "http://10.0.0.1:8000".parse().unwrap(),
                 username: "u".into(),
                 password: "p".into(),
             },

@@ -69,7 +69,7 @@ async fn ac_cycle_activates_firmware_that_needs_one() {
 fn client_for(mock: &MockBmc) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "password".into(),
         },

@@ -17,7 +17,7 @@ const LIMIT: u64 = 64 * 1024;
 fn client_for(mock: &MockBmc) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "pw".into(),
         },
@@ -38,7 +38,7 @@ fn assert_too_large(e: &RedfishError, mock: &MockBmc, declared: Option<u64>) {
             declared: d,
             ..
         } => {
-            assert_eq!(bmc, &mock.address);
+            assert_eq!(bmc, &mock.bmc().to_string());
             assert!(url.ends_with("/redfish/v1/Systems"), "{url}");
             assert_eq!(*limit, LIMIT);
             assert_eq!(*d, declared);

@@ -22,7 +22,7 @@ use serde_json::json as j;
 fn client_for(mock: &MockBmc, auth: AuthMode) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "pw".into(),
         },

@@ -11,7 +11,7 @@ use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError};
 async fn explore_reports_system_and_every_firmware_member() {
     let (fleet, host) = one_host("").await;
     let client = client(&host, AuthMode::Basic);
-    assert_eq!(client.address(), host.addr.to_string());
+    assert_eq!(client.address().to_string(), host.base_url);
     let report = client.explore().await.expect("explore");
     assert_eq!(report.vendor, "Nvidia");
     assert_eq!(report.model, "DGX H100");
@@ -43,11 +43,11 @@ async fn explore_reports_system_and_every_firmware_member() {
 }
 
 #[tokio::test]
-async fn full_base_url_address_works_too() {
+async fn any_spelling_of_the_base_url_works() {
     let (fleet, host) = one_host("").await;
     let client = RedfishClient::new(
         BmcEndpoint {
-            address: host.base_url.clone(),
+            address: format!("HTTP://{}/", host.addr).parse().unwrap(),
             username: host.username.clone(),
             password: host.password.clone(),
         },
@@ -111,7 +111,7 @@ async fn wrong_password_is_clear_and_not_transient() {
     for mode in [AuthMode::Basic, AuthMode::Session] {
         let client = RedfishClient::new(
             BmcEndpoint {
-                address: host.addr.to_string(),
+                address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
                 password: "wrong-password".into(),
             },
@@ -139,7 +139,7 @@ async fn unreachable_bmc_is_transient_and_named() {
     };
     let client = RedfishClient::new(
         BmcEndpoint {
-            address: addr.to_string(),
+            address: format!("http://{addr}").parse().unwrap(),
             username: "admin".into(),
             password: "password".into(),
         },

@@ -123,7 +123,7 @@ fn mock_with_system(mock: &MockBmc, system: serde_json::Value) {
 fn client_for(mock: &MockBmc) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "password".into(),
         },

@@ -21,7 +21,7 @@ const RESET: &str = "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset";
 fn client_for(mock: &MockBmc, timeout: Duration) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "pw".into(),
         },

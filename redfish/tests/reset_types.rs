@@ -19,7 +19,7 @@ const BMC_RESTART: &[&str] = &["ForceRestart", "GracefulRestart"];
 fn client_for(mock: &MockBmc) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "pw".into(),
         },

@@ -106,7 +106,7 @@ async fn wait_reachable_times_out_with_the_last_error() {
     };
     let client = hostfw_redfish::RedfishClient::new(
         hostfw_redfish::BmcEndpoint {
-            address: addr.to_string(),
+            address: format!("http://{addr}").parse().unwrap(),
             username: "admin".into(),
             password: "password".into(),
         },

@@ -17,7 +17,7 @@ const SYSTEM_RESTART: &[&str] = &["ForceRestart", "GracefulRestart", "PowerCycle
 fn client_for(mock: &MockBmc) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: mock.address.clone(),
+            address: mock.bmc(),
             username: "admin".into(),
             password: "pw".into(),
         },

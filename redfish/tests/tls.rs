@@ -1,7 +1,7 @@
 //! Redfish over TLS against a `tls = true` bmc-sim fleet: certificates are verified by default,
 //! the fleet CA as `ca_bundle` makes them verify, `accept_invalid_certs` skips verification, and
 //! a failed verification is a non-transient `Certificate` error naming the BMC and the fix.
-//! Plain http is unchanged. Must not test uploads or resets (their own files).
+//! A bare `ip:port` is https (and never sends the password in clear). Plain http, written, is unchanged. Must not test uploads or resets (their own files).
 
 mod common;
 
@@ -30,7 +30,7 @@ fn tls_client(
     tune(&mut opts);
     RedfishClient::new(
         BmcEndpoint {
-            address: host.base_url.clone(),
+            address: host.base_url.parse().expect("sim base URL"),
             username: host.username.clone(),
             password: host.password.clone(),
         },
@@ -123,7 +123,7 @@ async fn unusable_ca_bundle_fails_at_client_build() {
         opts.ca_bundle = Some(bad.to_vec());
         let e = RedfishClient::new(
             BmcEndpoint {
-                address: host.base_url.clone(),
+                address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
                 password: host.password.clone(),
             },
@@ -147,7 +147,7 @@ async fn plain_http_still_works_with_verification_on() {
         opts.ca_bundle = bundle;
         let client = RedfishClient::new(
             BmcEndpoint {
-                address: host.addr.to_string(),
+                address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
                 password: host.password.clone(),
             },
@@ -157,4 +157,74 @@ async fn plain_http_still_works_with_verification_on() {
         client.explore().await.expect("explore over http");
     }
     fleet.shutdown().await;
+}
+
+/// Finding 12: a bare `ip:port` is https. Against a TLS BMC it just works, with no scheme written.
+#[tokio::test]
+async fn a_bare_address_is_https() {
+    let fleet = tls_fleet().await;
+    let host = fleet.hosts()[0].clone();
+    let mut opts = options(AuthMode::Basic);
+    opts.ca_bundle = Some(ca_bundle(&fleet));
+    let client = RedfishClient::new(
+        BmcEndpoint {
+            address: host.addr.to_string().parse().unwrap(),
+            username: host.username.clone(),
+            password: host.password.clone(),
+        },
+        opts,
+    )
+    .expect("client");
+    assert_eq!(client.address().to_string(), host.base_url);
+    assert_eq!(
+        client
+            .explore()
+            .await
+            .expect("explore over https")
+            .members
+            .len(),
+        2
+    );
+    fleet.shutdown().await;
+}
+
+/// Finding 12: a bare address never sends the Basic-auth password in clear. A plain-TCP listener
+/// records what the client sends first: a TLS ClientHello, not an HTTP request with credentials.
+#[tokio::test]
+async fn a_bare_address_never_sends_the_password_in_clear() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let first_bytes = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 512];
+        let n = stream.read(&mut buf).await.unwrap();
+        buf.truncate(n);
+        buf
+    });
+    let client = RedfishClient::new(
+        BmcEndpoint {
+            address: addr.to_string().parse().unwrap(),
+            username: "root".into(),
+            password: "clear-text-secret".into(),
+        },
+        options(AuthMode::Basic),
+    )
+    .unwrap();
+    client
+        .explore()
+        .await
+        .expect_err("the listener speaks no TLS");
+    let bytes = first_bytes.await.unwrap();
+    assert_eq!(
+        bytes.first(),
+        Some(&0x16),
+        "a TLS handshake record, got {:?}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        !text.contains("GET ") && !text.contains("Authorization"),
+        "{text}"
+    );
 }

@@ -124,7 +124,9 @@ pub struct MachineAddArgs {
     /// Machine id.
     #[arg(long)]
     pub id: String,
-    /// BMC address, `ip:port` or `http(s)://ip:port`.
+    /// BMC address: `[http(s)://]host[:port][/prefix]`. A bare address is https (port 443 when
+    /// absent); write `http://` for a BMC that serves plain HTTP. Stored in canonical form; a BMC
+    /// another machine already has (in any spelling) is refused.
     #[arg(long)]
     pub bmc: String,
     /// Lifecycle state: Ready or Assigned.
@@ -153,7 +155,8 @@ pub enum SiteExplorerCmd {
     /// Ask the Site Explorer workflow to explore one BMC now.
     #[command(name = "re-explore")]
     ReExplore {
-        /// BMC address, `ip` or `ip:port`.
+        /// BMC address in any form (`10.0.4.17`, `10.0.4.17:443`, `https://10.0.4.17:443/`); a
+        /// bare host finds the only machine on that host.
         bmc_ip: String,
     },
     /// Show a stored exploration report.
@@ -166,7 +169,8 @@ pub enum SiteExplorerCmd {
 
 #[derive(Subcommand, Debug)]
 pub enum ReportKind {
-    /// The report of a managed host, by BMC address (`ip` or `ip:port`).
+    /// The report of a managed host, by BMC address in any form (`10.0.4.17`,
+    /// `10.0.4.17:443`, `https://10.0.4.17:443/`).
     #[command(name = "managed-host")]
     ManagedHost { bmc_ip: String },
 }

@@ -1,7 +1,8 @@
 //! `site-explorer explore|get-report`: reading BMC inventories into the site database, and
 //! showing what was stored.
 
-use anyhow::bail;
+use anyhow::{anyhow, bail};
+use hostfw_model::BmcLookup;
 use futures::stream::{self, StreamExt};
 use hostfw_activities::inventory;
 use hostfw_model::drift;
@@ -71,14 +72,15 @@ struct ReportView {
 
 /// `site-explorer get-report managed-host <bmc-ip>`.
 pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
-    let Some(stored) = ctx.store.report_get(bmc).await? else {
+    let lookup: BmcLookup = bmc.parse().map_err(|e| anyhow!("site-explorer get-report: {e}"))?;
+    let Some(stored) = ctx.store.report_get(&lookup).await? else {
         bail!("no exploration report for BMC {bmc} (run `hostfw site-explorer explore` first)");
     };
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     let found = stored.report.as_ref().and_then(|r| catalog.find(&r.vendor, &r.model).map(|m| (m, r)));
     let drift = found.map(|(m, r)| drift(m, r));
     let view = ReportView {
-        bmc_address: stored.bmc_address.clone(),
+        bmc_address: stored.bmc_address.to_string(),
         machine_id: stored.machine_id.clone(),
         explored_at: output::time(stored.explored_at_ms),
         error: stored.error.clone(),

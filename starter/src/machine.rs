@@ -1,8 +1,14 @@
 //! `machine add|import|list`: registering the fleet in the site database.
+//!
+//! Registration parses every BMC address with `BmcAddress` (a bare address is https, port 443;
+//! plain http only when written) and stores its canonical form. One BMC is one machine: a machine
+//! whose BMC another machine already has (in any spelling, over either scheme) is refused naming
+//! the address as given and the owner, and nothing is written. `import` registers a whole fleet
+//! file in one transaction (all or nothing); registering the same machines again is a refresh.
 
 use anyhow::{anyhow, bail};
-use hostfw_model::HostState;
-use hostfw_store::NewMachine;
+use hostfw_model::{BmcAddress, HostState, Scheme};
+use hostfw_store::{Credentials, NewMachine, Registration, StoreError};
 
 use crate::cli::MachineAddArgs;
 use crate::context::Context;
@@ -16,63 +22,86 @@ fn check_state(state: &str) -> anyhow::Result<String> {
     }
 }
 
-fn check_bmc(bmc: &str) -> anyhow::Result<()> {
-    let rest = bmc.split_once("://").map(|(_, r)| r).unwrap_or(bmc);
-    let Some((host, port)) = rest.trim_end_matches('/').rsplit_once(':') else {
-        bail!("--bmc {bmc:?}: expected ip:port or http(s)://ip:port");
-    };
-    if host.is_empty() || port.parse::<u16>().map_or(true, |p| p == 0) {
-        bail!("--bmc {bmc:?}: expected ip:port with a non-zero port");
+/// The refusal of a BMC another machine has, naming the address as the operator gave it.
+fn taken(e: StoreError, given: &str) -> anyhow::Error {
+    match e {
+        StoreError::BmcAddressTaken { address, owner, owned, .. } => anyhow!(
+            "BMC address {given:?} ({address}) is already registered to machine {owner} (as {owned}): \
+             one BMC is one machine; nothing was written"
+        ),
+        other => other.into(),
     }
-    Ok(())
 }
 
 /// `machine add`.
 pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
     let state = check_state(&args.state)?;
-    check_bmc(&args.bmc)?;
+    let address: BmcAddress = args.bmc.parse().map_err(|e| anyhow!("--bmc: {e}"))?;
     if state == HostState::Assigned.to_string() && args.instance.is_none() {
         bail!("--state Assigned needs --instance <instance-id>");
     }
+    let login = match (&args.bmc_username, &args.bmc_password) {
+        (Some(username), Some(password)) => {
+            Some(Credentials { username: username.clone(), password: password.clone() })
+        }
+        _ => None,
+    };
     let machine = NewMachine {
         id: args.id.clone(),
-        bmc_address: args.bmc.clone(),
+        bmc_address: address.clone(),
         vendor: None,
         model: None,
         state,
         instance_id: args.instance.clone(),
     };
-    ctx.store.machine_upsert(&machine).await?;
-    if let (Some(user), Some(password)) = (&args.bmc_username, &args.bmc_password) {
-        ctx.store.credentials_put(&args.id, user, password).await?;
-    }
-    ctx.audit("machine add", &args.id, &format!("bmc {}", args.bmc)).await?;
-    crate::outln!("machine {} registered (BMC {})", args.id, args.bmc);
+    ctx.store
+        .machines_register(&[Registration { machine, login }])
+        .await
+        .map_err(|e| taken(e, &args.bmc))
+        .map_err(|e| anyhow!("machine add --id {}: {e}", args.id))?;
+    ctx.audit("machine add", &args.id, &format!("bmc {address}")).await?;
+    crate::outln!("machine {} registered (BMC {address})", args.id);
     Ok(())
 }
 
-/// `machine import --fleet`: every host of a bmc-sim fleet file, with its BMC login.
+/// `machine import --fleet`: every host of a bmc-sim fleet file, with its BMC login, all or
+/// nothing. A fleet serves plain http unless it says `tls = true`, so its hosts are registered as
+/// `http://ip:port` (or `https://ip:port`), the scheme written out.
 pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()> {
     let spec = hostfw_bmc_sim::FleetSpec::load(fleet).map_err(|e| anyhow!("{e}"))?;
-    let hosts = spec.hosts;
-    for host in &hosts {
-        check_bmc(&host.bmc_address.to_string())
-            .map_err(|e| anyhow!("{}: host {}: {e}", fleet.display(), host.id))?;
+    let scheme = if spec.tls { Scheme::Https } else { Scheme::Http };
+    let mut batch = Vec::with_capacity(spec.hosts.len());
+    for host in &spec.hosts {
+        let address = BmcAddress::from_socket_addr(scheme, host.bmc_address)
+            .map_err(|e| anyhow!("{}: host {}: bmc_address: {e}", fleet.display(), host.id))?;
+        batch.push(Registration {
+            machine: NewMachine {
+                id: host.id.clone(),
+                bmc_address: address,
+                vendor: Some(host.vendor.clone()),
+                model: Some(host.model.clone()),
+                state: HostState::Ready.to_string(),
+                instance_id: None,
+            },
+            login: Some(Credentials { username: host.username.clone(), password: host.password.clone() }),
+        });
     }
-    for host in &hosts {
-        let machine = NewMachine {
-            id: host.id.clone(),
-            bmc_address: host.bmc_address.to_string(),
-            vendor: Some(host.vendor.clone()),
-            model: Some(host.model.clone()),
-            state: HostState::Ready.to_string(),
-            instance_id: None,
-        };
-        ctx.store.machine_upsert(&machine).await?;
-        ctx.store.credentials_put(&host.id, &host.username, &host.password).await?;
-    }
-    ctx.audit("machine import", &fleet.display().to_string(), &format!("{} machines", hosts.len())).await?;
-    crate::outln!("{} machines registered from {}", hosts.len(), fleet.display());
+    ctx.store.machines_register(&batch).await.map_err(|e| match e {
+        StoreError::BmcAddressTaken { machine, address, owner, owned } => {
+            let whose = if spec.hosts.iter().any(|h| h.id == owner) {
+                format!("is also the BMC of host {owner} in this file")
+            } else {
+                format!("is already registered to machine {owner} (as {owned})")
+            };
+            anyhow!(
+                "{}: host {machine}: BMC {address} {whose}: one BMC is one machine; nothing was imported",
+                fleet.display()
+            )
+        }
+        other => anyhow!("{}: {other}; nothing was imported", fleet.display()),
+    })?;
+    ctx.audit("machine import", &fleet.display().to_string(), &format!("{} machines", batch.len())).await?;
+    crate::outln!("{} machines registered from {}", batch.len(), fleet.display());
     Ok(())
 }
 
@@ -84,7 +113,7 @@ pub async fn list(ctx: &Context) -> anyhow::Result<()> {
         .map(|m| {
             vec![
                 m.id.clone(),
-                m.bmc_address.clone(),
+                m.bmc_address.to_string(),
                 m.vendor.clone().unwrap_or_default(),
                 m.model.clone().unwrap_or_default(),
                 m.state.clone(),

@@ -1,6 +1,7 @@
 //! `site-explorer re-explore <bmc-ip>`: ask the Site Explorer workflow to explore one BMC now.
 
 use anyhow::{anyhow, bail};
+use hostfw_model::BmcLookup;
 use hostfw_workflows::names::SITE_EXPLORER_ID;
 use hostfw_workflows::SiteExplorerWorkflow;
 use temporalio_client::WorkflowSignalOptions;
@@ -9,13 +10,14 @@ use crate::context::Context;
 
 /// `site-explorer re-explore <bmc-ip>`.
 pub async fn re_explore(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
-    let Some(machine) = ctx.store.machine_by_bmc(bmc).await? else {
+    let lookup: BmcLookup = bmc.parse().map_err(|e| anyhow!("site-explorer re-explore: {e}"))?;
+    let Some(machine) = ctx.store.machine_by_bmc(&lookup).await? else {
         bail!("no managed host has the BMC address {bmc} (see `hostfw machine list`)");
     };
     let client = ctx.temporal().await?;
     client
         .get_workflow_handle::<SiteExplorerWorkflow>(SITE_EXPLORER_ID)
-        .signal(SiteExplorerWorkflow::re_explore, machine.bmc_address.clone(), WorkflowSignalOptions::default())
+        .signal(SiteExplorerWorkflow::re_explore, machine.bmc_address.to_string(), WorkflowSignalOptions::default())
         .await
         .map_err(|e| {
             anyhow!(
@@ -24,7 +26,7 @@ pub async fn re_explore(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
                 machine.id
             )
         })?;
-    ctx.audit("site-explorer re-explore", &machine.id, &machine.bmc_address).await?;
+    ctx.audit("site-explorer re-explore", &machine.id, &machine.bmc_address.to_string()).await?;
     crate::outln!("re-exploration of {} ({}) requested", machine.bmc_address, machine.id);
     Ok(())
 }

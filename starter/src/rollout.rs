@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
-use hostfw_model::{drift, Catalog, ComponentType, HostSubstate, InventoryReport};
+use hostfw_model::{drift, BmcAddress, BmcLookup, Catalog, ComponentType, HostSubstate, InventoryReport};
 use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
 use indicatif::{ProgressBar, ProgressStyle};
 use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowQueryOptions};
@@ -39,8 +39,8 @@ fn reported(catalog: &Catalog, report: &InventoryReport) -> Option<(Versions, bo
     Some((d.reported.clone(), d.is_drifted(), d.is_compliant()))
 }
 
-async fn latest_report(ctx: &Context, bmc: &str) -> anyhow::Result<Option<InventoryReport>> {
-    Ok(ctx.store.report_get(bmc).await?.and_then(|r| r.report))
+async fn latest_report(ctx: &Context, bmc: &BmcAddress) -> anyhow::Result<Option<InventoryReport>> {
+    Ok(ctx.store.report_get(&BmcLookup::from(bmc.clone())).await?.and_then(|r| r.report))
 }
 
 /// `rollout`.

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
 use crate::error::{Result, StoreError};
 use crate::{now_ms, Store};
@@ -29,6 +29,27 @@ impl fmt::Debug for Credentials {
     }
 }
 
+/// Stores (or replaces) the BMC login of `machine_id` on `conn` (a transaction, when registering).
+pub(crate) async fn credentials_put_in(
+    conn: &mut AnyConnection,
+    machine_id: &str,
+    username: &str,
+    password: &str,
+) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO credentials (machine_id, username, password, updated_at_ms) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (machine_id) DO UPDATE SET username = excluded.username, \
+           password = excluded.password, updated_at_ms = excluded.updated_at_ms",
+    )
+    .bind(machine_id)
+    .bind(username)
+    .bind(password)
+    .bind(now_ms())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 impl Store {
     /// Stores (or replaces) the BMC login of `machine_id`. The machine row need not exist yet
     /// (credentials may be loaded before the host is registered).
@@ -38,19 +59,14 @@ impl Store {
         username: &str,
         password: &str,
     ) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO credentials (machine_id, username, password, updated_at_ms) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (machine_id) DO UPDATE SET username = excluded.username, \
-               password = excluded.password, updated_at_ms = excluded.updated_at_ms",
-        )
-        .bind(machine_id)
-        .bind(username)
-        .bind(password)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await
-        .map_err(StoreError::db("credentials_put", machine_id))?;
-        Ok(())
+        let mut conn = self
+            .pool
+            .acquire()
+            .await
+            .map_err(StoreError::db("credentials_put", machine_id))?;
+        credentials_put_in(&mut conn, machine_id, username, password)
+            .await
+            .map_err(StoreError::db("credentials_put", machine_id))
     }
 
     /// The BMC login of `machine_id`, if one is stored.

@@ -65,6 +65,21 @@ pub enum StoreError {
         detail: String,
     },
 
+    /// The BMC is already registered to another machine: one BMC is one machine. `address` and
+    /// `owned` are canonical; they differ only in scheme when `owner` registered the same
+    /// `host:port` listener over the other scheme.
+    #[error("machine {machine:?}: BMC {address} is already registered to machine {owner:?} (as {owned}); one BMC is one machine")]
+    BmcAddressTaken {
+        /// The machine being registered.
+        machine: String,
+        /// Its BMC address, canonical.
+        address: String,
+        /// The machine that has that BMC.
+        owner: String,
+        /// The owner's stored address.
+        owned: String,
+    },
+
     /// The caller passed a value the store cannot represent faithfully.
     #[error("{op} for {id:?}: invalid input: {reason}")]
     Invalid {

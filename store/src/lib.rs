@@ -2,7 +2,8 @@
 //!
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
-//! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`.
+//! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`,
+//! registering machines in `registration`.
 //!
 //! The same migrations (`store/migrations/`) and the same queries run on SQLite (the embedded
 //! default, a file in WAL mode) and on PostgreSQL (production): `$1` placeholders,
@@ -20,7 +21,9 @@ mod error;
 mod firmware_config;
 mod health;
 mod history;
+mod legacy_addresses;
 mod machines;
+mod registration;
 mod reports;
 mod requests;
 mod tuning;
@@ -39,6 +42,7 @@ pub use firmware_config::FirmwareConfigVersion;
 pub use health::HealthReport;
 pub use history::HistoryEntry;
 pub use machines::{Machine, NewMachine};
+pub use registration::Registration;
 pub use reports::ExploredReport;
 pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
 
@@ -79,9 +83,12 @@ impl fmt::Debug for Store {
 impl Store {
     /// Opens (creating the SQLite file and its directories if needed) and migrates the site
     /// database at `url`: `sqlite://path`, `sqlite:path` or a plain file path for SQLite,
-    /// `postgres://…` or `postgresql://…` for PostgreSQL. Logs which backend it opened.
+    /// `postgres://…` or `postgresql://…` for PostgreSQL. Logs which backend it opened. Then
+    /// rewrites BMC addresses stored by older versions to the canonical form (`legacy_addresses`;
+    /// refused, changing nothing, if two machines turn out to share a BMC).
     pub async fn connect(url: &str) -> Result<Store> {
         let (pool, backend) = connect::open(url).await?;
+        legacy_addresses::normalise(&pool).await?;
         Ok(Store { pool, backend })
     }
 

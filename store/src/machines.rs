@@ -1,16 +1,18 @@
 //! The `machines` table: managed hosts, their BMC address, state/substate and per-host overrides
 //! (auto-update, update window).
 //!
-//! Owns machine rows and the state change that also appends to the state history (one
-//! transaction). It must not decide anything about firmware (that is `hostfw-model`), and it must
+//! Owns machine rows, their lookup by BMC address and the state change that also appends to the
+//! state history (one transaction). Registering (insert or refresh, one BMC = one machine) is
+//! `registration`. It must not decide anything about firmware (that is `hostfw-model`), and it must
 //! not write history rows other than through `machine_set_state`'s transaction.
 
+use hostfw_model::{BmcAddress, BmcLookup};
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::address::find_by_bmc;
-use crate::error::{is_unique_violation, Result, StoreError};
+use crate::error::{Result, StoreError};
 use crate::{bool_from_db, bool_to_db, history, now_ms, Store};
 
 /// What a caller knows when registering or refreshing a machine.
@@ -18,8 +20,8 @@ use crate::{bool_from_db, bool_to_db, history, now_ms, Store};
 pub struct NewMachine {
     /// Stable machine id.
     pub id: String,
-    /// BMC address, "ip" or "ip:port" (unique across machines).
-    pub bmc_address: String,
+    /// BMC address (one BMC is one machine: no other machine may have it, over either scheme).
+    pub bmc_address: BmcAddress,
     /// Vendor; `None` keeps the stored value.
     pub vendor: Option<String>,
     /// Model; `None` keeps the stored value.
@@ -35,8 +37,8 @@ pub struct NewMachine {
 pub struct Machine {
     /// Stable machine id.
     pub id: String,
-    /// BMC address, "ip" or "ip:port".
-    pub bmc_address: String,
+    /// BMC address, canonical.
+    pub bmc_address: BmcAddress,
     /// Vendor, when known.
     pub vendor: Option<String>,
     /// Model, when known.
@@ -67,10 +69,21 @@ macro_rules! machine_columns {
 }
 
 fn machine_from_row(row: &AnyRow) -> Result<Machine> {
+    let id = || row.try_get::<String, _>("id").unwrap_or_default();
+    let address: String = row
+        .try_get("bmc_address")
+        .map_err(StoreError::db("machine_decode", id()))?;
+    let bmc_address = address
+        .parse::<BmcAddress>()
+        .map_err(|e| StoreError::Corrupt {
+            op: "machine_decode",
+            id: id(),
+            detail: e.to_string(),
+        })?;
     let decode = || -> std::result::Result<Machine, sqlx::Error> {
         Ok(Machine {
             id: row.try_get("id")?,
-            bmc_address: row.try_get("bmc_address")?,
+            bmc_address,
             vendor: row.try_get("vendor")?,
             model: row.try_get("model")?,
             state: row.try_get("state")?,
@@ -93,47 +106,6 @@ fn machine_from_row(row: &AnyRow) -> Result<Machine> {
 }
 
 impl Store {
-    /// Inserts the machine, or updates its BMC address, vendor/model (when given), state (a
-    /// changed state clears the substate) and instance. Overrides and windows are untouched.
-    /// Does not write history: state changes worth recording go through `machine_set_state`.
-    /// A BMC address owned by another machine is a `Conflict`.
-    pub async fn machine_upsert(&self, m: &NewMachine) -> Result<()> {
-        let now = now_ms();
-        sqlx::query(
-            "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
-             ON CONFLICT (id) DO UPDATE SET \
-               bmc_address = excluded.bmc_address, \
-               vendor = COALESCE(excluded.vendor, machines.vendor), \
-               model = COALESCE(excluded.model, machines.model), \
-               substate = CASE WHEN machines.state = excluded.state THEN machines.substate ELSE NULL END, \
-               state = excluded.state, \
-               instance_id = excluded.instance_id, \
-               updated_at_ms = excluded.updated_at_ms",
-        )
-        .bind(&m.id)
-        .bind(&m.bmc_address)
-        .bind(&m.vendor)
-        .bind(&m.model)
-        .bind(&m.state)
-        .bind(&m.instance_id)
-        .bind(now)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                StoreError::Conflict {
-                    op: "machine_upsert",
-                    id: m.id.clone(),
-                    detail: format!("BMC address {:?} already belongs to another machine", m.bmc_address),
-                }
-            } else {
-                StoreError::db("machine_upsert", &m.id)(e)
-            }
-        })?;
-        Ok(())
-    }
-
     /// The machine with this id.
     pub async fn machine_get(&self, id: &str) -> Result<Option<Machine>> {
         sqlx::query(concat!(
@@ -150,9 +122,9 @@ impl Store {
         .transpose()
     }
 
-    /// The machine whose BMC is at `bmc` ("ip" or "ip:port"): exact match first, then (with a
-    /// port) the bare host, then (without a port) the only machine on that host with a port.
-    pub async fn machine_by_bmc(&self, bmc: &str) -> Result<Option<Machine>> {
+    /// The machine whose BMC `bmc` names, by `BmcLookup`'s rule (any written form of the address;
+    /// a bare host finds the only machine on that host).
+    pub async fn machine_by_bmc(&self, bmc: &BmcLookup) -> Result<Option<Machine>> {
         find_by_bmc(
             &self.pool,
             "machine_by_bmc",

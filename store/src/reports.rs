@@ -5,7 +5,7 @@
 //! exploration records its error but keeps the last good report; a success clears the error. It
 //! must not fetch inventories (that is `hostfw-redfish`) nor compare them with the catalog.
 
-use hostfw_model::InventoryReport;
+use hostfw_model::{BmcAddress, BmcLookup, InventoryReport};
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -17,8 +17,8 @@ use crate::{now_ms, Store};
 /// What the store knows about one BMC's last exploration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExploredReport {
-    /// The BMC address as stored ("ip" or "ip:port").
-    pub bmc_address: String,
+    /// The BMC address, canonical.
+    pub bmc_address: BmcAddress,
     /// The machine behind the BMC, when known.
     pub machine_id: Option<String>,
     /// The last successful inventory (kept when later explorations fail).
@@ -36,10 +36,17 @@ macro_rules! report_columns {
 }
 
 fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
-    let bmc_address: String = row
+    let stored: String = row
         .try_get("bmc_address")
         .map_err(StoreError::db("report_decode", ""))?;
-    let col_err = || StoreError::db("report_decode", bmc_address.as_str());
+    let bmc_address = stored
+        .parse::<BmcAddress>()
+        .map_err(|e| StoreError::Corrupt {
+            op: "report_decode",
+            id: stored.clone(),
+            detail: e.to_string(),
+        })?;
+    let col_err = || StoreError::db("report_decode", stored.as_str());
     let machine_id: Option<String> = row.try_get("machine_id").map_err(col_err())?;
     let report_json: Option<String> = row.try_get("report_json").map_err(col_err())?;
     let error: Option<String> = row.try_get("error").map_err(col_err())?;
@@ -49,7 +56,7 @@ fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
         .transpose()
         .map_err(|e| StoreError::Corrupt {
             op: "report_decode",
-            id: bmc_address.clone(),
+            id: stored.clone(),
             detail: format!("report_json is not an InventoryReport: {e}"),
         })?;
     Ok(ExploredReport {
@@ -67,17 +74,18 @@ impl Store {
     /// keeps the stored machine id.
     pub async fn report_put(
         &self,
-        bmc_address: &str,
+        bmc_address: &BmcAddress,
         machine_id: Option<&str>,
         result: &std::result::Result<InventoryReport, String>,
     ) -> Result<()> {
         const OP: &str = "report_put";
         let now = now_ms();
+        let key = bmc_address.to_string();
         let query = match result {
             Ok(report) => {
                 let json = serde_json::to_string(report).map_err(|e| StoreError::Invalid {
                     op: OP,
-                    id: bmc_address.to_owned(),
+                    id: key.clone(),
                     reason: format!("report does not serialise: {e}"),
                 })?;
                 sqlx::query(
@@ -89,7 +97,7 @@ impl Store {
                        report_json = excluded.report_json, error = NULL, \
                        explored_at_ms = excluded.explored_at_ms",
                 )
-                .bind(bmc_address)
+                .bind(key.as_str())
                 .bind(machine_id)
                 .bind(report.vendor.as_str())
                 .bind(report.model.as_str())
@@ -103,7 +111,7 @@ impl Store {
                    machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
                    error = excluded.error, explored_at_ms = excluded.explored_at_ms",
             )
-            .bind(bmc_address)
+            .bind(key.as_str())
             .bind(machine_id)
             .bind(message.as_str())
             .bind(now),
@@ -111,17 +119,17 @@ impl Store {
         query
             .execute(&self.pool)
             .await
-            .map_err(StoreError::db(OP, bmc_address))?;
+            .map_err(StoreError::db(OP, key.as_str()))?;
         Ok(())
     }
 
-    /// The report of the BMC at `bmc_address`, with the same "ip" / "ip:port" matching as
-    /// `machine_by_bmc`.
-    pub async fn report_get(&self, bmc_address: &str) -> Result<Option<ExploredReport>> {
+    /// The report of the BMC `bmc` names, with the same matching as `machine_by_bmc`
+    /// (`BmcLookup::from(address)` for exactly one stored address).
+    pub async fn report_get(&self, bmc: &BmcLookup) -> Result<Option<ExploredReport>> {
         find_by_bmc(
             &self.pool,
             "report_get",
-            bmc_address,
+            bmc,
             concat!("SELECT ", report_columns!(), " FROM explored_reports WHERE bmc_address = $1"),
             concat!(
                 "SELECT ",

@@ -11,7 +11,7 @@ async fn migrations_are_idempotent(Ctx { store, url }: Ctx) {
     store
         .machine_upsert(&NewMachine {
             id: "m".to_owned(),
-            bmc_address: "10.0.0.1".to_owned(),
+            bmc_address: "10.0.0.1".parse().unwrap(),
             vendor: None,
             model: None,
             state: "Ready".to_owned(),
@@ -25,8 +25,14 @@ async fn migrations_are_idempotent(Ctx { store, url }: Ctx) {
     assert_eq!(again.backend(), store.backend());
     assert_eq!(again.machine_count().await.unwrap(), 1);
     assert_eq!(
-        third.machine_get("m").await.unwrap().unwrap().bmc_address,
-        "10.0.0.1"
+        third
+            .machine_get("m")
+            .await
+            .unwrap()
+            .unwrap()
+            .bmc_address
+            .to_string(),
+        "https://10.0.0.1:443"
     );
     again.close().await;
     third.close().await;

@@ -23,7 +23,7 @@ async fn put_remove_list(Ctx { store, .. }: Ctx) {
         store
             .machine_upsert(&NewMachine {
                 id: id.to_owned(),
-                bmc_address: format!("bmc-{id}"),
+                bmc_address: format!("bmc-{id}").parse().unwrap(),
                 vendor: None,
                 model: None,
                 state: "Ready".to_owned(),

@@ -1,15 +1,17 @@
-//! Machines table on both backends: upsert/get/list/count, BMC address lookup, state changes with
-//! history in one transaction, overrides, NotFound and Conflict errors.
+//! Machines table on both backends: upsert/get/list/count, registration (one BMC is one machine,
+//! batches all or nothing), BMC address lookup in any form, state changes with history in one
+//! transaction, overrides, NotFound and BmcAddressTaken errors.
 
 mod common;
 
 use common::Ctx;
+use hostfw_model::BmcLookup;
 use hostfw_store::{NewMachine, Store, StoreError};
 
 fn new_machine(id: &str, bmc: &str) -> NewMachine {
     NewMachine {
         id: id.to_owned(),
-        bmc_address: bmc.to_owned(),
+        bmc_address: bmc.parse().unwrap(),
         vendor: Some("Dell".to_owned()),
         model: Some("PowerEdge R760".to_owned()),
         state: "Ready".to_owned(),
@@ -32,7 +34,7 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
     assert_eq!(store.machine_count().await.unwrap(), 2);
 
     let m = store.machine_get("m-2").await.unwrap().expect("m-2 stored");
-    assert_eq!(m.bmc_address, "10.0.0.2");
+    assert_eq!(m.bmc_address.to_string(), "https://10.0.0.2:443");
     assert_eq!(m.vendor.as_deref(), Some("Dell"));
     assert_eq!(m.state, "Ready");
     assert_eq!(m.substate, None);
@@ -55,15 +57,15 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
         .await
         .unwrap();
     let update = NewMachine {
-        bmc_address: "10.0.0.22:443".to_owned(),
+        bmc_address: "10.0.0.22:443".parse().unwrap(),
         vendor: None,
         model: None,
         instance_id: Some("inst-1".to_owned()),
-        ..new_machine("m-2", "")
+        ..new_machine("m-2", "10.0.0.2")
     };
     store.machine_upsert(&update).await.unwrap();
     let m2 = store.machine_get("m-2").await.unwrap().unwrap();
-    assert_eq!(m2.bmc_address, "10.0.0.22:443");
+    assert_eq!(m2.bmc_address.to_string(), "https://10.0.0.22:443");
     assert_eq!(m2.vendor.as_deref(), Some("Dell"));
     assert_eq!(m2.model.as_deref(), Some("PowerEdge R760"));
     assert_eq!(m2.instance_id.as_deref(), Some("inst-1"));
@@ -108,48 +110,195 @@ async fn bmc_address_conflict(Ctx { store, .. }: Ctx) {
         .await
         .unwrap_err();
     match err {
-        StoreError::Conflict { op, id, .. } => {
-            assert_eq!((op, id.as_str()), ("machine_upsert", "b"))
-        }
-        other => panic!("expected Conflict, got {other:?}"),
+        StoreError::BmcAddressTaken {
+            machine,
+            address,
+            owner,
+            owned,
+        } => assert_eq!(
+            (
+                machine.as_str(),
+                address.as_str(),
+                owner.as_str(),
+                owned.as_str()
+            ),
+            ("b", "https://10.1.0.1:443", "a", "https://10.1.0.1:443")
+        ),
+        other => panic!("expected BmcAddressTaken, got {other:?}"),
     }
     assert_eq!(store.machine_get("b").await.unwrap(), None);
 }
 
-async fn by_bmc_ip_and_ip_port(Ctx { store, .. }: Ctx) {
+/// Every spelling of one BMC is one BMC: a second machine on it is refused, whichever form it
+/// was written in (and whichever scheme: one host:port listener is one BMC); nothing is written.
+async fn one_bmc_in_any_form_is_one_machine(Ctx { store, .. }: Ctx) {
+    store
+        .machine_upsert(&new_machine("owner", "http://10.3.0.1:8000"))
+        .await
+        .unwrap();
+    for (id, form) in [
+        ("dup-1", "http://10.3.0.1:8000/"),
+        ("dup-2", "HTTP://10.3.0.1:8000"),
+        ("dup-3", "https://10.3.0.1:8000"),
+        ("dup-4", "10.3.0.1:8000"),
+    ] {
+        match store.machine_upsert(&new_machine(id, form)).await {
+            Err(StoreError::BmcAddressTaken {
+                machine,
+                owner,
+                owned,
+                ..
+            }) => {
+                assert_eq!(
+                    (machine.as_str(), owner.as_str(), owned.as_str()),
+                    (id, "owner", "http://10.3.0.1:8000"),
+                    "{form}"
+                )
+            }
+            other => panic!("{form}: expected BmcAddressTaken, got {other:?}"),
+        }
+        assert_eq!(
+            store.machine_get(id).await.unwrap(),
+            None,
+            "{form}: nothing written"
+        );
+    }
+    // Re-registering the owner with its own address (any spelling) is a refresh.
+    store
+        .machine_upsert(&new_machine("owner", "HTTP://10.3.0.1:8000/"))
+        .await
+        .unwrap();
+    assert_eq!(store.machine_count().await.unwrap(), 1);
+    // Another port is another BMC.
+    store
+        .machine_upsert(&new_machine("other", "http://10.3.0.1:8001"))
+        .await
+        .unwrap();
+    assert_eq!(store.machine_count().await.unwrap(), 2);
+}
+
+/// A batch is registered whole or not at all: a BMC clash inside the batch or with a stored
+/// machine leaves every row (and every login) as it was.
+async fn register_batch_is_all_or_nothing(Ctx { store, .. }: Ctx) {
+    use hostfw_store::{Credentials, Registration};
+    let reg = |id: &str, bmc: &str| Registration {
+        machine: new_machine(id, bmc),
+        login: Some(Credentials {
+            username: format!("u-{id}"),
+            password: "pw".into(),
+        }),
+    };
+    store
+        .machines_register(&[
+            reg("a", "http://10.4.0.1:80"),
+            reg("b", "http://10.4.0.2:80"),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(store.machine_count().await.unwrap(), 2);
+    assert_eq!(
+        store.credentials_get("b").await.unwrap().unwrap().username,
+        "u-b"
+    );
+    // Idempotent: the same batch again, spelled differently, changes nothing.
+    store
+        .machines_register(&[reg("a", "http://10.4.0.1"), reg("b", "http://10.4.0.2:80/")])
+        .await
+        .unwrap();
+    assert_eq!(store.machine_count().await.unwrap(), 2);
+
+    // Inside the batch: c and d are one BMC.
+    let e = store
+        .machines_register(&[reg("c", "http://10.4.0.3:80"), reg("d", "HTTP://10.4.0.3/")])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "d" && owner == "c"),
+        "{e:?}"
+    );
+    // Against a stored machine, after rows of the batch were already written in the transaction.
+    let e = store
+        .machines_register(&[
+            reg("c", "http://10.4.0.3:80"),
+            reg("a", "http://10.4.0.9:80"),
+            reg("e", "http://10.4.0.2"),
+        ])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "e" && owner == "b"),
+        "{e:?}"
+    );
+    // ... and over the other scheme (checked after the row was written).
+    let e = store
+        .machines_register(&[
+            reg("c", "http://10.4.0.3:80"),
+            reg("f", "https://10.4.0.2:80"),
+        ])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "f" && owner == "b"),
+        "{e:?}"
+    );
+    assert_eq!(
+        store.machine_count().await.unwrap(),
+        2,
+        "nothing of a refused batch is written"
+    );
+    assert_eq!(
+        store
+            .machine_get("a")
+            .await
+            .unwrap()
+            .unwrap()
+            .bmc_address
+            .to_string(),
+        "http://10.4.0.1:80"
+    );
+    assert_eq!(store.credentials_get("c").await.unwrap(), None);
+}
+
+async fn by_bmc_in_any_form(Ctx { store, .. }: Ctx) {
     for (id, bmc) in [
         ("plain", "10.0.0.1"),
-        ("ported", "10.0.0.2:8443"),
+        ("ported", "https://10.0.0.2:8443"),
         ("ten", "10.0.0.10:443"),
-        ("sim-a", "127.0.0.1:9001"),
-        ("sim-b", "127.0.0.1:9002"),
+        ("sim-a", "http://127.0.0.1:9001"),
+        ("sim-b", "http://127.0.0.1:9002"),
+        ("prefixed", "http://127.0.0.5:9000/bmc/h1"),
     ] {
         store.machine_upsert(&new_machine(id, bmc)).await.unwrap();
     }
     let find = |bmc: &'static str| {
         let store: Store = store.clone();
-        async move { store.machine_by_bmc(bmc).await.unwrap().map(|m| m.id) }
+        async move {
+            let lookup: BmcLookup = bmc.parse().unwrap();
+            store.machine_by_bmc(&lookup).await.unwrap().map(|m| m.id)
+        }
     };
-    assert_eq!(find("10.0.0.1").await.as_deref(), Some("plain"), "exact ip");
-    assert_eq!(
-        find("10.0.0.1:443").await.as_deref(),
-        Some("plain"),
-        "ip:port finds the bare ip"
-    );
+    for form in [
+        "10.0.0.1",
+        "10.0.0.1:443",
+        "https://10.0.0.1",
+        "HTTPS://10.0.0.1:443/",
+    ] {
+        assert_eq!(find(form).await.as_deref(), Some("plain"), "{form}");
+    }
     assert_eq!(
         find("10.0.0.2:8443").await.as_deref(),
         Some("ported"),
-        "exact ip:port"
+        "ip:port"
     );
     assert_eq!(
         find("10.0.0.2").await.as_deref(),
         Some("ported"),
-        "ip finds the only ip:port"
+        "ip finds the only BMC on that ip"
     );
     assert_eq!(
         find("10.0.0.10").await.as_deref(),
         Some("ten"),
-        "prefix is ip + ':' (not 10.0.0.1)"
+        "host match is ip + ':' (not 10.0.0.1)"
     );
     assert_eq!(
         find("10.0.0.2:9999").await,
@@ -157,11 +306,26 @@ async fn by_bmc_ip_and_ip_port(Ctx { store, .. }: Ctx) {
         "other port is another BMC"
     );
     assert_eq!(
+        find("http://10.0.0.2:8443").await,
+        None,
+        "a written scheme is taken at its word"
+    );
+    // A sim BMC registered over http: found without writing the scheme, with or without slash.
+    assert_eq!(find("127.0.0.1:9002").await.as_deref(), Some("sim-b"));
+    assert_eq!(
+        find("http://127.0.0.1:9002/").await.as_deref(),
+        Some("sim-b")
+    );
+    assert_eq!(
         find("127.0.0.1").await,
         None,
         "ambiguous: two ports on one ip"
     );
-    assert_eq!(find("127.0.0.1:9002").await.as_deref(), Some("sim-b"));
+    assert_eq!(
+        find("http://127.0.0.5:9000/bmc/h1/").await.as_deref(),
+        Some("prefixed")
+    );
+    assert_eq!(find("127.0.0.5").await.as_deref(), Some("prefixed"));
     assert_eq!(find("10.9.9.9").await, None);
 }
 
@@ -351,7 +515,9 @@ async fn overrides(Ctx { store, .. }: Ctx) {
 both_backends!(
     upsert_get_list_count,
     bmc_address_conflict,
-    by_bmc_ip_and_ip_port,
+    one_bmc_in_any_form_is_one_machine,
+    register_batch_is_all_or_nothing,
+    by_bmc_in_any_form,
     set_state_writes_history,
     set_state_unknown_machine_is_not_found,
     concurrent_state_changes_keep_history_consistent,

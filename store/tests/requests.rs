@@ -10,7 +10,7 @@ async fn machine(store: &Store, id: &str) {
     store
         .machine_upsert(&NewMachine {
             id: id.to_owned(),
-            bmc_address: format!("bmc-{id}"),
+            bmc_address: format!("bmc-{id}").parse().unwrap(),
             vendor: None,
             model: None,
             state: "Ready".to_owned(),

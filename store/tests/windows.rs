@@ -10,7 +10,7 @@ async fn register(store: &Store, ids: &[&str]) {
     for (i, id) in ids.iter().enumerate() {
         let m = NewMachine {
             id: (*id).to_owned(),
-            bmc_address: format!("10.0.0.{}", i + 1),
+            bmc_address: format!("10.0.0.{}", i + 1).parse().unwrap(),
             vendor: None,
             model: None,
             state: "Ready".to_owned(),

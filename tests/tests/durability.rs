@@ -164,13 +164,13 @@ auth() { printf 'user = "%s:%s"\n' "$BMC_USERNAME" "$BMC_PASSWORD"; }
 location=$(auth | curl -sS -K - -o /dev/null -D - \
     -F 'UpdateParameters={};type=application/json' \
     -F "UpdateFile=@$image;type=application/octet-stream" \
-    "http://$BMC_ADDRESS/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: *//p')
+    "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: *//p')
 [ -n "$location" ] || { echo "the BMC returned no task"; finish 1; }
 task=${location##*/}
 echo "following task $task ($location)"
 i=0
 while [ "$i" -lt 240 ]; do
-    body=$(auth | curl -sS -K - "http://$BMC_ADDRESS/redfish/v1/TaskService/Tasks/$task")
+    body=$(auth | curl -sS -K - "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
     if printf '%s' "$body" | grep -Eq '"TaskState": *"Completed"'; then finish 0; fi
     if printf '%s' "$body" | grep -Eq '"TaskState": *"(Exception|Killed|Cancelled)"'; then
         echo "task failed: $body"

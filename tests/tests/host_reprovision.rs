@@ -301,6 +301,7 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
     let explored = site.cli(&["site-explorer", "explore"]).await.unwrap();
     assert!(explored.contains("explored 4 BMCs, 0 failed"), "{explored}");
 
+    // `ip:port` without the scheme the BMC is registered with (http://): lookups take any spelling.
     let addr = site.fleet.host("dell-drifted").unwrap().addr.to_string();
     let report = site.cli(&["site-explorer", "get-report", "managed-host", &addr]).await.unwrap();
     assert!(report.contains("Installed-159-2.1.0__BIOS.Setup.1-1"), "{report}");
@@ -314,8 +315,8 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
     assert!(catalog.lines().any(|l| l.starts_with("Dell") && l.contains("uefi") && l.contains("2.3.5")), "{catalog}");
 
     // Bad input: clear errors, nothing written.
-    let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "not-an-address"]).await.unwrap_err();
-    assert!(format!("{err:#}").contains("expected ip:port"), "{err:#}");
+    let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "ftp://10.0.0.1"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("invalid BMC address \"ftp://10.0.0.1\": unknown scheme"), "{err:#}");
     assert!(site.store.machine_get("new-1").await.unwrap().is_none());
     let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "10.0.0.1:443", "--state", "Assigned"]).await.unwrap_err();
     assert!(format!("{err:#}").contains("--instance"), "{err:#}");
@@ -327,7 +328,7 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
 
     site.cli(&["machine", "add", "--id", "new-1", "--bmc", "10.0.0.1:443"]).await.unwrap();
     let machine = site.store.machine_get("new-1").await.unwrap().unwrap();
-    assert_eq!((machine.bmc_address.as_str(), machine.state.as_str()), ("10.0.0.1:443", "Ready"));
+    assert_eq!((machine.bmc_address.to_string().as_str(), machine.state.as_str()), ("https://10.0.0.1:443", "Ready"));
     let audit = site.store.audit_list(10).await.unwrap();
     assert!(audit.iter().any(|a| a.action == "machine add" && a.target == "new-1"), "{audit:?}");
     site.shutdown().await;

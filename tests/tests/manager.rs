@@ -174,10 +174,12 @@ async fn overrides_windows_and_manual_tagging_gate_the_selection() {
 
     // Re-explore reaches the Site Explorer workflow (its interval is an hour away).
     let bmc = site.store.machine_get("off").await.unwrap().unwrap().bmc_address;
-    let before = site.store.report_get(&bmc).await.unwrap().unwrap().explored_at_ms;
-    site.cli(&["site-explorer", "re-explore", &bmc]).await.unwrap();
+    let exact = hostfw_model::BmcLookup::from(bmc.clone());
+    let before = site.store.report_get(&exact).await.unwrap().unwrap().explored_at_ms;
+    // Written without its scheme (the BMC is registered as http://): any spelling finds it.
+    site.cli(&["site-explorer", "re-explore", &bmc.authority()]).await.unwrap();
     site.wait_for("the re-exploration of `off`", Duration::from_secs(60), || async {
-        let r = site.store.report_get(&bmc).await.ok()??;
+        let r = site.store.report_get(&exact).await.ok()??;
         (r.explored_at_ms > before).then_some(())
     })
     .await;

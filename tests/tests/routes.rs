@@ -120,11 +120,11 @@ img="$(dirname "$0")/../dell/bios.bin"
 auth="$BMC_USERNAME:$BMC_PASSWORD"
 loc=$(curl -sS -u "$auth" -D - -o /dev/null \
   -F 'UpdateParameters={};type=application/json' -F "UpdateFile=@$img;type=application/octet-stream" \
-  "http://$BMC_ADDRESS/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+  "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 task="${loc##*/}"
 i=0
 while [ $i -lt 200 ]; do
-  state=$(curl -sS -u "$auth" "http://$BMC_ADDRESS/redfish/v1/TaskService/Tasks/$task")
+  state=$(curl -sS -u "$auth" "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
   case "$state" in *'"Completed"'*) echo "flashed $COMPONENT_TYPE $TARGET_VERSION"; exit 0;; esac
   i=$((i+1)); sleep 0.1
 done

@@ -41,11 +41,11 @@ auth="$BMC_USERNAME:$BMC_PASSWORD"
 echo "logging in as $auth"
 loc=$(curl -sS -u "$auth" -D - -o /dev/null \
   -F 'UpdateParameters={};type=application/json' -F "UpdateFile=@$img;type=application/octet-stream" \
-  "http://$BMC_ADDRESS/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+  "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 task="${loc##*/}"
 i=0
 while [ $i -lt 200 ]; do
-  state=$(curl -sS -u "$auth" "http://$BMC_ADDRESS/redfish/v1/TaskService/Tasks/$task")
+  state=$(curl -sS -u "$auth" "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
   case "$state" in *'"Completed"'*) echo "flashed $COMPONENT_TYPE $TARGET_VERSION"; exit 0;; esac
   i=$((i+1)); sleep 0.1
 done
@@ -147,7 +147,7 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     assert!(!metrics.contains(PASSWORD), "the BMC password is in the metrics");
 
     // CLI output, tables and JSON.
-    let bmc = site.store.machine_get("s1").await.unwrap().unwrap().bmc_address;
+    let bmc = site.store.machine_get("s1").await.unwrap().unwrap().bmc_address.to_string();
     let commands: Vec<Vec<&str>> = vec![
         vec!["machine", "list"],
         vec!["machine", "show", "s1", "--history-count", "100"],

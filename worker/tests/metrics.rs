@@ -60,8 +60,8 @@ default = true
     SiteConfig::load(&path).expect("site config loads")
 }
 
-fn bmc(n: u8) -> String {
-    format!("10.99.0.{n}:8443")
+fn bmc(n: u8) -> hostfw_model::BmcAddress {
+    format!("https://10.99.0.{n}:8443").parse().unwrap()
 }
 
 /// Register a Dell R760 and store an exploration reporting `version` (`None`: never explored).

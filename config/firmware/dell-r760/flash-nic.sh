@@ -1,12 +1,12 @@
 #!/bin/sh
 # Legacy Core-local script for the Dell R760 NIC firmware: hostfw runs it on the worker with the
-# BMC's address and login in its environment (BMC_ADDRESS, BMC_USERNAME, BMC_PASSWORD); the script
+# BMC's address and login in its environment (BMC_URL, BMC_USERNAME, BMC_PASSWORD); the script
 # owns the install AND the activation. Here: push the image through the BMC's Redfish
 # UpdateService (multipart if offered, else HTTP push) and wait for the BMC's task to complete.
 set -eu
 image="$(dirname "$0")/nic-22.41.bin"
 auth="$BMC_USERNAME:$BMC_PASSWORD"
-base="http://$BMC_ADDRESS"
+base="$BMC_URL"  # scheme://host:port[/prefix], as registered: https unless registered as http://
 service=$(curl -sSf -u "$auth" "$base/redfish/v1/UpdateService")
 multipart=$(printf '%s' "$service" | sed -n 's/.*"MultipartHttpPushUri":"\([^"]*\)".*/\1/p')
 push=$(printf '%s' "$service" | sed -n 's/.*"HttpPushUri":"\([^"]*\)".*/\1/p')
@@ -17,13 +17,13 @@ elif [ -n "$push" ]; then
   headers=$(curl -sSf -u "$auth" -D - -o /dev/null -H 'Content-Type: application/octet-stream' \
     --data-binary @"$image" "$base$push")
 else
-  echo "BMC $BMC_ADDRESS offers no push upload" >&2
+  echo "BMC $BMC_URL offers no push upload" >&2
   exit 2
 fi
 location=$(printf '%s' "$headers" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 location=${location%/Monitor}
 task=${location##*/}
-echo "uploaded $COMPONENT_TYPE $TARGET_VERSION to $BMC_ADDRESS, task $task"
+echo "uploaded $COMPONENT_TYPE $TARGET_VERSION to $BMC_URL, task $task"
 i=0
 while [ $i -lt 600 ]; do
   state=$(curl -sS -u "$auth" "$base/redfish/v1/TaskService/Tasks/$task")

@@ -81,6 +81,7 @@ pub struct Logged {
 type Routes = Arc<Mutex<HashMap<(String, String), VecDeque<Canned>>>>;
 
 pub struct MockBmc {
+    /// `ip:port` of the (plain-http) listener.
     pub address: String,
     routes: Routes,
     log: Arc<Mutex<Vec<Logged>>>,
@@ -114,6 +115,13 @@ impl MockBmc {
             log,
             handle,
         }
+    }
+
+    /// The mock's BMC address: plain http, written explicitly.
+    pub fn bmc(&self) -> hostfw_model::BmcAddress {
+        format!("http://{}", self.address)
+            .parse()
+            .expect("mock address")
     }
 
     /// Queues answers for `METHOD path` (the last one repeats forever).

@@ -65,11 +65,11 @@ pub fn options(auth: AuthMode) -> ClientOptions {
     }
 }
 
-/// A client for a sim host, addressed as "ip:port".
+/// A client for a sim host, addressed by its base URL (`http://ip:port`).
 pub fn client(host: &SimHost, auth: AuthMode) -> RedfishClient {
     RedfishClient::new(
         BmcEndpoint {
-            address: host.addr.to_string(),
+            address: host.base_url.parse().expect("sim base URL"),
             username: host.username.clone(),
             password: host.password.clone(),
         },

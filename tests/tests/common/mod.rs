@@ -229,7 +229,7 @@ host_firmware_upgrade_retry_interval = "1s"
             store
                 .machine_upsert(&NewMachine {
                     id: host.id.clone(),
-                    bmc_address: host.addr.to_string(),
+                    bmc_address: host.base_url.parse()?,
                     vendor: Some(host.vendor.clone()),
                     model: Some(host.model.clone()),
                     state: if instance.is_some() { "Assigned" } else { "Ready" }.to_string(),

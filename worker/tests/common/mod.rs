@@ -59,7 +59,7 @@ pub async fn register(store: &Store, fleet: &RunningFleet) {
         store
             .machine_upsert(&NewMachine {
                 id: h.id.clone(),
-                bmc_address: h.addr.to_string(),
+                bmc_address: h.base_url.parse().expect("sim base URL"),
                 vendor: Some(h.vendor.clone()),
                 model: Some(h.model.clone()),
                 state: "Ready".into(),
