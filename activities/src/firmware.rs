@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use hostfw_redfish::{TaskPoll, TaskRef, UploadRequest, WaitOptions};
+use hostfw_model::{TargetsKeyword, UploadRouteName, UploadTargets};
+use hostfw_redfish::{TaskPoll, TaskRef, UploadRequest, UploadRoute, WaitOptions};
 use hostfw_workflows::{Precheck, SlotLease, TaskHandle, TaskResult, UploadInput, UploadResult, WaitTaskInput};
 use temporalio_common::ActivityError;
 use temporalio_sdk::activities::ActivityContext;
@@ -83,8 +84,24 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
         }
     }
     let artifact = artifacts::resolve(&deps.settings, &input.artifact)?;
-    let targets = match (&input.precheck, input.install_only_specified) {
-        (Some(p), true) => report
+    // The component's upload quirks (catalog `upload`), for the model the BMC reports.
+    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let model = catalog.find(&report.vendor, &report.model);
+    let component = model.and_then(|m| m.components.get(&input.component));
+    let setting = component.and_then(|c| c.upload.clone()).unwrap_or_default();
+    let matched = || -> Vec<String> {
+        let Some(c) = component else { return Vec::new() };
+        report
+            .members
+            .iter()
+            .filter(|m| c.current_version_reported_as.is_match(&m.id))
+            .map(|m| m.odata_id.clone())
+            .collect()
+    };
+    let targets = match (&setting.targets, &input.precheck, input.install_only_specified) {
+        (Some(UploadTargets::List(list)), _, _) => list.clone(),
+        (Some(UploadTargets::Keyword(TargetsKeyword::Matched)), _, _) => matched(),
+        (None, Some(p), true) => report
             .members
             .iter()
             .filter(|m| p.matcher.is_match(&m.id))
@@ -97,7 +114,12 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
         image_uri: artifact.url.clone(),
         targets,
         apply_time: None,
-        force_route: None,
+        force_route: setting.route.map(|r| match r {
+            UploadRouteName::Multipart => UploadRoute::Multipart,
+            UploadRouteName::Httppush => UploadRoute::HttpPush,
+            UploadRouteName::Simpleupdate => UploadRoute::SimpleUpdate,
+        }),
+        extra_parts: setting.multipart_parts.into_iter().collect(),
     };
     let holder = slot_holder(ctx, &input);
     let slot = acquire_slot(deps, ctx, &holder).await?;

@@ -32,7 +32,8 @@
 //! `serial`, `username`, `password`, `upload_style` (multipart|httppush|simpleupdate),
 //! `task_style` (spec|bmcweb|dell|sushy), `apply_time` (Immediate|OnReset), `task_seconds`,
 //! `reset_seconds` (system reset AND AC power cycle), `manager_reset_seconds`, `lockdown`,
-//! `faults`, `profile`, `firmware`.
+//! `faults`, `profile`, `required_parts` (multipart parts the BMC insists on, e.g.
+//! `["OemParameters"]`), `targets_required` (refuse an update without `Targets`), `firmware`.
 //!
 //! `profile = "<folder>"` (relative to the fleet file) serves a Redfish tree captured from real
 //! hardware instead of the generic shape: its Ids, links, OEM blocks, allowable values and ETags
@@ -218,6 +219,13 @@ pub struct HostSpec {
     /// behaviour layered on (see `profile`). Relative to the fleet file; absolute once loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<PathBuf>,
+    /// Multipart parts this BMC refuses an upload without, besides `UpdateFile` (Supermicro's
+    /// BMC wants `OemParameters`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_parts: Vec<String>,
+    /// This BMC refuses an update whose `Targets` is empty or absent (Supermicro).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub targets_required: bool,
     /// Firmware inventory members (kept last: TOML wants tables after plain keys). With a
     /// `profile`, the tree's members; entries written in the fleet file override their versions.
     #[serde(default)]
@@ -244,6 +252,8 @@ impl std::fmt::Debug for HostSpec {
             .field("lockdown", &self.lockdown)
             .field("faults", &self.faults)
             .field("profile", &self.profile)
+            .field("required_parts", &self.required_parts)
+            .field("targets_required", &self.targets_required)
             .field("firmware", &self.firmware)
             .finish()
     }
@@ -275,6 +285,8 @@ impl HostSpec {
             lockdown: true,
             faults: Fault::default(),
             profile: None,
+            required_parts: Vec::new(),
+            targets_required: false,
             firmware,
         }
     }
@@ -531,6 +543,8 @@ struct DefaultsCheck {
     lockdown: Option<bool>,
     faults: Option<Fault>,
     profile: Option<PathBuf>,
+    required_parts: Option<Vec<String>>,
+    targets_required: Option<bool>,
     firmware: Option<Vec<FirmwareSpec>>,
 }
 

@@ -68,7 +68,9 @@ type Parts = (Option<UpdateParams>, Option<(ReceivedImage, String)>);
 
 async fn read_parts(host: &Host, multipart: &mut Multipart) -> Result<Parts, RedfishError> {
     let (mut params, mut image) = (None, None);
+    let mut names = Vec::new();
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+        names.push(field.name().unwrap_or_default().to_string());
         match field.name() {
             Some("UpdateParameters") => {
                 let bytes = field.bytes().await.map_err(multipart_error)?;
@@ -83,9 +85,21 @@ async fn read_parts(host: &Host, multipart: &mut Multipart) -> Result<Parts, Red
                 }
                 image = Some((sink.finish(), name));
             }
-            // Vendor parts (e.g. OemParameters) are read and ignored.
+            // Vendor parts (e.g. OemParameters) are read; only their presence matters here.
             _ => while field.chunk().await.map_err(multipart_error)?.is_some() {},
         }
+    }
+    if let Some(missing) = host.spec.required_parts.iter().find(|p| !names.contains(p)) {
+        return Err(RedfishError::bad_request(
+            "ActionParameterMissing",
+            format!("The multipart request has no {missing} part, which this service requires."),
+        ));
+    }
+    if host.spec.targets_required && params.as_ref().is_none_or(|p: &UpdateParams| p.only_members.is_none()) {
+        return Err(RedfishError::bad_request(
+            "ActionParameterMissing",
+            "The update requires Targets naming the firmware inventory members to update.",
+        ));
     }
     Ok((params, image))
 }

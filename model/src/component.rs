@@ -50,6 +50,10 @@ pub struct Component {
     /// Every known firmware version, in catalog (merge) order.
     #[serde(default)]
     pub known_firmware: Vec<FirmwareEntry>,
+    /// hostfw extension: how its image is handed to the BMC, for vendor quirks (see
+    /// `UploadSetting`); `None` = as the UpdateService advertises.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload: Option<crate::upload_setting::UploadSetting>,
 }
 
 /// One artifact set for one version of a component (`known_firmware` entry).

@@ -25,6 +25,7 @@ pub mod reported_version;
 pub mod selection;
 pub mod substate;
 pub mod update_intervals;
+pub mod upload_setting;
 
 pub use bmc_address::{BmcAddress, Scheme};
 pub use bmc_lookup::BmcLookup;
@@ -46,6 +47,7 @@ pub use inventory::{InventoryMember, InventoryReport};
 pub use ac_cycle::AcCycleSetting;
 pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
+pub use upload_setting::{TargetsKeyword, UploadRouteName, UploadSetting, UploadTargets};
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};
 pub use selection::{select_component, verify, verify_matching, Selection, Verification};
 pub use substate::{HostState, HostSubstate};

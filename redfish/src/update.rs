@@ -73,6 +73,9 @@ pub struct UploadRequest {
     pub apply_time: Option<String>,
     /// Use this route instead of the preferred one (it must be advertised).
     pub force_route: Option<UploadRoute>,
+    /// Vendor parts added to the multipart form after `UpdateParameters`: (name, JSON text),
+    /// e.g. Supermicro's `OemParameters`. Ignored on the other routes.
+    pub extra_parts: Vec<(String, String)>,
 }
 
 /// The BMC accepted the image.
@@ -198,6 +201,7 @@ impl RedfishClient {
                 let file_name = file_name_of(&req.file);
                 let path = req.file.clone();
                 let bmc = self.bmc();
+                let extra_parts = req.extra_parts.clone();
                 let build = move |rb: RequestBuilder| -> Result<RequestBuilder, RedfishError> {
                     let body = open_image(&bmc, &path)?;
                     let file_part = Part::stream_with_length(body, size)
@@ -207,9 +211,14 @@ impl RedfishClient {
                     let params_part = Part::text(params.clone())
                         .mime_str("application/json")
                         .map_err(|e| file_error(&bmc, &path, e))?;
-                    let form = Form::new()
-                        .part("UpdateParameters", params_part)
-                        .part("UpdateFile", file_part);
+                    let mut form = Form::new().part("UpdateParameters", params_part);
+                    for (name, text) in &extra_parts {
+                        let part = Part::text(text.clone())
+                            .mime_str("application/json")
+                            .map_err(|e| file_error(&bmc, &path, e))?;
+                        form = form.part(name.clone(), part);
+                    }
+                    let form = form.part("UpdateFile", file_part);
                     Ok(rb.timeout(timeout).multipart(form))
                 };
                 self.send(Method::POST, &url, &build, Auth::Default).await?

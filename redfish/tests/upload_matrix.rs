@@ -42,6 +42,7 @@ async fn run_combo(upload_style: &str, task_style: &str, apply_time: &str) {
         },
         apply_time: Some(apply_time.to_string()),
         force_route: None,
+        extra_parts: Vec::new(),
     };
     let accepted = client.upload(&req).await.expect("upload accepted");
     assert_eq!(accepted.route, expected_route);
@@ -169,6 +170,7 @@ async fn forced_simple_update_on_a_multipart_host() {
             targets: vec![],
             apply_time: None,
             force_route: Some(UploadRoute::SimpleUpdate),
+            extra_parts: Vec::new(),
         })
         .await
         .expect("upload");

@@ -46,6 +46,8 @@ const LOCKDOWN: &[(&str, &str, &str, &str)] = &[
 
 const GB200_AC_CYCLE: &str = r##"ac_cycle = { resource = "/redfish/v1/Chassis/BMC_0", action = "#NvidiaChassis.AuxPowerReset", reset_type = "AuxPowerCycle", power_off_first = true }"##;
 
+const SMC_UPLOAD: &str = r#"upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "CPLD"}' } }"#;
+
 fn fleet(trees: &std::path::Path) -> String {
     let mut out = String::from("[defaults]\ntask_seconds = 0.3\nreset_seconds = 0.3\nmanager_reset_seconds = 0.5\n");
     for [id, tree, style, member, drifted, ..] in HOSTS {
@@ -54,6 +56,9 @@ fn fleet(trees: &std::path::Path) -> String {
              firmware = [ {{ id = \"{member}\", version = \"{drifted}\" }} ]\n",
             trees.join(tree).display().to_string()
         ));
+        if *id == "smc-821ge" {
+            out.push_str("required_parts = [\"OemParameters\"]\ntargets_required = true\n");
+        }
     }
     out
 }
@@ -67,9 +72,11 @@ fn catalog() -> String {
         // the OEM action that does it (its BMC chassis' own PowerCycle would cycle the BMC only).
         let (ac_cycle, drain) = if *id == "gb200" { (GB200_AC_CYCLE, "power_drains_needed = 1") } else { ("", "") };
         let lockdown = format!("{lockdown}\n{ac_cycle}");
+        // Supermicro's BMC wants real Targets and an OemParameters part: a catalog quirk.
+        let upload = if *id == "smc-821ge" { SMC_UPLOAD } else { "" };
         out.push_str(&format!(
             "[host_models.{key}]\nvendor = {vendor:?}\nmodel = {model:?}\nordering = [\"{component}\"]\n{lockdown}\n\
-             [host_models.{key}.components.{component}]\ncurrent_version_reported_as = {matcher:?}\n\
+             [host_models.{key}.components.{component}]\ncurrent_version_reported_as = {matcher:?}\n{upload}\n\
              [[host_models.{key}.components.{component}.known_firmware]]\nversion = {target:?}\ndefault = true\n\
              filename = \"{id}/image.bin\"\n{drain}\n"
         ));

@@ -48,4 +48,7 @@ pub struct ComponentDoc {
     pub preingest_upgrade_when_below: Option<String>,
     #[serde(default)]
     pub known_firmware: Vec<FirmwareEntry>,
+    /// hostfw extension: upload quirks of this component (see `UploadSetting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload: Option<crate::upload_setting::UploadSetting>,
 }

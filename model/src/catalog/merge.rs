@@ -75,6 +75,7 @@ pub(crate) struct DraftComponent {
     pub origin: Origin,
     pub matcher: Option<Matcher>,
     pub preingest_upgrade_when_below: Option<String>,
+    pub upload: Option<crate::upload_setting::UploadSetting>,
     pub entries: Vec<(FirmwareEntry, Origin)>,
 }
 
@@ -150,6 +151,9 @@ fn merge_into(old: &mut Draft, newer: Draft) {
         if new_c.preingest_upgrade_when_below.is_some() {
             old_c.preingest_upgrade_when_below = new_c.preingest_upgrade_when_below;
         }
+        if new_c.upload.is_some() {
+            old_c.upload = new_c.upload;
+        }
         if new_c.entries.iter().any(|(e, _)| e.default) {
             for (entry, _) in &mut old_c.entries {
                 entry.default = false;
@@ -182,6 +186,7 @@ fn new_draft(doc: HostModelDoc, origin: Origin) -> Result<Draft, CatalogError> {
                 origin: c_origin,
                 matcher: c.current_version_reported_as,
                 preingest_upgrade_when_below: c.preingest_upgrade_when_below,
+                upload: c.upload,
                 entries,
             },
         );

@@ -75,6 +75,7 @@ fn validate_component(
         current_version_reported_as: matcher,
         preingest_upgrade_when_below: c.preingest_upgrade_when_below,
         known_firmware: c.entries.into_iter().map(|(e, _)| e).collect(),
+        upload: c.upload,
     })
 }
 
