@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Site, SiteSpec};
-use hostfw_bmc_sim::Fault;
+use hostfw_bmc_sim::{Fault, HttpErrors};
 use hostfw_workflows::HostOutcome;
 
 const CATALOG: &str = r#"
@@ -292,3 +292,34 @@ async fn a_reset_during_an_attempt_clears_the_retry_count() {
     site.record_history("h2", "reset-during-attempt").await;
     site.shutdown().await;
 }
+
+/// A platform step that fails (here the BMC refuses the first request of the lockdown step) is a
+/// failed attempt: FailedFirmwareUpgrade naming the step, a retry after the interval, and the
+/// host still ends compliant with its lockdown back on. Before, the workflow failed and left
+/// the request, the health report and the ceiling slot behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
+    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-3")], ..spec() }).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    let refuse_once = Fault { http_errors: Some(HttpErrors { count: 1, status: 400 }), ..Fault::default() };
+    site.fleet.set_fault("h1", refuse_once).unwrap();
+    site.cli(&["instance", "reboot", "--instance", "inst-3", "--apply-updates-on-reboot"]).await.unwrap();
+    let outcome = site.host_result("h1").await.expect("the workflow completes");
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let history = site.store.history_list("h1", 200).await.unwrap();
+    let failed = history
+        .iter()
+        .find(|h| h.substate.as_deref() == Some("FailedFirmwareUpgrade"))
+        .unwrap_or_else(|| panic!("no FailedFirmwareUpgrade: {history:?}"));
+    assert!(failed.message.contains("disabling platform lockdown"), "{}", failed.message);
+    assert!(history.iter().any(|h| h.message.starts_with("retry 1/")), "{history:?}");
+    let machine = site.store.machine_get("h1").await.unwrap().unwrap();
+    assert_eq!((machine.state.as_str(), machine.instance_id.as_deref()), ("Assigned", Some("inst-3")));
+    assert_eq!(site.fleet.lockdown("h1"), Some(true), "lockdown back on");
+    assert!(site.store.request_get("h1").await.unwrap().is_none(), "request cleared");
+    assert!(site.store.health_reports_for("h1").await.unwrap().is_empty(), "health report removed");
+    site.record_history("h1", "assigned-platform-step-retried").await;
+    site.shutdown().await;
+}
+

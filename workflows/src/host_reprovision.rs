@@ -15,9 +15,10 @@ use crate::attempt::{run_attempt, AttemptEnd};
 use crate::contracts::*;
 use crate::failure::after_failure;
 use crate::options;
+use crate::platform_steps::{self, PATCH_PLATFORM_FAILURES};
 use crate::search_attributes as sa;
 use crate::status::{HostOutcome, HostStatus};
-use crate::steps::{enter, Ctx};
+use crate::steps::Ctx;
 
 pub use crate::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
 
@@ -85,11 +86,13 @@ impl HostReprovisionWorkflow {
                 options::bookkeeping(),
             )
             .await?;
-        if input.assigned {
-            enter(ctx, HostSubstate::PlatformConfiguration, "disabling platform lockdown").await?;
-            platform(ctx, &machine_id, PlatformStep::Lockdown { enabled: false }).await?;
-            enter(ctx, HostSubstate::DiscoveryBoot, "booting the discovery environment").await?;
-            platform(ctx, &machine_id, PlatformStep::DiscoveryBoot).await?;
+        // Assigned hosts: platform-step failures are failed attempts (patched), or, in runs that
+        // began before the patch, fail the workflow.
+        let platform_retries = input.assigned && ctx.patched(PATCH_PLATFORM_FAILURES);
+        if input.assigned && !platform_retries {
+            if let Err(failure) = platform_steps::prepare(ctx, &machine_id).await? {
+                return Err(failure.error.into());
+            }
         }
 
         let mut labelled = false;
@@ -98,7 +101,18 @@ impl HostReprovisionWorkflow {
         // count before that attempt's failure is counted.
         let mut resets_applied = ctx.state(|s| s.reset_requests);
         let mut not_reported: Vec<ComponentType> = Vec::new();
+        let mut prepared = !platform_retries;
         loop {
+            if !prepared {
+                match platform_steps::prepare(ctx, &machine_id).await? {
+                    Ok(()) => prepared = true,
+                    Err(failure) => {
+                        after_failure(ctx, &input, &mut retries, &failure.reason).await?;
+                        resets_applied = ctx.state(|s| s.reset_requests);
+                        continue;
+                    }
+                }
+            }
             match run_attempt(ctx, &input, &mut labelled).await? {
                 AttemptEnd::Compliant => break,
                 AttemptEnd::VersionNotReported(components) => {
@@ -109,7 +123,7 @@ impl HostReprovisionWorkflow {
                     let message = format!(
                         "no catalog entry for vendor {vendor:?} model {model:?}: nothing to compare with"
                     );
-                    finish(ctx, &input, &host, &message).await?;
+                    finish(ctx, &input, &host, &message, platform_retries, &mut retries).await?;
                     return Ok(HostOutcome::NoCatalogEntry { vendor, model });
                 }
                 AttemptEnd::Failed(reason) => {
@@ -135,7 +149,7 @@ impl HostReprovisionWorkflow {
                 names(&not_reported)
             ),
         };
-        finish(ctx, &input, &host, &message).await?;
+        finish(ctx, &input, &host, &message, platform_retries, &mut retries).await?;
         if not_reported.is_empty() {
             Ok(HostOutcome::Compliant { installed })
         } else {
@@ -184,20 +198,25 @@ fn names(components: &[ComponentType]) -> String {
     components.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
-async fn platform(ctx: &Ctx, machine_id: &str, step: PlatformStep) -> WorkflowResult<()> {
-    let heartbeat = ctx.state(|s| s.input.settings.heartbeat());
-    let input = PlatformInput { machine_id: machine_id.to_string(), step };
-    ctx.execute_activity(HostActivities::platform, input, options::activation(heartbeat)).await?;
-    Ok(())
-}
-
-/// Restore service (seed step 7): for an assigned host lockdown back on and its own OS booted;
+/// Restore service (seed step 7): for an assigned host lockdown back on and its own OS booted
+/// (with `platform_retries`, a failure there is a failed attempt, retried under the budget);
 /// then the prior steady state, request cleared, health report removed.
-async fn finish(ctx: &Ctx, input: &HostReprovisionInput, host: &HostContext, message: &str) -> WorkflowResult<()> {
+async fn finish(
+    ctx: &Ctx,
+    input: &HostReprovisionInput,
+    host: &HostContext,
+    message: &str,
+    platform_retries: bool,
+    retries: &mut u32,
+) -> WorkflowResult<()> {
     if input.assigned {
-        enter(ctx, HostSubstate::PlatformConfiguration, "re-enabling platform lockdown").await?;
-        platform(ctx, &host.machine_id, PlatformStep::Lockdown { enabled: true }).await?;
-        platform(ctx, &host.machine_id, PlatformStep::BootToOs).await?;
+        loop {
+            match platform_steps::restore(ctx, &host.machine_id).await? {
+                Ok(()) => break,
+                Err(failure) if platform_retries => after_failure(ctx, input, retries, &failure.reason).await?,
+                Err(failure) => return Err(failure.error.into()),
+            }
+        }
     }
     ctx.state_mut(|s| s.status.enter(HostSubstate::Restoring, message));
     ctx.upsert_search_attributes([sa::SUBSTATE.value_set(HostSubstate::Restoring.to_string())]);

@@ -28,6 +28,7 @@ mod install_redfish;
 pub mod machine_update_manager;
 pub mod names;
 pub mod options;
+mod platform_steps;
 pub mod scout;
 pub mod search_attributes;
 pub mod settings;
@@ -42,6 +43,7 @@ pub use site_contracts::*;
 pub use machine_update_manager::MachineUpdateManagerWorkflow;
 pub use site_explorer::SiteExplorerWorkflow;
 pub use attempt::PATCH_INSTALL_ROUTES;
+pub use platform_steps::PATCH_PLATFORM_FAILURES;
 pub use host_reprovision::HostReprovisionWorkflow;
 pub use status::{HostOutcome, HostStatus, InstalledComponent, StatusEvent};
 

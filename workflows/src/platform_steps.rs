@@ -1,0 +1,59 @@
+//! The platform steps of an assigned host around its update: before it, lockdown off and the
+//! discovery boot; after it, lockdown on and the boot back to its own OS. Since the patch
+//! [`PATCH_PLATFORM_FAILURES`], a step that fails is a failed attempt like any other
+//! (FailedFirmwareUpgrade, the retry budget, then the steps again) instead of failing the
+//! workflow: the caller gets the reason and decides. Deterministic workflow code only.
+
+use hostfw_model::HostSubstate;
+use temporalio_workflow::{ActivityExecutionError, WorkflowResult};
+
+use crate::contracts::*;
+use crate::options;
+use crate::steps::{enter, reason, Ctx};
+
+/// Patch: a failed platform step is a FailedFirmwareUpgrade with the normal retry budget (before,
+/// it failed the workflow and left the host's request, health report and ceiling slot behind).
+pub const PATCH_PLATFORM_FAILURES: &str = "platform-failures-retry";
+
+/// A platform step that failed (after its activity's own retries).
+pub(crate) struct StepFailure {
+    /// What failed and why, for FailedFirmwareUpgrade.
+    pub reason: String,
+    /// The activity's error, for runs that began before the patch (it fails the workflow).
+    pub error: ActivityExecutionError,
+}
+
+/// Run one platform step.
+pub(crate) async fn platform(ctx: &Ctx, machine_id: &str, step: PlatformStep) -> WorkflowResult<Result<(), StepFailure>> {
+    let heartbeat = ctx.state(|s| s.input.settings.heartbeat());
+    let what = match &step {
+        PlatformStep::Lockdown { enabled: true } => "re-enabling platform lockdown",
+        PlatformStep::Lockdown { enabled: false } => "disabling platform lockdown",
+        PlatformStep::DiscoveryBoot => "booting the discovery environment",
+        PlatformStep::BootToOs => "booting the host's own OS",
+    };
+    let input = PlatformInput { machine_id: machine_id.to_string(), step };
+    match ctx.execute_activity(HostActivities::platform, input, options::activation(heartbeat)).await {
+        Ok(()) => Ok(Ok(())),
+        Err(error) => Ok(Err(StepFailure { reason: reason(what, &error), error })),
+    }
+}
+
+/// Before the update: lockdown off, then the discovery boot. `Err` names the failed step.
+pub(crate) async fn prepare(ctx: &Ctx, machine_id: &str) -> WorkflowResult<Result<(), StepFailure>> {
+    enter(ctx, HostSubstate::PlatformConfiguration, "disabling platform lockdown").await?;
+    if let Err(failure) = platform(ctx, machine_id, PlatformStep::Lockdown { enabled: false }).await? {
+        return Ok(Err(failure));
+    }
+    enter(ctx, HostSubstate::DiscoveryBoot, "booting the discovery environment").await?;
+    platform(ctx, machine_id, PlatformStep::DiscoveryBoot).await
+}
+
+/// After the update: lockdown on, then the boot back to the host's own OS.
+pub(crate) async fn restore(ctx: &Ctx, machine_id: &str) -> WorkflowResult<Result<(), StepFailure>> {
+    enter(ctx, HostSubstate::PlatformConfiguration, "re-enabling platform lockdown").await?;
+    if let Err(failure) = platform(ctx, machine_id, PlatformStep::Lockdown { enabled: true }).await? {
+        return Ok(Err(failure));
+    }
+    platform(ctx, machine_id, PlatformStep::BootToOs).await
+}
