@@ -1,4 +1,5 @@
-//! Platform settings of an assigned host: lockdown read/set, boot override and the booted image,
+//! Platform settings of an assigned host: lockdown read/set through the catalog's `lockdown`
+//! setting (here bmc-sim's generic `Oem/Hostfw/Lockdown`), boot override and the booted image,
 //! against bmc-sim (PATCH answered 200 + body or 204, Basic and session auth) and against a
 //! scripted BMC for what bmc-sim does not do (no such properties, odd values, refused PATCH).
 //! Must not synchronise with fixed sleeps: state changes are awaited by polling with a bound.
@@ -9,19 +10,34 @@ use std::time::Duration;
 
 use common::mock::{json, MockBmc};
 use common::*;
+use hostfw_model::{LockdownSetting, SettingValue};
 use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError};
 use serde_json::json as j;
 
 const SYSTEM: &str = "/redfish/v1/Systems/1";
 
+/// Where bmc-sim's generic shape keeps lockdown, as a catalog entry would say.
+fn sim_lockdown(system: &str) -> LockdownSetting {
+    LockdownSetting {
+        resource: system.into(),
+        property: "Oem/Hostfw/Lockdown".into(),
+        enabled: SettingValue::Text("Enabled".into()),
+        disabled: SettingValue::Text("Disabled".into()),
+    }
+}
+
+const SIM_SYSTEM: &str = "/redfish/v1/Systems/System.Embedded.1";
+
 async fn lockdown_round_trip(extra: &str, auth: AuthMode) {
     let (fleet, host) = one_host(extra).await;
     let client = client(&host, auth);
-    assert_eq!(client.lockdown().await.unwrap(), Some(true));
-    client.set_lockdown(false).await.expect("lockdown off");
+    let setting = sim_lockdown(SIM_SYSTEM);
+    assert!(client.lockdown_state(&setting).await.unwrap().running);
+    let deferred = client.set_lockdown_at(&setting, false).await.expect("lockdown off");
+    assert!(!deferred, "no settings object: at once");
     assert_eq!(fleet.lockdown("h1"), Some(false));
-    assert_eq!(client.lockdown().await.unwrap(), Some(false));
-    client.set_lockdown(true).await.expect("lockdown on");
+    assert!(!client.lockdown_state(&setting).await.unwrap().effective());
+    client.set_lockdown_at(&setting, true).await.expect("lockdown on");
     assert_eq!(fleet.lockdown("h1"), Some(true));
     fleet.shutdown().await;
 }
@@ -40,7 +56,7 @@ async fn lockdown_round_trip_patch_answered_204_with_session() {
 async fn discovery_boot_once_then_back_to_the_os() {
     let (fleet, host) = one_host("lockdown = false").await;
     let client = client(&host, AuthMode::Basic);
-    assert_eq!(client.lockdown().await.unwrap(), Some(false));
+    assert!(!client.lockdown_state(&sim_lockdown(SIM_SYSTEM)).await.unwrap().running);
     assert_eq!(client.booted_image().await.unwrap().as_deref(), Some("os"));
 
     client
@@ -140,9 +156,8 @@ async fn a_bmc_without_the_properties() {
         j!({"Id": "1", "PowerState": "On", "Oem": {"Dell": {}}}),
     );
     let client = client_for(&mock);
-    assert_eq!(client.lockdown().await.unwrap(), None);
     assert_eq!(client.booted_image().await.unwrap(), None);
-    let e = client.set_lockdown(false).await.expect_err("unsupported");
+    let e = client.set_lockdown_at(&sim_lockdown(SYSTEM), false).await.expect_err("unsupported");
     assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
     assert!(
         e.to_string().contains(&mock.address) && e.to_string().contains("Lockdown"),
@@ -166,7 +181,7 @@ async fn odd_lockdown_value_and_refused_patch() {
             "Boot": {"BootSourceOverrideTarget": "None"}}),
     );
     let client = client_for(&mock);
-    let e = client.lockdown().await.expect_err("not a lockdown value");
+    let e = client.lockdown_state(&sim_lockdown(SYSTEM)).await.expect_err("not a lockdown value");
     assert!(matches!(e, RedfishError::Parse { .. }), "{e:?}");
     assert!(
         e.to_string().contains(SYSTEM) && e.to_string().contains("Maybe"),
