@@ -204,3 +204,42 @@ async fn each_captured_model_is_updated_as_an_assigned_host_through_its_own_lock
     }
     site.shutdown().await;
 }
+
+/// The iDRAC of the captured R750 allows only `GracefulRestart` for `Manager.Reset` (bmc-sim
+/// refuses any other value, as the iDRAC does): a BMC image is activated with it, and verified.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dell_idrac_image_is_activated_with_the_only_bmc_reset_the_idrac_allows() {
+    let Some(trees) = trees() else { return };
+    let idrac = "Installed-25227-6.00.30.00__iDRAC.Embedded.1-1";
+    let fleet = format!(
+        "[[host]]\nid = \"r750-bmc\"\nbmc_address = \"127.0.0.1:0\"\nprofile = {:?}\ntask_style = \"dell\"\n\
+         task_seconds = 0.3\nreset_seconds = 0.3\nmanager_reset_seconds = 0.5\n\
+         firmware = [ {{ id = \"{idrac}\", version = \"5.10.50.00\" }} ]\n",
+        trees.join("dell").display().to_string()
+    );
+    let catalog = r#"
+[host_models.r750]
+vendor = "Dell Inc."
+model = "PowerEdge R750"
+ordering = ["bmc"]
+[host_models.r750.components.bmc]
+current_version_reported_as = "^Installed-.*__iDRAC\\."
+[[host_models.r750.components.bmc.known_firmware]]
+version = "6.00.30.00"
+default = true
+filename = "r750/idrac.bin"
+"#;
+    let images = [("r750/idrac.bin", r"^Installed-.*__iDRAC\.", "6.00.30.00")];
+    let site = Site::start(SiteSpec { fleet: &fleet, catalog, images: &images, ..SiteSpec::default() })
+        .await
+        .expect("site starts");
+    site.cli(&["host", "reprovision", "set", "--id", "r750-bmc"]).await.unwrap();
+    let outcome = site.host_result("r750-bmc").await.expect("workflow completes");
+    let HostOutcome::Compliant { installed } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(installed.len(), 1);
+    let now = site.fleet.versions("r750-bmc").into_iter().find(|(m, _)| m == idrac).map(|(_, v)| v);
+    assert_eq!(now.as_deref(), Some("6.00.30.00"));
+    let stats = &site.fleet.stats().per_host["r750-bmc"];
+    assert!(stats.manager_resets >= 1, "the iDRAC was reset: {stats:?}");
+    site.shutdown().await;
+}
