@@ -76,7 +76,8 @@ def baseline(tree, shared, out_dir, work):
         server.terminate()
         server.wait()
         log.close()
-    (out_dir / f"{tree}.txt.messages").unlink(missing_ok=True)
+    for extra in ("messages", "resources"):
+        (out_dir / f"{tree}.txt.{extra}").unlink(missing_ok=True)
 
 
 def main():

@@ -2,21 +2,23 @@
 """Run DMTF's Redfish Service Validator against one service and write its failures as stable keys.
 
 The validator (PyPI `redfish-service-validator`, pinned in scripts/tools.sh) is run through its
-own entry point (`console_scripts.run_validator`: same traversal, same checks, same HTML report);
-this wrapper only keeps the validator's view of the results and writes each FAIL as one line:
+own entry point (`console_scripts.run_validator`: same traversal, same checks); this wrapper only
+keeps the validator's view of the results and writes each FAIL as one line:
 
     <resource URI>\t<property path, or "(resource)">\t<failure class>
 
-The URI is the one the validator followed, as the service's links spell it (the validator
-treats `/redfish/v1/` and `/redfish/v1` as two resources, so does this key); the failure class is the text before the first ':' of the
-validator's message (the validator's own "failure type", e.g. "Unknown Property Error"). The
-validator records at most one result per (URI, property), so the keys are unique, one per
-counted failure, and comparable between runs and between servers. The full messages go to
-`<out>.messages` (same order, key + message), the validator's console output and reports to
-`--report-dir`.
+The URI is the one the validator followed, as the service's links spell it (the validator treats
+`/redfish/v1/` and `/redfish/v1` as two resources, and so does the key); the failure class is the
+text before the first ':' of the validator's message (its own "failure type", e.g. "Unknown
+Property Error"). The validator records at most one result per (URI, property), so the keys are
+unique, one per counted failure, and comparable between runs and between servers.
 
-Schemas: only the local CSDL folder (`--schema-dir`, read only) is used: `--skipschema`, no
-download from dmtf.org or from the service.
+Also written: `<out>.messages` (key + full message, same order), `<out>.resources` (the URIs the
+validator validated, sorted), and the validator's console output in `--report-dir` (its HTML and
+Excel reports too with `--reports`: they take minutes on the DGX tree and add no finding).
+
+Schemas: only the local CSDL folder (`--schema-dir`, read only) is used (`--skipschema`): nothing
+is downloaded from dmtf.org or from the service.
 
 Exit status: 0 when the validator ran (whatever it found), 2 when it could not run.
 """
@@ -52,6 +54,11 @@ def main():
     ap.add_argument("--out", required=True, help="file to write the failure keys to")
     ap.add_argument("--timeout", type=int, default=30, help="HTTP timeout per request, seconds")
     ap.add_argument(
+        "--reports",
+        action="store_true",
+        help="also write the validator's HTML and Excel reports (minutes on a large tree)",
+    )
+    ap.add_argument(
         "--collectionlimit",
         nargs="+",
         default=["LogEntry", "20"],
@@ -78,6 +85,11 @@ def main():
             seen.append(self)
 
     console_scripts.SystemUnderTest = Recorded
+    if not args.reports:
+        # The findings are the same; only the report files are left out (on the DGX tree they
+        # take longer to write than the validation itself).
+        console_scripts.report.html_report = lambda *a, **kw: "(not written; --reports)"
+        console_scripts.report.xlsx_report = lambda *a, **kw: "(not written; --reports)"
     report_dir = Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     options = {
@@ -113,9 +125,10 @@ def main():
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(k + "\n" for k, _ in failures))
     Path(str(out) + ".messages").write_text("".join(f"{k}\t{m}\n" for k, m in failures))
-    validated = sum(1 for r in sut._resources.values() if r["Validated"])
+    validated = sorted(uri for uri, r in sut._resources.items() if r["Validated"])
+    Path(str(out) + ".resources").write_text("".join(u + "\n" for u in validated))
     print(
-        f"service_validator: {args.rhost}: {validated} resources, pass {sut.pass_count}, "
+        f"service_validator: {args.rhost}: {len(validated)} resources, pass {sut.pass_count}, "
         f"warn {sut.warn_count}, fail {sut.fail_count} -> {out}"
     )
     return 0
