@@ -5,9 +5,10 @@
 //! (`PowerState`, `Boot`), the Task and Session collections. Actions and uploads are accepted
 //! only at the URIs the tree advertises and go to the same handlers as the generic shape
 //! (`resets`, `update_push`, `update_simple`, `sessions`, `task_routes`), with the tree's
-//! allowable values. The service root is read only (405, with `Allow`, to anything but GET/HEAD);
-//! `$metadata` is the tree's captured CSDL (`odata`). Dispatch only: what an action MEANS lives
-//! in those handlers.
+//! allowable values. Later pages of a collection (`Members@odata.nextLink`) are served from the
+//! folders the capture wrote them to (`<collection>?$skip=N`). The service root is read only
+//! (405, with `Allow`, to anything but GET/HEAD); `$metadata` is the tree's captured CSDL
+//! (`odata`). Dispatch only: what an action MEANS lives in those handlers.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 
-use crate::profile::{normalize, Profile};
+use crate::profile::{normalize, percent_decode, Profile};
 use crate::redfish_error::RedfishError;
 use crate::redfish_json::{link, ok};
 use crate::state::{Host, HostData};
@@ -82,7 +83,11 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     }
     if method != Method::GET && method != Method::HEAD {
         return if profile.has(&path) {
-            let allow = if path == "/redfish/v1" { "GET, HEAD" } else { "GET, HEAD, PATCH" };
+            let allow = if path == "/redfish/v1" {
+                "GET, HEAD"
+            } else {
+                "GET, HEAD, PATCH"
+            };
             let mut resp = RedfishError::method_not_allowed(method.as_str(), &path).into_response();
             resp.headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static(allow));
@@ -96,6 +101,13 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     }
     if path == odata::METADATA_URI {
         return odata::metadata(st).await;
+    }
+    // A later page of a collection, captured as the folder `<collection>?$skip=N`.
+    if let Some(query) = req.uri().query() {
+        let page = format!("{path}?{}", percent_decode(query));
+        if let Some(bytes) = profile.raw(&page) {
+            return captured(bytes);
+        }
     }
     if is(&shape.sessions) {
         return sessions::list_sessions(st).await;
