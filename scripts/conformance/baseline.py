@@ -4,9 +4,11 @@
 Serves each tree of `<shared>/redfish/vendor-mockups/<tree>` with `sushy-static` (a plain static
 server: GETs only, no sessions) on a free loopback port, runs `service_validator.py` against it
 (Basic auth, the DMTF CSDL of `<shared>/redfish/csdl`), and writes the failure keys to
-`bmc-sim/tests/conformance/<tree>.txt`. Those files are committed: the conformance test of
-bmc-sim (`bmc-sim/tests/conformance.rs`) fails on any failure of a profile BMC that is not in its
-tree's file. Rerun this after changing the validator version or the trees:
+`bmc-sim/tests/conformance/<tree>.txt` and the URIs it validated to `<tree>.resources`. Those
+files are committed: the conformance test of bmc-sim (`bmc-sim/tests/conformance.rs`) fails on
+any failure of a profile BMC that is not in its tree's `.txt`, and on any resource of its
+`.resources` that the validator did not reach on the BMC. Rerun this after changing the
+validator version or the trees:
 
     scripts/conformance_baseline.sh [tree ...]     # default: every tree
 
@@ -76,8 +78,8 @@ def baseline(tree, shared, out_dir, work):
         server.terminate()
         server.wait()
         log.close()
-    for extra in ("messages", "resources"):
-        (out_dir / f"{tree}.txt.{extra}").unlink(missing_ok=True)
+    (out_dir / f"{tree}.txt.messages").unlink()
+    (out_dir / f"{tree}.txt.resources").replace(out_dir / f"{tree}.resources")
 
 
 def main():
