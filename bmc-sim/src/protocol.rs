@@ -16,7 +16,14 @@ use crate::redfish_error::RedfishError;
 
 /// Query parameters the Redfish specification defines (served, but not applied).
 const KNOWN_QUERY: [&str; 8] = [
-    "$expand", "$select", "$filter", "$top", "$skip", "only", "excerpt", "includeoriginofcondition",
+    "$expand",
+    "$select",
+    "$filter",
+    "$top",
+    "$skip",
+    "only",
+    "excerpt",
+    "includeoriginofcondition",
 ];
 /// Largest JSON answer read to find its `@odata.type` (larger ones go out without `Link`).
 const MAX_DOC_FOR_LINK: usize = 8 << 20;
@@ -47,7 +54,9 @@ pub async fn rules(mut req: Request, next: Next) -> Response {
     if head {
         let (mut parts, body) = resp.into_parts();
         if let Ok(bytes) = axum::body::to_bytes(body, MAX_DOC_FOR_LINK).await {
-            parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+            parts
+                .headers
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
         }
         return Response::from_parts(parts, Body::empty());
     }
@@ -131,7 +140,10 @@ mod tests {
         let e = check_query("$rpvunknown").unwrap_err();
         assert_eq!(e.status, StatusCode::NOT_IMPLEMENTED);
         for bad in ["only=foo", "excerpt=foo"] {
-            assert_eq!(check_query(bad).unwrap_err().status, StatusCode::BAD_REQUEST);
+            assert_eq!(
+                check_query(bad).unwrap_err().status,
+                StatusCode::BAD_REQUEST
+            );
         }
     }
 }
