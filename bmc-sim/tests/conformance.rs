@@ -142,7 +142,7 @@ async fn exercise(
     assert!(r.status.is_success(), "boot PATCH: {} {}", r.status, r.raw);
     let accepted = match upload {
         Upload::Multipart { uri, member } => {
-            let image = firmware_image(&format!("^{}$", regex_escape(member.0)), "9.9.9", 1024);
+            let image = firmware_image(&format!("^{}$", regex::escape(member.0)), "9.9.9", 1024);
             let params = json!({ "Targets": [member.1] });
             c.push_multipart_to(uri, image, params).await
         }
@@ -169,15 +169,6 @@ enum Upload<'a> {
     },
     HttpPush,
     Simple,
-}
-
-fn regex_escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -305,27 +296,25 @@ async fn profile_adds_no_failure(name: &str) {
         u.strip_prefix(sessions)
             .is_some_and(|rest| rest.starts_with('/'))
     };
+    let failures = &report.failures;
     let unreached: Vec<&String> = captured_resources
         .iter()
         .filter(|u| !replaced(u) && !report.validated.contains(*u))
         .collect();
-    assert!(
-        unreached.is_empty(),
-        "{name}: {} resources validated on the tree as captured were not reached on bmc-sim, e.g. {:?}",
-        unreached.len(),
-        unreached.iter().take(10).collect::<Vec<_>>()
-    );
-    let failures = report.failures;
 
     let new: Vec<&Failure> = failures
         .iter()
         .filter(|f| !baseline.contains(&f.key))
         .collect();
     eprintln!(
-        "conformance: {name}: {} failures as captured (baseline), {} on bmc-sim, {} new",
+        "conformance: {name}: {} failures as captured (baseline), {} on bmc-sim, {} new; \
+         {} resources reached as captured, {} on bmc-sim, {} not reached",
         baseline.len(),
         failures.len(),
-        new.len()
+        new.len(),
+        captured_resources.len(),
+        report.validated.len(),
+        unreached.len()
     );
     assert!(
         new.is_empty(),
@@ -333,6 +322,12 @@ async fn profile_adds_no_failure(name: &str) {
         new.len(),
         baseline_file.display(),
         listing(&new)
+    );
+    assert!(
+        unreached.is_empty(),
+        "{name}: {} resources validated on the tree as captured were not reached on bmc-sim, e.g. {:?}",
+        unreached.len(),
+        unreached.iter().take(10).collect::<Vec<_>>()
     );
 }
 
