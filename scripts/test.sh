@@ -14,6 +14,9 @@ if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432
 fi
 
 export HOSTFW_TEMPORAL_CLI="$PWD/.tools/bin/temporal"
+# tools.sh installed DMTF's Redfish validators: the conformance tests of bmc-sim must not skip
+# for want of them (docs/conformance.md).
+export HOSTFW_CONFORMANCE_REQUIRED=1
 
 echo "test: checking that workflows depend on no side-effecting crate"
 bad=$(cargo tree -p hostfw-workflows -e normal --prefix none | grep -E '^(reqwest|sqlx|hostfw-store|hostfw-redfish) ' || true)

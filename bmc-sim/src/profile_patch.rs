@@ -7,7 +7,9 @@
 //! A PATCH of a *settings object* (the `@Redfish.Settings.SettingsObject` of its parent, e.g.
 //! `Systems/DGX/Bios/SD`) is pending: it shows on the settings object at once and reaches the
 //! parent resource when the host next powers on, as BIOS settings do. When the resource serves an
-//! ETag, an `If-Match` that names another one is refused with 412.
+//! ETag, an `If-Match` that names another one is refused with 412. `Id`, `Name`, annotations and
+//! a predefined Role's `AssignedPrivileges` are read only. Arrays follow DSP0266: `null` removes
+//! an element, `{}` keeps it, a shorter array truncates.
 //!
 //! Owns validation and the overlay data; never resets the host.
 
@@ -73,17 +75,22 @@ pub async fn patch(
     {
         let mut d = host.data();
         d.stats.setting_patches += 1;
+        let mut now = shape;
+        if let Some(o) = d.patched.get(&path) {
+            merge(&mut now, o);
+        }
+        let changes = with_arrays_resolved(&now, Value::Object(changes));
         let overlay = d
             .patched
             .entry(path.clone())
             .or_insert_with(|| Value::Object(Map::new()));
-        merge(overlay, &Value::Object(changes.clone()));
+        merge(overlay, &changes);
         if let Some((parent_path, _)) = parent {
             let pending = d
                 .pending_settings
                 .entry(parent_path)
                 .or_insert_with(|| (path.clone(), Value::Object(Map::new())));
-            merge(&mut pending.1, &Value::Object(changes));
+            merge(&mut pending.1, &changes);
         }
     }
     tracing::info!(host = %host.spec.id, %path, "resource patched");
@@ -119,7 +126,13 @@ fn check(doc: &Value, changes: &Value, at: &str) -> Result<(), RedfishError> {
                 ),
             ));
         };
-        if key.starts_with('@') || key == "Id" || key == "Name" {
+        // A predefined Role's privileges are fixed (DSP0266 "Roles").
+        let predefined = doc.get("IsPredefined") == Some(&Value::Bool(true));
+        if key.starts_with('@')
+            || key == "Id"
+            || key == "Name"
+            || (predefined && key == "AssignedPrivileges")
+        {
             return Err(RedfishError::bad_request(
                 "PropertyNotWritable",
                 format!(
@@ -143,6 +156,38 @@ fn check(doc: &Value, changes: &Value, at: &str) -> Result<(), RedfishError> {
     Ok(())
 }
 
+/// The arrays of a PATCH made whole against the document as it is `now` (DSP0266 "PATCH on array
+/// properties"): element by element, `null` removes the element, `{}` keeps it, an object merges
+/// into it, a value replaces it; elements past the end of the request's array are removed.
+fn with_arrays_resolved(now: &Value, change: Value) -> Value {
+    match change {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let at = now.get(&k).unwrap_or(&Value::Null);
+                    let v = with_arrays_resolved(at, v);
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => {
+            let current = now.as_array().cloned().unwrap_or_default();
+            let element = |(i, item): (usize, Value)| match item {
+                Value::Null => None,
+                Value::Object(o) if o.is_empty() => current.get(i).cloned(),
+                other => {
+                    let mut base = current.get(i).cloned().unwrap_or(Value::Null);
+                    let other = with_arrays_resolved(&base, other);
+                    merge(&mut base, &other);
+                    Some(base)
+                }
+            };
+            Value::Array(items.into_iter().enumerate().filter_map(element).collect())
+        }
+        other => other,
+    }
+}
+
 /// JSON merge of `patch` into `target` (objects merge key by key; anything else replaces).
 pub fn merge(target: &mut Value, patch: &Value) {
     match (target, patch) {
@@ -152,5 +197,34 @@ pub fn merge(target: &mut Value, patch: &Value) {
             }
         }
         (t, p) => *t = p.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arrays_keep_remove_and_truncate_as_dsp0266_says() {
+        let now = json!({"NTP": {"NTPServers": ["a", "b", "c"], "Enabled": true}});
+        let resolve = |change: Value| with_arrays_resolved(&now, change);
+        assert_eq!(
+            resolve(json!({"NTP": {"NTPServers": [{}, "d"]}})),
+            json!({"NTP": {"NTPServers": ["a", "d"]}})
+        );
+        assert_eq!(
+            resolve(json!({"NTP": {"NTPServers": [null, "b"]}})),
+            json!({"NTP": {"NTPServers": ["b"]}})
+        );
+        assert_eq!(
+            resolve(json!({"NTP": {"Enabled": false}})),
+            json!({"NTP": {"Enabled": false}})
+        );
+        let objects = json!({"L": [{"x": 1, "y": 2}]});
+        assert_eq!(
+            with_arrays_resolved(&objects, json!({"L": [{"y": 3}]})),
+            json!({"L": [{"x": 1, "y": 3}]})
+        );
     }
 }

@@ -5,7 +5,10 @@
 //! (`PowerState`, `Boot`), the Task and Session collections. Actions and uploads are accepted
 //! only at the URIs the tree advertises and go to the same handlers as the generic shape
 //! (`resets`, `update_push`, `update_simple`, `sessions`, `task_routes`), with the tree's
-//! allowable values. Dispatch only: what an action MEANS lives in those handlers.
+//! allowable values. Later pages of a collection (`Members@odata.nextLink`) are served from the
+//! folders the capture wrote them to (`<collection>?$skip=N`). The service root is read only
+//! (405, with `Allow`, to anything but GET/HEAD); `$metadata` is the tree's captured CSDL
+//! (`odata`). Dispatch only: what an action MEANS lives in those handlers.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -17,13 +20,13 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 
-use crate::profile::{normalize, Profile};
+use crate::profile::{normalize, percent_decode, Profile};
 use crate::redfish_error::RedfishError;
 use crate::redfish_json::{link, ok};
 use crate::state::{Host, HostData};
 use crate::task::TASKS_URI;
 use crate::{
-    profile_patch, resets, service_root, sessions, system_patch, task_routes, update_push,
+    odata, profile_patch, resets, service_root, sessions, system_patch, task_routes, update_push,
     update_simple,
 };
 
@@ -57,7 +60,8 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
         if is(&shape.simple_update) {
             return update_simple::simple_update(st, req).await;
         }
-        if is(&shape.sessions) {
+        let members = shape.sessions.as_ref().map(|s| format!("{s}/Members"));
+        if is(&shape.sessions) || is(&members) {
             return sessions::login(st, req).await;
         }
         if let Some(a) = shape.ac_cycle_actions.iter().find(|a| a.target == path) {
@@ -67,7 +71,7 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     if method == Method::PATCH && path == shape.system {
         return system_patch::patch_system(st, req).await;
     }
-    if method == Method::PATCH && profile.has(&path) {
+    if method == Method::PATCH && profile.has(&path) && path != "/redfish/v1" {
         let etag = current(&host, &profile, &path).and_then(|d| etag_of(&d));
         return profile_patch::patch(host.clone(), profile.clone(), path, etag, req).await;
     }
@@ -82,13 +86,31 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     }
     if method != Method::GET && method != Method::HEAD {
         return if profile.has(&path) {
-            RedfishError::method_not_allowed(method.as_str(), &path).into_response()
+            let allow = if path == "/redfish/v1" {
+                "GET, HEAD"
+            } else {
+                "GET, HEAD, PATCH"
+            };
+            let mut resp = RedfishError::method_not_allowed(method.as_str(), &path).into_response();
+            resp.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static(allow));
+            resp
         } else {
             RedfishError::not_found(&path).into_response()
         };
     }
     if path == "/redfish" {
         return service_root::versions().await;
+    }
+    if path == odata::METADATA_URI {
+        return odata::metadata(st).await;
+    }
+    // A later page of a collection, captured as the folder `<collection>?$skip=N`.
+    if let Some(query) = req.uri().query() {
+        let page = format!("{path}?{}", percent_decode(query));
+        if let Some(bytes) = profile.raw(&page) {
+            return captured(bytes);
+        }
     }
     if is(&shape.sessions) {
         return sessions::list_sessions(st).await;

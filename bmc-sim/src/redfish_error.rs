@@ -153,6 +153,36 @@ impl RedfishError {
         e
     }
 
+    /// 412: the request's `OData-Version` is not one this service supports (4.0).
+    pub fn odata_version_unsupported(version: &str) -> Self {
+        Self::new(
+            StatusCode::PRECONDITION_FAILED,
+            "HeaderInvalid",
+            format!("The OData-Version {version} is not supported; this service supports 4.0."),
+            "Resubmit the request with OData-Version 4.0 or without the header.",
+        )
+    }
+
+    /// 501: a `$` query parameter this service does not implement.
+    pub fn query_not_supported(parameter: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "QueryNotSupported",
+            format!("Querying with {parameter} is not supported by the implementation."),
+            "Remove the query parameter and resubmit the request.",
+        )
+    }
+
+    /// 400: a query parameter with a value it cannot take.
+    pub fn query_value_invalid(parameter: &str, value: &str) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "QueryParameterValueFormatError",
+            format!("The value {value} for the parameter {parameter} is of a different format than the parameter can accept."),
+            "Correct the value for the query parameter in the request and resubmit the request.",
+        )
+    }
+
     pub fn temporarily_unavailable(retry_after: u64) -> Self {
         let mut e = Self::new(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -20,7 +20,7 @@ use crate::{
     auth, control_api, inventory_routes as inv, resets, service_root, sessions,
     task_routes as tasks,
 };
-use crate::{update_push, update_service, update_simple, uris};
+use crate::{odata, protocol, update_push, update_service, update_simple, uris};
 
 /// Room for multipart framing around the largest image.
 const BODY_LIMIT_SLACK: usize = 1 << 20;
@@ -30,6 +30,8 @@ pub fn router(host: Arc<Host>) -> Router {
     let routes = Router::new()
         .route("/redfish", get(service_root::versions))
         .route("/redfish/v1", get(service_root::service_root))
+        .route(odata::ODATA_URI, get(odata::service_document))
+        .route(odata::METADATA_URI, get(odata::metadata))
         .route(uris::SYSTEMS, get(inv::systems))
         .route(
             uris::SYSTEM,
@@ -67,6 +69,8 @@ pub fn router(host: Arc<Host>) -> Router {
             uris::SESSIONS,
             get(sessions::list_sessions).post(sessions::login),
         )
+        // DSP0266: a POST to a collection's Members property is a POST to the collection.
+        .route(uris::SESSIONS_MEMBERS, post(sessions::login))
         .route(
             "/redfish/v1/SessionService/Sessions/{id}",
             get(sessions::get_session).delete(sessions::delete_session),
@@ -82,13 +86,14 @@ pub fn router(host: Arc<Host>) -> Router {
     with_layers(routes, host)
 }
 
-/// The request-wide rules every BMC shares, generic or profile: body limit, auth, refusal
-/// while down, injected faults, the busy count.
+/// The request-wide rules every BMC shares, generic or profile: body limit, protocol rules,
+/// auth, refusal while down, injected faults, the busy count.
 pub fn with_layers(routes: Router<Arc<Host>>, host: Arc<Host>) -> Router {
     routes
         .layer(DefaultBodyLimit::max(
             MAX_IMAGE_BYTES as usize + BODY_LIMIT_SLACK,
         ))
+        .layer(middleware::from_fn(protocol::rules))
         .layer(middleware::from_fn_with_state(
             host.clone(),
             auth::require_auth,

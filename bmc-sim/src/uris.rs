@@ -18,6 +18,7 @@ pub const HTTP_PUSH: &str = "/redfish/v1/UpdateService/push";
 pub const SIMPLE_UPDATE: &str = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate";
 pub const SESSION_SERVICE: &str = "/redfish/v1/SessionService";
 pub const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+pub const SESSIONS_MEMBERS: &str = "/redfish/v1/SessionService/Sessions/Members";
 
 /// URI of one firmware inventory member.
 pub fn firmware_member(id: &str) -> String {
