@@ -5,7 +5,9 @@
 //! (`PowerState`, `Boot`), the Task and Session collections. Actions and uploads are accepted
 //! only at the URIs the tree advertises and go to the same handlers as the generic shape
 //! (`resets`, `update_push`, `update_simple`, `sessions`, `task_routes`), with the tree's
-//! allowable values. Dispatch only: what an action MEANS lives in those handlers.
+//! allowable values. The simulator's own `/sim/` API (state, faults, the in-band host flash a
+//! Scout script calls) is the generic shape's, outside the tree. Dispatch only: what an action
+//! MEANS lives in those handlers.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use axum::body::Body;
 use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
 
@@ -23,13 +26,22 @@ use crate::redfish_json::{link, ok};
 use crate::state::{Host, HostData};
 use crate::task::TASKS_URI;
 use crate::{
-    profile_patch, resets, service_root, sessions, system_patch, task_routes, update_push,
-    update_simple,
+    control_api, host_flash, profile_patch, resets, service_root, sessions, system_patch,
+    task_routes, update_push, update_simple,
 };
 
-/// The router of a BMC serving `profile`: one dispatcher behind the shared request layers.
+/// The router of a BMC serving `profile`: the simulator's `/sim/` API, and one dispatcher for
+/// the tree, behind the shared request layers.
 pub fn router(host: Arc<Host>, _profile: Arc<Profile>) -> Router {
-    crate::router::with_layers(Router::new().fallback(dispatch), host)
+    let routes = Router::new()
+        .route("/sim/state", get(control_api::state))
+        .route("/sim/host-flash", post(host_flash::host_flash))
+        .route(
+            "/sim/faults",
+            get(control_api::get_faults).put(control_api::put_faults),
+        )
+        .fallback(dispatch);
+    crate::router::with_layers(routes, host)
 }
 
 async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
