@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: install what is missing, build, start an embedded Temporal dev server (persisted in
-# .demo/, Web UI on :8233), a simulated fleet of 62 BMCs, Scout and the worker. The worker's
+# .demo/, Web UI on :8233), a simulated fleet of 62 BMCs (serving the Redfish trees captured from
+# real hardware when ../shared/redfish/vendor-mockups is there, see scripts/demo_site.py), Scout
+# and the worker. The worker's
 # Machine Update Manager then rolls the fleet to the catalog under the site ceiling while
 # `hostfw watch` shows a live bar and ends with the report. Stops everything it started on exit.
 # EXIT=1 exits right after the report; otherwise the servers stay up for the Web UI until Ctrl-C.
@@ -73,6 +75,8 @@ wait_for "the Temporal server" 60 "$TEMPORAL" operator cluster health --address 
 
 step "writing the demo fleet (62 hosts) and site config into .demo/"
 python3 scripts/demo_site.py "$ROOT" "$DEMO" "$AUTOREBOOT_DELAY"
+# DEMO_FLEET (captured|generic), DELL (the Dell hosts' id prefix), DELL_MODEL
+source "$DEMO/demo.env"
 
 step "starting the BMC simulator fleet ($FLEET)"
 rm -f "$DEMO/bmc-sim.ready"
@@ -88,12 +92,19 @@ for host in json.load(open(sys.argv[1])):
     open(os.path.join(sys.argv[2], host["id"]), "w").write(host["base_url"])
 PY
 
-step "registering the fleet (four R760s run tenant instances)"
+step "registering the fleet (four $DELL_MODEL hosts run tenant instances)"
 rm -f "$DEMO"/site.db "$DEMO"/site.db-*
 export HOSTFW_CONFIG="$CONFIG"
 "$BIN/hostfw" machine import --fleet "$FLEET"
 for n in 05 06 07 08; do
-  "$BIN/hostfw" machine add --id "r760-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
+  "$BIN/hostfw" machine add --id "$DELL-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
+  if [ "$DEMO_FLEET" = captured ]; then
+    # The tenant runs its host locked down, through iDRAC's own attribute (the catalog's
+    # `lockdown`): the update turns it off and on again.
+    curl -sSf -u admin:password -X PATCH -H 'Content-Type: application/json' \
+      -d '{"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}}' \
+      "http://127.0.10.$((10#$n)):8000/redfish/v1/Managers/iDRAC.Embedded.1/Attributes" >/dev/null
+  fi
 done
 "$BIN/hostfw" firmware show
 
@@ -115,7 +126,7 @@ substate_of() {
 }
 
 # The people around the rollout: the platform team finishes the GB200s' manual procedure as each
-# host waits for it, the tenant of r760-05 approves its update (the other tenants' hosts wait for
+# host waits for it, the tenant of $DELL-05 approves its update (the other tenants' hosts wait for
 # the autoreboot period), and after a while an operator opens the Supermicro hosts' update window.
 operators() {
   local pending_gb="gb200-01 gb200-02 gb200-03 gb200-04" tenant_done="" window_done="" t=0
@@ -130,8 +141,8 @@ operators() {
       fi
     done
     pending_gb="${still# }"
-    if [ -z "$tenant_done" ] && [ "$(substate_of r760-05)" = "WaitingForApproval" ]; then
-      echo "demo: the tenant of instance tenant-05 (r760-05) approves updates on reboot"
+    if [ -z "$tenant_done" ] && [ "$(substate_of "$DELL-05")" = "WaitingForApproval" ]; then
+      echo "demo: the tenant of instance tenant-05 ($DELL-05) approves updates on reboot"
       "$BIN/hostfw" instance reboot --instance tenant-05 --apply-updates-on-reboot >/dev/null && tenant_done=1
     fi
     if [ -z "$window_done" ] && [ "$t" -ge 30 ]; then

@@ -8,7 +8,9 @@
 //! allowable values. Later pages of a collection (`Members@odata.nextLink`) are served from the
 //! folders the capture wrote them to (`<collection>?$skip=N`). The service root is read only
 //! (405, with `Allow`, to anything but GET/HEAD); `$metadata` is the tree's captured CSDL
-//! (`odata`). Dispatch only: what an action MEANS lives in those handlers.
+//! (`odata`). The simulator's own `/sim/` API (state, faults, the in-band host flash a Scout
+//! script calls) is the generic shape's, outside the tree. Dispatch only: what an action MEANS
+//! lives in those handlers.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use axum::body::Body;
 use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
 
@@ -26,13 +29,22 @@ use crate::redfish_json::{link, ok};
 use crate::state::{Host, HostData};
 use crate::task::TASKS_URI;
 use crate::{
-    odata, profile_patch, resets, service_root, sessions, system_patch, task_routes, update_push,
-    update_simple,
+    control_api, host_flash, odata, profile_patch, resets, service_root, sessions, system_patch,
+    task_routes, update_push, update_simple,
 };
 
-/// The router of a BMC serving `profile`: one dispatcher behind the shared request layers.
+/// The router of a BMC serving `profile`: the simulator's `/sim/` API, and one dispatcher for
+/// the tree, behind the shared request layers.
 pub fn router(host: Arc<Host>, _profile: Arc<Profile>) -> Router {
-    crate::router::with_layers(Router::new().fallback(dispatch), host)
+    let routes = Router::new()
+        .route("/sim/state", get(control_api::state))
+        .route("/sim/host-flash", post(host_flash::host_flash))
+        .route(
+            "/sim/faults",
+            get(control_api::get_faults).put(control_api::put_faults),
+        )
+        .fallback(dispatch);
+    crate::router::with_layers(routes, host)
 }
 
 async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {

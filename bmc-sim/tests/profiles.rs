@@ -210,6 +210,32 @@ async fn an_upload_at_the_trees_own_uri_changes_the_member_version() {
     fleet.shutdown().await;
 }
 
+/// The simulator's `/sim/` API works on a profile host as on the generic shape: the in-band
+/// flash a Scout script calls changes a member of the tree, and `/sim/state` shows it.
+#[tokio::test]
+async fn the_sim_api_and_the_in_band_flash_work_on_a_captured_tree() {
+    let Some(dir) = tree("nvidia_viking") else {
+        return;
+    };
+    let (fleet, c) = start("dgx", &dir).await;
+    assert_eq!(c.version_of("CPLDMB_0").await, "0.2.1.8");
+    let image = firmware_image("^CPLDMB_0$", "0.2.1.9", 64);
+    let flashed = c
+        .send(
+            c.request(reqwest::Method::POST, "/sim/host-flash")
+                .body(image),
+        )
+        .await;
+    assert_eq!(flashed.status, StatusCode::OK, "{}", flashed.raw);
+    assert_eq!(flashed.body["flashed"], json!(["CPLDMB_0"]));
+    assert_eq!(c.version_of("CPLDMB_0").await, "0.2.1.9");
+    let state = c.resource("/sim/state").await;
+    assert!(state.to_string().contains("0.2.1.9"), "{state}");
+    let faults = c.get("/sim/faults").await;
+    assert_eq!(faults.status, StatusCode::OK, "{}", faults.raw);
+    fleet.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_fleet_file_profile_is_relative_to_the_file_and_overrides_versions() {
     let Some(dir) = tree("nvidia_viking") else {
