@@ -5,12 +5,12 @@
 //! `Link: <schema>; rel=describedby` from their `@odata.type`, and GET/HEAD of the service root
 //! gets `Allow`. Headers and refusals only: no handler behaviour changes here.
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::redfish_error::RedfishError;
 
@@ -25,7 +25,8 @@ const KNOWN_QUERY: [&str; 8] = [
     "excerpt",
     "includeoriginofcondition",
 ];
-/// Largest JSON answer read to find its `@odata.type` (larger ones go out without `Link`).
+/// Largest JSON answer read to find its `@odata.type` (larger ones, and answers of unknown size,
+/// go out without `Link`).
 const MAX_DOC_FOR_LINK: usize = 8 << 20;
 
 pub async fn rules(mut req: Request, next: Next) -> Response {
@@ -53,10 +54,10 @@ pub async fn rules(mut req: Request, next: Next) -> Response {
     let resp = with_link(resp).await;
     if head {
         let (mut parts, body) = resp.into_parts();
-        if let Ok(bytes) = axum::body::to_bytes(body, MAX_DOC_FOR_LINK).await {
+        if let Some(n) = body.size_hint().exact() {
             parts
                 .headers
-                .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(n));
         }
         return Response::from_parts(parts, Body::empty());
     }
@@ -88,17 +89,29 @@ async fn with_link(resp: Response) -> Response {
     if !json || resp.status() != StatusCode::OK || resp.headers().contains_key(header::LINK) {
         return resp;
     }
+    let known_size = resp.body().size_hint().upper();
+    if known_size.is_none_or(|n| n > MAX_DOC_FOR_LINK as u64) {
+        return resp;
+    }
     let (mut parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_DOC_FOR_LINK).await else {
-        return (StatusCode::INTERNAL_SERVER_ERROR, "answer too large").into_response();
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let schema = serde_json::from_slice::<Value>(&bytes)
+    let schema = serde_json::from_slice::<Typed>(&bytes)
         .ok()
-        .and_then(|v| v.get("@odata.type")?.as_str().and_then(schema_of));
+        .and_then(|t| t.odata_type)
+        .and_then(|t| schema_of(&t));
     if let Some(v) = schema.and_then(|s| HeaderValue::from_str(&s).ok()) {
         parts.headers.insert(header::LINK, v);
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// The one property of a JSON answer this file reads.
+#[derive(Deserialize)]
+struct Typed {
+    #[serde(rename = "@odata.type")]
+    odata_type: Option<String>,
 }
 
 /// `#Task.v1_7_0.Task` → the `Link` value for `Task.v1_7_0.json`; `#TaskCollection.TaskCollection`
