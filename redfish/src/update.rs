@@ -247,7 +247,18 @@ impl RedfishClient {
                     .unwrap_or_default();
                 let target = info.simple_update_target.as_deref().unwrap_or_default();
                 let url = self.resolve_from(target, Some(us_url))?;
-                let allowed = action.allowable_values("TransferProtocol");
+                // Inline, else through the action's ActionInfo (Supermicro, DGX list them there).
+                let mut allowed = action.allowable_values("TransferProtocol");
+                if allowed.as_ref().is_none_or(Vec::is_empty) {
+                    if let Some(info) = action.action_info.as_deref().filter(|s| !s.trim().is_empty()) {
+                        let info_url = self.resolve_from(info, Some(us_url))?;
+                        match self.get_json::<crate::models::ActionInfo>(&info_url).await {
+                            Ok(info) => allowed = info.allowable_values("TransferProtocol"),
+                            Err(e) => tracing::warn!(bmc = %self.address(), error = %e,
+                                "cannot read the SimpleUpdate ActionInfo; TransferProtocol left out"),
+                        }
+                    }
+                }
                 let body = simple_update_body(
                     image_uri.unwrap_or_default(),
                     &req.targets,
