@@ -13,7 +13,7 @@ use common::mock::{empty, json, Canned, MockBmc};
 use common::*;
 use hostfw_bmc_sim::{firmware_image_with_activation, Activation};
 use hostfw_model::AcCycleSetting;
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError, UploadRequest};
+use hostfw_redfish::{AuthMode, RedfishClient, RedfishError, UploadRequest};
 use serde_json::json as j;
 
 #[tokio::test]
@@ -67,15 +67,7 @@ async fn ac_cycle_activates_firmware_that_needs_one() {
 }
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "password".into(),
-        },
-        options(AuthMode::Basic),
-    )
-    .unwrap()
+    common::mock_client(mock, options(AuthMode::Basic))
 }
 
 fn setting(resource: &str, action: &str, reset_type: Option<&str>) -> AcCycleSetting {

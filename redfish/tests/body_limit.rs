@@ -9,24 +9,16 @@ use std::time::{Duration, Instant};
 
 use common::mock::{json, stream, MockBmc};
 use common::options;
-use hostfw_redfish::{AuthMode, BmcEndpoint, ClientOptions, RedfishClient, RedfishError};
+use hostfw_redfish::{AuthMode, ClientOptions, RedfishClient, RedfishError};
 use serde_json::json as j;
 
 const LIMIT: u64 = 64 * 1024;
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        ClientOptions {
+    common::mock_client(mock, ClientOptions {
             max_body_bytes: LIMIT,
             ..options(AuthMode::Basic)
-        },
-    )
-    .unwrap()
+        })
 }
 
 fn assert_too_large(e: &RedfishError, mock: &MockBmc, declared: Option<u64>) {

@@ -13,22 +13,14 @@ use std::time::{Duration, SystemTime};
 use common::mock::{empty, json, json_h, Canned, MockBmc};
 use common::{options, wait_opts};
 use hostfw_redfish::{
-    AuthMode, BmcEndpoint, RedfishClient, RedfishError, TaskFinal, TaskPoll, TaskRef,
+    AuthMode, RedfishClient, RedfishError, TaskFinal, TaskPoll, TaskRef,
     UploadRequest, UploadRoute, WaitOptions,
 };
 use hostfw_model::UnknownVersion;
 use serde_json::json as j;
 
 fn client_for(mock: &MockBmc, auth: AuthMode) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        options(auth),
-    )
-    .unwrap()
+    common::mock_client(mock, options(auth))
 }
 
 fn task_ref(monitor: &str, task: Option<&str>) -> TaskRef {

@@ -10,22 +10,14 @@ mod common;
 use common::captured;
 use common::mock::{empty, json, json_h, MockBmc};
 use common::options;
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError, UploadRequest};
+use hostfw_redfish::{AuthMode, RedfishClient, RedfishError, UploadRequest};
 use serde_json::json as j;
 
 const SYSTEM: &str = "/redfish/v1/Systems/1";
 const RESET: &str = "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset";
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        options(AuthMode::Basic),
-    )
-    .unwrap()
+    common::mock_client(mock, options(AuthMode::Basic))
 }
 
 /// The `If-Match` header of every `METHOD path` request, in order (`None`: not sent).

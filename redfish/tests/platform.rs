@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::mock::{json, MockBmc};
 use common::*;
 use hostfw_model::{LockdownSetting, SettingValue};
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError};
+use hostfw_redfish::{AuthMode, RedfishClient, RedfishError};
 use serde_json::json as j;
 
 const SYSTEM: &str = "/redfish/v1/Systems/1";
@@ -137,15 +137,7 @@ fn mock_with_system(mock: &MockBmc, system: serde_json::Value) {
 }
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "password".into(),
-        },
-        options(AuthMode::Basic),
-    )
-    .unwrap()
+    common::mock_client(mock, options(AuthMode::Basic))
 }
 
 #[tokio::test]

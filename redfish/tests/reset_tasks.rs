@@ -12,28 +12,20 @@ use common::captured;
 use common::mock::{json, json_h, MockBmc};
 use common::options;
 use hostfw_redfish::{
-    AuthMode, BmcEndpoint, ClientOptions, RedfishClient, RedfishError, TaskFinal, WaitOptions,
+    AuthMode, ClientOptions, RedfishClient, RedfishError, TaskFinal, WaitOptions,
 };
 use serde_json::json as j;
 
 const RESET: &str = "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset";
 
 fn client_for(mock: &MockBmc, timeout: Duration) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        ClientOptions {
+    common::mock_client(mock, ClientOptions {
             reset_task_wait: WaitOptions {
                 poll_interval: Duration::from_millis(20),
                 timeout,
             },
             ..options(AuthMode::Basic)
-        },
-    )
-    .unwrap()
+        })
 }
 
 fn one_system(mock: &MockBmc) {

@@ -10,22 +10,14 @@ mod common;
 use common::captured;
 use common::mock::{empty, json, MockBmc};
 use common::options;
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError};
+use hostfw_redfish::{AuthMode, RedfishClient, RedfishError};
 use serde_json::json as j;
 
 /// What the activation of a BMC image asks for (see `hostfw_activities::reset_types`).
 const BMC_RESTART: &[&str] = &["ForceRestart", "GracefulRestart"];
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        options(AuthMode::Basic),
-    )
-    .unwrap()
+    common::mock_client(mock, options(AuthMode::Basic))
 }
 
 fn posted(mock: &MockBmc, path: &str) -> Vec<String> {

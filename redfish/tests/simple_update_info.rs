@@ -6,7 +6,7 @@ mod common;
 
 use common::mock::{empty, MockBmc};
 use common::*;
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, UploadRequest, UploadRoute};
+use hostfw_redfish::{AuthMode, UploadRequest, UploadRoute};
 
 #[tokio::test]
 async fn transfer_protocol_comes_from_the_simple_update_action_info() {
@@ -15,11 +15,7 @@ async fn transfer_protocol_comes_from_the_simple_update_action_info() {
     tree.serve(&mock, &["/redfish/v1", "/redfish/v1/UpdateService", "/redfish/v1/UpdateService/SimpleUpdateActionInfo"]);
     let target = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate";
     mock.on("POST", target, vec![empty(202, &[("Location", "/redfish/v1/TaskService/Tasks/1")])]);
-    let client = RedfishClient::new(
-        BmcEndpoint { address: mock.bmc(), username: "admin".into(), password: "password".into() },
-        options(AuthMode::Basic),
-    )
-    .unwrap();
+    let client = common::mock_client(&mock, options(AuthMode::Basic));
     let dir = tempfile::tempdir().unwrap();
     let path = common::write_image(&dir, "fw.bin", b"firmware bytes");
     client

@@ -9,21 +9,13 @@ mod common;
 use common::captured::{self, Tree};
 use common::mock::{empty, json, MockBmc};
 use common::options;
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, RedfishError};
+use hostfw_redfish::{AuthMode, RedfishClient, RedfishError};
 use serde_json::json as j;
 
 const SYSTEM_RESTART: &[&str] = &["ForceRestart", "GracefulRestart", "PowerCycle"];
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        options(AuthMode::Basic),
-    )
-    .unwrap()
+    common::mock_client(mock, options(AuthMode::Basic))
 }
 
 fn posted(mock: &MockBmc, path: &str) -> Vec<String> {

@@ -8,19 +8,11 @@ mod common;
 use common::captured;
 use common::mock::{json, MockBmc};
 use common::options;
-use hostfw_redfish::{AuthMode, BmcEndpoint, RedfishClient, TaskRef, UploadRequest};
+use hostfw_redfish::{AuthMode, RedfishClient, TaskRef, UploadRequest};
 use serde_json::json as j;
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "pw".into(),
-        },
-        options(AuthMode::Basic),
-    )
-    .unwrap()
+    common::mock_client(mock, options(AuthMode::Basic))
 }
 
 async fn upload(client: &RedfishClient) -> Option<TaskRef> {

@@ -65,6 +65,19 @@ pub fn options(auth: AuthMode) -> ClientOptions {
     }
 }
 
+/// A client for a scripted BMC (`mock`), with these options.
+pub fn mock_client(mock: &mock::MockBmc, options: ClientOptions) -> RedfishClient {
+    RedfishClient::new(
+        BmcEndpoint {
+            address: mock.bmc(),
+            username: "admin".into(),
+            password: "password".into(),
+        },
+        options,
+    )
+    .expect("client")
+}
+
 /// A client for a sim host, addressed by its base URL (`http://ip:port`).
 pub fn client(host: &SimHost, auth: AuthMode) -> RedfishClient {
     RedfishClient::new(
