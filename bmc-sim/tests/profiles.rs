@@ -5,25 +5,12 @@
 
 mod common;
 
-use std::path::PathBuf;
 
 use common::*;
 use hostfw_bmc_sim::{firmware_image, FleetSpec, HostSpec, Profile, TaskStyle};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-/// `../shared/redfish/vendor-mockups/<name>`, or `None` (and a "skipped" line) when absent.
-fn tree(name: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/redfish/vendor-mockups")
-        .join(name);
-    if dir.join("redfish/v1/index.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} is absent", dir.display());
-        None
-    }
-}
 
 fn captured(dir: &std::path::Path, path: &str) -> Value {
     let file = dir.join(path.trim_start_matches('/')).join("index.json");

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::path::PathBuf;
 
 use common::*;
 use hostfw_bmc_sim::HostSpec;
@@ -80,17 +79,6 @@ async fn odata_documents_are_open_and_headers_follow_the_specification() {
     fleet.shutdown().await;
 }
 
-fn tree(name: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/redfish/vendor-mockups")
-        .join(name);
-    if dir.join("redfish/v1/index.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} is absent", dir.display());
-        None
-    }
-}
 
 #[tokio::test]
 async fn a_profile_serves_captured_pages_a_read_only_root_and_dsp0266_array_patches() {

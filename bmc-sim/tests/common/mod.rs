@@ -360,3 +360,16 @@ pub async fn serve_files(files: Vec<(&'static str, Vec<u8>)>) -> String {
     tokio::spawn(async move { axum::serve(listener, app).await.ok() });
     base
 }
+
+/// `../shared/redfish/vendor-mockups/<name>`, or `None` (and a "skipped" line) when absent.
+pub fn tree(name: &str) -> Option<std::path::PathBuf> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/redfish/vendor-mockups")
+        .join(name);
+    if dir.join("redfish/v1/index.json").is_file() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: {} is absent", dir.display());
+        None
+    }
+}
