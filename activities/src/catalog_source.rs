@@ -6,7 +6,9 @@
 //! or the firmware directory is modified). Every read checks a cheap fingerprint of those inputs
 //! (the directory's file names, sizes and modification times, and the stored version number) and
 //! reloads only when it changed. A document that no longer loads keeps the last good catalog and
-//! says so in the log. It must not decide anything about drift or gates.
+//! says so in the log. A failed read of the site database is [`CatalogUnavailable::Store`]: it is
+//! transient and must never end a workflow (activities turn it into a retried failure through
+//! `error::catalog`). It must not decide anything about drift or gates.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -15,7 +17,28 @@ use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use hostfw_model::{Catalog, CatalogError, SiteConfig};
-use hostfw_store::{FirmwareConfigVersion, Store};
+use hostfw_store::{FirmwareConfigVersion, Store, StoreError};
+
+/// Why the effective catalog cannot be given now.
+#[derive(Debug)]
+pub enum CatalogUnavailable {
+    /// The runtime layer could not be read from the site database: transient, try again.
+    Store(StoreError),
+    /// The catalog has never loaded since this process started: the message names the bad input
+    /// (file, line, key). It stays so until an operator fixes the input.
+    Invalid(String),
+}
+
+impl std::fmt::Display for CatalogUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CatalogUnavailable::Store(e) => write!(f, "reading firmware-config: {e}"),
+            CatalogUnavailable::Invalid(e) => write!(f, "the catalog does not load: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CatalogUnavailable {}
 
 /// The last loaded catalog and the fingerprint of the inputs it was loaded from.
 type Cached = Option<(u64, Arc<Catalog>)>;
@@ -35,8 +58,8 @@ impl CatalogSource {
 
     /// The catalog as of now. Errors when it has never loaded (bad static config, directory or
     /// runtime document); after one good load, a bad change keeps the last good catalog.
-    pub async fn current(&self) -> Result<Arc<Catalog>, String> {
-        let runtime = self.store.firmware_config_latest().await.map_err(|e| format!("reading firmware-config: {e}"))?;
+    pub async fn current(&self) -> Result<Arc<Catalog>, CatalogUnavailable> {
+        let runtime = self.store.firmware_config_latest().await.map_err(CatalogUnavailable::Store)?;
         let version = runtime.as_ref().map_or(0, |r| r.version);
         let fingerprint = {
             let mut h = DefaultHasher::new();
@@ -66,7 +89,7 @@ impl CatalogSource {
                     *seen = fingerprint;
                     Ok(last.clone())
                 }
-                None => Err(e.to_string()),
+                None => Err(CatalogUnavailable::Invalid(e.to_string())),
             },
         }
     }

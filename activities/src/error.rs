@@ -2,10 +2,14 @@
 //!
 //! Activity failures carry a type name that the workflows' retry policies read
 //! (`hostfw_workflows::options::NON_RETRYABLE_ERRORS`): `BadInput`, `BmcRejected` and `NotFound`
-//! stop retries at once; `BmcTransient` and `Store` are retried with backoff.
+//! stop retries at once; `BmcTransient`, `Store` and `CatalogInvalid` are retried with backoff.
+//! No error of the site database is ever non-retryable, except a row that does not exist: a
+//! database blip must not end a workflow.
 
 use hostfw_redfish::RedfishError;
 use hostfw_store::StoreError;
+
+use crate::catalog_source::CatalogUnavailable;
 use temporalio_common::error::ApplicationFailure;
 use temporalio_common::ActivityError;
 
@@ -46,5 +50,15 @@ pub fn store(err: StoreError) -> ActivityError {
     match err {
         StoreError::NotFound { .. } => failure("NotFound", false, err.to_string()),
         other => failure("Store", true, other.to_string()),
+    }
+}
+
+/// The effective catalog cannot be given: a database error is retried like any other; a catalog
+/// that has never loaded is retried too (with backoff, so the step waits for the operator's fix
+/// instead of ending the workflow).
+pub fn catalog(err: CatalogUnavailable) -> ActivityError {
+    match err {
+        CatalogUnavailable::Store(e) => store(e),
+        invalid @ CatalogUnavailable::Invalid(_) => failure("CatalogInvalid", true, invalid.to_string()),
     }
 }

@@ -85,7 +85,7 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
     }
     let artifact = artifacts::resolve(&deps.settings, &input.artifact)?;
     // The component's upload quirks (catalog `upload`), for the model the BMC reports.
-    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let model = catalog.find(&report.vendor, &report.model);
     let component = model.and_then(|m| m.components.get(&input.component));
     let setting = component.and_then(|c| c.upload.clone()).unwrap_or_default();

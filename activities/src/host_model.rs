@@ -20,7 +20,7 @@ pub struct HostIdentity {
 /// Look up the machine's catalog entry.
 pub async fn host_model(deps: &Deps, machine: &Machine, client: &RedfishClient) -> Result<HostIdentity, ActivityError> {
     let (vendor, model) = identity(deps, machine, client).await?;
-    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let entry = catalog.find(&vendor, &model).cloned();
     Ok(HostIdentity { vendor, model, entry })
 }

@@ -42,6 +42,6 @@ pub async fn refresh(deps: &Deps, machine_id: &str) -> Result<InventoryReport, A
 /// The effective catalog entry for a vendor and model (one lookup rule everywhere:
 /// `Catalog::find`).
 pub async fn catalog_lookup(deps: &Deps, query: &CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
-    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     Ok(catalog.find(&query.vendor, &query.model).cloned())
 }

@@ -20,7 +20,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let Some(client) = deps.temporal.as_ref() else {
         return Err(error::bad_input("this worker has no Temporal client: it cannot start host workflows"));
     };
-    let catalog = deps.catalog.current().await.map_err(error::bad_input)?;
+    let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let now = now_ms();
     let view = site_view::read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
     adopt_orphans(deps, client, &view.requests, now).await;

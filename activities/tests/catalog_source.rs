@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
+use hostfw_activities::catalog_source::CatalogUnavailable;
 use hostfw_activities::CatalogSource;
+use temporalio_common::ActivityError;
 use hostfw_model::{Catalog, ComponentType, SiteConfig};
 use hostfw_store::Store;
 
@@ -72,6 +74,42 @@ async fn the_catalog_follows_the_directory_and_the_runtime_layer() {
 
     // A source that never loaded reports the error instead.
     let fresh = CatalogSource::new(site, store);
-    let err = fresh.current().await.unwrap_err();
+    let err = fresh.current().await.unwrap_err().to_string();
     assert!(err.contains("bogus"), "{err}");
+}
+
+/// Issue 11 finding 1: a site database that cannot be read is transient. The activities that read
+/// the catalog (inventory's catalog lookup, the scheduler pass, uploads, platform steps) must fail
+/// with a retryable error, never the non-retryable `BadInput` that ended workflows.
+#[tokio::test]
+async fn a_database_error_while_reading_the_catalog_is_retried_never_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("firmware")).unwrap();
+    let config = dir.path().join("site.toml");
+    std::fs::write(&config, SITE).unwrap();
+    let site = Arc::new(SiteConfig::load(&config).unwrap());
+    let store = Store::connect(&site.site.database_url).await.unwrap();
+    let source = CatalogSource::new(site.clone(), store.clone());
+    source.current().await.expect("loads while the database is up");
+
+    store.close().await; // the database goes away
+    let err = source.current().await.expect_err("the runtime layer cannot be read");
+    assert!(matches!(err, CatalogUnavailable::Store(_)), "{err:?}");
+    match hostfw_activities::error::catalog(err) {
+        ActivityError::Application(f) => {
+            assert!(!f.is_non_retryable(), "a database error must be retried");
+            assert_eq!(f.type_name(), Some("Store"));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+
+    // A catalog that has never loaded is retried as well (the operator fixes it; the host waits).
+    let other = Store::connect(&format!("sqlite://{}", dir.path().join("other.db").display())).await.unwrap();
+    other.firmware_config_put("test", "[host_models.x]\nbogus = 1\n", "sha-x").await.unwrap();
+    let err = CatalogSource::new(site, other).current().await.expect_err("never loaded");
+    assert!(matches!(err, CatalogUnavailable::Invalid(_)), "{err:?}");
+    match hostfw_activities::error::catalog(err) {
+        ActivityError::Application(f) => assert!(!f.is_non_retryable(), "an invalid catalog waits for its fix"),
+        other => panic!("unexpected {other:?}"),
+    }
 }

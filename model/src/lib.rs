@@ -49,5 +49,5 @@ pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
 pub use upload_setting::{TargetsKeyword, UploadRouteName, UploadSetting, UploadTargets};
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};
-pub use selection::{select_component, verify, verify_matching, Selection, Verification};
+pub use selection::{select_component, select_with, verify, verify_matching, Selection, UnmatchedRule, Verification};
 pub use substate::{HostState, HostSubstate};

@@ -2,8 +2,12 @@
 //!
 //! Selection walks `effective_ordering()` and picks the FIRST component with a managed default
 //! (pre-ingestion-only entries excluded) for which ANY matching inventory member differs from the
-//! default (the comparison rule of `drift`). A component whose matcher finds no member stops the
-//! walk with `NoInventoryMatch`: the caller reports it and must not loop. A component left out of
+//! default (the comparison rule of `drift`). A component whose matcher finds no member cannot be
+//! installed or verified: under [`UnmatchedRule::Skip`] (today's rule) it is passed over and the
+//! walk goes on, so the drifted components after it are still installed; when nothing else is left
+//! to install, `NotFullyInstallable` names it with its matcher. (`UnmatchedRule::Stop` is the rule
+//! of workflow runs recorded before that: the walk stopped with `NoInventoryMatch`, and the host
+//! burned its retries.) A component left out of
 //! drift because a version is not reported is passed over (never installed: it could not be
 //! verified) and named in `VersionNotReported` when nothing else is to install. Verification uses
 //! the same matcher and the same "all members" rule; an unknown version never counts as the
@@ -13,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::component::{ComponentType, FirmwareEntry};
 use crate::drift::{check_component, ComponentCheck, UnknownMember};
+use crate::gates::UnmatchedComponent;
 use crate::host_model::HostModel;
 use crate::inventory::{InventoryMember, InventoryReport};
 use crate::matcher::Matcher;
@@ -29,6 +34,7 @@ pub enum Selection {
         current: Vec<String>,
     },
     /// `component`'s matcher finds no inventory member: nothing can be installed or verified.
+    /// Only under [`UnmatchedRule::Stop`].
     NoInventoryMatch {
         component: ComponentType,
         matcher: String,
@@ -38,11 +44,33 @@ pub enum Selection {
     /// Nothing to install, but these components are neither drifted nor compliant: a matching
     /// member does not report its version (in `effective_ordering()` order).
     VersionNotReported { components: Vec<ComponentType> },
+    /// Nothing more can be installed, but `unmatched` components find no inventory member (their
+    /// typed reason: the matcher), so the host cannot be brought fully to the catalog. Components
+    /// in `not_reported` do not report a version either. Only under [`UnmatchedRule::Skip`].
+    NotFullyInstallable {
+        unmatched: Vec<UnmatchedComponent>,
+        not_reported: Vec<ComponentType>,
+    },
 }
 
-/// Picks the next component to install (see the module doc).
+/// What the walk does at a component whose matcher finds no inventory member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnmatchedRule {
+    /// Pass over it and go on (see the module doc).
+    Skip,
+    /// Stop the walk with `NoInventoryMatch` (workflow runs recorded before the skip).
+    Stop,
+}
+
+/// Picks the next component to install, passing over unmatched components (see the module doc).
 pub fn select_component(model: &HostModel, report: &InventoryReport) -> Selection {
+    select_with(model, report, UnmatchedRule::Skip)
+}
+
+/// Picks the next component to install under `rule`.
+pub fn select_with(model: &HostModel, report: &InventoryReport, rule: UnmatchedRule) -> Selection {
     let mut not_reported = Vec::new();
+    let mut unmatched = Vec::new();
     for component in model.effective_ordering() {
         let (Some(c), Some(entry)) = (
             model.components.get(&component),
@@ -53,10 +81,11 @@ pub fn select_component(model: &HostModel, report: &InventoryReport) -> Selectio
         let matching = || report.matching(&c.current_version_reported_as);
         match check_component(matching(), &entry.version) {
             ComponentCheck::NoMember => {
-                return Selection::NoInventoryMatch {
-                    component,
-                    matcher: c.current_version_reported_as.as_str().to_string(),
-                };
+                let matcher = c.current_version_reported_as.as_str().to_string();
+                match rule {
+                    UnmatchedRule::Stop => return Selection::NoInventoryMatch { component, matcher },
+                    UnmatchedRule::Skip => unmatched.push(UnmatchedComponent { component, matcher }),
+                }
             }
             ComponentCheck::Differs => {
                 return Selection::Install {
@@ -70,7 +99,12 @@ pub fn select_component(model: &HostModel, report: &InventoryReport) -> Selectio
             ComponentCheck::Compliant => {}
         }
     }
-    if not_reported.is_empty() {
+    if !unmatched.is_empty() {
+        Selection::NotFullyInstallable {
+            unmatched,
+            not_reported,
+        }
+    } else if not_reported.is_empty() {
         Selection::Compliant
     } else {
         Selection::VersionNotReported {

@@ -3,7 +3,8 @@
 mod common;
 
 use common::{model, report, three_components};
-use hostfw_model::{select_component, verify, ComponentType, Selection, Verification};
+use hostfw_model::gates::UnmatchedComponent;
+use hostfw_model::{select_component, select_with, verify, ComponentType, Selection, UnmatchedRule, Verification};
 
 const BMC: ComponentType = ComponentType::Bmc;
 const UEFI: ComponentType = ComponentType::Uefi;
@@ -57,14 +58,39 @@ fn any_member_differing_selects() {
 }
 
 #[test]
-fn no_inventory_match_stops_the_walk() {
+fn under_the_old_rule_no_inventory_match_stops_the_walk() {
     let m = three_components("[\"bmc\", \"uefi\", \"nic\"]");
     let r = report(&[("BIOS_0", "0.1")]);
     assert_eq!(
-        select_component(&m, &r),
+        select_with(&m, &r, UnmatchedRule::Stop),
         Selection::NoInventoryMatch {
             component: BMC,
             matcher: "^BMC".into()
+        }
+    );
+}
+
+/// Issue 11 finding 3: an unmatched component early in `ordering` must not keep the drifted
+/// components after it from being installed.
+#[test]
+fn an_unmatched_component_is_skipped_and_the_drifted_ones_after_it_are_installed() {
+    let m = three_components("[\"bmc\", \"uefi\", \"nic\"]");
+    let r = report(&[("BIOS_0", "0.1")]);
+    match select_component(&m, &r) {
+        Selection::Install { component, target_version, .. } => {
+            assert_eq!(component, UEFI);
+            assert_eq!(target_version, "2.0");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Once the rest is at its default, the host is reported as not fully installable, with the
+    // unmatched component and its matcher.
+    let r = report(&[("BIOS_0", "2.0")]);
+    assert_eq!(
+        select_component(&m, &r),
+        Selection::NotFullyInstallable {
+            unmatched: vec![UnmatchedComponent { component: BMC, matcher: "^BMC".into() }],
+            not_reported: vec![],
         }
     );
 }

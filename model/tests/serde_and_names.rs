@@ -60,6 +60,13 @@ fn selection_drift_verification_round_trip() {
         Selection::VersionNotReported {
             components: vec![ComponentType::Bmc],
         },
+        Selection::NotFullyInstallable {
+            unmatched: vec![hostfw_model::gates::UnmatchedComponent {
+                component: ComponentType::Gpu,
+                matcher: "^GPU".into(),
+            }],
+            not_reported: vec![ComponentType::Bmc],
+        },
     ] {
         assert_eq!(round_trip(&s), s);
     }

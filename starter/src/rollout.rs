@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use hostfw_model::{drift, BmcAddress, BmcLookup, Catalog, ComponentType, HostSubstate, InventoryReport};
-use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
+use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 use indicatif::{ProgressBar, ProgressStyle};
-use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowQueryOptions};
+use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowGetResultOptions, WorkflowQueryOptions};
 
 use crate::cli::RolloutArgs;
 use crate::context::Context;
@@ -22,6 +22,8 @@ use crate::{explore, reprovision};
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum HostEnd {
     Completed,
+    /// Completed, but some components find no inventory member: the rest was installed.
+    NotFullyInstallable(String),
     /// Still running, but failed with its retry budget spent: it waits for an operator.
     Exhausted,
     /// The workflow closed without completing (terminated, failed, cancelled).
@@ -117,7 +119,18 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
                         }
                     }
                 }
-                Some(WorkflowExecutionStatus::Completed) => Some(HostEnd::Completed),
+                Some(WorkflowExecutionStatus::Completed) => {
+                    match handle.get_result(WorkflowGetResultOptions::default()).await {
+                        Ok(HostOutcome::NotFullyInstallable { unmatched, .. }) => {
+                            let names: Vec<String> = unmatched
+                                .iter()
+                                .map(|u| format!("{} (no inventory entry matches {:?})", u.component, u.matcher))
+                                .collect();
+                            Some(HostEnd::NotFullyInstallable(names.join(", ")))
+                        }
+                        _ => Some(HostEnd::Completed),
+                    }
+                }
                 Some(other) => Some(HostEnd::Closed(other)),
             };
             if let Some(end) = end {
@@ -162,13 +175,15 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             compliant += 1;
         }
         let outcome = match finished.get(&m.id) {
-            Some(HostEnd::Completed) => "updated",
-            Some(HostEnd::Exhausted) => "FAILED (retries exhausted)",
-            Some(HostEnd::Closed(_)) => "FAILED",
-            None if still_drifted => "not updated",
-            None if !is_compliant => "not updated (version not reported)",
-            None => "already compliant",
+            Some(HostEnd::Completed) => "updated".into(),
+            Some(HostEnd::Exhausted) => "FAILED (retries exhausted)".into(),
+            Some(HostEnd::NotFullyInstallable(why)) => format!("NOT FULLY INSTALLABLE: {why}"),
+            Some(HostEnd::Closed(_)) => "FAILED".into(),
+            None if still_drifted => "not updated".into(),
+            None if !is_compliant => "not updated (version not reported)".into(),
+            None => "already compliant".into(),
         };
+        let outcome: String = outcome;
         let standing = match (still_drifted, is_compliant) {
             (true, _) => "DRIFTED",
             (false, false) => "VERSION NOT REPORTED",

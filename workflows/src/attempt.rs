@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use hostfw_model::{select_component, ComponentType, HostSubstate, Selection};
+use hostfw_model::gates::UnmatchedComponent;
+use hostfw_model::{select_with, ComponentType, HostSubstate, Selection, UnmatchedRule};
 use temporalio_workflow::WorkflowResult;
 
 use crate::activation::pre_update_plan;
@@ -21,6 +22,11 @@ use crate::steps::{enter, reason, refresh_inventory, run_plan, wait, Ctx, StepEn
 /// Histories recorded before it always took the Redfish route.
 pub const PATCH_INSTALL_ROUTES: &str = "install-routes";
 
+/// Patch marker: a component whose matcher finds no inventory member is passed over and the
+/// drifted components after it are installed (`UnmatchedRule::Skip`); the host ends "not fully
+/// installable". Runs recorded before it stopped the walk there and failed the attempt.
+pub const PATCH_SKIP_UNMATCHED: &str = "unmatched-skipped";
+
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AttemptEnd {
@@ -28,6 +34,8 @@ pub(crate) enum AttemptEnd {
     Compliant,
     /// Nothing to install, but these components do not report their version.
     VersionNotReported(Vec<ComponentType>),
+    /// Nothing more can be installed; `unmatched` components find no inventory member.
+    NotFullyInstallable { unmatched: Vec<UnmatchedComponent>, not_reported: Vec<ComponentType> },
     /// The catalog has no entry for the host's vendor and model.
     NoCatalogEntry { vendor: String, model: String },
     /// FailedFirmwareUpgrade, for this reason.
@@ -85,8 +93,12 @@ pub(crate) async fn run_attempt(
             continue;
         }
 
-        let (component, target, entry, current) = match select_component(&model, &report) {
+        let rule = if ctx.patched(PATCH_SKIP_UNMATCHED) { UnmatchedRule::Skip } else { UnmatchedRule::Stop };
+        let (component, target, entry, current) = match select_with(&model, &report, rule) {
             Selection::Compliant => return Ok(AttemptEnd::Compliant),
+            Selection::NotFullyInstallable { unmatched, not_reported } => {
+                return Ok(AttemptEnd::NotFullyInstallable { unmatched, not_reported });
+            }
             Selection::VersionNotReported { components } => return Ok(AttemptEnd::VersionNotReported(components)),
             Selection::NoInventoryMatch { component, matcher } => {
                 return Ok(AttemptEnd::Failed(format!(

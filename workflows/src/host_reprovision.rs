@@ -6,6 +6,7 @@
 //! restore. Signals let operators and tenants move it on; the `status` query shows where it is.
 //! This file must stay deterministic: no clocks, randomness or I/O (see the crate docs).
 
+use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{ComponentType, HostState, HostSubstate, VERSION_NOT_REPORTED};
 use temporalio_macros::{workflow, workflow_methods};
 use temporalio_workflow::{SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult};
@@ -101,6 +102,7 @@ impl HostReprovisionWorkflow {
         // count before that attempt's failure is counted.
         let mut resets_applied = ctx.state(|s| s.reset_requests);
         let mut not_reported: Vec<ComponentType> = Vec::new();
+        let mut unmatched: Vec<UnmatchedComponent> = Vec::new();
         let mut prepared = !platform_retries;
         loop {
             if !prepared {
@@ -117,6 +119,11 @@ impl HostReprovisionWorkflow {
                 AttemptEnd::Compliant => break,
                 AttemptEnd::VersionNotReported(components) => {
                     not_reported = components;
+                    break;
+                }
+                AttemptEnd::NotFullyInstallable { unmatched: u, not_reported: n } => {
+                    unmatched = u;
+                    not_reported = n;
                     break;
                 }
                 AttemptEnd::NoCatalogEntry { vendor, model } => {
@@ -139,7 +146,7 @@ impl HostReprovisionWorkflow {
 
         let installed = ctx.state(|s| s.status.installed.clone());
         let list: Vec<String> = installed.iter().map(|c| format!("{} {}", c.component, c.to)).collect();
-        let message = match (installed.is_empty(), not_reported.is_empty()) {
+        let mut message = match (installed.is_empty(), not_reported.is_empty()) {
             (true, true) => "nothing differs from the catalog: no install needed".to_string(),
             (false, true) => format!("compliant after installing {}", list.join(", ")),
             (true, false) => format!("nothing to install; {VERSION_NOT_REPORTED} by {}", names(&not_reported)),
@@ -149,8 +156,21 @@ impl HostReprovisionWorkflow {
                 names(&not_reported)
             ),
         };
+        if !unmatched.is_empty() {
+            let skipped: Vec<String> =
+                unmatched.iter().map(|u| format!("{} (no inventory entry matches {:?})", u.component, u.matcher)).collect();
+            message = format!("not fully installable: {}", skipped.join(", "));
+            if !installed.is_empty() {
+                message += &format!("; installed {}", list.join(", "));
+            }
+            if !not_reported.is_empty() {
+                message += &format!("; {VERSION_NOT_REPORTED} by {}", names(&not_reported));
+            }
+        }
         finish(ctx, &input, &host, &message, platform_retries, &mut retries).await?;
-        if not_reported.is_empty() {
+        if !unmatched.is_empty() {
+            Ok(HostOutcome::NotFullyInstallable { installed, unmatched, not_reported })
+        } else if not_reported.is_empty() {
             Ok(HostOutcome::Compliant { installed })
         } else {
             Ok(HostOutcome::VersionNotReported { installed, components: not_reported })

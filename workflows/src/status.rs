@@ -2,6 +2,7 @@
 //!
 //! Plain data only; the workflow fills it in, the CLI and tests read it.
 
+use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{ComponentType, HostSubstate};
 use serde::{Deserialize, Serialize};
 
@@ -88,4 +89,12 @@ pub enum HostOutcome {
     /// Nothing more to install, but `components` do not report their version ("version not
     /// reported"): neither drifted nor compliant. `installed` lists what this run installed.
     VersionNotReported { installed: Vec<InstalledComponent>, components: Vec<ComponentType> },
+    /// Nothing more can be installed, but `unmatched` components find no inventory member (their
+    /// catalog matcher names nothing the BMC reports), so the host is not fully at the catalog.
+    /// `installed` lists what this run installed; `not_reported` components report no version.
+    NotFullyInstallable {
+        installed: Vec<InstalledComponent>,
+        unmatched: Vec<UnmatchedComponent>,
+        not_reported: Vec<ComponentType>,
+    },
 }
