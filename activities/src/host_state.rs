@@ -19,8 +19,14 @@ pub const HEALTH_SOURCE: &str = "host-fw-update";
 /// Alert id of that report.
 pub const HEALTH_ALERT: &str = "HostUpdateInProgress";
 
-/// Protect: state `HostReprovision`, health report `host-fw-update` (no allocation, no external
-/// alerting), request marked started. Idempotent: a retry finds the same rows and rewrites them.
+/// Protect: request marked started, then state `HostReprovision` and health report
+/// `host-fw-update` (no allocation, no external alerting). Idempotent: a retry finds the same
+/// rows and rewrites them.
+///
+/// Marking the request started comes first and is the commit point against `host reprovision
+/// clear` (which deletes only an unstarted request): the database orders the two, so either the
+/// clear wins and protect finds no request (`cleared`, nothing touched: the workflow ends
+/// without updating), or protect wins and the clear is refused as "already started".
 pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     // A retry after a crash finds the host already in HostReprovision: its steady state is then
@@ -31,6 +37,19 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
         machine.state.clone()
     };
     let store = &deps.store;
+    let Some(request) = store.request_get(&machine.id).await.map_err(error::store)? else {
+        return Ok(cleared(machine.id, machine.bmc_address.to_string(), prior_state));
+    };
+    if request.started_at_ms.is_none() {
+        match store.request_mark_started(&machine.id, now_ms()).await {
+            Ok(()) => count(deps, FIRMWARE_UPDATES_TOTAL, PHASE_STARTED).await,
+            // Cleared between the read and the mark.
+            Err(hostfw_store::StoreError::NotFound { .. }) => {
+                return Ok(cleared(machine.id, machine.bmc_address.to_string(), prior_state));
+            }
+            Err(e) => return Err(error::store(e)),
+        }
+    }
     store
         .health_report_put(&HealthReport {
             machine_id: machine.id.clone(),
@@ -41,13 +60,6 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
         })
         .await
         .map_err(error::store)?;
-    if let Some(request) = store.request_get(&machine.id).await.map_err(error::store)? {
-        if request.started_at_ms.is_none() {
-            store.request_mark_started(&machine.id, now_ms()).await.map_err(error::store)?;
-            // Counted once per request: a retried protect finds it started already.
-            count(deps, FIRMWARE_UPDATES_TOTAL, PHASE_STARTED).await;
-        }
-    }
     store
         .machine_set_state(
             &machine.id,
@@ -57,7 +69,13 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
         )
         .await
         .map_err(error::store)?;
-    Ok(HostContext { machine_id: machine.id, bmc_address: machine.bmc_address.to_string(), prior_state })
+    Ok(HostContext { machine_id: machine.id, bmc_address: machine.bmc_address.to_string(), prior_state, cleared: false })
+}
+
+/// The request was cleared before the update started: nothing was touched.
+fn cleared(machine_id: String, bmc_address: String, prior_state: String) -> HostContext {
+    tracing::info!(machine = %machine_id, "the request was cleared before the update started; nothing done");
+    HostContext { machine_id, bmc_address, prior_state, cleared: true }
 }
 
 /// The substate `record_retry` sets.

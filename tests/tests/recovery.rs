@@ -209,6 +209,77 @@ async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
     site.shutdown().await;
 }
 
+/// Issue 11 finding 12: `clear` of an unassigned host's request that has not started must really
+/// stop it. Before, the CLI said "cleared" while the workflow went on and updated the host.
+/// No worker runs while the request is made and cleared, so the clear surely comes first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clearing_an_unassigned_request_before_it_starts_stops_its_workflow() {
+    let site = Site::start(SiteSpec { external_worker: true, ..spec() }).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    let printed = site.cli(&["host", "reprovision", "clear", "--id", "h1"]).await.unwrap();
+    assert!(printed.contains("reprovisioning request of h1 cleared"), "{printed}");
+    let _worker = common::ChildWorker::start(&site).await;
+    let outcome = site.host_result("h1").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Cancelled { .. }), "what clear said must be true: {outcome:?}");
+    assert_eq!(site.fleet.stats().per_host["h1"].uploads, 0, "nothing was flashed");
+    let machine = site.store.machine_get("h1").await.unwrap().unwrap();
+    assert_eq!(machine.state, "Ready", "never protected");
+    assert!(site.store.health_reports_for("h1").await.unwrap().is_empty(), "no health report left behind");
+    assert!(site.store.request_get("h1").await.unwrap().is_none());
+    site.record_history("h1", "cleared-unassigned-before-protect").await;
+    site.shutdown().await;
+}
+
+/// Issue 11 finding 13: a `reset-host-reprovisioning` that arrives while FailedFirmwareUpgrade is
+/// being recorded must not be swallowed. The BIOS goes through a Core-local script that fails
+/// after a moment; the site database is held locked (a real SQLite writer lock: a database blip)
+/// while the script runs, so the failure's record is in flight when the reset arrives. With
+/// `max_retries = 0` the host is exhausted at once: a swallowed reset leaves it waiting for a
+/// second one (the script runs once), an applied reset runs the next attempt (it runs twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_that_arrives_while_the_failure_is_recorded_is_applied() {
+    use sqlx::Connection;
+    const FAILING: &str = "#!/bin/sh\necho run >> {SITE}/runs.txt\nsleep 2\necho 'flash refused' >&2\nexit 1\n";
+    let catalog = CATALOG.replacen("filename = \"dell/bios.bin\"", "script = \"scripts/fail.sh\"", 1);
+    let files = [("firmware/scripts/fail.sh", FAILING)];
+    let spec = SiteSpec { catalog: &catalog, files: &files, host_reprovision: "max_retries = 0", ..spec() };
+    let site = Site::start(spec).await.unwrap();
+    let runs = site.dir.path().join("runs.txt");
+    let count_runs = || std::fs::read_to_string(&runs).map(|t| t.lines().count()).unwrap_or(0);
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_substate("h1", "WaitingForScript", Duration::from_secs(60)).await;
+
+    // Hold the writer lock: the script's failure cannot be recorded.
+    let db = site.dir.path().join("site.db");
+    let mut lock = sqlx::sqlite::SqliteConnection::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE").execute(&mut lock).await.unwrap();
+    site.wait_for("the failure to be in its record", Duration::from_secs(60), || async {
+        site.status("h1").await.filter(|s| s.substate == hostfw_model::HostSubstate::FailedFirmwareUpgrade)
+    })
+    .await;
+    // The reset (signalled directly: the CLI's own database write would wait for the lock).
+    let handle = site.client.get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(
+        hostfw_workflows::host_reprovision_workflow_id("h1"),
+    );
+    handle
+        .signal(
+            hostfw_workflows::HostReprovisionWorkflow::reset_reprovisioning,
+            "sre".to_string(),
+            temporalio_client::WorkflowSignalOptions::default(),
+        )
+        .await
+        .unwrap();
+    sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+    drop(lock);
+
+    site.wait_for("the reset to run the script again", Duration::from_secs(60), || async { (count_runs() >= 2).then_some(()) })
+        .await;
+    let history = site.store.history_list("h1", 100).await.unwrap();
+    assert!(history.iter().any(|h| h.message.starts_with("reset by an operator")), "{history:?}");
+    site.record_history("h1", "reset-while-recording-failure").await;
+    site.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();

@@ -26,6 +26,10 @@ pub struct HostContext {
     pub bmc_address: String,
     /// Lifecycle state before the update (`Ready`, `Assigned`): restored at the end.
     pub prior_state: String,
+    /// The request was cleared (`host reprovision clear`) before protect could mark it started:
+    /// nothing was changed and the workflow ends without updating.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cleared: bool,
 }
 
 /// Input of `hostfw.host.record_substate`.

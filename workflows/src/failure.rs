@@ -24,18 +24,27 @@ async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, 
     Ok(())
 }
 
+/// Patch: the reset signals already applied are the caller's count from before the failure is
+/// recorded. Before it, they were read after recording FailedFirmwareUpgrade, so a
+/// `reset-host-reprovisioning` that arrived while that record ran was taken as already seen and
+/// swallowed (an exhausted host then waited for a second reset).
+pub const PATCH_RESET_WHILE_RECORDING: &str = "reset-while-recording-failure";
+
 /// Enter FailedFirmwareUpgrade for `reason`, then wait until the next attempt may start.
-/// `retries` is the number of retries already used; it is updated.
+/// `retries` is the number of retries already used; it is updated. `resets_applied` is the count
+/// of reset signals the caller has already applied to `retries`: any later one ends the wait.
 pub(crate) async fn after_failure(
     ctx: &Ctx,
     input: &HostReprovisionInput,
     retries: &mut u32,
     reason: &str,
+    resets_applied: u32,
 ) -> WorkflowResult<()> {
     let settings = &input.settings;
     let machine_id = input.machine_id.as_str();
     enter(ctx, HostSubstate::FailedFirmwareUpgrade, reason).await?;
-    let resets_seen = ctx.state(|s| s.reset_requests);
+    let resets_seen =
+        if ctx.patched(PATCH_RESET_WHILE_RECORDING) { resets_applied } else { ctx.state(|s| s.reset_requests) };
     if *retries < settings.max_retries {
         *retries += 1;
         let message = format!(

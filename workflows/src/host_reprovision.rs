@@ -87,6 +87,14 @@ impl HostReprovisionWorkflow {
                 options::bookkeeping(),
             )
             .await?;
+        if host.cleared {
+            // `host reprovision clear` won against protect: nothing was changed (no state, no
+            // health report), so there is nothing to restore.
+            let by = ctx.state(|s| s.cancelled_by.clone()).unwrap_or_else(|| "an operator".to_string());
+            let message = format!("request cleared by {by} before the update started");
+            ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
+            return Ok(HostOutcome::Cancelled { by });
+        }
         // Assigned hosts: platform-step failures are failed attempts (patched), or, in runs that
         // began before the patch, fail the workflow.
         let platform_retries = input.assigned && ctx.patched(PATCH_PLATFORM_FAILURES);
@@ -109,7 +117,7 @@ impl HostReprovisionWorkflow {
                 match platform_steps::prepare(ctx, &machine_id).await? {
                     Ok(()) => prepared = true,
                     Err(failure) => {
-                        after_failure(ctx, &input, &mut retries, &failure.reason).await?;
+                        after_failure(ctx, &input, &mut retries, &failure.reason, resets_applied).await?;
                         resets_applied = ctx.state(|s| s.reset_requests);
                         continue;
                     }
@@ -138,7 +146,7 @@ impl HostReprovisionWorkflow {
                     if resets != resets_applied && ctx.patched(PATCH_RESET_DURING_ATTEMPT) {
                         retries = 0;
                     }
-                    after_failure(ctx, &input, &mut retries, &reason).await?;
+                    after_failure(ctx, &input, &mut retries, &reason, resets).await?;
                     resets_applied = ctx.state(|s| s.reset_requests);
                 }
             }
@@ -231,9 +239,10 @@ async fn finish(
 ) -> WorkflowResult<()> {
     if input.assigned {
         loop {
+            let resets = ctx.state(|s| s.reset_requests);
             match platform_steps::restore(ctx, &host.machine_id).await? {
                 Ok(()) => break,
-                Err(failure) if platform_retries => after_failure(ctx, input, retries, &failure.reason).await?,
+                Err(failure) if platform_retries => after_failure(ctx, input, retries, &failure.reason, resets).await?,
                 Err(failure) => return Err(failure.error.into()),
             }
         }
