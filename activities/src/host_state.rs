@@ -7,7 +7,7 @@ use hostfw_store::{
     now_ms, HealthReport, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED,
     PHASE_STARTED,
 };
-use hostfw_workflows::{HostContext, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
+use hostfw_workflows::{ApprovalInputs, HostContext, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
@@ -145,4 +145,16 @@ async fn count(deps: &Deps, name: &str, label: &str) {
     if let Err(e) = deps.store.counter_add(name, label, 1).await {
         tracing::warn!(error = %e, counter = name, label, "could not count for metrics");
     }
+}
+
+/// What the wait for a tenant's approval reads when it wakes: the approval stored on the request
+/// (a tenant whose signal was lost is still heard) and the autoreboot period of the worker's
+/// current site config (a period configured after the request was made applies).
+pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
+    let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
+    let settings = crate::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
+    Ok(ApprovalInputs {
+        approved: request.is_some_and(|r| r.user_approval),
+        autoreboot_period: settings.autoreboot_period,
+    })
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::{
-    ActivateInput, CatalogQuery, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput, RetryRecord,
+    ActivateInput, ApprovalInputs, CatalogQuery, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput, RetryRecord,
     RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
@@ -73,6 +73,11 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::Restore)]
     pub async fn restore(self: Arc<Self>, _ctx: ActivityContext, input: RestoreInput) -> Result<(), ActivityError> {
         host_state::restore(&self.deps, input).await
+    }
+
+    #[activity(definition = defs::ApprovalInputs)]
+    pub async fn approval_inputs(self: Arc<Self>, _ctx: ActivityContext, machine_id: String) -> Result<ApprovalInputs, ActivityError> {
+        host_state::approval_inputs(&self.deps, &machine_id).await
     }
 
     #[activity(definition = defs::RecordRetry)]

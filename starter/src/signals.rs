@@ -88,17 +88,28 @@ pub async fn instance_reboot(ctx: &Context, instance_id: &str, apply_updates: bo
     let Some(request) = ctx.store.request_get(&machine.id).await? else {
         bail!("instance {instance_id} (machine {}) has no pending firmware update", machine.id);
     };
-    if request.user_approval {
-        crate::outln!("updates of instance {instance_id} (machine {}) were already approved", machine.id);
-        return Ok(());
+    // The approval is recorded first: the workflow reads it whenever its wait wakes, so it is
+    // never lost even when the signal below fails. A repeated command sends the signal again.
+    let again = request.user_approval;
+    if !again {
+        ctx.store.request_set_approval(&machine.id, true).await?;
+        ctx.audit("instance reboot --apply-updates-on-reboot", instance_id, &machine.id).await?;
     }
-    ctx.store.request_set_approval(&machine.id, true).await?;
     handle(ctx, &machine.id)
         .await?
         .signal(HostReprovisionWorkflow::approve_updates, ctx.actor.clone(), WorkflowSignalOptions::default())
         .await
-        .map_err(|e| anyhow!("signalling the workflow of {}: {e}", machine.id))?;
-    ctx.audit("instance reboot --apply-updates-on-reboot", instance_id, &machine.id).await?;
+        .map_err(|e| {
+            anyhow!(
+                "the approval of instance {instance_id} is recorded, but signalling the workflow of {} failed: {e}; \
+                 run the command again, or `hostfw doctor --fix` once Temporal is reachable",
+                machine.id
+            )
+        })?;
+    if again {
+        crate::outln!("updates of instance {instance_id} (machine {}) were already approved; the workflow was told again", machine.id);
+        return Ok(());
+    }
     crate::outln!("updates approved for instance {instance_id} (machine {}): the update starts now", machine.id);
     Ok(())
 }

@@ -280,6 +280,24 @@ async fn a_reset_that_arrives_while_the_failure_is_recorded_is_applied() {
     site.shutdown().await;
 }
 
+/// Issue 11 finding 14: a tenant's approval recorded on the request is heard even when its signal
+/// never reached the workflow (here: recorded while no worker runs, as a lost signal or a
+/// workflow started again for an approved request would leave it). Before, the host waited for
+/// a signal that never came.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_recorded_without_its_signal_is_still_heard() {
+    let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], external_worker: true, ..spec() }).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
+    site.store.request_set_approval("h2", true).await.unwrap(); // recorded; no signal sent
+    let _worker = common::ChildWorker::start(&site).await;
+    let outcome = site.host_result("h2").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let status = site.status("h2").await.unwrap();
+    assert_eq!(status.approval.as_deref(), Some("approved (recorded on the request)"));
+    site.record_history("h2", "approval-read-from-request").await;
+    site.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();

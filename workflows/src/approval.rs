@@ -2,6 +2,11 @@
 //! tenant's instance until the tenant approves (`instance reboot --apply-updates-on-reboot`, a
 //! signal) or the site's `instance_autoreboot_period` is open (a durable timer to its start). A
 //! request cleared before it started ends the workflow here.
+//!
+//! Each time the wait wakes (patch `approval-inputs-read`), it reads the stored approval and the
+//! current autoreboot period (`hostfw.host.approval_inputs`): an approval whose signal was lost, or
+//! a workflow started again for a request approved earlier, is still heard, and a period
+//! configured after the request was made applies. A `settings_changed` signal wakes it.
 
 use std::pin::pin;
 use std::time::Duration;
@@ -14,6 +19,9 @@ use crate::clock::now_ms;
 use crate::options;
 use crate::settings::HostReprovisionInput;
 use crate::steps::Ctx;
+
+/// Patch: the wait reads the stored approval and the current autoreboot period when it wakes.
+pub const PATCH_APPROVAL_INPUTS: &str = "approval-inputs-read";
 
 /// How the wait for approval ended.
 pub(crate) enum Approval {
@@ -36,6 +44,7 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
     ctx.upsert_search_attributes([crate::search_attributes::SUBSTATE.value_set(HostSubstate::WaitingForApproval.to_string())]);
     ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
+    let read_inputs = ctx.patched(PATCH_APPROVAL_INPUTS);
     loop {
         if let Some(by) = ctx.state(|s| s.cancelled_by.clone()) {
             return Ok(Approval::Cancelled(by));
@@ -43,13 +52,25 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         if let Some(by) = ctx.state(|s| s.approved_by.clone()) {
             return Ok(Approval::Granted(format!("approved by {by}")));
         }
+        let mut window = input.settings.autoreboot_period;
+        let settings_seen = ctx.state(|s| s.settings_changes);
+        if read_inputs {
+            let read = ctx
+                .execute_activity(HostActivities::approval_inputs, machine_id.to_string(), options::bookkeeping())
+                .await?;
+            if read.approved {
+                return Ok(Approval::Granted("approved (recorded on the request)".to_string()));
+            }
+            window = read.autoreboot_period;
+        }
         let now = now_ms(ctx);
-        let window = input.settings.autoreboot_period;
         if let Some(w) = window.filter(|w| w.contains(now)) {
             let _ = w;
             return Ok(Approval::Granted("inside the instance autoreboot period".to_string()));
         }
-        let decided = |s: &crate::HostReprovisionWorkflow| s.approved_by.is_some() || s.cancelled_by.is_some();
+        let decided = move |s: &crate::HostReprovisionWorkflow| {
+            s.approved_by.is_some() || s.cancelled_by.is_some() || (read_inputs && s.settings_changes != settings_seen)
+        };
         match window.filter(|w| now < w.start_ms) {
             Some(w) => {
                 let timer = ctx.timer(

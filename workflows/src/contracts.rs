@@ -225,6 +225,18 @@ pub struct PlatformInput {
     pub step: PlatformStep,
 }
 
+/// Output of `hostfw.host.approval_inputs`: what an assigned host's wait for approval reads each
+/// time it wakes, from the site database and the worker's current site config (not frozen into
+/// the workflow's input).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalInputs {
+    /// The request records the tenant's approval (`instance reboot --apply-updates-on-reboot`),
+    /// even if its signal never reached the workflow.
+    pub approved: bool,
+    /// The site's `instance_autoreboot_period` as configured now.
+    pub autoreboot_period: Option<crate::settings::TimeWindow>,
+}
+
 /// The activities of host reprovisioning, as the workflow sees them.
 pub struct HostActivities;
 
@@ -299,6 +311,12 @@ impl HostActivities {
     /// A platform step of an assigned host: lockdown, discovery boot, boot back to the OS.
     #[activity(name = "hostfw.host.platform")]
     pub fn platform(input: PlatformInput) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// The stored approval and the current autoreboot period. Input: machine id.
+    #[activity(name = "hostfw.host.approval_inputs")]
+    pub fn approval_inputs(machine_id: String) -> Result<ApprovalInputs, ActivityError> {
         unimplemented!()
     }
 }

@@ -40,6 +40,8 @@ pub struct HostReprovisionWorkflow {
     pub(crate) cancelled_by: Option<String>,
     /// Count of `managed-host reset-host-reprovisioning` signals received.
     pub(crate) reset_requests: u32,
+    /// Count of `settings_changed` signals received (a wait re-reads what it depends on).
+    pub(crate) settings_changes: u32,
 }
 
 #[workflow_methods]
@@ -54,6 +56,7 @@ impl HostReprovisionWorkflow {
             approved_by: None,
             cancelled_by: None,
             reset_requests: 0,
+            settings_changes: 0,
         }
     }
 
@@ -210,6 +213,12 @@ impl HostReprovisionWorkflow {
     #[signal(name = "reset_reprovisioning")]
     pub fn reset_reprovisioning(&mut self, _ctx: &mut SyncWorkflowContext<Self>, _by: String) {
         self.reset_requests += 1;
+    }
+
+    /// The site's settings or the request's stored approval changed: a wait re-reads them.
+    #[signal(name = "settings_changed")]
+    pub fn settings_changed(&mut self, _ctx: &mut SyncWorkflowContext<Self>, _by: String) {
+        self.settings_changes += 1;
     }
 
     /// The request was cleared before it started.
