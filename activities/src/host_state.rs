@@ -117,7 +117,10 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), Activit
     let last = store.history_list(&input.machine_id, 1).await.map_err(error::store)?;
     let recorded = last.first().is_some_and(|h| h.substate.as_deref() == Some(FAILED) && h.message == input.message);
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
-        store.request_set_retry_count(&input.machine_id, input.retry_count).await.map_err(error::store)?;
+        store
+            .request_record_retry(&input.machine_id, input.retry_count, input.exhausted)
+            .await
+            .map_err(error::store)?;
     }
     store
         .machine_set_state(

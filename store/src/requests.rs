@@ -43,6 +43,8 @@ pub struct Request {
     pub user_approval: bool,
     /// Failed attempts so far.
     pub retry_count: u32,
+    /// The retry budget is spent: the host waits for `managed-host reset-host-reprovisioning`.
+    pub exhausted: bool,
     /// The workflow carrying it out.
     pub workflow_id: Option<String>,
     /// When an operator declared a manual upgrade complete, unix ms.
@@ -74,7 +76,7 @@ pub enum ClearOutcome {
 macro_rules! request_columns {
     () => {
         "machine_id, initiator, update_message, requested_at_ms, started_at_ms, user_approval, \
-         retry_count, workflow_id, manual_upgrade_completed_ms, reset_requested"
+         retry_count, exhausted, workflow_id, manual_upgrade_completed_ms, reset_requested"
     };
 }
 
@@ -91,6 +93,7 @@ fn request_from_row(row: &AnyRow) -> Result<Request> {
             started_at_ms: row.try_get("started_at_ms")?,
             user_approval: bool_from_db(row.try_get("user_approval")?),
             retry_count: 0, // range-checked below
+            exhausted: bool_from_db(row.try_get("exhausted")?),
             workflow_id: row.try_get("workflow_id")?,
             manual_upgrade_completed_ms: row.try_get("manual_upgrade_completed_ms")?,
             reset_requested: bool_from_db(row.try_get("reset_requested")?),
@@ -205,15 +208,26 @@ impl Store {
         .await
     }
 
-    /// Sets the retry count. Unknown request: `NotFound`.
+    /// Sets the retry count (and clears `exhausted`: a count is set by a reset or a new retry).
+    /// Unknown request: `NotFound`.
     pub async fn request_set_retry_count(&self, machine_id: &str, n: u32) -> Result<()> {
         self.request_update(
             "request_set_retry_count",
-            "UPDATE reprovision_requests SET retry_count = $2 WHERE machine_id = $1",
+            "UPDATE reprovision_requests SET retry_count = $2, exhausted = 0 WHERE machine_id = $1",
             machine_id,
             i64::from(n),
         )
         .await
+    }
+
+    /// Sets the retry count and whether the budget is spent. Unknown request: `NotFound`.
+    pub async fn request_record_retry(&self, machine_id: &str, n: u32, exhausted: bool) -> Result<()> {
+        let sql = if exhausted {
+            "UPDATE reprovision_requests SET retry_count = $2, exhausted = 1 WHERE machine_id = $1"
+        } else {
+            "UPDATE reprovision_requests SET retry_count = $2, exhausted = 0 WHERE machine_id = $1"
+        };
+        self.request_update("request_record_retry", sql, machine_id, i64::from(n)).await
     }
 
     /// Records whether a host reset was requested. Unknown request: `NotFound` (NICo silently

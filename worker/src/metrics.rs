@@ -91,6 +91,5 @@ async fn read_gauges(deps: &Deps) -> Result<Gauges, String> {
         .await
         .map_err(|e| e.to_string())?;
     let plan = gates::plan(&view.input);
-    let max_retries = deps.site.host_reprovision.max_retries;
-    Ok(compute_gauges(&view.input.hosts, &view.requests, &plan, max_retries))
+    Ok(compute_gauges(&view.requests, &plan))
 }

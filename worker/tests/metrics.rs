@@ -120,7 +120,9 @@ fn retry(id: &str, retry_count: u32, exhausted: bool) -> RetryRecord {
 /// - host-4: drifted, protected (request started) → active, in flight;
 /// - host-5: assigned, protected, two retries then exhausted → exhausted, in flight;
 /// - host-7: Maintenance, compliant → in flight;
-/// - host-8: protected and restored → counts started and completed, nothing else.
+/// - host-8: protected and restored → counts started and completed, nothing else;
+/// - host-9: drifted but Decommissioned: no gate would select it → not pending (issue 11, 16);
+/// - host-10: protected, two retries, its last retry pending → active, not exhausted (issue 11, 16).
 ///
 /// Protect, record_retry and restore are each run twice where a retried activity could double
 /// count.
@@ -134,9 +136,11 @@ async fn seed(deps: &Deps) {
     host(store, 6, "Ready", None, None).await;
     host(store, 7, "Maintenance", None, Some("7.10.30.00")).await;
     let h8 = host(store, 8, "Ready", None, Some("7.10.30.00")).await;
+    host(store, 9, "Decommissioned", None, Some("7.00.00.00")).await;
+    let h10 = host(store, 10, "Ready", None, Some("7.00.00.00")).await;
     store.credentials_put(&h4, "root", STORED_PASSWORD).await.unwrap();
 
-    for id in [&h4, &h5, &h8] {
+    for id in [&h4, &h5, &h8, &h10] {
         request(store, id).await;
         host_state::protect(deps, protect(id)).await.unwrap();
         host_state::protect(deps, protect(id)).await.unwrap(); // a retried protect
@@ -144,6 +148,9 @@ async fn seed(deps: &Deps) {
     for (retry_count, exhausted) in [(1, false), (2, false), (2, true)] {
         host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap();
         host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap(); // a retried record
+    }
+    for retry_count in [1, 2] {
+        host_state::record_retry(deps, retry(&h10, retry_count, false)).await.unwrap();
     }
     // A reset record (count back to 0) is neither a retry nor a failure.
     host_state::record_retry(deps, retry(&h8, 0, false)).await.unwrap();
@@ -183,11 +190,11 @@ fn assert_samples(page: &str, expected: &[(&str, &str)]) {
 
 const GAUGES: &[(&str, &str)] = &[
     ("carbide_pending_host_firmware_update_count", "2"),
-    ("carbide_active_host_firmware_update_count", "1"),
+    ("carbide_active_host_firmware_update_count", "2"),
     ("carbide_exhausted_reprovision_retry_count", "1"),
-    ("carbide_machines_in_maintenance_count", "3"),
+    ("carbide_machines_in_maintenance_count", "4"),
     ("carbide_concurrent_machine_updates_available", "5"),
-    ("hostfw_machine_update_slots_free", "2"),
+    ("hostfw_machine_update_slots_free", "1"),
     ("hostfw_metrics_scrape_error", "0"),
 ];
 
@@ -204,10 +211,10 @@ async fn gauges_and_counters_are_exact_and_shared_by_replicas() {
     assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
     assert_samples(&page, GAUGES);
     let counters = [
-        (r#"carbide_firmware_updates_total{target="host",phase="started"}"#, "3"),
+        (r#"carbide_firmware_updates_total{target="host",phase="started"}"#, "4"),
         (r#"carbide_firmware_updates_total{target="host",phase="completed"}"#, "1"),
-        (r#"carbide_firmware_updates_total{target="host",phase="failed"}"#, "3"),
-        ("carbide_host_reprovision_retries_total", "2"),
+        (r#"carbide_firmware_updates_total{target="host",phase="failed"}"#, "5"),
+        ("carbide_host_reprovision_retries_total", "4"),
     ];
     assert_samples(&page, &counters);
     for n in 1..=8 {
@@ -226,8 +233,8 @@ async fn gauges_and_counters_are_exact_and_shared_by_replicas() {
     replica.store.counter_add(FIRMWARE_UPDATES_TOTAL, "failed", 1).await.unwrap();
     for a in [addr, replica_addr] {
         let page = get(a).await.2;
-        assert_samples(&page, &[("carbide_host_reprovision_retries_total", "3")]);
-        assert_samples(&page, &[(r#"carbide_firmware_updates_total{target="host",phase="failed"}"#, "4")]);
+        assert_samples(&page, &[("carbide_host_reprovision_retries_total", "5")]);
+        assert_samples(&page, &[(r#"carbide_firmware_updates_total{target="host",phase="failed"}"#, "6")]);
     }
     server.abort();
     replica_server.abort();

@@ -1,23 +1,33 @@
 //! The scheduler gauges of a scrape, from the site view and the pass it would plan.
 //!
-//! Owns the meaning of each gauge (see README "Metrics"): pending = drifted hosts without a
-//! request; active = started requests whose retry budget is not spent; exhausted = requests with
-//! `retry_count >= max_retries`; in maintenance, ceiling and free slots straight from the `Plan`.
+//! Owns the meaning of each gauge (see README "Metrics"), as the seed defines them:
+//! - pending: hosts the drift query selects as needing firmware work: the pass would start them
+//!   now, or holds them only for the site-wide ceiling or their update window. A drifted host that
+//!   no gate would select (nothing installable, version not reported, not ready, auto-update off,
+//!   manual tagging) is not pending; `plan` names its reason;
+//! - active: started requests whose retry budget is not spent;
+//! - exhausted: requests whose workflow recorded the budget as spent (stored with the retry
+//!   record), never a host during its last pending retry;
+//! - in maintenance, ceiling and free slots straight from the `Plan`.
 //! Assigned hosts count like unassigned ones (NICo's queries miss them). It must stay pure: the
 //! caller reads the database and runs `gates::plan`.
 
-use hostfw_model::gates::{FirmwareStatus, HostView, Plan};
+use hostfw_model::gates::{Plan, SkipReason};
 use hostfw_store::Request;
 
 use super::render::Gauges;
 
-/// The gauges for `hosts`, `requests` and their `plan`, with the site's `max_retries`.
-pub fn compute(hosts: &[HostView], requests: &[Request], plan: &Plan, max_retries: u32) -> Gauges {
-    let exhausted = |r: &Request| r.retry_count >= max_retries;
+/// The gauges for `requests` and their `plan`.
+pub fn compute(requests: &[Request], plan: &Plan) -> Gauges {
+    let exhausted = |r: &Request| r.exhausted;
+    let held = |reason: &SkipReason| {
+        matches!(
+            reason,
+            SkipReason::CeilingReached { .. } | SkipReason::CeilingZero { .. } | SkipReason::WindowClosed { .. }
+        )
+    };
     Gauges {
-        pending: count(hosts.iter().filter(|h| {
-            !h.has_request && matches!(h.firmware, FirmwareStatus::Drifted { .. }) && !h.firmware.is_compliant()
-        })),
+        pending: count(plan.start.iter()) + count(plan.skipped.iter().filter(|s| held(&s.reason))),
         active: count(requests.iter().filter(|r| r.started_at_ms.is_some() && !exhausted(r))),
         exhausted: count(requests.iter().filter(|r| exhausted(r))),
         in_maintenance: plan.in_flight,

@@ -82,9 +82,9 @@ pub fn render(gauges: Option<&Gauges>, counters: Option<&Counters>) -> String {
     let mut out = String::new();
     if let Some(g) = gauges {
         for (name, help, value) in [
-            (PENDING, "Hosts whose firmware drifts from the catalog and that have no request yet.", g.pending),
+            (PENDING, "Hosts selected as needing firmware work: started by the next pass, or held only by the ceiling or their update window.", g.pending),
             (ACTIVE, "Hosts whose update has started and whose retry budget is not spent (assigned too).", g.active),
-            (EXHAUSTED, "Hosts whose retry budget (host_reprovision.max_retries) is spent.", g.exhausted),
+            (EXHAUSTED, "Hosts whose retry budget (host_reprovision.max_retries) is spent; they wait for reset-host-reprovisioning (assigned too).", g.exhausted),
             (IN_MAINTENANCE, "Machines consuming the shared maintenance budget.", g.in_maintenance),
             (CEILING, "The computed site-wide concurrency ceiling for machine updates (not what remains).", g.ceiling),
             (SLOTS_FREE, "Slots of the site-wide ceiling not taken by machines in maintenance.", g.slots_free),
