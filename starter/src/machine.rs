@@ -4,7 +4,9 @@
 //! plain http only when written) and stores its canonical form. One BMC is one machine: a machine
 //! whose BMC another machine already has (in any spelling, over either scheme) is refused naming
 //! the address as given and the owner, and nothing is written. `import` registers a whole fleet
-//! file in one transaction (all or nothing); registering the same machines again is a refresh.
+//! file in one transaction (all or nothing); registering the same machines again is a refresh
+//! that keeps each known host's state and instance. A host being updated cannot be given another
+//! state, instance or BMC by either command (refused, nothing written).
 
 use anyhow::{anyhow, bail};
 use hostfw_model::{BmcAddress, HostState, Scheme};
@@ -55,7 +57,7 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
         instance_id: args.instance.clone(),
     };
     ctx.store
-        .machines_register(&[Registration { machine, login }])
+        .machines_register(&[Registration { machine, login, keep_state: false }])
         .await
         .map_err(|e| taken(e, &args.bmc))
         .map_err(|e| anyhow!("machine add --id {}: {e}", args.id))?;
@@ -84,6 +86,9 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
                 instance_id: None,
             },
             login: Some(Credentials { username: host.username.clone(), password: host.password.clone() }),
+            // Importing the fleet again refreshes BMCs and logins; it never resets what a known
+            // host is doing (an Assigned host stays Assigned, an updating one keeps updating).
+            keep_state: true,
         });
     }
     ctx.store.machines_register(&batch).await.map_err(|e| match e {

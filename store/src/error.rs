@@ -45,6 +45,18 @@ pub enum StoreError {
         source: sqlx::migrate::MigrateError,
     },
 
+    /// A registration would change the state, instance or BMC address of a machine that is being
+    /// updated (it has a reprovisioning request, or is in HostReprovision): those change only
+    /// through the update workflow.
+    #[error(
+        "machine {machine} is being updated (it has a reprovisioning request or is in HostReprovision): \
+         its state, instance and BMC address cannot change until the update ends; nothing was written"
+    )]
+    MachineBusy {
+        /// The machine.
+        machine: String,
+    },
+
     /// The row the operation needs does not exist.
     #[error("{what} {id:?} not found")]
     NotFound {

@@ -5,8 +5,12 @@
 //! another machine — the same canonical address, or the same `host:port[/prefix]` over the other
 //! scheme (one listener speaks one scheme) — is `StoreError::BmcAddressTaken` naming the owner,
 //! whether the owner is stored or earlier in the same batch, and nothing of the batch is written.
-//! Registering a machine again with its own address refreshes it (idempotent). It must not parse
-//! addresses (they arrive as `BmcAddress`) nor write history.
+//! Registering a machine again with its own address refreshes it (idempotent). A machine being
+//! updated (a reprovisioning request, or state HostReprovision) keeps its state, instance and BMC
+//! address: a registration that would change any of them is `StoreError::MachineBusy`, decided in
+//! the same statement as the write, so no concurrent request slips between check and write.
+//! `keep_state` registrations (a fleet import) never set the state or instance of a machine that
+//! exists. It must not parse addresses (they arrive as `BmcAddress`) nor write history.
 
 use std::collections::HashMap;
 
@@ -23,9 +27,13 @@ use crate::{now_ms, Store};
 pub struct Registration {
     pub machine: NewMachine,
     pub login: Option<Credentials>,
+    /// A machine that exists keeps its state and instance (`machine.state` and
+    /// `machine.instance_id` apply to a new machine only): a fleet import registers BMCs and
+    /// logins, it does not say what the hosts are doing.
+    pub keep_state: bool,
 }
 
-type Item<'a> = (&'a NewMachine, Option<&'a Credentials>);
+type Item<'a> = (&'a NewMachine, Option<&'a Credentials>, bool);
 
 impl Store {
     /// Inserts the machine, or updates its BMC address, vendor/model (when given), state (a
@@ -33,7 +41,7 @@ impl Store {
     /// Does not write history: state changes worth recording go through `machine_set_state`.
     /// A BMC another machine has is `BmcAddressTaken` (see the module doc), and nothing is written.
     pub async fn machine_upsert(&self, m: &NewMachine) -> Result<()> {
-        self.register("machine_upsert", &[(m, None)]).await
+        self.register("machine_upsert", &[(m, None, false)]).await
     }
 
     /// `machine_upsert` of every machine plus its login, in one transaction: either all are
@@ -41,7 +49,7 @@ impl Store {
     pub async fn machines_register(&self, batch: &[Registration]) -> Result<()> {
         let items: Vec<Item<'_>> = batch
             .iter()
-            .map(|r| (&r.machine, r.login.as_ref()))
+            .map(|r| (&r.machine, r.login.as_ref(), r.keep_state))
             .collect();
         self.register("machines_register", &items).await
     }
@@ -50,21 +58,30 @@ impl Store {
         check_batch(items)?;
         let first = items
             .first()
-            .map(|(m, _)| m.id.as_str())
+            .map(|(m, _, _)| m.id.as_str())
             .unwrap_or_default();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
-        for (m, login) in items {
+        for (m, login, keep_state) in items {
             // The write comes first: it takes the write lock (SQLite) before anything is read.
-            if let Err(e) = upsert_in(&mut tx, m, now).await {
-                tx.rollback()
-                    .await
-                    .map_err(StoreError::db(op, m.id.as_str()))?;
-                return Err(if is_unique_violation(&e) {
-                    self.taken_or_conflict(op, m).await
-                } else {
-                    StoreError::db(op, m.id.as_str())(e)
-                });
+            match upsert_in(&mut tx, m, *keep_state, now).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tx.rollback()
+                        .await
+                        .map_err(StoreError::db(op, m.id.as_str()))?;
+                    return Err(StoreError::MachineBusy { machine: m.id.clone() });
+                }
+                Err(e) => {
+                    tx.rollback()
+                        .await
+                        .map_err(StoreError::db(op, m.id.as_str()))?;
+                    return Err(if is_unique_violation(&e) {
+                        self.taken_or_conflict(op, m).await
+                    } else {
+                        StoreError::db(op, m.id.as_str())(e)
+                    });
+                }
             }
             let other = m.bmc_address.with_scheme(match m.bmc_address.scheme() {
                 Scheme::Http => Scheme::Https,
@@ -113,7 +130,7 @@ impl Store {
 /// Two machines of one batch with one BMC (the same listener over either scheme).
 fn check_batch(items: &[Item<'_>]) -> Result<()> {
     let mut seen: HashMap<BmcAddress, &NewMachine> = HashMap::new();
-    for (m, _) in items {
+    for (m, _, _) in items {
         let listener = m.bmc_address.with_scheme(Scheme::Https);
         match seen.get(&listener) {
             Some(owner) if owner.id != m.id => {
@@ -151,22 +168,31 @@ async fn owner_of(
         .transpose()
 }
 
+/// Insert or refresh `m`; false when refused because the machine is being updated and the
+/// registration would change its state, instance or BMC address (see the module doc).
 async fn upsert_in(
     conn: &mut AnyConnection,
     m: &NewMachine,
+    keep_state: bool,
     now: i64,
-) -> std::result::Result<(), sqlx::Error> {
-    sqlx::query(
+) -> std::result::Result<bool, sqlx::Error> {
+    let done = sqlx::query(
         "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
          ON CONFLICT (id) DO UPDATE SET \
            bmc_address = excluded.bmc_address, \
            vendor = COALESCE(excluded.vendor, machines.vendor), \
            model = COALESCE(excluded.model, machines.model), \
-           substate = CASE WHEN machines.state = excluded.state THEN machines.substate ELSE NULL END, \
-           state = excluded.state, \
-           instance_id = excluded.instance_id, \
-           updated_at_ms = excluded.updated_at_ms",
+           substate = CASE WHEN $8 = 1 OR machines.state = excluded.state THEN machines.substate ELSE NULL END, \
+           state = CASE WHEN $8 = 1 THEN machines.state ELSE excluded.state END, \
+           instance_id = CASE WHEN $8 = 1 THEN machines.instance_id ELSE excluded.instance_id END, \
+           updated_at_ms = excluded.updated_at_ms \
+         WHERE NOT ( \
+           (machines.state = 'HostReprovision' \
+             OR EXISTS (SELECT 1 FROM reprovision_requests r WHERE r.machine_id = machines.id)) \
+           AND (machines.bmc_address <> excluded.bmc_address \
+             OR ($8 = 0 AND (machines.state <> excluded.state \
+               OR COALESCE(machines.instance_id, '') <> COALESCE(excluded.instance_id, '')))))",
     )
     .bind(&m.id)
     .bind(m.bmc_address.to_string())
@@ -175,7 +201,8 @@ async fn upsert_in(
     .bind(&m.state)
     .bind(&m.instance_id)
     .bind(now)
+    .bind(i64::from(keep_state))
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() > 0)
 }

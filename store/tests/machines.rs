@@ -187,6 +187,7 @@ async fn register_batch_is_all_or_nothing(Ctx { store, .. }: Ctx) {
             username: format!("u-{id}"),
             password: "pw".into(),
         }),
+        keep_state: false,
     };
     store
         .machines_register(&[
@@ -512,7 +513,54 @@ async fn overrides(Ctx { store, .. }: Ctx) {
         .is_not_found());
 }
 
+/// Issue 11 finding 15: `machine add` / `machine import` cannot change the state, instance or
+/// BMC of a machine being updated (refused, nothing written), and an import (`keep_state`)
+/// never resets a known host's state.
+async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .. }: Ctx) {
+    use hostfw_store::{NewRequest, Registration};
+    let mut m = new_machine("busy", "https://10.9.0.1");
+    m.state = "Assigned".into();
+    m.instance_id = Some("inst-1".into());
+    store.machine_upsert(&m).await.unwrap();
+    store
+        .request_create(&NewRequest { machine_id: "busy".into(), initiator: "AdminCli".into(), update_message: None, workflow_id: None })
+        .await
+        .unwrap();
+    let before = store.machine_get("busy").await.unwrap().unwrap();
+
+    // `machine add` as Ready without the instance, or with another BMC: refused.
+    let mut ready = new_machine("busy", "https://10.9.0.1");
+    ready.state = "Ready".into();
+    assert!(matches!(store.machine_upsert(&ready).await, Err(StoreError::MachineBusy { machine }) if machine == "busy"));
+    let mut moved = m.clone();
+    moved.bmc_address = "https://10.9.0.2".parse().unwrap();
+    assert!(matches!(store.machine_upsert(&moved).await, Err(StoreError::MachineBusy { .. })));
+    // In a batch, nothing of the batch is written.
+    let batch = [
+        Registration { machine: new_machine("other", "https://10.9.0.3"), login: None, keep_state: false },
+        Registration { machine: ready.clone(), login: None, keep_state: false },
+    ];
+    assert!(matches!(store.machines_register(&batch).await, Err(StoreError::MachineBusy { .. })));
+    assert!(store.machine_get("other").await.unwrap().is_none());
+    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, before.state);
+
+    // The same registration again is a refresh; an import keeps state and instance.
+    store.machine_upsert(&m).await.unwrap();
+    store.machines_register(&[Registration { machine: ready.clone(), login: None, keep_state: true }]).await.unwrap();
+    let after = store.machine_get("busy").await.unwrap().unwrap();
+    assert_eq!((after.state.as_str(), after.instance_id.as_deref()), ("Assigned", Some("inst-1")));
+
+    // An import never resets a known idle host either; a new host is registered as given.
+    store.request_delete("busy").await.unwrap();
+    store.machines_register(&[Registration { machine: ready.clone(), login: None, keep_state: true }]).await.unwrap();
+    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, "Assigned");
+    // Without a request, `machine add` may change it.
+    store.machine_upsert(&ready).await.unwrap();
+    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, "Ready");
+}
+
 both_backends!(
+    a_machine_being_updated_keeps_its_state_instance_and_bmc,
     upsert_get_list_count,
     bmc_address_conflict,
     one_bmc_in_any_form_is_one_machine,
