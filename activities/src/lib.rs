@@ -18,6 +18,7 @@ pub mod host_state;
 pub mod inventory;
 pub mod manager_pass;
 pub mod platform;
+pub mod repair;
 pub mod reset_types;
 pub mod routes;
 pub mod script;

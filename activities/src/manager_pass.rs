@@ -23,7 +23,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let now = now_ms();
     let view = site_view::read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
-    adopt_orphans(deps, client, &view.requests, now).await;
+    adopt_orphans(deps, client, now).await;
     let plan = gates::plan(&view.input);
     if plan.ceiling.limit == 0 {
         tracing::warn!(how = %plan.ceiling.how, "machine update manager: the ceiling is 0, no automatic update starts");
@@ -72,17 +72,23 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     })
 }
 
-/// A request that has not started this long after it was made may have lost its workflow.
-const ORPHAN_AFTER_MS: i64 = 30_000;
-
-/// Start the workflow of every request that has not started for a while and has none running
-/// (its maker died between writing the request and starting the workflow). A workflow that runs
-/// (e.g. an assigned host waiting for its tenant) is left alone.
-async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, requests: &[hostfw_store::Request], now: i64) {
-    for r in requests.iter().filter(|r| r.started_at_ms.is_none() && now - r.requested_at_ms > ORPHAN_AFTER_MS) {
-        match crate::site_link::adopt_request(&deps.site, &deps.store, client, r).await {
-            Ok(id) => tracing::debug!(machine = %r.machine_id, workflow = %id, "request has its workflow"),
-            Err(e) => tracing::warn!(machine = %r.machine_id, error = %e, "could not start the workflow of a pending request"),
+/// Start again the workflow of every request whose workflow is not running: its maker died
+/// between writing the request and starting the workflow, or the workflow closed without
+/// finishing the request (failed, terminated by hand, lost with its namespace). The workflow
+/// resumes from fresh inventory (`repair`). A workflow that runs (e.g. an assigned host waiting
+/// for its tenant) is left alone.
+async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64) {
+    let found = match crate::repair::requests_without_workflow(&deps.store, client, now, crate::repair::SETTLE_MS).await {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(error = %e, "machine update manager could not check requests against their workflows");
+            return;
+        }
+    };
+    for finding in &found {
+        match crate::repair::fix(deps, client, finding, "the machine update manager").await {
+            Ok(done) => tracing::warn!(machine = %finding.machine_id(), problem = %finding.problem(), %done, "repaired"),
+            Err(e) => tracing::warn!(machine = %finding.machine_id(), error = %e, "could not start the workflow of a request"),
         }
     }
 }

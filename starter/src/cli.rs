@@ -58,6 +58,13 @@ pub enum Command {
     Plan,
     /// The audit trail: who changed what, when, newest first.
     Audit(AuditArgs),
+    /// Every disagreement between the site database and Temporal (a request whose workflow is
+    /// gone, a host protected with no request, ...), with its fix. Exit status 1 while any is left.
+    Doctor {
+        /// Apply the fixes (each one is audited).
+        #[arg(long)]
+        fix: bool,
+    },
     /// The runtime layer of the firmware catalog (Host Firmware Config API), versioned in the
     /// site database and applied over the static config and the firmware directory.
     #[command(subcommand, name = "firmware-config")]

@@ -17,6 +17,7 @@ pub mod report_view;
 pub mod reprovision;
 pub mod rollout;
 pub mod signals;
+pub mod doctor;
 pub mod start_updates;
 pub mod wake;
 pub mod watch;
@@ -86,6 +87,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             start_updates::start_updates(&ctx, &args).await
         }
         Command::Audit(args) => audit::audit(&ctx, &args).await,
+        Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Set { file }) => firmware_config::set(&ctx, &file).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => {

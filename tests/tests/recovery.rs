@@ -298,6 +298,69 @@ async fn an_approval_recorded_without_its_signal_is_still_heard() {
     site.shutdown().await;
 }
 
+/// Issue 11 finding 2: `hostfw doctor` on a deliberately broken site lists every disagreement
+/// between the site database and Temporal with its fix, and `--fix` repairs them:
+/// - h1: a started request whose workflow an operator terminated by hand → started again, it
+///   resumes from inventory and the host ends compliant;
+/// - h2: an assigned host whose stored approval never reached its waiting workflow → signalled;
+/// - gb: a host left protected (HostReprovision + health report) with no request → restored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_lists_and_repairs_a_broken_site() {
+    let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();
+    site.fleet.set_fault("h1", Fault { fail_next_tasks: 1, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_substate("h1", "FailedFirmwareUpgrade", Duration::from_secs(60)).await;
+    let handle = site.client.get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(
+        hostfw_workflows::host_reprovision_workflow_id("h1"),
+    );
+    handle
+        .terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build())
+        .await
+        .unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.store.request_set_approval("h2", true).await.unwrap(); // stored; its signal was lost
+    site.store.machine_set_state("gb", "HostReprovision", Some("Protecting"), "worker lost").await.unwrap();
+    site.store
+        .health_report_put(&hostfw_store::HealthReport {
+            machine_id: "gb".into(),
+            source: "host-fw-update".into(),
+            alert_id: "HostUpdateInProgress".into(),
+            message: "Host firmware update".into(),
+            classifications: vec!["PreventAllocations".into()],
+        })
+        .await
+        .unwrap();
+
+    // Listed with the fix, exit status 1, nothing changed. (Requests younger than 5 s are not
+    // judged: their workflow may be starting.)
+    let (result, printed) = site
+        .wait_for("doctor to see all three", Duration::from_secs(30), || async {
+            let (result, printed) = site.cli_full(&["doctor"]).await;
+            (printed.contains("h1") && printed.contains("h2") && printed.contains("gb")).then_some((result, printed))
+        })
+        .await;
+    assert!(format!("{:#}", result.unwrap_err()).contains("3 of 3 inconsistencies left"), "{printed}");
+    for line in ["request-without-workflow", "approval-not-heard", "protected-without-request", "Terminated"] {
+        assert!(printed.contains(line), "{line} in:\n{printed}");
+    }
+    assert_eq!(site.store.machine_get("gb").await.unwrap().unwrap().state, "HostReprovision");
+
+    site.cli(&["doctor", "--fix"]).await.unwrap();
+    let outcome = site.host_result("h1").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "h1 resumed and finished: {outcome:?}");
+    let outcome = site.host_result("h2").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "h2 approved: {outcome:?}");
+    let gb = site.store.machine_get("gb").await.unwrap().unwrap();
+    assert_eq!(gb.state, "Ready");
+    assert!(site.store.health_reports_for("gb").await.unwrap().is_empty());
+    let printed = site.cli(&["doctor"]).await.unwrap();
+    assert!(printed.contains("nothing to repair"), "{printed}");
+    let audit = site.store.audit_list(20).await.unwrap();
+    assert_eq!(audit.iter().filter(|a| a.action == "doctor --fix").count(), 3, "{audit:?}");
+    site.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();

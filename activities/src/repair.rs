@@ -1,0 +1,239 @@
+//! Repair: every way the site database and Temporal can disagree about a host, found and fixed
+//! in one place (`hostfw doctor`, and the scheduler pass for the one case it repairs by itself).
+//!
+//! A request is the site's promise that a host is being updated; its `HostReprovision` workflow
+//! keeps that promise. What can break it, and the fix:
+//! - a request whose workflow is not running (failed, terminated by hand, lost with a namespace,
+//!   or never started): the workflow is started again and resumes from fresh inventory (protect is
+//!   idempotent and the host's steady state is derived from its instance);
+//! - a host left protected (state HostReprovision, or the `host-fw-update` health report) with no
+//!   request: nothing will ever restore it, so it is restored to its steady state (Assigned when
+//!   it carries an instance, Ready otherwise) and the health report removed;
+//! - a running workflow with no request: explained, not fixed (its request was deleted by hand, or
+//!   it was started outside hostfw); the operator decides whether to let it finish;
+//! - a tenant approval stored on a request whose workflow still waits for approval: the
+//!   workflow is told again.
+//!
+//! It must not decide anything about drift or gates, and never touches a host whose workflow
+//! runs, except to signal it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::StreamExt;
+use hostfw_model::{HostState, HostSubstate};
+use hostfw_store::{now_ms, Store};
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
+use temporalio_client::errors::WorkflowInteractionError;
+use temporalio_client::{
+    Client, WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowListOptions, WorkflowQueryOptions,
+    WorkflowSignalOptions,
+};
+
+use crate::host_state::HEALTH_SOURCE;
+use crate::site_link::adopt_request;
+use crate::Deps;
+
+/// The scheduler leaves requests younger than this alone: their maker may be starting the
+/// workflow right now (it writes the request first).
+pub const SETTLE_MS: i64 = 30_000;
+/// `hostfw doctor` (an operator looking at a quiet site) waits less.
+pub const DOCTOR_SETTLE_MS: i64 = 5_000;
+
+/// One disagreement between the site database and Temporal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// The request's workflow is not running: `workflow` says what Temporal knows of it.
+    RequestWithoutWorkflow { machine_id: String, started: bool, workflow: String },
+    /// The host is protected but nothing will restore it.
+    ProtectedWithoutRequest { machine_id: String, state: String, health_report: bool, instance: bool },
+    /// A workflow runs for a host that has no request.
+    WorkflowWithoutRequest { machine_id: String, workflow_id: String },
+    /// The tenant's approval is stored but the workflow still waits for it.
+    ApprovalNotHeard { machine_id: String },
+}
+
+impl Finding {
+    pub fn machine_id(&self) -> &str {
+        match self {
+            Finding::RequestWithoutWorkflow { machine_id, .. }
+            | Finding::ProtectedWithoutRequest { machine_id, .. }
+            | Finding::WorkflowWithoutRequest { machine_id, .. }
+            | Finding::ApprovalNotHeard { machine_id } => machine_id,
+        }
+    }
+
+    /// Short name of the kind, for tables and JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::RequestWithoutWorkflow { .. } => "request-without-workflow",
+            Finding::ProtectedWithoutRequest { .. } => "protected-without-request",
+            Finding::WorkflowWithoutRequest { .. } => "workflow-without-request",
+            Finding::ApprovalNotHeard { .. } => "approval-not-heard",
+        }
+    }
+
+    /// What is wrong, in one line.
+    pub fn problem(&self) -> String {
+        match self {
+            Finding::RequestWithoutWorkflow { started, workflow, .. } => format!(
+                "has a {} reprovisioning request but its workflow is {workflow}: nothing will finish it",
+                if *started { "started" } else { "pending" }
+            ),
+            Finding::ProtectedWithoutRequest { state, health_report, .. } => format!(
+                "is protected (state {state}{}) but has no request: nothing will restore it",
+                if *health_report { ", host-fw-update health report" } else { "" }
+            ),
+            Finding::WorkflowWithoutRequest { workflow_id, .. } => {
+                format!("has a running workflow {workflow_id} but no request")
+            }
+            Finding::ApprovalNotHeard { .. } => {
+                "has its tenant's approval stored, but its workflow still waits for approval".to_string()
+            }
+        }
+    }
+
+    /// What `--fix` does, or why it does nothing.
+    pub fn remedy(&self) -> String {
+        match self {
+            Finding::RequestWithoutWorkflow { .. } => {
+                "start the workflow again; it resumes from fresh inventory".to_string()
+            }
+            Finding::ProtectedWithoutRequest { instance, .. } => format!(
+                "restore the host to {} and remove the health report",
+                if *instance { "Assigned" } else { "Ready" }
+            ),
+            Finding::WorkflowWithoutRequest { workflow_id, .. } => format!(
+                "not fixed automatically: let it finish, or stop it with `temporal workflow terminate --workflow-id {workflow_id}`"
+            ),
+            Finding::ApprovalNotHeard { .. } => "signal the approval to the workflow again".to_string(),
+        }
+    }
+
+    /// Whether `--fix` changes anything for it.
+    pub fn fixable(&self) -> bool {
+        !matches!(self, Finding::WorkflowWithoutRequest { .. })
+    }
+}
+
+/// What Temporal says of a host's workflow.
+async fn workflow_status(client: &Client, machine_id: &str) -> Result<Option<WorkflowExecutionStatus>, String> {
+    let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+    match handle.describe(WorkflowDescribeOptions::default()).await {
+        Ok(d) => Ok(Some(d.status())),
+        Err(WorkflowInteractionError::NotFound(_)) => Ok(None),
+        Err(e) => Err(format!("asking Temporal about the workflow of {machine_id}: {e}")),
+    }
+}
+
+/// Machine ids of the running `HostReprovision` workflows (visibility; may lag a little).
+async fn running_workflows(client: &Client) -> Result<BTreeMap<String, String>, String> {
+    let mut list = client.list_workflows(
+        "WorkflowType = 'HostReprovision' AND ExecutionStatus = 'Running'",
+        WorkflowListOptions::builder().build(),
+    );
+    let mut running = BTreeMap::new();
+    while let Some(w) = list.next().await {
+        let w = w.map_err(|e| format!("listing the running workflows: {e}"))?;
+        let id = w.id().to_string();
+        if let Some(machine) = id.strip_prefix(&host_reprovision_workflow_id("")) {
+            running.insert(machine.to_string(), id.clone());
+        }
+    }
+    Ok(running)
+}
+
+/// Requests older than `settle_ms` whose workflow is not running (confirmed one by one, since
+/// visibility may lag).
+pub async fn requests_without_workflow(
+    store: &Store,
+    client: &Client,
+    now: i64,
+    settle_ms: i64,
+) -> Result<Vec<Finding>, String> {
+    let requests = store.request_list().await.map_err(|e| e.to_string())?;
+    let running = running_workflows(client).await?;
+    let mut found = Vec::new();
+    for r in requests.iter().filter(|r| now - r.requested_at_ms > settle_ms && !running.contains_key(&r.machine_id)) {
+        let status = workflow_status(client, &r.machine_id).await?;
+        let workflow = match status {
+            Some(WorkflowExecutionStatus::Running) => continue,
+            Some(s) => format!("closed ({s:?})"),
+            None => "not found".to_string(),
+        };
+        found.push(Finding::RequestWithoutWorkflow {
+            machine_id: r.machine_id.clone(),
+            started: r.started_at_ms.is_some(),
+            workflow,
+        });
+    }
+    Ok(found)
+}
+
+/// Every disagreement, by machine id (requests younger than `settle_ms` are not judged).
+pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<Finding>, String> {
+    let now = now_ms();
+    let mut found = requests_without_workflow(store, client, now, settle_ms).await?;
+    let requests = store.request_list().await.map_err(|e| e.to_string())?;
+    let requested: BTreeSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
+    let reports = store.health_report_list().await.map_err(|e| e.to_string())?;
+    let reported: BTreeSet<&str> =
+        reports.iter().filter(|h| h.source == HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
+    let running = running_workflows(client).await?;
+    for m in store.machine_list().await.map_err(|e| e.to_string())? {
+        if requested.contains(m.id.as_str()) {
+            continue;
+        }
+        let protected = m.state == HostState::HostReprovision.to_string();
+        let health_report = reported.contains(m.id.as_str());
+        if let Some(workflow_id) = running.get(&m.id) {
+            found.push(Finding::WorkflowWithoutRequest { machine_id: m.id.clone(), workflow_id: workflow_id.clone() });
+        } else if protected || health_report {
+            found.push(Finding::ProtectedWithoutRequest {
+                machine_id: m.id.clone(),
+                state: m.state.clone(),
+                health_report,
+                instance: m.instance_id.is_some(),
+            });
+        }
+    }
+    for r in requests.iter().filter(|r| r.user_approval && running.contains_key(&r.machine_id)) {
+        let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(&r.machine_id));
+        if let Ok(status) = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default()).await {
+            if status.substate == HostSubstate::WaitingForApproval {
+                found.push(Finding::ApprovalNotHeard { machine_id: r.machine_id.clone() });
+            }
+        }
+    }
+    found.sort_by(|a, b| (a.machine_id(), a.kind()).cmp(&(b.machine_id(), b.kind())));
+    Ok(found)
+}
+
+/// Apply the remedy of `finding`; returns what was done.
+pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> Result<String, String> {
+    let store = &deps.store;
+    match finding {
+        Finding::RequestWithoutWorkflow { machine_id, .. } => {
+            let Some(request) = store.request_get(machine_id).await.map_err(|e| e.to_string())? else {
+                return Ok("the request is gone meanwhile: nothing to do".to_string());
+            };
+            let id = adopt_request(&deps.site, store, client, &request).await.map_err(|e| e.to_string())?;
+            Ok(format!("workflow {id} started again"))
+        }
+        Finding::ProtectedWithoutRequest { machine_id, instance, .. } => {
+            let state = if *instance { HostState::Assigned } else { HostState::Ready };
+            let message = format!("repaired by {actor}: protected without a request, restored to {state}");
+            store.machine_set_state(machine_id, &state.to_string(), None, &message).await.map_err(|e| e.to_string())?;
+            store.health_report_remove(machine_id, HEALTH_SOURCE).await.map_err(|e| e.to_string())?;
+            Ok(format!("restored to {state}, health report removed"))
+        }
+        Finding::WorkflowWithoutRequest { .. } => Ok("left alone".to_string()),
+        Finding::ApprovalNotHeard { machine_id } => {
+            client
+                .get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id))
+                .signal(HostReprovisionWorkflow::approve_updates, actor.to_string(), WorkflowSignalOptions::default())
+                .await
+                .map_err(|e| format!("signalling the workflow of {machine_id}: {e}"))?;
+            Ok("approval signalled again".to_string())
+        }
+    }
+}
