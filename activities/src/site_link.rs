@@ -158,6 +158,7 @@ async fn start_workflow(
         settings,
         assigned,
         instance_id: machine.instance_id.clone(),
+        carried: None,
     };
     let summary = match &message {
         Some(m) => format!("firmware reprovisioning of {machine_id}: {m}"),

@@ -361,6 +361,51 @@ async fn doctor_lists_and_repairs_a_broken_site() {
     site.shutdown().await;
 }
 
+/// Issue 11 finding 5: a stubborn host's workflow bounds its history by continuing as new, and
+/// keeps its retry count, approval and status across runs. The dev server suggests continuing as
+/// new after 60 events here (production: Temporal's own threshold, or 10,000 events at most).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stubborn_host_continues_as_new_and_keeps_its_count_approval_and_status() {
+    let spec = SiteSpec {
+        assigned: &[("h2", "inst-2")],
+        host_reprovision: "max_retries = 3",
+        temporal_dynamic_config: &["limit.historyCount.suggestContinueAsNew=60"],
+        ..spec()
+    };
+    let site = Site::start(spec).await.unwrap();
+    site.fleet.set_fault("h2", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.cli(&["instance", "reboot", "--instance", "inst-2", "--apply-updates-on-reboot"]).await.unwrap();
+    let status = site
+        .wait_for("the retry budget to be spent", Duration::from_secs(120), || async {
+            site.status("h2").await.filter(|s| s.exhausted)
+        })
+        .await;
+    assert_eq!(status.retry_count, 3, "the count survived the new runs");
+    assert!(status.approval.as_deref().is_some_and(|a| a.starts_with("approved by")), "{:?}", status.approval);
+    assert!(status.events.iter().any(|e| e.substate == hostfw_model::HostSubstate::WaitingForApproval), "status kept");
+    let mut list = site.client.list_workflows(
+        "WorkflowId = 'host-reprovision/h2' AND ExecutionStatus = 'ContinuedAsNew'",
+        temporalio_client::WorkflowListOptions::builder().build(),
+    );
+    let mut continued = 0;
+    while let Some(w) = futures::StreamExt::next(&mut list).await {
+        w.unwrap();
+        continued += 1;
+    }
+    assert!(continued >= 1, "the history was bounded by continuing as new");
+    // The next run resumes where the last stopped: a reset after fixing the cause finishes it,
+    // without asking the tenant again.
+    site.fleet.set_fault("h2", Fault::default()).unwrap();
+    site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h2"]).await.unwrap();
+    let outcome = site.host_result("h2").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, "Assigned");
+    site.record_history("h2", "continued-as-new-run").await;
+    site.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();

@@ -9,10 +9,13 @@
 use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{ComponentType, HostState, HostSubstate, VERSION_NOT_REPORTED};
 use temporalio_macros::{workflow, workflow_methods};
-use temporalio_workflow::{SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult};
+use temporalio_workflow::{
+    ContinueAsNewOptions, SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult,
+};
 
 use crate::approval::{wait_for_approval, Approval};
 use crate::attempt::{run_attempt, AttemptEnd};
+use crate::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
 use crate::contracts::*;
 use crate::failure::after_failure;
 use crate::options;
@@ -22,6 +25,10 @@ use crate::status::{HostOutcome, HostStatus};
 use crate::steps::Ctx;
 
 pub use crate::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
+
+/// Patch: the workflow continues as new at the top of its attempt loop when its history grows
+/// large (see `carried`).
+pub const PATCH_CONTINUE_AS_NEW: &str = "continue-as-new";
 
 /// Patch: a `reset_reprovisioning` signal received while an attempt runs clears the retry count
 /// (before, only a reset received while the host waited in FailedFirmwareUpgrade did).
@@ -48,12 +55,13 @@ pub struct HostReprovisionWorkflow {
 impl HostReprovisionWorkflow {
     #[init]
     pub fn new(_ctx: &WorkflowContextView, input: HostReprovisionInput) -> Self {
-        let status = HostStatus::new(&input.machine_id);
+        let carried = input.carried.clone();
+        let status = carried.as_ref().map_or_else(|| HostStatus::new(&input.machine_id), |c| c.status.clone());
         HostReprovisionWorkflow {
             input,
             status,
-            manual_upgrade_complete: false,
-            approved_by: None,
+            manual_upgrade_complete: carried.as_ref().is_some_and(|c| c.manual_upgrade_complete),
+            approved_by: carried.and_then(|c| c.approved_by),
             cancelled_by: None,
             reset_requests: 0,
             settings_changes: 0,
@@ -66,56 +74,53 @@ impl HostReprovisionWorkflow {
         let machine_id = input.machine_id.clone();
         ctx.upsert_search_attributes([sa::MACHINE_ID.value_set(machine_id.clone())]);
 
-        if input.assigned {
-            match wait_for_approval(ctx, &input).await? {
-                Approval::Granted(how) => ctx.state_mut(|s| s.status.approval = Some(how)),
-                Approval::Cancelled(by) => {
-                    let message = format!("request cleared by {by} before it started");
-                    let restore = RestoreInput {
-                        machine_id: machine_id.clone(),
-                        state: HostState::Assigned.to_string(),
-                        message: message.clone(),
-                    };
-                    ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
-                    ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
-                    return Ok(HostOutcome::Cancelled { by });
-                }
-            }
-        }
-
-        let host = ctx
-            .execute_activity(
-                HostActivities::protect,
-                ProtectInput { machine_id: machine_id.clone(), initiator: input.initiator.clone() },
-                options::bookkeeping(),
-            )
-            .await?;
-        if host.cleared {
-            // `host reprovision clear` won against protect: nothing was changed (no state, no
-            // health report), so there is nothing to restore.
-            let by = ctx.state(|s| s.cancelled_by.clone()).unwrap_or_else(|| "an operator".to_string());
-            let message = format!("request cleared by {by} before the update started");
-            ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
-            return Ok(HostOutcome::Cancelled { by });
-        }
+        let carried = input.carried.clone();
+        let host = match &carried {
+            Some(c) => c.host.clone(),
+            None => match protect_after_approval(ctx, &input).await? {
+                Ok(host) => host,
+                Err(outcome) => return Ok(outcome),
+            },
+        };
         // Assigned hosts: platform-step failures are failed attempts (patched), or, in runs that
         // began before the patch, fail the workflow.
         let platform_retries = input.assigned && ctx.patched(PATCH_PLATFORM_FAILURES);
-        if input.assigned && !platform_retries {
+        if input.assigned && !platform_retries && carried.is_none() {
             if let Err(failure) = platform_steps::prepare(ctx, &machine_id).await? {
                 return Err(failure.error.into());
             }
         }
 
         let mut labelled = false;
-        let mut retries = 0u32;
+        let mut retries = carried.as_ref().map_or(0, |c| c.retries);
         // Resets already applied to `retries`; one that arrives while an attempt runs clears the
         // count before that attempt's failure is counted.
         let mut resets_applied = ctx.state(|s| s.reset_requests);
         let mut not_reported: Vec<ComponentType> = Vec::new();
         let mut unmatched: Vec<UnmatchedComponent> = Vec::new();
-        let mut prepared = !platform_retries;
+        let mut prepared = carried.as_ref().map_or(!platform_retries, |c| c.prepared);
+        let continue_as_new = ctx.patched(PATCH_CONTINUE_AS_NEW);
         loop {
+            if continue_as_new && (ctx.continue_as_new_suggested() || ctx.history_length() >= HISTORY_EVENTS_BOUND) {
+                // A reset that arrived and is not applied yet clears the count it would have.
+                if ctx.state(|s| s.reset_requests) != resets_applied {
+                    retries = 0;
+                }
+                let next = ctx.state(|s| {
+                    let mut next = s.input.clone();
+                    next.carried = Some(Box::new(CarriedRun {
+                        host: host.clone(),
+                        status: s.status.clone(),
+                        retries,
+                        prepared,
+                        manual_upgrade_complete: s.manual_upgrade_complete,
+                        approved_by: s.approved_by.clone(),
+                        runs: s.input.carried.as_ref().map_or(1, |c| c.runs + 1),
+                    }));
+                    next
+                });
+                ctx.continue_as_new(next, ContinueAsNewOptions::default())?;
+            }
             if !prepared {
                 match platform_steps::prepare(ctx, &machine_id).await? {
                     Ok(()) => prepared = true,
@@ -228,6 +233,49 @@ impl HostReprovisionWorkflow {
             self.cancelled_by = Some(by);
         }
     }
+}
+
+
+/// Wait for the tenant's approval (assigned hosts), then protect the host. `Err` is how the
+/// workflow ends when the request was cleared first.
+async fn protect_after_approval(
+    ctx: &Ctx,
+    input: &HostReprovisionInput,
+) -> WorkflowResult<Result<HostContext, HostOutcome>> {
+    let machine_id = input.machine_id.clone();
+    if input.assigned {
+        match wait_for_approval(ctx, input).await? {
+            Approval::Granted(how) => ctx.state_mut(|s| s.status.approval = Some(how)),
+            Approval::Cancelled(by) => {
+                let message = format!("request cleared by {by} before it started");
+                let restore = RestoreInput {
+                    machine_id: machine_id.clone(),
+                    state: HostState::Assigned.to_string(),
+                    message: message.clone(),
+                };
+                ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
+                ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
+                return Ok(Err(HostOutcome::Cancelled { by }));
+            }
+        }
+    }
+
+    let host = ctx
+        .execute_activity(
+            HostActivities::protect,
+            ProtectInput { machine_id: machine_id.clone(), initiator: input.initiator.clone() },
+            options::bookkeeping(),
+        )
+        .await?;
+    if host.cleared {
+        // `host reprovision clear` won against protect: nothing was changed (no state, no
+        // health report), so there is nothing to restore.
+        let by = ctx.state(|s| s.cancelled_by.clone()).unwrap_or_else(|| "an operator".to_string());
+        let message = format!("request cleared by {by} before the update started");
+        ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
+        return Ok(Err(HostOutcome::Cancelled { by }));
+    }
+    Ok(Ok(host))
 }
 
 /// `bmc, uefi`.

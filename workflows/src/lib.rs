@@ -19,6 +19,7 @@
 pub mod activation;
 mod approval;
 mod attempt;
+pub mod carried;
 mod clock;
 pub mod contracts;
 mod failure;

@@ -112,6 +112,9 @@ pub struct SiteSpec<'a> {
     pub site_workflows: bool,
     /// Extra lines of the `[site_explorer]` table.
     pub site_explorer: &'a str,
+    /// Extra `--dynamic-config-value` settings of the dev server (`key=value`), e.g.
+    /// `limit.historyCount.suggestContinueAsNew=60`.
+    pub temporal_dynamic_config: &'a [&'a str],
     /// Persist the dev server's state in `<site dir>/temporal.db`, so that
     /// [`Site::restart_temporal`] keeps every workflow.
     pub temporal_db: bool,
@@ -151,6 +154,10 @@ impl Site {
             "--dynamic-config-value".to_string(),
             "history.transferProcessorMaxPollRPS=10000".to_string(),
         ];
+        for value in spec.temporal_dynamic_config {
+            extra_args.push("--dynamic-config-value".to_string());
+            extra_args.push(value.to_string());
+        }
         for (name, kind) in search_attributes::REGISTRATION {
             extra_args.push("--search-attribute".into());
             extra_args.push(format!("{name}={kind}"));
