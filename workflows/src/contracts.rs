@@ -137,6 +137,9 @@ pub enum ActivationStep {
 pub struct ActivateInput {
     pub machine_id: String,
     pub step: ActivationStep,
+    /// The waits the step runs with: the ones its activity timeout was derived from.
+    #[serde(default)]
+    pub waits: crate::waits::BmcWaits,
 }
 
 /// Input of `hostfw.host.restore`.
@@ -219,6 +222,9 @@ pub enum PlatformStep {
 pub struct PlatformInput {
     pub machine_id: String,
     pub step: PlatformStep,
+    /// The waits the step runs with: the ones its activity timeout was derived from.
+    #[serde(default)]
+    pub waits: crate::waits::BmcWaits,
 }
 
 /// The activities of host reprovisioning, as the workflow sees them.
