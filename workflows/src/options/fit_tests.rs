@@ -131,3 +131,11 @@ fn a_history_without_the_waits_decodes_to_the_former_constants() {
         serde_json::from_value(serde_json::json!({"machine_id": "m", "step": "PowerOn"})).expect("old input decodes");
     assert_eq!(input.waits, BmcWaits::default());
 }
+
+#[test]
+fn the_default_numbers_the_readme_quotes() {
+    let s = ReprovisionSettings::default();
+    let restart = super::activation(&ActivationStep::SystemReset { reset_type: "ForceRestart".into() }, &s);
+    assert_eq!(start_to_close(&restart), Duration::from_secs(29 * 60 + 10));
+    assert_eq!(start_to_close(&super::inventory(&s)), Duration::from_secs(41 * 60));
+}
