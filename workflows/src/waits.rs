@@ -136,8 +136,9 @@ impl BmcWaits {
         match step {
             ActivationStep::PowerOff | ActivationStep::PowerOn => self.issue() + power,
             ActivationStep::SystemReset { .. } => self.issue() + reachable + power,
-            // Off first (when the model asks), the AC action, back up, On again.
-            ActivationStep::AcPowerCycle => self.issue() * 3 + power * 2 + reachable,
+            // The model's AC action (an inventory read when no report names the model), Off
+            // first (when the model asks), the AC action, back up, On again.
+            ActivationStep::AcPowerCycle => self.inventory_budget() + self.issue() * 3 + power * 2 + reachable,
             // Up to `bmc_reachable_within` for the healthy reads, each one request.
             ActivationStep::ManagerReset { .. } => {
                 self.issue() + self.polled(self.goes_down_within()) + reachable + self.request_timeout()
@@ -145,11 +146,14 @@ impl BmcWaits {
         }
     }
 
-    /// The most one platform step can spend: a lockdown change is a few requests and may be
-    /// deferred to the next reset; a boot is a restart and the wait for power On.
+    /// The most one platform step can spend: a lockdown change is the model's setting (an
+    /// inventory read when no report names the model) and a few requests, and may be deferred to
+    /// the next reset; a boot is a restart and the wait for power On.
     pub fn platform_budget(&self, step: &PlatformStep) -> Duration {
         match step {
-            PlatformStep::Lockdown { .. } => self.issue() + self.request_timeout() * ISSUE_REQUESTS,
+            PlatformStep::Lockdown { .. } => {
+                self.inventory_budget() + self.issue() + self.request_timeout() * ISSUE_REQUESTS
+            }
             PlatformStep::DiscoveryBoot | PlatformStep::BootToOs => {
                 // Boot image read, boot override PATCH, the restart and the wait for On.
                 self.request_timeout() * 2 + self.issue() + self.polled(self.power_state_within())
