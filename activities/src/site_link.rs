@@ -206,3 +206,33 @@ pub async fn wake_manager(client: &Client, reason: &str) {
         tracing::debug!(error = %e, reason, "could not wake the machine update manager");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_configured_waits_reach_the_workflow_settings() {
+        let text = "[site]\nname = \"x\"\n[redfish]\ntimeout = \"7s\"\ninventory_concurrency = 3\nreset_task_timeout = \"90s\"\n\
+                    [host_reprovision]\ntask_poll_interval = \"250ms\"\nbmc_reachable_within = \"20m\"\n\
+                    power_state_within = \"15m\"\nbmc_goes_down_within = \"45s\"\n";
+        let site = SiteConfig::from_toml_str(text, Path::new("/etc/hostfw/site.toml")).expect("loads");
+        let w = reprovision_settings(&site).expect("settings").bmc_waits;
+        assert_eq!(
+            w,
+            BmcWaits {
+                request_timeout_ms: 7_000,
+                inventory_concurrency: 3,
+                reset_task_within_ms: 90_000,
+                reachable_within_ms: 1_200_000,
+                power_state_within_ms: 900_000,
+                goes_down_within_ms: 45_000,
+                task_poll_interval_ms: 250,
+            }
+        );
+        let defaults = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("/etc/hostfw/site.toml")).unwrap();
+        assert_eq!(reprovision_settings(&defaults).unwrap().bmc_waits, BmcWaits::default(), "defaults agree on both sides");
+    }
+}
