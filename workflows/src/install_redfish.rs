@@ -96,7 +96,7 @@ pub(crate) async fn install(
                         HostActivities::wait_task,
                         wait,
                         options::summarized(
-                            options::wait_task(&settings),
+                            options::wait_task(settings),
                             format!("follow the BMC task of {component} {target}"),
                         ),
                     )
