@@ -1,12 +1,15 @@
 //! Activation steps: system and manager resets, and the wait until the BMC answers again.
 //!
 //! Owns issuing one step and waiting for its effect, and not issuing it twice when a retry finds
-//! that an earlier attempt already did (`activation_marks`). It must not choose the steps (the
-//! workflow's activation plan does).
+//! that an earlier attempt already did (`activation_marks`). Every wait is bounded by the step's
+//! input (`BmcWaits`, from the site config), the same values the workflow derived the activity's
+//! timeout from (`waits::BmcWaits::activation_budget`): a change to what a step waits for must
+//! change that budget too. It must not choose the steps (the workflow's activation plan does).
 
 use std::time::Duration;
 
 use hostfw_model::AcCycleSetting;
+use hostfw_workflows::waits::BmcWaits;
 use hostfw_workflows::{ActivateInput, ActivationStep};
 use temporalio_common::ActivityError;
 
@@ -16,15 +19,8 @@ use crate::error;
 use crate::reset_types;
 use crate::Deps;
 
-/// How long a reset may keep the BMC unreachable before the attempt fails (and is retried).
-const REACHABLE_WITHIN: Duration = Duration::from_secs(10 * 60);
 /// Pause between the healthy reads required after a BMC reset, and between power-state reads.
 const HEALTHY_READ_PAUSE: Duration = Duration::from_millis(500);
-/// How long a BMC may keep answering after accepting Manager.Reset before it goes down; a BMC
-/// that never goes down within it is taken to have reset faster than we could see.
-const GOES_DOWN_WITHIN: Duration = Duration::from_secs(30);
-/// How long a host may take to reach the wanted power state after a reset.
-const POWERS_ON_WITHIN: Duration = Duration::from_secs(10 * 60);
 
 /// Identifies one activation step across its attempts: the workflow run and the activity id
 /// (every retry of one activity shares both).
@@ -38,12 +34,13 @@ pub struct StepKey {
 ///
 /// With a `key`, the step records in the site database that it issued the reset. A retry of the
 /// same step (the worker died while waiting) that finds a mark younger than the step's waiting
-/// budget ([`REACHABLE_WITHIN`]) only waits: the host is not reset a second time. An older mark
+/// budget (`bmc_reachable_within`) only waits: the host is not reset a second time. An older mark
 /// means the earlier wait ran out, so the retry resets again. Without a key (no workflow), it
 /// always issues.
 pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -> Result<(), ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
-    let client = bmc::client(deps, &machine).await?;
+    let waits = input.waits;
+    let client = bmc::client_with_waits(deps, &machine, &waits).await?;
     // A power drain goes through the model's configured action, never a guessed one.
     let ac_cycle = match input.step {
         ActivationStep::AcPowerCycle => Some(ac_cycle_setting(deps, &machine, &client).await?),
@@ -59,7 +56,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
         },
         None => None,
     };
-    match issued_ms_ago.filter(|ago| *ago < REACHABLE_WITHIN.as_millis() as i64) {
+    match issued_ms_ago.filter(|ago| *ago < waits.reachable_within().as_millis() as i64) {
         Some(ago) => tracing::warn!(
             machine = %machine.id,
             step = ?input.step,
@@ -67,7 +64,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
             "a previous attempt of this step already issued it (the worker restarted?): waiting for it, not issuing it again"
         ),
         None => {
-            issue(&client, &input.step, ac_cycle.as_ref()).await?;
+            issue(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
             if let Some(k) = &key {
                 if let Err(e) = deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await {
                     tracing::warn!(machine = %machine.id, error = %e, "recording the activation mark failed; a retry would issue the step again");
@@ -75,7 +72,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
             }
         }
     }
-    wait(&client, &input.step, ac_cycle.as_ref()).await?;
+    wait(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
     if let Some(k) = &key {
         if let Err(e) = deps.store.activation_mark_clear(&k.run_id, &k.activity_id).await {
             tracing::warn!(machine = %machine.id, error = %e, "clearing the activation mark failed (it expires on its own)");
@@ -92,11 +89,12 @@ async fn issue(
     client: &hostfw_redfish::RedfishClient,
     step: &ActivationStep,
     ac_cycle: Option<&AcCycleSetting>,
+    waits: &BmcWaits,
 ) -> Result<(), ActivityError> {
     if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
         if setting.power_off_first {
             client.reset_system(reset_types::POWER_OFF).await.map_err(error::redfish)?;
-            wait_power(client, "Off").await?;
+            wait_power(client, "Off", waits.power_state_within()).await?;
         }
         return client.ac_power_cycle_at(setting).await.map_err(error::redfish);
     }
@@ -119,29 +117,41 @@ async fn wait(
     client: &hostfw_redfish::RedfishClient,
     step: &ActivationStep,
     ac_cycle: Option<&AcCycleSetting>,
+    waits: &BmcWaits,
 ) -> Result<(), ActivityError> {
+    let power_within = waits.power_state_within();
     if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
-        client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
+        client.wait_reachable(waits.reachable_within()).await.map_err(error::redfish)?;
         if setting.power_off_first {
             client.reset_system(reset_types::POWER_ON).await.map_err(error::redfish)?;
         }
-        return wait_power(client, "On").await;
+        return wait_power(client, "On", power_within).await;
     }
     match step {
-        ActivationStep::PowerOff => wait_power(client, "Off").await?,
-        ActivationStep::PowerOn => wait_power(client, "On").await?,
+        ActivationStep::PowerOff => wait_power(client, "Off", power_within).await?,
+        ActivationStep::PowerOn => wait_power(client, "On", power_within).await?,
         ActivationStep::AcPowerCycle => {}
         ActivationStep::SystemReset { .. } => {
-            client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
-            wait_power(client, "On").await?;
+            client.wait_reachable(waits.reachable_within()).await.map_err(error::redfish)?;
+            wait_power(client, "On", power_within).await?;
         }
         ActivationStep::ManagerReset { healthy_reads, .. } => {
-            client.wait_unreachable(GOES_DOWN_WITHIN).await.map_err(error::redfish)?;
+            client.wait_unreachable(waits.goes_down_within()).await.map_err(error::redfish)?;
             // The BMC goes away while it reboots; wait for it, then require several consecutive
-            // good reads so that a BMC still coming up is not mistaken for a healthy one.
+            // good reads so that a BMC still coming up is not mistaken for a healthy one. The
+            // whole comeback is bounded by `bmc_reachable_within`, however often a read fails.
+            let within = waits.reachable_within();
+            let deadline = tokio::time::Instant::now() + within;
             let mut good = 0;
             while good < *healthy_reads {
-                client.wait_reachable(REACHABLE_WITHIN).await.map_err(error::redfish)?;
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                if left.is_zero() {
+                    return Err(error::bmc_timeout(format!(
+                        "{}: BMC did not answer {healthy_reads} consecutive healthy reads within {within:?} after its reset",
+                        client.address()
+                    )));
+                }
+                client.wait_reachable(left).await.map_err(error::redfish)?;
                 match client.power_state().await {
                     Ok(_) => good += 1,
                     Err(_) => good = 0,
@@ -153,9 +163,14 @@ async fn wait(
     Ok(())
 }
 
-/// Wait until the host reports `PowerState` `wanted` (a restart passes through Off first).
-pub(crate) async fn wait_power(client: &hostfw_redfish::RedfishClient, wanted: &str) -> Result<(), ActivityError> {
-    let deadline = tokio::time::Instant::now() + POWERS_ON_WITHIN;
+/// Wait until the host reports `PowerState` `wanted` (a restart passes through Off first), at
+/// most `within` (`power_state_within`).
+pub(crate) async fn wait_power(
+    client: &hostfw_redfish::RedfishClient,
+    wanted: &str,
+    within: Duration,
+) -> Result<(), ActivityError> {
+    let deadline = tokio::time::Instant::now() + within;
     loop {
         if let Ok(Some(state)) = client.power_state().await {
             if state == wanted {
@@ -164,9 +179,8 @@ pub(crate) async fn wait_power(client: &hostfw_redfish::RedfishClient, wanted: &
         }
         if tokio::time::Instant::now() > deadline {
             return Err(error::bmc_timeout(format!(
-                "{}: host did not reach power state {wanted} within {:?}",
+                "{}: host did not reach power state {wanted} within {within:?}",
                 client.address(),
-                POWERS_ON_WITHIN
             )));
         }
         tokio::time::sleep(HEALTHY_READ_PAUSE).await;

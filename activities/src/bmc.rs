@@ -1,6 +1,8 @@
 //! Opening a Redfish client for a machine: BMC address from the site database, login from the
 //! credential store, TLS trust from `[redfish] ca_bundle` / `insecure_skip_verify`, the reply
-//! bound from `[redfish] max_response_bytes`. Credentials
+//! bound from `[redfish] max_response_bytes`, the inventory concurrency from `[redfish]
+//! inventory_concurrency`; a step that carries its own waits (`BmcWaits`) opens its client with
+//! their request timeout and reset-Task bound (`client_with_waits`). Credentials
 //! stay inside the returned client; they are never logged.
 
 use std::path::PathBuf;
@@ -8,6 +10,7 @@ use std::sync::Once;
 
 use hostfw_redfish::{BmcEndpoint, ClientOptions, RedfishClient, RedfishError, WaitOptions};
 use hostfw_store::{Machine, StoreError};
+use hostfw_workflows::waits::BmcWaits;
 use temporalio_common::ActivityError;
 
 use crate::error;
@@ -55,8 +58,9 @@ fn client_options(settings: &ActivitySettings) -> Result<ClientOptions, Box<BmcS
         // client's (reset Tasks take seconds, not the minutes of a flash).
         reset_task_wait: WaitOptions {
             poll_interval: settings.task_poll_interval,
-            ..ClientOptions::default().reset_task_wait
+            timeout: settings.redfish_reset_task_timeout,
         },
+        inventory_concurrency: settings.redfish_inventory_concurrency.max(1) as usize,
         ..ClientOptions::default()
     })
 }
@@ -90,9 +94,13 @@ async fn credentials(deps: &Deps, machine: &Machine) -> Result<(String, String),
 
 /// A Redfish client for `machine`'s BMC.
 pub async fn open_client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, BmcSetupError> {
+    open_with(deps, machine, &deps.settings).await
+}
+
+async fn open_with(deps: &Deps, machine: &Machine, settings: &ActivitySettings) -> Result<RedfishClient, BmcSetupError> {
     let (username, password) = credentials(deps, machine).await?;
     let endpoint = BmcEndpoint { address: machine.bmc_address.clone(), username, password };
-    let options = client_options(&deps.settings).map_err(|e| *e)?;
+    let options = client_options(settings).map_err(|e| *e)?;
     Ok(RedfishClient::new(endpoint, options)?)
 }
 
@@ -109,6 +117,15 @@ fn classify(e: BmcSetupError) -> ActivityError {
 /// [`open_client`] with its error classified for activity retries.
 pub async fn client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, ActivityError> {
     open_client(deps, machine).await.map_err(classify)
+}
+
+/// [`client`] for a step that runs with the waits its activity timeout was derived from: their
+/// request timeout and reset-Task bound replace the worker's.
+pub async fn client_with_waits(deps: &Deps, machine: &Machine, waits: &BmcWaits) -> Result<RedfishClient, ActivityError> {
+    let mut settings = deps.settings.clone();
+    settings.redfish_timeout = waits.request_timeout();
+    settings.redfish_reset_task_timeout = waits.reset_task_within();
+    open_with(deps, machine, &settings).await.map_err(classify)
 }
 
 /// The BMC login of `machine`, for the Core-local script route (its environment only).
@@ -135,6 +152,8 @@ mod tests {
             redfish_ca_bundle: ca_bundle,
             redfish_insecure_skip_verify: insecure,
             redfish_max_response_bytes: 5 * 1024 * 1024,
+            redfish_inventory_concurrency: 3,
+            redfish_reset_task_timeout: Duration::from_secs(42),
         }
     }
 
@@ -146,6 +165,8 @@ mod tests {
         assert!(o.ca_bundle.is_none());
         assert_eq!(o.max_body_bytes, 5 * 1024 * 1024, "[redfish] max_response_bytes reaches the client");
         assert_eq!(o.reset_task_wait.poll_interval, Duration::from_secs(1), "reset tasks are polled like update tasks");
+        assert_eq!(o.reset_task_wait.timeout, Duration::from_secs(42), "[redfish] reset_task_timeout reaches the client");
+        assert_eq!(o.inventory_concurrency, 3, "[redfish] inventory_concurrency reaches the client");
 
         let o = client_options(&settings(None, true)).unwrap();
         assert!(o.accept_invalid_certs, "the site opt-out turns verification off");

@@ -14,7 +14,7 @@ use crate::bmc;
 use crate::error;
 use crate::Deps;
 
-use crate::heartbeat::HEARTBEAT_EVERY;
+use crate::heartbeat::{with_heartbeat, HEARTBEAT_EVERY};
 
 /// True when the matching members verify at the target (`hostfw_model::verify_matching`: a
 /// version not reported is never the target).
@@ -62,7 +62,10 @@ async fn acquire_slot(deps: &Deps, ctx: &ActivityContext, holder: &str) -> Resul
 pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
-    let report = client.explore().await.map_err(error::redfish)?;
+    // The precheck reads the whole inventory: on a slow BMC that outlasts a short heartbeat
+    // timeout, and an attempt timed out meanwhile would go on to upload beside its retry.
+    let read = async { client.explore().await.map_err(error::redfish) };
+    let report = with_heartbeat(ctx, "precheck: reading the Redfish inventory", read).await?;
     if let Some(precheck) = &input.precheck {
         if at_target(&report, precheck) {
             // A lost earlier attempt of this upload may still hold a slot: give it back now.

@@ -66,6 +66,11 @@ pub struct ActivitySettings {
     pub redfish_insecure_skip_verify: bool,
     /// `[redfish] max_response_bytes`: the largest Redfish reply body a client reads.
     pub redfish_max_response_bytes: u64,
+    /// `[redfish] inventory_concurrency`: FirmwareInventory members an inventory crawl reads at once.
+    pub redfish_inventory_concurrency: u32,
+    /// `[redfish] reset_task_timeout`: bound on following the Task a reset answers with (the
+    /// activation and platform steps use the value in their input instead).
+    pub redfish_reset_task_timeout: Duration,
 }
 
 /// Everything an activity may touch.

@@ -18,7 +18,9 @@ use crate::Deps;
 /// Run one platform step.
 pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
-    let client = bmc::client(deps, &machine).await?;
+    // The waits the workflow derived this activity's timeout from (`BmcWaits::platform_budget`).
+    let client = bmc::client_with_waits(deps, &machine, &input.waits).await?;
+    let power_within = input.waits.power_state_within();
     match input.step {
         PlatformStep::Lockdown { enabled } => lockdown(deps, &machine, &client, enabled).await?,
         // Which image runs is known only where the BMC reports it (the simulator's generic
@@ -27,13 +29,13 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
             if client.booted_image().await.map_err(error::redfish)?.as_deref() != Some("discovery") {
                 client.set_boot_override("Pxe", "Once").await.map_err(error::redfish)?;
                 client.reset_system(reset_types::SYSTEM_RESTART).await.map_err(error::redfish)?;
-                wait_power(&client, "On").await?;
+                wait_power(&client, "On", power_within).await?;
             }
         }
         PlatformStep::BootToOs => {
             if client.booted_image().await.map_err(error::redfish)?.as_deref() != Some("os") {
                 client.reset_system(reset_types::SYSTEM_RESTART).await.map_err(error::redfish)?;
-                wait_power(&client, "On").await?;
+                wait_power(&client, "On", power_within).await?;
             }
         }
     }

@@ -40,8 +40,9 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::RefreshInventory)]
-    pub async fn refresh_inventory(self: Arc<Self>, _ctx: ActivityContext, machine_id: String) -> Result<InventoryReport, ActivityError> {
-        inventory::refresh(&self.deps, &machine_id).await
+    pub async fn refresh_inventory(self: Arc<Self>, ctx: ActivityContext, machine_id: String) -> Result<InventoryReport, ActivityError> {
+        // A crawl of a slow BMC takes minutes: heartbeats tell a dead worker from a slow read.
+        with_heartbeat(&ctx, "reading the Redfish inventory", inventory::refresh(&self.deps, &machine_id)).await
     }
 
     #[activity(definition = defs::CatalogLookup)]

@@ -10,6 +10,7 @@
 use hostfw_model::{HostState, SiteConfig};
 use hostfw_store::{NewRequest, RequestCreate, Store};
 use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
+use hostfw_workflows::waits::BmcWaits;
 use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
 use hostfw_workflows::{host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow, MachineUpdateManagerWorkflow};
 use temporalio_client::errors::WorkflowStartError;
@@ -80,7 +81,24 @@ pub fn reprovision_settings(site: &SiteConfig) -> Result<ReprovisionSettings, St
         script_timeout_secs: hr.script_timeout.as_secs().max(1),
         autoreboot_period,
         heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
+        bmc_waits: bmc_waits(site),
     })
+}
+
+/// The waits inside the BMC activities, from the site config; the workflow derives those
+/// activities' timeouts from them and hands them to the activities.
+pub fn bmc_waits(site: &SiteConfig) -> BmcWaits {
+    let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let hr = &site.host_reprovision;
+    BmcWaits {
+        request_timeout_ms: ms(site.redfish.timeout),
+        inventory_concurrency: site.redfish.inventory_concurrency,
+        reset_task_within_ms: ms(site.redfish.reset_task_timeout),
+        reachable_within_ms: ms(hr.bmc_reachable_within),
+        power_state_within_ms: ms(hr.power_state_within),
+        goes_down_within_ms: ms(hr.bmc_goes_down_within),
+        task_poll_interval_ms: ms(hr.task_poll_interval),
+    }
 }
 
 /// Create the request for `machine_id` and start its workflow; returns the workflow ID.
@@ -187,5 +205,35 @@ pub async fn wake_manager(client: &Client, reason: &str) {
         .await
     {
         tracing::debug!(error = %e, reason, "could not wake the machine update manager");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_configured_waits_reach_the_workflow_settings() {
+        let text = "[site]\nname = \"x\"\n[redfish]\ntimeout = \"7s\"\ninventory_concurrency = 3\nreset_task_timeout = \"90s\"\n\
+                    [host_reprovision]\ntask_poll_interval = \"250ms\"\nbmc_reachable_within = \"20m\"\n\
+                    power_state_within = \"15m\"\nbmc_goes_down_within = \"45s\"\n";
+        let site = SiteConfig::from_toml_str(text, Path::new("/etc/hostfw/site.toml")).expect("loads");
+        let w = reprovision_settings(&site).expect("settings").bmc_waits;
+        assert_eq!(
+            w,
+            BmcWaits {
+                request_timeout_ms: 7_000,
+                inventory_concurrency: 3,
+                reset_task_within_ms: 90_000,
+                reachable_within_ms: 1_200_000,
+                power_state_within_ms: 900_000,
+                goes_down_within_ms: 45_000,
+                task_poll_interval_ms: 250,
+            }
+        );
+        let defaults = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("/etc/hostfw/site.toml")).unwrap();
+        assert_eq!(reprovision_settings(&defaults).unwrap().bmc_waits, BmcWaits::default(), "defaults agree on both sides");
     }
 }

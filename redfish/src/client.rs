@@ -75,6 +75,9 @@ pub struct ClientOptions {
     pub max_body_bytes: u64,
     /// How a host reset that answers with a Task is followed (poll interval, overall bound).
     pub reset_task_wait: WaitOptions,
+    /// FirmwareInventory members read at once by `explore` (site config `[redfish]
+    /// inventory_concurrency`); 0 counts as 1.
+    pub inventory_concurrency: usize,
 }
 
 impl Default for ClientOptions {
@@ -89,6 +92,7 @@ impl Default for ClientOptions {
                 poll_interval: timeouts::DEFAULT_TASK_POLL_INTERVAL,
                 timeout: timeouts::DEFAULT_RESET_TASK_TIMEOUT,
             },
+            inventory_concurrency: timeouts::DEFAULT_INVENTORY_CONCURRENCY,
         }
     }
 }
@@ -109,6 +113,7 @@ impl fmt::Debug for ClientOptions {
             )
             .field("max_body_bytes", &self.max_body_bytes)
             .field("reset_task_wait", &self.reset_task_wait)
+            .field("inventory_concurrency", &self.inventory_concurrency)
             .finish()
     }
 }

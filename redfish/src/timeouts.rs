@@ -54,6 +54,12 @@ pub const UNREACHABLE_POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// BMC whose next links loop; 1000 pages is far beyond any real inventory.
 pub const MAX_COLLECTION_PAGES: usize = 1000;
 
+/// Default number of FirmwareInventory members read at once: real BMCs throttle (an embedded web
+/// server serves a handful of connections), and 4 cuts a 111-member Supermicro crawl to a
+/// quarter of its sequential time without crowding the BMC. Site config: `[redfish]
+/// inventory_concurrency`.
+pub const DEFAULT_INVENTORY_CONCURRENCY: usize = 4;
+
 /// Default bound on one reply body: 32 MiB. The largest document we read is an `$expand`ed
 /// FirmwareInventory (~110 members on a Supermicro, a few KiB each: well under 1 MiB); 32 MiB
 /// leaves a wide margin while a BMC that streams without end is cut off long before it hurts

@@ -31,6 +31,8 @@ pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
         redfish_ca_bundle: site.redfish.ca_bundle.clone(),
         redfish_insecure_skip_verify: site.redfish.insecure_skip_verify,
         redfish_max_response_bytes: site.redfish.max_response_bytes,
+        redfish_inventory_concurrency: site.redfish.inventory_concurrency,
+        redfish_reset_task_timeout: site.redfish.reset_task_timeout,
     }
 }
 

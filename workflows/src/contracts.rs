@@ -141,6 +141,9 @@ pub enum ActivationStep {
 pub struct ActivateInput {
     pub machine_id: String,
     pub step: ActivationStep,
+    /// The waits the step runs with: the ones its activity timeout was derived from.
+    #[serde(default)]
+    pub waits: crate::waits::BmcWaits,
 }
 
 /// Input of `hostfw.host.restore`.
@@ -223,6 +226,9 @@ pub enum PlatformStep {
 pub struct PlatformInput {
     pub machine_id: String,
     pub step: PlatformStep,
+    /// The waits the step runs with: the ones its activity timeout was derived from.
+    #[serde(default)]
+    pub waits: crate::waits::BmcWaits,
 }
 
 /// Output of `hostfw.host.approval_inputs`: what an assigned host's wait for approval reads each

@@ -9,7 +9,6 @@ use crate::options;
 use crate::settings::ReprovisionSettings;
 use crate::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
 use crate::verify::activate_and_verify;
-use std::time::Duration;
 
 /// True when the activity failed in a way no retry can fix (the BMC refused, the artifact is
 /// missing): the attempt fails. Otherwise the failure was transient and retries ran out.
@@ -97,7 +96,7 @@ pub(crate) async fn install(
                         HostActivities::wait_task,
                         wait,
                         options::summarized(
-                            options::wait_task(Duration::from_secs(settings.task_timeout_secs), settings.heartbeat()),
+                            options::wait_task(settings),
                             format!("follow the BMC task of {component} {target}"),
                         ),
                     )

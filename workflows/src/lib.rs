@@ -38,6 +38,7 @@ pub mod site_explorer;
 pub mod status;
 mod steps;
 mod verify;
+pub mod waits;
 
 pub use contracts::*;
 pub use site_contracts::*;

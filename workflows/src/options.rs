@@ -1,9 +1,20 @@
 //! Every activity timeout and retry policy of the workflows, in one place, with the reason for
 //! each value.
+//!
+//! The timeouts of activities that wait on a BMC are derived from the configured waits inside
+//! them (`waits::BmcWaits`, from the site config): the worst case those waits allow plus
+//! [`MARGIN`], so no configured wait can outlast the timeout around it.
 
 use std::time::Duration;
 
 use temporalio_workflow::{ActivityOptions, RetryPolicy};
+
+use crate::contracts::{ActivationStep, PlatformStep};
+use crate::settings::ReprovisionSettings;
+
+/// Added to a derived timeout: opening a client, reading the machine row and a few site-database
+/// writes around the waits, with room for a slow database.
+pub const MARGIN: Duration = Duration::from_secs(60);
 
 /// Error type names (set by `hostfw-activities`) that no retry can fix: bad input, a BMC that
 /// refused the request, a catalog that points at nothing.
@@ -29,10 +40,15 @@ pub fn bookkeeping() -> ActivityOptions {
         .build()
 }
 
-/// A Redfish inventory crawl: a few dozen GETs. One minute covers a slow BMC; retried with
-/// backoff up to 10 times (about 5 minutes) because a BMC that was just reset answers late.
-pub fn inventory() -> ActivityOptions {
-    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60))
+/// A Redfish inventory crawl: a few fixed GETs and one per FirmwareInventory member (111 on the
+/// captured Supermicro), the members `inventory_concurrency` at a time. The timeout is the
+/// crawl's bound at the configured request timeout (`BmcWaits::inventory_budget`) plus
+/// [`MARGIN`]: generous, because the activity heartbeats while it reads, so a dead worker is
+/// noticed within the heartbeat timeout while a slow BMC is given long enough. Retried with
+/// backoff up to 10 times because a BMC that was just reset answers late.
+pub fn inventory(settings: &ReprovisionSettings) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(settings.bmc_waits.inventory_budget() + MARGIN)
+        .heartbeat_timeout(settings.heartbeat())
         .retry_policy(policy(10, Duration::from_secs(30)))
         .build()
 }
@@ -50,20 +66,36 @@ pub fn upload(heartbeat: Duration) -> ActivityOptions {
 }
 
 /// Following an update task: `task_timeout` is the site's bound on a whole flash (config
-/// `redfish.task_timeout`). The activity heartbeats every poll, so a dead worker is noticed within
-/// the heartbeat timeout and another worker resumes polling the same task.
-pub fn wait_task(task_timeout: Duration, heartbeat: Duration) -> ActivityOptions {
-    ActivityOptions::with_start_to_close_timeout(task_timeout)
-        .heartbeat_timeout(heartbeat)
+/// `redfish.task_timeout`); the activity's own wait ends there with a clear error, so the timeout
+/// is that bound plus a poll (`BmcWaits::task_budget`) plus [`MARGIN`]. The activity heartbeats
+/// every poll, so a dead worker is noticed within the heartbeat timeout and another worker
+/// resumes polling the same task.
+pub fn wait_task(settings: &ReprovisionSettings) -> ActivityOptions {
+    let task_timeout = Duration::from_secs(settings.task_timeout_secs);
+    ActivityOptions::with_start_to_close_timeout(settings.bmc_waits.task_budget(task_timeout) + MARGIN)
+        .heartbeat_timeout(settings.heartbeat())
         .retry_policy(policy(5, Duration::from_secs(30)))
         .build()
 }
 
-/// A reset and the wait until the BMC answers again: BMC reboots take several minutes on real
-/// hardware, so 15 minutes per attempt, 3 attempts; the activity heartbeats while it waits.
-pub fn activation(heartbeat: Duration) -> ActivityOptions {
-    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(15 * 60))
-        .heartbeat_timeout(heartbeat)
+/// One activation step (a reset or power action and the wait for its effect): BMC reboots take
+/// several minutes on real hardware. The timeout is the step's worst case under the configured
+/// waits (`BmcWaits::activation_budget`: e.g. a system restart follows its reset Task, waits for
+/// the BMC and then for power On) plus [`MARGIN`]; 3 attempts; the activity heartbeats while it
+/// waits.
+pub fn activation(step: &ActivationStep, settings: &ReprovisionSettings) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(settings.bmc_waits.activation_budget(step) + MARGIN)
+        .heartbeat_timeout(settings.heartbeat())
+        .retry_policy(policy(3, Duration::from_secs(60)))
+        .build()
+}
+
+/// One platform step (lockdown, discovery boot, boot to OS): like an activation step, its
+/// timeout is its worst case under the configured waits (`BmcWaits::platform_budget`) plus
+/// [`MARGIN`]; 3 attempts; the activity heartbeats while it waits.
+pub fn platform(step: &PlatformStep, settings: &ReprovisionSettings) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(settings.bmc_waits.platform_budget(step) + MARGIN)
+        .heartbeat_timeout(settings.heartbeat())
         .retry_policy(policy(3, Duration::from_secs(60)))
         .build()
 }
@@ -99,3 +131,6 @@ pub fn crawl(heartbeat: Duration) -> ActivityOptions {
         .retry_policy(policy(0, Duration::from_secs(5 * 60)))
         .build()
 }
+
+#[cfg(test)]
+mod fit_tests;

@@ -25,15 +25,16 @@ pub(crate) struct StepFailure {
 
 /// Run one platform step.
 pub(crate) async fn platform(ctx: &Ctx, machine_id: &str, step: PlatformStep) -> WorkflowResult<Result<(), StepFailure>> {
-    let heartbeat = ctx.state(|s| s.input.settings.heartbeat());
+    let settings = ctx.state(|s| s.input.settings.clone());
     let what = match &step {
         PlatformStep::Lockdown { enabled: true } => "re-enabling platform lockdown",
         PlatformStep::Lockdown { enabled: false } => "disabling platform lockdown",
         PlatformStep::DiscoveryBoot => "booting the discovery environment",
         PlatformStep::BootToOs => "booting the host's own OS",
     };
-    let input = PlatformInput { machine_id: machine_id.to_string(), step };
-    match ctx.execute_activity(HostActivities::platform, input, options::activation(heartbeat)).await {
+    let options = options::platform(&step, &settings);
+    let input = PlatformInput { machine_id: machine_id.to_string(), step, waits: settings.bmc_waits };
+    match ctx.execute_activity(HostActivities::platform, input, options).await {
         Ok(()) => Ok(Ok(())),
         Err(error) => Ok(Err(StepFailure { reason: reason(what, &error), error })),
     }

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::waits::BmcWaits;
+
 /// A time window in unix milliseconds, `[start_ms, end_ms)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeWindow {
@@ -101,6 +103,9 @@ pub struct ReprovisionSettings {
     /// Heartbeat timeout of long activities: how soon a dead worker's activity moves to another.
     #[serde(default = "d_heartbeat_timeout")]
     pub heartbeat_timeout_secs: u64,
+    /// The waits inside the BMC activities; their timeouts are derived from them (`options`).
+    #[serde(default)]
+    pub bmc_waits: BmcWaits,
 }
 
 impl Default for ReprovisionSettings {
@@ -121,6 +126,7 @@ impl Default for ReprovisionSettings {
             script_timeout_secs: d_script_timeout(),
             autoreboot_period: None,
             heartbeat_timeout_secs: d_heartbeat_timeout(),
+            bmc_waits: BmcWaits::default(),
         }
     }
 }

@@ -54,7 +54,9 @@ pub(crate) async fn refresh_inventory(
     ctx: &Ctx,
     machine_id: &str,
 ) -> Result<InventoryReport, ActivityExecutionError> {
-    let options = options::summarized(options::inventory(), format!("read the Redfish inventory of {machine_id}"));
+    let settings = ctx.state(|s| s.input.settings.clone());
+    let options =
+        options::summarized(options::inventory(&settings), format!("read the Redfish inventory of {machine_id}"));
     ctx.execute_activity(HostActivities::refresh_inventory, machine_id.to_string(), options).await
 }
 
@@ -84,13 +86,13 @@ pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) {
 
 /// Run an activation plan: steps as activities, waits as durable timers.
 pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> StepEnd {
-    let heartbeat = ctx.state(|s| s.input.settings.heartbeat());
+    let settings = ctx.state(|s| s.input.settings.clone());
     for action in plan {
         match action {
             ActivationAction::Step(step) => {
                 let summary = format!("{step:?} on {machine_id}");
-                let input = ActivateInput { machine_id: machine_id.to_string(), step };
-                let options = options::summarized(options::activation(heartbeat), summary);
+                let options = options::summarized(options::activation(&step, &settings), summary);
+                let input = ActivateInput { machine_id: machine_id.to_string(), step, waits: settings.bmc_waits };
                 if let Err(e) = ctx.execute_activity(HostActivities::activate, input, options).await {
                     return StepEnd::Failed(reason("activation", &e));
                 }

@@ -124,7 +124,29 @@ pub struct RedfishSection {
     /// incrementally and a bigger one fails the request (naming the BMC, URL and limit) instead
     /// of filling the worker's memory.
     pub max_response_bytes: u64,
+    /// FirmwareInventory members read at once during an inventory crawl (default 4, 1..=32):
+    /// real BMCs throttle, so a small bound; the report keeps the collection's order.
+    pub inventory_concurrency: u32,
+    /// Bound on following the Task a host reset answers with (default 5m; a captured DGX reset
+    /// Task took 24 s). Part of every reset step's wait, so of its activity timeout.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub reset_task_timeout: Duration,
 }
+
+/// Default `[redfish] inventory_concurrency`.
+pub const DEFAULT_INVENTORY_CONCURRENCY: u32 = 4;
+/// Largest accepted `[redfish] inventory_concurrency`: beyond this a BMC is flooded, not read.
+pub const MAX_INVENTORY_CONCURRENCY: u32 = 32;
+/// Hard cap of each wait inside one activation step (`[redfish] reset_task_timeout`,
+/// `[host_reprovision] bmc_reachable_within`, `power_state_within`, `bmc_goes_down_within`):
+/// a step is one activity attempt, whose timeout is derived from its waits; two hours per wait
+/// is far beyond any BMC and keeps a typo (`10h`) from parking a host for a day per attempt.
+pub const MAX_STEP_WAIT: Duration = Duration::from_secs(2 * 3600);
+/// Hard cap of `[redfish] timeout` (one HTTP request): 10 minutes. Every wait is polled with
+/// requests of this bound, so it is part of each activity timeout.
+pub const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+/// Hard cap of `[redfish] task_timeout` (a whole flash): one day.
+pub const MAX_TASK_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// Default `[redfish] max_response_bytes`: 32 MiB, far above the largest document read (an
 /// `$expand`ed FirmwareInventory of ~110 members is well under 1 MiB).
@@ -142,6 +164,8 @@ impl Default for RedfishSection {
             ca_bundle: None,
             insecure_skip_verify: false,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            inventory_concurrency: DEFAULT_INVENTORY_CONCURRENCY,
+            reset_task_timeout: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -186,6 +210,18 @@ pub struct HostReprovisionSection {
     /// soon the work of a worker that died moves to another worker.
     #[serde(with = "crate::duration::serde_duration")]
     pub heartbeat_timeout: Duration,
+    /// How long a reset may keep the BMC unreachable (and, after a BMC reset, not yet answering
+    /// its healthy reads) before the activation step fails and is retried (default 10m).
+    #[serde(with = "crate::duration::serde_duration")]
+    pub bmc_reachable_within: Duration,
+    /// How long a host may take to reach the wanted power state after a reset or power action
+    /// (default 10m).
+    #[serde(with = "crate::duration::serde_duration")]
+    pub power_state_within: Duration,
+    /// How long a BMC may keep answering after accepting Manager.Reset before it goes down; one
+    /// that does not is taken to have reset faster than we could see (default 30s).
+    #[serde(with = "crate::duration::serde_duration")]
+    pub bmc_goes_down_within: Duration,
 }
 
 impl Default for HostReprovisionSection {
@@ -204,6 +240,9 @@ impl Default for HostReprovisionSection {
             power_drain_cycle_wait: Duration::from_secs(90),
             power_drain_on_wait: Duration::from_secs(5),
             heartbeat_timeout: Duration::from_secs(30),
+            bmc_reachable_within: Duration::from_secs(10 * 60),
+            power_state_within: Duration::from_secs(10 * 60),
+            bmc_goes_down_within: Duration::from_secs(30),
         }
     }
 }

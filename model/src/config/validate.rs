@@ -45,7 +45,26 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     }
 
     positive("redfish.timeout", c.redfish.timeout)?;
+    at_most("redfish.timeout", c.redfish.timeout, super::sections::MAX_REQUEST_TIMEOUT)?;
     positive("redfish.task_timeout", c.redfish.task_timeout)?;
+    at_most("redfish.task_timeout", c.redfish.task_timeout, super::sections::MAX_TASK_TIMEOUT)?;
+    if c.redfish.task_timeout < c.host_reprovision.task_poll_interval {
+        return Err((
+            "redfish.task_timeout",
+            format!(
+                "{:?} is shorter than host_reprovision.task_poll_interval ({:?}): a flash could not be polled even once",
+                c.redfish.task_timeout, c.host_reprovision.task_poll_interval
+            ),
+        ));
+    }
+    let max_k = super::sections::MAX_INVENTORY_CONCURRENCY;
+    if !(1..=max_k).contains(&c.redfish.inventory_concurrency) {
+        return Err((
+            "redfish.inventory_concurrency",
+            format!("{} is out of range; must be 1..={max_k} (BMCs throttle)", c.redfish.inventory_concurrency),
+        ));
+    }
+    step_wait("redfish.reset_task_timeout", c.redfish.reset_task_timeout)?;
     if c.redfish.max_response_bytes < super::sections::MIN_MAX_RESPONSE_BYTES {
         return Err((
             "redfish.max_response_bytes",
@@ -72,6 +91,10 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
             "must be at least 5s: long activities heartbeat every 2 s".into(),
         ));
     }
+
+    step_wait("host_reprovision.bmc_reachable_within", hr.bmc_reachable_within)?;
+    step_wait("host_reprovision.power_state_within", hr.power_state_within)?;
+    step_wait("host_reprovision.bmc_goes_down_within", hr.bmc_goes_down_within)?;
 
     let fg = &c.firmware_global;
     at_least_one("firmware_global.max_uploads", fg.max_uploads)?;
@@ -167,6 +190,21 @@ fn positive(key: &'static str, value: Duration) -> Result<(), Failure> {
         return Err((key, "must be greater than zero".into()));
     }
     Ok(())
+}
+
+/// At most `cap`: a wait beyond its hard cap is a typo, and would stretch the activity timeout
+/// derived from it.
+fn at_most(key: &'static str, value: Duration, cap: Duration) -> Result<(), Failure> {
+    if value > cap {
+        return Err((key, format!("{value:?} is longer than the hard cap of {cap:?}")));
+    }
+    Ok(())
+}
+
+/// A wait inside one activation step: positive and at most `MAX_STEP_WAIT`.
+fn step_wait(key: &'static str, value: Duration) -> Result<(), Failure> {
+    positive(key, value)?;
+    at_most(key, value, super::sections::MAX_STEP_WAIT)
 }
 
 fn at_least_one(key: &'static str, value: u32) -> Result<(), Failure> {

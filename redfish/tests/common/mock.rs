@@ -1,10 +1,13 @@
 //! A scripted HTTP/1.1 BMC for edge cases bmc-sim does not produce: each (method, path) has a
 //! queue of canned answers (the last one repeats), every request is logged. One request per
-//! connection (`Connection: close`). Helpers only: no assertions live here.
+//! connection (`Connection: close`). Paths under a prefix can be answered slowly (`slow`), and
+//! the mock counts how many of those requests it holds at once (`max_slow_in_flight`), so a test
+//! can see the client's concurrency from the server's side. Helpers only: no assertions live here.
 #![allow(dead_code)]
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -80,11 +83,21 @@ pub struct Logged {
 
 type Routes = Arc<Mutex<HashMap<(String, String), VecDeque<Canned>>>>;
 
+/// Requests under `prefix` wait `delay` before their answer; `in_flight` counts those held now,
+/// `max_in_flight` the most held at once.
+#[derive(Default)]
+struct Slow {
+    prefix: Option<(String, Duration)>,
+    in_flight: usize,
+    max_in_flight: usize,
+}
+
 pub struct MockBmc {
     /// `ip:port` of the (plain-http) listener.
     pub address: String,
     routes: Routes,
     log: Arc<Mutex<Vec<Logged>>>,
+    slow: Arc<Mutex<Slow>>,
     handle: JoinHandle<()>,
 }
 
@@ -100,21 +113,34 @@ impl MockBmc {
         let address = listener.local_addr().expect("addr").to_string();
         let routes: Routes = Arc::default();
         let log: Arc<Mutex<Vec<Logged>>> = Arc::default();
-        let (r, l) = (routes.clone(), log.clone());
+        let slow: Arc<Mutex<Slow>> = Arc::default();
+        let (r, l, sl) = (routes.clone(), log.clone(), slow.clone());
         let handle = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
                     return;
                 };
-                tokio::spawn(handle_conn(stream, r.clone(), l.clone()));
+                tokio::spawn(handle_conn(stream, r.clone(), l.clone(), sl.clone()));
             }
         });
         MockBmc {
             address,
             routes,
             log,
+            slow,
             handle,
         }
+    }
+
+    /// Every request whose path starts with `prefix` waits `delay` before it is answered (a BMC
+    /// that is slow to serve those resources).
+    pub fn slow(&self, prefix: &str, delay: Duration) {
+        self.slow.lock().unwrap().prefix = Some((prefix.to_string(), delay));
+    }
+
+    /// The most requests under the `slow` prefix the mock held at the same time.
+    pub fn max_slow_in_flight(&self) -> usize {
+        self.slow.lock().unwrap().max_in_flight
     }
 
     /// The mock's BMC address: plain http, written explicitly.
@@ -149,7 +175,12 @@ fn header_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
 }
 
-async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<Logged>>>) {
+async fn handle_conn(
+    mut stream: TcpStream,
+    routes: Routes,
+    log: Arc<Mutex<Vec<Logged>>>,
+    slow: Arc<Mutex<Slow>>,
+) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_len = loop {
@@ -197,6 +228,22 @@ async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<L
             None => None,
         }
     };
+    let delay = {
+        let mut slow = slow.lock().unwrap();
+        let delay = match &slow.prefix {
+            Some((prefix, delay)) if path.starts_with(prefix.as_str()) => Some(*delay),
+            _ => None,
+        };
+        if delay.is_some() {
+            slow.in_flight += 1;
+            slow.max_in_flight = slow.max_in_flight.max(slow.in_flight);
+        }
+        delay
+    };
+    if let Some(delay) = delay {
+        tokio::time::sleep(delay).await;
+        slow.lock().unwrap().in_flight -= 1;
+    }
     let answer = answer.unwrap_or_else(|| {
         json(
             404,

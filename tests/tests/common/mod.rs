@@ -96,6 +96,8 @@ pub struct SiteSpec<'a> {
     pub images: &'a [(&'a str, &'a str, &'a str)],
     /// Extra lines of the `[host_reprovision]`, `[firmware_global]` and `[machine_updater]` tables.
     pub host_reprovision: &'a str,
+    /// Extra lines of the `[redfish]` table (its `timeout` and `task_timeout` are set already).
+    pub redfish: &'a str,
     pub firmware_global: &'a str,
     pub machine_updater: &'a str,
     /// Other files to write, relative to the site directory (scripts, Scout packages).
@@ -191,6 +193,7 @@ site_workflows = {site_workflows}
 [redfish]
 timeout = "5s"
 task_timeout = "2m"
+{redfish}
 
 [host_reprovision]
 {host_reprovision}
@@ -214,6 +217,7 @@ host_firmware_upgrade_retry_interval = "1s"
                 &[("verify_poll_interval", "\"1s\""), ("verify_max_polls", "20"), ("task_poll_interval", "\"1s\""), ("bmc_healthy_reads", "2")],
             ),
             firmware_global = spec.firmware_global,
+            redfish = spec.redfish,
             machine_updater = spec.machine_updater,
             site_workflows = spec.site_workflows,
             site_explorer = spec.site_explorer,
