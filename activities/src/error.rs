@@ -2,7 +2,7 @@
 //!
 //! Activity failures carry a type name that the workflows' retry policies read
 //! (`hostfw_workflows::options::NON_RETRYABLE_ERRORS`): `BadInput`, `BmcRejected` and `NotFound`
-//! stop retries at once; `BmcTransient` and `Store` are retried with backoff.
+//! stop retries at once; `BmcTransient`, `Store` and `Superseded` are retried with backoff.
 
 use hostfw_redfish::RedfishError;
 use hostfw_store::StoreError;
@@ -47,4 +47,11 @@ pub fn store(err: StoreError) -> ActivityError {
         StoreError::NotFound { .. } => failure("NotFound", false, err.to_string()),
         other => failure("Store", true, other.to_string()),
     }
+}
+
+/// This attempt lost its right to act (its slot lease was taken over by a retried attempt, or the
+/// Temporal server may have retried it): it stops before any irreversible step. Retryable: if the
+/// server still waits for this attempt, its retry starts over with a fresh slot and precheck.
+pub fn superseded(message: impl Into<String>) -> ActivityError {
+    failure("Superseded", true, message.into())
 }
