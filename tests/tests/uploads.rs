@@ -133,11 +133,15 @@ async fn a_retried_upload_follows_the_flash_its_killed_attempt_started() {
 
     // Restart at once: the BMC is still flashing when the retried upload runs.
     worker.restart().await;
-    site.wait_for("the retried upload to end", Duration::from_secs(60), || async {
+    site.wait_for("the retried upload to end, or a second update request", Duration::from_secs(90), || async {
+        if host_stats(&site, "h0").update_requests > 1 {
+            return Some(());
+        }
         let history = site.history_json("h0").await;
         activity_records(&history, ACT_UPLOAD).first().filter(|r| r.completed || r.timed_out.is_some()).map(|_| ())
     })
     .await;
+    assert_eq!(host_stats(&site, "h0").update_requests, 1, "the retried upload POSTed the image again");
     assert!(site.fleet.uploads_in_flight() > 0, "the retried upload ended while the first flash still ran");
     assert_compliant(&site, "h0").await;
     let stats = host_stats(&site, "h0");
@@ -150,6 +154,42 @@ async fn a_retried_upload_follows_the_flash_its_killed_attempt_started() {
     assert_eq!(records.len(), 1, "one upload activity: {records:#?}");
     assert!(records[0].attempt >= 2 && records[0].completed, "retried after the kill and completed: {records:?}");
     assert!(history_contains(&history, "RunningTask"), "the retried upload followed the running task");
+    site.shutdown().await;
+}
+
+/// Finding 11, one attempt: the upload waits for the only slot; the Temporal server is stopped,
+/// and the slot is freed during the outage. The attempt can take the slot, but it cannot heartbeat
+/// any more (the outage lasts longer than the heartbeat timeout): it must not POST. Once the server
+/// is back, its retry uploads, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attempt_that_cannot_heartbeat_does_not_post() {
+    let fleet = fleet(1, 3.0);
+    let (mut site, _worker) = start(&fleet, "max_uploads = 1").await;
+    let grant = site.store.upload_slot_acquire("uploads-test", 1, 120_000).await.unwrap().expect("the slot");
+    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
+    site.wait_for("the upload to wait for the slot", Duration::from_secs(60), || async {
+        site.pending_activities("h0")
+            .await
+            .into_iter()
+            .any(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))
+            .then_some(())
+    })
+    .await;
+    site.stop_temporal().await;
+    site.store.upload_slot_release(grant, "uploads-test").await.unwrap();
+    // The outage itself (not a synchronisation): longer than the 5 s heartbeat timeout.
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    assert_eq!(
+        host_stats(&site, "h0").update_requests,
+        0,
+        "an upload attempt that could not heartbeat POSTed the image during the outage"
+    );
+    site.start_temporal().await;
+
+    assert_compliant(&site, "h0").await;
+    let stats = host_stats(&site, "h0");
+    assert_eq!(stats.installs, once(), "installed once");
+    assert_eq!((stats.uploads, stats.update_requests), (1, 1), "one update request, by the retried attempt");
     site.shutdown().await;
 }
 
