@@ -26,6 +26,16 @@ pub struct SlotGrant {
     pub generation: i64,
 }
 
+/// One held slot as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldSlotRow {
+    pub slot: u32,
+    pub holder: String,
+    pub generation: i64,
+    /// When the lease ends (unix ms); a past value means expired, free for anyone.
+    pub expires_at_ms: i64,
+}
+
 impl Store {
     /// Try to take one of `max` upload slots for `holder` for `lease_ms`. Returns the grant, or
     /// `None` when all `max` slots are held by live leases of other holders. A slot `holder`
@@ -119,6 +129,29 @@ impl Store {
             .await
             .map_err(StoreError::db("upload_slot_release_holder", holder))?;
         Ok(())
+    }
+
+    /// Every slot with a holder (live or expired lease), by slot: for metrics, `doctor`-style
+    /// checks (a slot held for a closed workflow) and tests.
+    pub async fn upload_slots_held(&self) -> Result<Vec<HeldSlotRow>> {
+        let rows = sqlx::query(
+            "SELECT slot, holder, generation, expires_at_ms FROM upload_slots WHERE holder IS NOT NULL ORDER BY slot",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db("upload_slots_held", ""))?;
+        rows.iter()
+            .map(|r| {
+                let slot: i64 = r.try_get("slot")?;
+                Ok(HeldSlotRow {
+                    slot: slot as u32,
+                    holder: r.try_get("holder")?,
+                    generation: r.try_get("generation")?,
+                    expires_at_ms: r.try_get("expires_at_ms")?,
+                })
+            })
+            .collect::<std::result::Result<Vec<_>, sqlx::Error>>()
+            .map_err(StoreError::db("upload_slots_held", ""))
     }
 
     /// Live leases among the first `max` slots (for metrics and tests).

@@ -157,6 +157,32 @@ async fn a_retried_upload_follows_the_flash_its_killed_attempt_started() {
     site.shutdown().await;
 }
 
+/// Finding 10: the upload returns once the BMC accepted the image, and the workflow schedules the
+/// task wait afterwards, however late. Nothing may renew the slot in that gap (here: the worker is
+/// killed right after the upload completed), so the lease the upload leaves must already cover
+/// the whole task (`redfish.task_timeout`, 2 min in these sites), not one 60 s lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_slot_stays_held_between_the_upload_and_the_task_wait() {
+    let fleet = fleet(1, 20.0);
+    let (site, mut worker) = start(&fleet, "max_uploads = 1").await;
+    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
+    site.wait_substate("h0", "WaitingForFirmwareUpgrade", Duration::from_secs(60)).await;
+    worker.kill_9();
+    assert!(site.fleet.uploads_in_flight() > 0, "the BMC flashes while no worker runs");
+    let held = site.store.upload_slots_held().await.unwrap();
+    assert_eq!(held.len(), 1, "{held:?}");
+    let left_ms = held[0].expires_at_ms - hostfw_store::now_ms();
+    assert!(
+        left_ms > 100_000,
+        "the slot of a running task expires in {left_ms} ms, before the task's 2 min bound: another upload could start"
+    );
+    worker.restart().await;
+    assert_compliant(&site, "h0").await;
+    assert!(site.store.upload_slots_held().await.unwrap().is_empty(), "the task wait released the slot");
+    assert_eq!(host_stats(&site, "h0").installs, once());
+    site.shutdown().await;
+}
+
 /// Finding 11, one attempt: the upload waits for the only slot; the Temporal server is stopped,
 /// and the slot is freed during the outage. The attempt can take the slot, but it cannot heartbeat
 /// any more (the outage lasts longer than the heartbeat timeout): it must not POST. Once the server
