@@ -22,6 +22,7 @@
 //!   flashes; `wait_task` renews it (renewal never shortens a lease) and releases it when the task
 //!   ends. If the workflow never follows the task (terminated), the slot frees itself at that bound.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hostfw_store::SlotGrant;
@@ -43,6 +44,13 @@ const POLL_MAX: Duration = Duration::from_secs(5);
 
 /// Woken whenever this worker releases a slot.
 static RELEASED: Notify = Notify::const_new();
+/// Tries of the slot table by waiters of this process (for metrics and tests).
+static TRIES: AtomicU64 = AtomicU64::new(0);
+
+/// How many times waiters of this process tried the slot table.
+pub fn acquire_tries() -> u64 {
+    TRIES.load(Ordering::Relaxed)
+}
 
 /// A slot held by this attempt.
 #[derive(Debug, Clone)]
@@ -105,6 +113,7 @@ pub async fn acquire(
     let mut poll = POLL_FIRST;
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
     loop {
+        TRIES.fetch_add(1, Ordering::Relaxed);
         if let Some(grant) =
             deps.store.upload_slot_acquire(holder, deps.settings.max_uploads, SLOT_LEASE_MS).await.map_err(error::store)?
         {

@@ -183,6 +183,42 @@ async fn the_slot_stays_held_between_the_upload_and_the_task_wait() {
     site.shutdown().await;
 }
 
+/// Finding 10: waiting for a slot is cheap. An upload waits 10 s for the only slot (held by the
+/// test); the waiter tries the slot table on a growing, jittered interval (0.5 s to 5 s), not every
+/// 250 ms (40 tries in 10 s before). Runs the worker in this process to read its counter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_for_a_slot_polls_the_database_rarely() {
+    let fleet = fleet(1, 1.0);
+    let spec = SiteSpec {
+        fleet: &fleet,
+        catalog: CATALOG,
+        images: IMAGES,
+        host_reprovision: HOST_REPROVISION,
+        firmware_global: "max_uploads = 1",
+        ..SiteSpec::default()
+    };
+    let site = Site::start(spec).await.expect("site starts");
+    let grant = site.store.upload_slot_acquire("uploads-test", 1, 120_000).await.unwrap().expect("the slot");
+    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
+    site.wait_for("the upload to wait for the slot", Duration::from_secs(60), || async {
+        site.pending_activities("h0")
+            .await
+            .into_iter()
+            .any(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))
+            .then_some(())
+    })
+    .await;
+    let before = hostfw_activities::upload_slot::acquire_tries();
+    // The measurement window (not a synchronisation).
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let tries = hostfw_activities::upload_slot::acquire_tries() - before;
+    eprintln!("one waiter tried the slot table {tries} times in 10 s");
+    assert!(tries <= 8, "{tries} tries of the slot table in 10 s by one waiter");
+    site.store.upload_slot_release(grant, "uploads-test").await.unwrap();
+    assert_compliant(&site, "h0").await;
+    site.shutdown().await;
+}
+
 /// Finding 11, one attempt: the upload waits for the only slot; the Temporal server is stopped,
 /// and the slot is freed during the outage. The attempt can take the slot, but it cannot heartbeat
 /// any more (the outage lasts longer than the heartbeat timeout): it must not POST. Once the server
