@@ -2,9 +2,9 @@
 //!
 //! Activity failures carry a type name that the workflows' retry policies read
 //! (`hostfw_workflows::options::NON_RETRYABLE_ERRORS`): `BadInput`, `BmcRejected` and `NotFound`
-//! stop retries at once; `BmcTransient`, `Store` and `CatalogInvalid` are retried with backoff.
-//! No error of the site database is ever non-retryable, except a row that does not exist: a
-//! database blip must not end a workflow.
+//! stop retries at once; `BmcTransient`, `Store`, `CatalogInvalid` and `Superseded` are retried
+//! with backoff. No error of the site database is ever non-retryable, except a row that does not
+//! exist: a database blip must not end a workflow.
 
 use hostfw_redfish::RedfishError;
 use hostfw_store::StoreError;
@@ -61,4 +61,11 @@ pub fn catalog(err: CatalogUnavailable) -> ActivityError {
         CatalogUnavailable::Store(e) => store(e),
         invalid @ CatalogUnavailable::Invalid(_) => failure("CatalogInvalid", true, invalid.to_string()),
     }
+}
+
+/// This attempt lost its right to act (its slot lease was taken over by a retried attempt, or the
+/// Temporal server may have retried it): it stops before any irreversible step. Retryable: if the
+/// server still waits for this attempt, its retry starts over with a fresh slot and precheck.
+pub fn superseded(message: impl Into<String>) -> ActivityError {
+    failure("Superseded", true, message.into())
 }

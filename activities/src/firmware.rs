@@ -1,9 +1,10 @@
-//! The Redfish install route: precheck, upload one artifact, follow the BMC's task.
-
-use std::time::Duration;
+//! The Redfish install route: precheck, upload one artifact, follow the BMC's task. The slot
+//! (`upload_slot`), the heartbeat gate (`liveness`) and the running-task check (`running_task`)
+//! live in their own files; this one orders them.
 
 use hostfw_model::{TargetsKeyword, UploadRouteName, UploadTargets};
-use hostfw_redfish::{TaskPoll, TaskRef, UploadRequest, UploadRoute, WaitOptions};
+use hostfw_redfish::{RedfishClient, TaskPoll, TaskRef, UploadRequest, UploadRoute, WaitOptions};
+use hostfw_store::SlotGrant;
 use hostfw_workflows::{Precheck, SlotLease, TaskHandle, TaskResult, UploadInput, UploadResult, WaitTaskInput};
 use temporalio_common::ActivityError;
 use temporalio_sdk::activities::ActivityContext;
@@ -12,9 +13,12 @@ use tokio::sync::watch;
 use crate::artifacts;
 use crate::bmc;
 use crate::error;
+use crate::liveness::Liveness;
+use crate::running_task;
+use crate::upload_slot::{self, HeldSlot};
 use crate::Deps;
 
-use crate::heartbeat::{with_heartbeat, HEARTBEAT_EVERY};
+use crate::heartbeat::HEARTBEAT_EVERY;
 
 /// True when the matching members verify at the target (`hostfw_model::verify_matching`: a
 /// version not reported is never the target).
@@ -23,67 +27,66 @@ fn at_target(report: &hostfw_model::InventoryReport, precheck: &Precheck) -> boo
         == hostfw_model::Verification::AllAtTarget
 }
 
-/// Lease of a site-wide upload slot; renewed every [`SLOT_RENEW_EVERY`] while the upload and the
-/// BMC's task run (a BMC that fetches the image itself, SimpleUpdate, transfers during the task).
-const SLOT_LEASE_MS: i64 = 60_000;
-const SLOT_RENEW_EVERY: Duration = HEARTBEAT_EVERY;
-/// Pause between tries for a free slot.
-const SLOT_POLL: Duration = Duration::from_millis(250);
-
-/// Take one of the site's `max_uploads` slots, heartbeating while waiting for one.
-async fn acquire_slot(deps: &Deps, ctx: &ActivityContext, holder: &str) -> Result<u32, ActivityError> {
-    // Heartbeat every HEARTBEAT_EVERY like every other long step (every 20 polls, 5 s, was as
-    // long as a short heartbeat timeout: a live worker's upload timed out while it waited).
-    let beat_every = (HEARTBEAT_EVERY.as_millis() / SLOT_POLL.as_millis()).max(1) as u32;
-    let mut waited = 0u32;
-    loop {
-        if let Some(slot) = deps
-            .store
-            .upload_slot_acquire(holder, deps.settings.max_uploads, SLOT_LEASE_MS)
-            .await
-            .map_err(error::store)?
-        {
-            return Ok(slot);
-        }
-        if waited % beat_every == 0 {
-            let _ = ctx.record_heartbeat(format!("waiting for one of {} upload slots", deps.settings.max_uploads)).await;
-        }
-        if ctx.is_cancelled() {
-            return Err(ActivityError::cancelled());
-        }
-        waited += 1;
-        tokio::time::sleep(SLOT_POLL).await;
-    }
-}
-
-/// Precheck ("already at target?"), then push one artifact through the best route the BMC offers,
-/// holding a site-wide upload slot from before the transfer until the BMC's task ends (released
-/// by [`wait_task`], or here when there is no task to follow).
+/// Precheck ("already at target?", "already staged?", "already being flashed?"), then push one
+/// artifact through the best route the BMC offers, holding a site-wide upload slot from before
+/// the precheck until the BMC's task ends (released by [`wait_task`], or here when there is no
+/// task to follow). Order (issue 11): slot first, precheck right before the POST, then the fence
+/// (the slot is still this attempt's) and a heartbeat the server confirms, then the POST.
 pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
-    // The precheck reads the whole inventory: on a slow BMC that outlasts a short heartbeat
-    // timeout, and an attempt timed out meanwhile would go on to upload beside its retry.
-    let read = async { client.explore().await.map_err(error::redfish) };
-    let report = with_heartbeat(ctx, "precheck: reading the Redfish inventory", read).await?;
+    let mut liveness = Liveness::new(ctx);
+    let holder = slot_holder(ctx, &input);
+    let held = upload_slot::acquire(deps, ctx, &mut liveness, &holder).await?;
+    match upload_holding(deps, ctx, &mut liveness, &client, &machine.id, &input, &held).await {
+        Ok(Step::Done(result)) => {
+            held.release(deps).await;
+            Ok(result)
+        }
+        Ok(Step::FollowTask(result)) => {
+            held.hand_over(deps).await;
+            Ok(result)
+        }
+        Err(e) => {
+            tracing::warn!(machine = %machine.id, component = %input.component, holder = %held.holder,
+                error = ?e, "upload attempt failed");
+            // A superseded attempt's release is a no-op (fenced); anything else frees the slot.
+            held.release(deps).await;
+            Err(e)
+        }
+    }
+}
+
+/// What the upload ends with: nothing to follow (release the slot), or a task that keeps it.
+enum Step {
+    Done(UploadResult),
+    FollowTask(UploadResult),
+}
+
+async fn upload_holding(
+    deps: &Deps,
+    ctx: &ActivityContext,
+    liveness: &mut Liveness,
+    client: &RedfishClient,
+    machine_id: &str,
+    input: &UploadInput,
+    held: &HeldSlot,
+) -> Result<Step, ActivityError> {
+    let what = format!("precheck in slot {}", held.grant.slot);
+    let report = beating(ctx, liveness, &what, async { client.explore().await.map_err(error::redfish) }).await?;
     if let Some(precheck) = &input.precheck {
         if at_target(&report, precheck) {
-            // A lost earlier attempt of this upload may still hold a slot: give it back now.
-            let holder = slot_holder(ctx, &input);
-            let _ = deps.store.upload_slot_release_holder(&holder).await;
-            tracing::info!(machine = %machine.id, component = %input.component,
+            tracing::info!(machine = %machine_id, component = %input.component,
                 version = %input.target_version, "already at target; nothing uploaded");
-            return Ok(UploadResult::AlreadyAtTarget);
+            return Ok(Step::Done(UploadResult::AlreadyAtTarget));
         }
         if input.artifact_count == 1 && report.staged_at(&precheck.matcher, &precheck.target_version) {
             // An earlier attempt's image reached the BMC (its worker died before it learned so):
             // flashing it again would install it twice. It only needs its activation. (A
             // multi-artifact entry cannot tell from the inventory which parts arrived: it uploads.)
-            let holder = slot_holder(ctx, &input);
-            let _ = deps.store.upload_slot_release_holder(&holder).await;
-            tracing::info!(machine = %machine.id, component = %input.component,
+            tracing::info!(machine = %machine_id, component = %input.component,
                 version = %input.target_version, "already staged on the BMC; nothing uploaded");
-            return Ok(UploadResult::AlreadyStaged);
+            return Ok(Step::Done(UploadResult::AlreadyStaged));
         }
     }
     let artifact = artifacts::resolve(&deps.settings, &input.artifact)?;
@@ -91,6 +94,18 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
     let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let model = catalog.find(&report.vendor, &report.model);
     let component = model.and_then(|m| m.components.get(&input.component));
+    let matcher = input.precheck.as_ref().map(|p| &p.matcher).or(component.map(|c| &c.current_version_reported_as));
+    if let Some(running) = beating(ctx, liveness, &what, running_task::ours(client, &report, matcher)).await? {
+        // A lost attempt's POST is being flashed right now: follow it, never POST again.
+        tracing::info!(machine = %machine_id, component = %input.component, task = %running.task.monitor_uri,
+            state = %running.state, "an update task is already running for this component; following it");
+        let task = TaskHandle {
+            monitor_uri: running.task.monitor_uri,
+            task_uri: running.task.task_uri,
+            slot: Some(held.lease()),
+        };
+        return Ok(Step::FollowTask(UploadResult::Accepted { route: "RunningTask".into(), task: Some(task) }));
+    }
     let setting = component.and_then(|c| c.upload.clone()).unwrap_or_default();
     let matched = || -> Vec<String> {
         let Some(c) = component else { return Vec::new() };
@@ -124,37 +139,73 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
         }),
         extra_parts: setting.multipart_parts.into_iter().collect(),
     };
-    let holder = slot_holder(ctx, &input);
-    let slot = acquire_slot(deps, ctx, &holder).await?;
+    transfer_fits_before_deadline(ctx, deps, &artifact.path)?;
+    // The gate: still this attempt's slot, and the server still waits for this attempt.
+    held.still_held(deps).await?;
+    liveness.confirm_now(ctx, &format!("uploading in slot {}", held.grant.slot)).await?;
     let push = client.upload(&request);
     tokio::pin!(push);
-    let mut renew = tokio::time::interval(SLOT_RENEW_EVERY);
+    let mut renew = tokio::time::interval(HEARTBEAT_EVERY);
+    renew.reset(); // the gate just renewed and heartbeated
     let result = loop {
         tokio::select! {
             r = &mut push => break r,
             _ = renew.tick() => {
-                let _ = deps.store.upload_slot_renew(slot, &holder, SLOT_LEASE_MS).await;
-                let _ = ctx.record_heartbeat(format!("uploading in slot {slot}")).await;
+                // Losing the slot or the server mid-transfer aborts the transfer (dropping it
+                // closes the connection before the BMC has the whole image).
+                held.still_held(deps).await?;
+                liveness.beat(ctx, &format!("uploading in slot {}", held.grant.slot)).await?;
             }
         }
     };
-    let accepted = match result {
-        Ok(a) if a.task.is_some() => a,
-        other => {
-            release_slot(deps, slot, &holder).await;
-            other.map_err(error::redfish)?
-        }
-    };
-    tracing::info!(machine = %machine.id, component = %input.component, route = ?accepted.route,
+    let accepted = result.map_err(error::redfish)?;
+    tracing::info!(machine = %machine_id, component = %input.component, route = ?accepted.route,
         artifact = %artifact.path.display(), "image accepted by the BMC");
-    Ok(UploadResult::Accepted {
-        route: format!("{:?}", accepted.route),
-        task: accepted.task.map(|t| TaskHandle {
-            monitor_uri: t.monitor_uri,
-            task_uri: t.task_uri,
-            slot: Some(SlotLease { slot, holder: holder.clone() }),
+    let route = format!("{:?}", accepted.route);
+    Ok(match accepted.task {
+        Some(t) => Step::FollowTask(UploadResult::Accepted {
+            route,
+            task: Some(TaskHandle { monitor_uri: t.monitor_uri, task_uri: t.task_uri, slot: Some(held.lease()) }),
         }),
+        None => Step::Done(UploadResult::Accepted { route, task: None }),
     })
+}
+
+/// Run a pre-POST step (BMC reads) while heartbeating through `liveness`: a slow BMC must not
+/// time the attempt out, and an attempt the server gave up on stops here.
+async fn beating<T>(
+    ctx: &ActivityContext,
+    liveness: &mut Liveness,
+    what: &str,
+    step: impl std::future::Future<Output = Result<T, ActivityError>>,
+) -> Result<T, ActivityError> {
+    tokio::pin!(step);
+    let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
+    beat.reset();
+    loop {
+        tokio::select! {
+            r = &mut step => return r,
+            _ = beat.tick() => liveness.beat(ctx, what).await?,
+            _ = ctx.cancelled() => return Err(ActivityError::cancelled()),
+        }
+    }
+}
+
+/// Refuse to start a transfer that cannot end before the activity's deadline (a long wait for a
+/// slot must not cut a transfer short: the retry gets a fresh start-to-close instead).
+fn transfer_fits_before_deadline(ctx: &ActivityContext, deps: &Deps, file: &std::path::Path) -> Result<(), ActivityError> {
+    let Some(deadline) = ctx.info().deadline else { return Ok(()) };
+    let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    let needed = hostfw_redfish::timeouts::upload_timeout(deps.settings.redfish_timeout, size);
+    let left = deadline.duration_since(std::time::SystemTime::now()).unwrap_or_default();
+    if left < needed {
+        return Err(error::superseded(format!(
+            "only {:.0} s left before this upload attempt's deadline, the transfer may take {:.0} s: not started",
+            left.as_secs_f64(),
+            needed.as_secs_f64()
+        )));
+    }
+    Ok(())
 }
 
 /// One slot holder per workflow, component and artifact: a retried upload finds its own slot again.
@@ -167,12 +218,6 @@ fn slot_holder(ctx: &ActivityContext, input: &UploadInput) -> String {
     )
 }
 
-async fn release_slot(deps: &Deps, slot: u32, holder: &str) {
-    if let Err(e) = deps.store.upload_slot_release(slot, holder).await {
-        tracing::warn!(slot, holder, error = %e, "releasing the upload slot failed; its lease expires");
-    }
-}
-
 fn describe(poll: &TaskPoll) -> String {
     match poll {
         TaskPoll::Running { state, percent, .. } => match percent {
@@ -182,6 +227,10 @@ fn describe(poll: &TaskPoll) -> String {
         TaskPoll::Done(outcome) => format!("{:?}", outcome.state),
         TaskPoll::Vanished => "vanished".to_string(),
     }
+}
+
+fn grant_of(lease: &SlotLease) -> SlotGrant {
+    SlotGrant { slot: lease.slot, generation: lease.generation }
 }
 
 /// Follow the task until it ends, heartbeating the last progress seen.
@@ -204,6 +253,7 @@ pub async fn wait_task(
     tokio::pin!(wait);
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
     let lease = input.task.slot.clone();
+    let mut lease_lost_logged = false;
     let outcome = loop {
         tokio::select! {
             result = &mut wait => break result,
@@ -211,7 +261,17 @@ pub async fn wait_task(
                 let progress = progress_rx.borrow().clone();
                 let _ = ctx.record_heartbeat(progress).await;
                 if let Some(l) = &lease {
-                    let _ = deps.store.upload_slot_renew(l.slot, &l.holder, SLOT_LEASE_MS).await;
+                    // Renewal never shortens the task-long lease the upload handed over. A lost
+                    // lease changes nothing here: the BMC's task runs whatever we do.
+                    match deps.store.upload_slot_renew(grant_of(l), &l.holder, upload_slot::SLOT_LEASE_MS).await {
+                        Ok(true) => {}
+                        Ok(false) if !lease_lost_logged => {
+                            lease_lost_logged = true;
+                            tracing::warn!(holder = %l.holder, slot = l.slot, "the upload slot of this task was taken over; following the task anyway");
+                        }
+                        Ok(false) => {}
+                        Err(e) => tracing::warn!(holder = %l.holder, error = %e, "renewing the upload slot failed"),
+                    }
                 }
             }
             _ = ctx.cancelled() => return Err(ActivityError::cancelled()),
@@ -222,7 +282,7 @@ pub async fn wait_task(
     let outcome = match outcome {
         Ok(o) => {
             if let Some(l) = &lease {
-                release_slot(deps, l.slot, &l.holder).await;
+                upload_slot::release(deps, grant_of(l), &l.holder).await;
             }
             o
         }

@@ -16,15 +16,18 @@ pub mod heartbeat;
 pub mod host_model;
 pub mod host_state;
 pub mod inventory;
+pub mod liveness;
 pub mod manager_pass;
 pub mod platform;
 pub mod repair;
 pub mod reset_types;
 pub mod routes;
+pub mod running_task;
 pub mod script;
 pub mod scout_package;
 pub mod site_link;
 pub mod site_view;
+pub mod upload_slot;
 mod registry;
 mod site_registry;
 

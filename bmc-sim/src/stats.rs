@@ -34,6 +34,10 @@ pub struct SimStats {
 pub struct HostStats {
     /// Update tasks accepted by this BMC.
     pub uploads: u64,
+    /// Update requests (upload POSTs, SimpleUpdate actions) that reached the BMC's update slot,
+    /// accepted or refused because an update was in progress: a client that POSTs while its own
+    /// earlier update still runs shows up here, not in `uploads`.
+    pub update_requests: u64,
     pub system_resets: u64,
     pub manager_resets: u64,
     /// Chassis.Reset PowerCycle (AC power cycle) actions accepted by this BMC.

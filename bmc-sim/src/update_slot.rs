@@ -17,6 +17,7 @@ impl UpdateSlot {
     pub fn try_claim(host: &Arc<Host>) -> Option<Self> {
         {
             let mut d = host.data();
+            d.stats.update_requests += 1;
             if d.update_busy {
                 return None;
             }

@@ -4,7 +4,7 @@
 //! One concept per module: `client` (transport + auth), `body` (reply bodies read up to a
 //! bound), `etag` (ETags and If-Match on writes), `inventory` (resource walking, explore),
 //! `systems` (which ComputerSystem names the machine and which is the host to reset), `update`
-//! (upload routes), `task` (task monitor), `reset` (resets, ResetType choice, reset tasks,
+//! (upload routes), `task` (task monitor), `running_tasks` (update tasks already running), `reset` (resets, ResetType choice, reset tasks,
 //! reachability), `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot
 //! override, booted image), `tls` (certificate trust, certificate errors), `models` (lenient serde
 //! types), `error` (`RedfishError`), `timeouts` (every timeout and bound, and its reason).
@@ -23,6 +23,7 @@ mod lockdown;
 pub mod models;
 mod platform;
 mod reset;
+mod running_tasks;
 mod systems;
 mod task;
 pub mod timeouts;
@@ -32,6 +33,7 @@ mod update;
 pub use client::{parse_retry_after, AuthMode, BmcEndpoint, ClientOptions, RedfishClient};
 pub use error::RedfishError;
 pub use reset::ResetDone;
+pub use running_tasks::RunningUpdateTask;
 pub use lockdown::LockdownState;
 pub use task::{TaskFinal, TaskOutcome, TaskPoll, TaskRef, WaitOptions};
 pub use update::{UpdateServiceInfo, UploadAccepted, UploadRequest, UploadRoute};

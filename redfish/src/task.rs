@@ -153,6 +153,15 @@ fn is_running_state(state: &str) -> bool {
     RUNNING.iter().any(|r| r.eq_ignore_ascii_case(state))
 }
 
+/// The task's state (`TaskState`, else the Dell job state) when it is still going.
+pub(crate) fn is_running_task(task: &Task) -> Option<String> {
+    let state = task
+        .task_state
+        .clone()
+        .or_else(|| task.dell_job_state().map(|s| dell_job_state_as_task_state(&s)))?;
+    is_running_state(&state).then_some(state)
+}
+
 /// The final state named by a `TaskState` that is not a running one.
 fn final_state(state: &str) -> TaskFinal {
     match state.to_ascii_lowercase().as_str() {

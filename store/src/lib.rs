@@ -45,6 +45,7 @@ pub use machines::{Machine, NewMachine};
 pub use registration::Registration;
 pub use reports::ExploredReport;
 pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
+pub use upload_slots::{HeldSlotRow, SlotGrant};
 
 /// Which database engine a `Store` talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

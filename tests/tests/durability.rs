@@ -265,8 +265,8 @@ fn interrupted(records: &[ActivityRecord], name: &str) -> ActivityRecord {
 /// never saw the answer), let the BMC finish, restart: both components end installed once each.
 async fn upload_scenario(host: &str) {
     let (site, mut worker) = start().await;
-    // Hold every upload slot of the site: the upload activity reads the inventory, passes its
-    // "already at target?" precheck, then waits for a slot, right before its POST.
+    // Hold every upload slot of the site: the upload activity waits for a slot, then reads the
+    // inventory for its "already at target?" precheck right before its POST.
     let mut held = Vec::new();
     for holder in ["durability-test-1", "durability-test-2"] {
         held.push((site.store.upload_slot_acquire(holder, 2, 120_000).await.unwrap().expect("a free slot"), holder));
@@ -291,7 +291,8 @@ async fn upload_scenario(host: &str) {
     for (slot, holder) in held {
         site.store.upload_slot_release(slot, holder).await.unwrap();
     }
-    site.wait_for("the BMC to accept the upload POST", Duration::from_secs(30), || async {
+    // The precheck runs once the slot is held (issue 11), so its inventory reads are slow too.
+    site.wait_for("the BMC to accept the upload POST", Duration::from_secs(120), || async {
         (uploads(&site, host) >= 1).then_some(())
     })
     .await;

@@ -79,6 +79,9 @@ pub struct UploadInput {
 pub struct SlotLease {
     pub slot: u32,
     pub holder: String,
+    /// The grant's fencing token (`hostfw_store::SlotGrant`); 0 in leases recorded before it.
+    #[serde(default)]
+    pub generation: i64,
 }
 
 /// Where to follow a Redfish update task.

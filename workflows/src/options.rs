@@ -53,13 +53,16 @@ pub fn inventory(settings: &ReprovisionSettings) -> ActivityOptions {
         .build()
 }
 
-/// Pushing an image: big files over a BMC's slow link take minutes, and the upload may first
-/// wait for one of the site's `max_uploads` slots, so an hour; the activity heartbeats while it
-/// waits and uploads, so a dead worker is noticed within the heartbeat timeout (and its slot
-/// lease expires).
+/// Pushing an image, after waiting for one of the site's `max_uploads` slots. The wait has no
+/// bound of its own (on a busy site it lasts as long as other hosts' flashes) and must not eat the
+/// transfer's time, so the start-to-close is only a ceiling, a day; the transfer is bounded on its
+/// own from the moment its POST starts (the Redfish client's upload timeout), and the activity
+/// does not start a transfer that would not fit before this deadline. The activity heartbeats
+/// while it waits and uploads, so a dead worker is noticed within the heartbeat timeout (and its
+/// retried attempt takes its slot over).
 /// A busy BMC (503) or a dropped connection is worth a few more attempts with backoff, bounded at 5.
 pub fn upload(heartbeat: Duration) -> ActivityOptions {
-    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60 * 60))
+    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(24 * 60 * 60))
         .heartbeat_timeout(heartbeat)
         .retry_policy(policy(5, Duration::from_secs(60)))
         .build()

@@ -364,6 +364,22 @@ host_firmware_upgrade_retry_interval = "1s"
         self.env = Some(env);
     }
 
+    /// Stop the Temporal dev server (workers lose it: an outage). [`Site::start_temporal`] brings
+    /// it back on the same port and, with `temporal_db`, the same database file.
+    pub async fn stop_temporal(&mut self) {
+        if let Some(env) = self.env.take() {
+            env.shutdown().await.expect("dev server stopped");
+        }
+    }
+
+    /// Start the dev server again after [`Site::stop_temporal`].
+    pub async fn start_temporal(&mut self) {
+        assert!(self.env.is_none(), "start_temporal: the dev server is running");
+        let env = start_temporal(&self.temporal_options).await.expect("dev server restarted");
+        self.client = env.client().clone();
+        self.env = Some(env);
+    }
+
     /// Stop the worker, the simulators and the dev server.
     pub async fn shutdown(mut self) {
         if let Some(stop) = self.worker.stop.take() {
