@@ -2,7 +2,8 @@
 //!
 //! Activity failures carry a type name that the workflows' retry policies read
 //! (`hostfw_workflows::options::NON_RETRYABLE_ERRORS`): `BadInput`, `BmcRejected` and `NotFound`
-//! stop retries at once; `BmcTransient` and `Store` are retried with backoff.
+//! stop retries at once; `BmcTransient` and `Store` are retried with backoff; `EarlierScriptRun`
+//! (a Core-local script found an earlier run of itself and did not run) is never retried.
 
 use hostfw_redfish::RedfishError;
 use hostfw_store::StoreError;
@@ -47,4 +48,10 @@ pub fn store(err: StoreError) -> ActivityError {
         StoreError::NotFound { .. } => failure("NotFound", false, err.to_string()),
         other => failure("Store", true, other.to_string()),
     }
+}
+
+/// A Core-local script did not run because an earlier run of it held its lock (see
+/// `script_lock`): not retried; the workflow judges the earlier run by the inventory.
+pub fn earlier_script_run(message: impl Into<String>) -> ActivityError {
+    failure("EarlierScriptRun", false, message.into())
 }

@@ -21,6 +21,7 @@ pub mod platform;
 pub mod reset_types;
 pub mod routes;
 pub mod script;
+pub mod script_lock;
 pub mod scout_package;
 pub mod site_link;
 pub mod site_view;
