@@ -12,7 +12,7 @@
 //! - its pid runs with another start time: the pid was reused. Linux frees a pid number only when
 //!   no process and no process group uses it any more, so the script's whole group is gone;
 //! - no process has its pid: gone, unless its process group still has members (a child the
-//!   script left behind), which count as the run still going.
+//!   script left behind), which count as the run still going. Zombies count as gone.
 //!
 //! A run recorded by another host (or before its pid was recorded) cannot be checked from here:
 //! the waiter waits until its worker releases the lock or the run's deadline passes. The deadline
@@ -58,6 +58,8 @@ pub struct ProcStat {
     pub start_ticks: u64,
     /// Field 3 is `Z`: exited, not yet reaped.
     pub zombie: bool,
+    /// Field 5: process group.
+    pub pgrp: u32,
 }
 
 /// `/proc/<pid>/stat` of `pid`, if such a process exists.
@@ -67,15 +69,21 @@ pub fn proc_stat(pid: u32) -> Option<ProcStat> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // fields[0] is field 3 (state), so field 22 is fields[19].
-    Some(ProcStat { zombie: fields.first() == Some(&"Z"), start_ticks: fields.get(19)?.parse().ok()? })
+    Some(ProcStat {
+        zombie: fields.first() == Some(&"Z"),
+        pgrp: fields.get(2)?.parse().ok()?,
+        start_ticks: fields.get(19)?.parse().ok()?,
+    })
 }
 
-/// True when some process is in process group `pgid`.
-fn group_has_members(pgid: u32) -> bool {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else { return false };
-    // SAFETY: kill(2) with signal 0 only checks for existence and permission.
-    let r = unsafe { libc::kill(-pgid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+/// True when a live (not zombie) process is in process group `pgid`. Zombies do not count: an
+/// orphan's exit is reaped by init, which in a container may never happen.
+fn group_has_live_members(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(proc_stat)
+        .any(|stat| stat.pgrp == pgid && !stat.zombie)
 }
 
 /// SIGKILL process group `pgid`.
@@ -115,7 +123,7 @@ pub fn judge(lock: &ScriptLock, here: &ThisHost) -> Verdict {
         Some(stat) if !stat.zombie => {
             Verdict::Gone(format!("pid {pid} now belongs to another process (started at tick {})", stat.start_ticks))
         }
-        _ if group_has_members(pid) => Verdict::Alive { pid },
+        _ if group_has_live_members(pid) => Verdict::Alive { pid },
         _ => Verdict::Gone(format!("process {pid} and its group have exited")),
     }
 }

@@ -272,3 +272,25 @@ async fn a_waiter_is_cancelled() {
     assert!(matches!(got, Err(ClaimError::Cancelled)), "{got:?}");
     assert!(db.store.script_lock_get("m1", "uefi").await.unwrap().is_some(), "the live run keeps its lock");
 }
+
+#[tokio::test]
+async fn an_earlier_run_that_is_a_zombie_is_over() {
+    // An orphan's exit is reaped by init, which a container may not run: a zombie is over.
+    use std::os::unix::process::CommandExt;
+    let db = db().await;
+    let here = ThisHost::read();
+    let mut child = std::process::Command::new("sleep").arg("60").process_group(0).spawn().unwrap();
+    let pid = child.id();
+    let mut earlier = lock("earlier", &here);
+    earlier.pid = Some(i64::from(pid));
+    earlier.pid_start_ticks = Some(proc_stat(pid).unwrap().start_ticks as i64);
+    db.store.script_lock_claim(&earlier).await.unwrap();
+    child.kill().unwrap(); // not reaped: a zombie
+    until("the process to be a zombie", || proc_stat(pid).is_some_and(|s| s.zombie)).await;
+    let beats = Beats::default();
+    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
+        .await
+        .unwrap();
+    assert!(matches!(got, Claim::EarlierRun { killed: false, .. }), "{got:?}");
+    child.wait().unwrap();
+}

@@ -43,7 +43,7 @@ bmc_address = "127.0.0.1:0"
 firmware = [ { id = "BIOS", version = "1.0" } ]
 "#;
 
-/// Records `start <pid> <ns>` and `end <pid> <ns> <exit>` in `<site>/runs.log`, sleeps 12 s, then
+/// Records `start <pid> <ns>` and `end <pid> <ns> <exit>` in `<site>/runs.log`, sleeps 30 s (longer than the heartbeat timeout plus the retry interval), then
 /// flashes the BIOS through the BMC's multipart push and follows the task. It writes only to files
 /// (its stdout pipe dies with the worker).
 const SLOW_FLASH: &str = r#"#!/bin/sh
@@ -53,7 +53,7 @@ site=$(dirname "$(dirname "$here")")
 exec >>"$site/script.log" 2>&1
 echo "start $$ $(date +%s%N)" >>"$site/runs.log"
 finish() { echo "end $$ $(date +%s%N) $1" >>"$site/runs.log"; exit "$1"; }
-sleep 12
+sleep 30
 auth() { printf 'user = "%s:%s"\n' "$BMC_USERNAME" "$BMC_PASSWORD"; }
 image="$here/../lenovo/$COMPONENT_TYPE-$TARGET_VERSION.bin"
 location=$(auth | curl -sS -K - -o /dev/null -D - \
@@ -120,6 +120,9 @@ async fn kill_9_mid_script_the_rerun_waits_for_the_orphan_and_does_not_overlap_i
     let log = read_runs();
     let script_log = std::fs::read_to_string(site.dir.path().join("script.log")).unwrap_or_default();
     eprintln!("runs.log:\n{log}");
+    for h in site.store.history_list("orphan", 100).await.unwrap().iter().rev() {
+        eprintln!("history: {h:?}");
+    }
     let (most, starts) = overlap(&log);
     assert_eq!(most, 1, "two runs of the script overlapped:\n{log}\n{}", worker.log_tail(40));
     assert_eq!(starts, 1, "the rerun started the script again although the orphan had installed it:\n{log}");
