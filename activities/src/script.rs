@@ -30,7 +30,7 @@ use tokio::process::Command;
 use crate::bmc;
 use crate::error;
 use crate::script_lock::{
-    self, claim_or_wait, kill_group, Claim, ClaimError, ThisHost, WaitPolicy, HARD_TIMEOUT_MARGIN, POLL_EVERY,
+    self, claim_or_wait, kill_group, Claim, ClaimError, ThisHost, WaitPolicy, HARD_TIMEOUT_MARGIN, POLL_EVERY, STALE_MARGIN,
 };
 use crate::Deps;
 
@@ -136,7 +136,12 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         started_at_ms: started_ms,
         deadline_ms: started_ms + (timeout + HARD_TIMEOUT_MARGIN).as_millis() as i64,
     };
-    let policy = WaitPolicy { orphan_wait: deps.site.host_reprovision.script_orphan_wait, poll: POLL_EVERY };
+    let scheduled_ms = ctx.info().scheduled_time.map(|t| chrono::DateTime::<chrono::Utc>::from(t).timestamp_millis());
+    let policy = WaitPolicy {
+        orphan_wait: deps.site.host_reprovision.script_orphan_wait,
+        poll: POLL_EVERY,
+        stale_before_ms: scheduled_ms.map_or(i64::MIN, |t| t - STALE_MARGIN.as_millis() as i64),
+    };
     let heartbeat = |what: String| async move {
         let _ = ctx.record_heartbeat(what).await;
     };

@@ -164,7 +164,15 @@ pub struct WaitPolicy {
     /// host is killed.
     pub orphan_wait: Duration,
     pub poll: Duration,
+    /// An earlier run that is gone and whose deadline (so also its end) came before this instant
+    /// (unix ms) ended before the caller's view of the host was taken: its lock is just stale,
+    /// and is taken over with no report. The script activity passes its scheduled time minus
+    /// [`STALE_MARGIN`]; `i64::MIN` never takes over silently.
+    pub stale_before_ms: i64,
 }
+
+/// How long before an activity was scheduled its workflow's inventory read surely happened.
+pub const STALE_MARGIN: Duration = Duration::from_secs(5 * 60);
 
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -203,6 +211,16 @@ where
             Some(_) => {}
         }
         let over = match judge(&earlier, here) {
+            Verdict::Gone(why) if killed.is_none() && earlier.deadline_ms < policy.stale_before_ms => {
+                tracing::info!(machine = %lock.machine_id, component = %lock.component,
+                    "{} ended long before this run was scheduled ({why}); taking over its stale lock", describe(&earlier));
+                store.script_lock_release(&earlier.machine_id, &earlier.component, &earlier.holder).await?;
+                match store.script_lock_claim(lock).await? {
+                    None => return Ok(Claim::Claimed),
+                    Some(next) => earlier = next,
+                }
+                continue;
+            }
             Verdict::Gone(why) => Some(why),
             Verdict::Alive { pid } => {
                 let past_deadline = now_ms() >= earlier.deadline_ms;

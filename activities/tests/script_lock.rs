@@ -60,7 +60,7 @@ fn held_by(child: &Child, here: &ThisHost) -> ScriptLock {
 }
 
 fn policy(orphan_wait: Duration) -> WaitPolicy {
-    WaitPolicy { orphan_wait, poll: Duration::from_millis(100) }
+    WaitPolicy { orphan_wait, poll: Duration::from_millis(100), stale_before_ms: i64::MIN }
 }
 
 /// Heartbeats a waiter sent, shared with the test.
@@ -129,6 +129,22 @@ async fn a_stale_lock_whose_process_died_is_taken_over_without_waiting() {
         .await
         .unwrap();
     assert_eq!(got, Claim::Claimed);
+}
+
+#[tokio::test]
+async fn a_stale_lock_of_a_run_that_ended_before_the_caller_looked_is_just_taken() {
+    let db = db().await;
+    let here = ThisHost::read();
+    let mut child = sleeper();
+    let mut earlier = held_by(&child, &here);
+    child.kill().await.unwrap();
+    earlier.deadline_ms = now_ms() - 10 * 60_000;
+    db.store.script_lock_claim(&earlier).await.unwrap();
+    let wait = WaitPolicy { stale_before_ms: now_ms() - 5 * 60_000, ..policy(Duration::from_secs(60)) };
+    let beats = Beats::default();
+    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &wait, beats.sink(), never()).await.unwrap();
+    assert_eq!(got, Claim::Claimed, "a run over before the caller's inventory read does not stop a rerun");
+    assert_eq!(db.store.script_lock_get("m1", "uefi").await.unwrap().unwrap().holder, "b");
 }
 
 #[tokio::test]
