@@ -26,7 +26,7 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 use crate::error::ScoutError;
-use crate::ledger::{Ledger, TaskRecord};
+use crate::ledger::{Ledger, TaskRecord, KEEP_RECORDS};
 use crate::process::ProcessId;
 use crate::script::ScriptEvent;
 use crate::settings::ScoutSettings;
@@ -52,6 +52,10 @@ impl ScoutActivitiesImpl {
     pub fn new(machine_id: impl Into<String>, settings: ScoutSettings) -> Result<Self, ScoutError> {
         let http = reqwest::Client::builder().build().map_err(|source| ScoutError::HttpClient { source })?;
         let ledger = Ledger::new(&settings.state_dir);
+        let pruned = ledger.prune(KEEP_RECORDS);
+        if pruned > 0 {
+            tracing::info!(pruned, "removed old task records");
+        }
         Ok(ScoutActivitiesImpl {
             machine_id: machine_id.into(),
             settings,

@@ -4,7 +4,8 @@
 //!
 //! Owns the record (`<state_dir>/<task id>.json`: which agent took the task, the script's process
 //! once started, and the result once finished) and writing it atomically (temporary file, fsync,
-//! rename, fsync of the directory), so a crash leaves either the old or the new record.
+//! rename, fsync of the directory), so a crash leaves either the old or the new record. Records
+//! older than [`KEEP_RECORDS`] are pruned when an agent starts (a task's retries are long over).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,12 @@ use std::path::{Path, PathBuf};
 use hostfw_workflows::scout::ScoutResult;
 use serde::{Deserialize, Serialize};
 
+use std::time::Duration;
+
 use crate::error::ScoutError;
+
+/// How long task records are kept: far beyond any task's retries.
+pub const KEEP_RECORDS: Duration = Duration::from_secs(30 * 24 * 3600);
 use crate::process::ProcessId;
 
 /// What is known about one task.
@@ -89,6 +95,48 @@ impl Ledger {
     }
 }
 
+impl Ledger {
+    /// Remove records last written more than `keep` ago; returns how many.
+    pub fn prune(&self, keep: Duration) -> usize {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return 0 };
+        let old = |e: &std::fs::DirEntry| {
+            e.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > keep)
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json") && old(e))
+            .filter(|e| std::fs::remove_file(e.path()).is_ok())
+            .count()
+    }
+}
+
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_old_ones_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path().join("state"));
+        assert_eq!(ledger.read("t/1").unwrap(), None);
+        let record = TaskRecord {
+            task_id: "t/1".into(),
+            agent: None,
+            agent_instance: "i".into(),
+            spawning: false,
+            script: None,
+            deadline_ms: None,
+            result: None,
+        };
+        ledger.write(&record).unwrap();
+        assert_eq!(ledger.read("t/1").unwrap(), Some(record));
+        assert_eq!(ledger.read("t_1").unwrap(), None, "distinct ids stay distinct files");
+        assert_eq!(ledger.prune(KEEP_RECORDS), 0, "a fresh record is kept");
+        assert_eq!(ledger.prune(Duration::ZERO), 1);
+        assert_eq!(ledger.read("t/1").unwrap(), None);
+    }
 }
