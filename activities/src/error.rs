@@ -3,8 +3,9 @@
 //! Activity failures carry a type name that the workflows' retry policies read
 //! (`hostfw_workflows::options::NON_RETRYABLE_ERRORS`): `BadInput`, `BmcRejected` and `NotFound`
 //! stop retries at once; `BmcTransient`, `Store`, `CatalogInvalid` and `Superseded` are retried
-//! with backoff. No error of the site database is ever non-retryable, except a row that does not
-//! exist: a database blip must not end a workflow.
+//! with backoff; `EarlierScriptRun` (a Core-local script found an earlier run of itself and did not
+//! run) is never retried. No error of the site database is ever non-retryable, except a row that
+//! does not exist: a database blip must not end a workflow.
 
 use hostfw_redfish::RedfishError;
 use hostfw_store::StoreError;
@@ -68,4 +69,10 @@ pub fn catalog(err: CatalogUnavailable) -> ActivityError {
 /// server still waits for this attempt, its retry starts over with a fresh slot and precheck.
 pub fn superseded(message: impl Into<String>) -> ActivityError {
     failure("Superseded", true, message.into())
+}
+
+/// A Core-local script did not run because an earlier run of it held its lock (see
+/// `script_lock`): not retried; the workflow judges the earlier run by the inventory.
+pub fn earlier_script_run(message: impl Into<String>) -> ActivityError {
+    failure("EarlierScriptRun", false, message.into())
 }

@@ -24,6 +24,7 @@ pub mod reset_types;
 pub mod routes;
 pub mod running_task;
 pub mod script;
+pub mod script_lock;
 pub mod scout_package;
 pub mod site_link;
 pub mod site_view;

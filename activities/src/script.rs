@@ -8,12 +8,20 @@
 //! The password reaches only the script's environment: it is scrubbed from the captured output
 //! and never logged. A worker that dies mid-script stops heartbeating; Temporal ends the attempt
 //! and the workflow judges the result from fresh inventory.
+//!
+//! The script runs in its own process group (under coreutils `timeout`, which bounds it even if
+//! the worker dies), so it outlives a SIGKILLed worker. Each run therefore holds a lock on its
+//! machine and component in the site database, with its process identity; a later run that finds
+//! the lock waits for that earlier run to end and does not start the script (see
+//! [`crate::script_lock`]). The lock is released, and stragglers in the group killed, when the
+//! script ends.
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use hostfw_model::BmcAddress;
+use hostfw_store::{ScriptLock, Store};
 use hostfw_workflows::{ScriptInput, ScriptResult};
 use temporalio_common::ActivityError;
 use temporalio_sdk::activities::ActivityContext;
@@ -21,6 +29,9 @@ use tokio::process::Command;
 
 use crate::bmc;
 use crate::error;
+use crate::script_lock::{
+    self, claim_or_wait, kill_group, Claim, ClaimError, ThisHost, WaitPolicy, HARD_TIMEOUT_MARGIN, POLL_EVERY, STALE_MARGIN,
+};
 use crate::Deps;
 
 /// Longest output tail kept, per stream, in characters.
@@ -51,26 +62,113 @@ fn address_env(address: &BmcAddress) -> [(&'static str, String); 5] {
     ]
 }
 
-fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid {
-        let _ = std::process::Command::new("kill").arg("-KILL").arg(format!("-{pid}")).status();
+/// The script's lock and process group while it runs: on drop (the activity future dropped, e.g.
+/// at worker shutdown) the group is killed and the lock released, so nothing outlives the run
+/// unrecorded. [`RunGuard::finish`] does the same on every normal way out.
+struct RunGuard {
+    store: Store,
+    lock: ScriptLock,
+    pgid: Option<u32>,
+    done: bool,
+}
+
+impl RunGuard {
+    fn kill(&self) {
+        if let Some(pgid) = self.pgid {
+            kill_group(pgid);
+        }
+    }
+
+    /// Kill whatever the script left in its group, then release the lock.
+    async fn finish(mut self) {
+        self.done = true;
+        self.kill();
+        let lock = &self.lock;
+        match self.store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!(machine = %lock.machine_id, component = %lock.component,
+                "the script lock was taken over by another run before this one released it"),
+            Err(e) => tracing::warn!(machine = %lock.machine_id, component = %lock.component, error = %e,
+                "could not release the script lock; the next run will find this run gone and take it over"),
+        }
     }
 }
 
-/// Run the script and report how it ended.
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        self.kill();
+        let (store, lock) = (self.store.clone(), self.lock.clone());
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(async move {
+                let _ = store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await;
+            });
+        }
+    }
+}
+
+fn failed(error: String) -> ScriptResult {
+    ScriptResult { success: false, exit_code: None, stdout: String::new(), stderr: String::new(), error: Some(error) }
+}
+
+/// Run the script and report how it ended. First claim the machine's component in the site
+/// database; an earlier run found there is waited for (see [`crate::script_lock`]) and the script
+/// is then not run: the activity fails with `EarlierScriptRun` and the workflow reads the inventory.
 pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) -> Result<ScriptResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let (username, password) = bmc::login(deps, &machine).await?;
     let path = crate::artifacts::resolve(&deps.settings, &input.script)?.path;
     let executable = std::fs::metadata(&path).map(|m| m.permissions().mode() & 0o111 != 0).unwrap_or(false);
-    let mut command = if executable {
-        Command::new(&path)
-    } else {
-        let mut c = Command::new("sh");
-        c.arg(&path);
-        c
+    let timeout = Duration::from_secs(input.timeout_secs);
+    let here = ThisHost::read();
+    let started_ms = chrono::Utc::now().timestamp_millis();
+    let lock = ScriptLock {
+        machine_id: machine.id.clone(),
+        component: input.component.to_string(),
+        holder: format!("{}/{}/{}", here.name, std::process::id(), uuid::Uuid::new_v4()),
+        script: input.script.clone(),
+        worker_host: here.name.clone(),
+        boot_id: here.boot_id.clone(),
+        pid: None,
+        pid_start_ticks: None,
+        started_at_ms: started_ms,
+        deadline_ms: started_ms + (timeout + HARD_TIMEOUT_MARGIN).as_millis() as i64,
     };
+    let scheduled_ms = ctx.info().scheduled_time.map(|t| chrono::DateTime::<chrono::Utc>::from(t).timestamp_millis());
+    let policy = WaitPolicy {
+        orphan_wait: deps.site.host_reprovision.script_orphan_wait,
+        poll: POLL_EVERY,
+        stale_before_ms: scheduled_ms.map_or(i64::MIN, |t| t - STALE_MARGIN.as_millis() as i64),
+    };
+    let heartbeat = |what: String| async move {
+        let _ = ctx.record_heartbeat(what).await;
+    };
+    match claim_or_wait(&deps.store, &lock, &here, &policy, heartbeat, ctx.cancelled()).await {
+        Ok(Claim::Claimed) => {}
+        Ok(Claim::EarlierRun { report, killed }) => {
+            tracing::warn!(machine = %machine.id, component = %input.component, killed,
+                "not running {}: {report}", path.display());
+            return Err(error::earlier_script_run(format!(
+                "not run: {report}; its outcome is unknown, so the inventory decides whether {} reached {}",
+                input.component, input.target_version
+            )));
+        }
+        Err(ClaimError::Cancelled) => return Err(ActivityError::cancelled()),
+        Err(ClaimError::Store(e)) => return Err(error::store(e)),
+    }
+    let mut guard = RunGuard { store: deps.store.clone(), lock, pgid: None, done: false };
+
+    // `timeout(1)` kills the whole group at the hard deadline even if this worker is dead by then,
+    // so a run recorded by another host is over by its lock's deadline (see `script_lock`).
+    let mut command = Command::new("timeout");
+    command.arg("-s").arg("KILL").arg(format!("{}s", (timeout + HARD_TIMEOUT_MARGIN).as_secs()));
+    if !executable {
+        command.arg("sh");
+    }
     command
+        .arg(&path)
         .envs(address_env(&machine.bmc_address))
         .env("BMC_USERNAME", &username)
         .env("BMC_PASSWORD", &password)
@@ -82,14 +180,31 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let child = command
-        .spawn()
-        .map_err(|e| error::bad_input(format!("script {}: cannot start: {e}", path.display())))?;
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            guard.finish().await;
+            return Err(error::bad_input(format!(
+                "script {}: cannot start it under coreutils `timeout`: {e}",
+                path.display()
+            )));
+        }
+    };
     let pid = child.id();
+    guard.pgid = pid;
+    if let Some(pid) = pid {
+        let ticks = script_lock::proc_stat(pid).map(|s| s.start_ticks as i64);
+        let l = &guard.lock;
+        match deps.store.script_lock_set_process(&l.machine_id, &l.component, &l.holder, i64::from(pid), ticks).await {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!(machine = %machine.id, "the script lock was lost before its process was recorded"),
+            Err(e) => tracing::warn!(machine = %machine.id, error = %e,
+                "could not record the script's process; a rerun will wait for this run's deadline"),
+        }
+    }
     tracing::info!(machine = %machine.id, script = %path.display(), component = %input.component,
-        target = %input.target_version, "running Core-local script");
+        target = %input.target_version, pid = ?pid, worker_host = %here.name, "running Core-local script");
     let started = Instant::now();
-    let timeout = Duration::from_secs(input.timeout_secs);
     let output = child.wait_with_output();
     tokio::pin!(output);
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
@@ -102,22 +217,17 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
                 let _ = ctx.record_heartbeat(format!("script running for {} s", started.elapsed().as_secs())).await;
             }
             _ = &mut deadline => {
-                kill_group(pid);
+                guard.finish().await;
                 tracing::warn!(machine = %machine.id, script = %path.display(), "script timed out; killed");
-                return Ok(ScriptResult {
-                    success: false,
-                    exit_code: None,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    error: Some(format!("timed out after {} s", input.timeout_secs)),
-                });
+                return Ok(failed(format!("timed out after {} s", input.timeout_secs)));
             }
             _ = ctx.cancelled() => {
-                kill_group(pid);
+                guard.finish().await;
                 return Err(ActivityError::cancelled());
             }
         }
     };
+    guard.finish().await;
     let output = output.map_err(|e| error::bad_input(format!("script {}: {e}", path.display())))?;
     let result = ScriptResult {
         success: output.status.success(),

@@ -32,6 +32,8 @@ pub enum ScoutError {
         #[source]
         source: io::Error,
     },
+    #[error("task record {path}: {problem}", path = path.display())]
+    Ledger { path: PathBuf, problem: String },
     #[error("building the HTTP client: {source}")]
     HttpClient {
         #[source]

@@ -2,7 +2,7 @@
 //! simulated hosts in the demo) until SIGTERM or Ctrl-C, then lets running upgrades finish.
 
 use clap::Parser;
-use hostfw_scout::{connect, run_agent};
+use hostfw_scout::{connect, run_agent_with, ScoutSettings, DEFAULT_STATE_DIR};
 use tracing_subscriber::EnvFilter;
 
 #[derive(Parser, Debug)]
@@ -17,6 +17,9 @@ struct Args {
     /// Temporal namespace (else TEMPORAL_NAMESPACE, else `default`).
     #[arg(long)]
     namespace: Option<String>,
+    /// Where Scout records each upgrade task it took, so a retried task never runs twice.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
+    state_dir: std::path::PathBuf,
 }
 
 async fn shutdown_signal() {
@@ -42,7 +45,8 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let identity = format!("scout {} (pid {})", args.machines.join(","), std::process::id());
     let client = connect(args.temporal_address.as_deref(), args.namespace.as_deref(), &identity).await?;
-    run_agent(client, args.machines, shutdown_signal()).await?;
+    let settings = ScoutSettings { state_dir: args.state_dir, ..ScoutSettings::default() };
+    run_agent_with(client, args.machines, settings, shutdown_signal()).await?;
     tracing::info!("scout stopped");
     Ok(())
 }

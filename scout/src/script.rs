@@ -30,8 +30,19 @@ pub(crate) struct ScriptRun {
     pub stderr: String,
 }
 
+/// What [`run_script`] reports while it starts the script, for the task record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScriptEvent {
+    /// About to spawn: from now on the script may be running.
+    Spawning,
+    /// Spawned: its pid (its process group leader).
+    Started(u32),
+}
+
 /// How to run one script.
 pub(crate) struct ScriptSpec<'a> {
+    /// Told before the spawn and after it.
+    pub on_event: &'a (dyn Fn(ScriptEvent) + Sync),
     pub script: &'a Path,
     pub workdir: &'a Path,
     pub env: Vec<(&'static str, String)>,
@@ -82,8 +93,12 @@ pub(crate) async fn run_script(spec: ScriptSpec<'_>) -> Result<ScriptRun, ScoutE
         }
     }
     command.envs(spec.env.iter().map(|(k, v)| (k, v)));
+    (spec.on_event)(ScriptEvent::Spawning);
     let mut child =
         command.spawn().map_err(|source| ScoutError::Spawn { script: spec.script.to_path_buf(), source })?;
+    if let Some(pid) = child.id() {
+        (spec.on_event)(ScriptEvent::Started(pid));
+    }
     let group = ProcessGroup { pgid: child.id().and_then(|id| libc::pid_t::try_from(id).ok()) };
     tracing::info!(pid = ?child.id(), timeout_secs = spec.timeout.as_secs(), "script started");
     let stdout = child.stdout.take().expect("stdout is piped");

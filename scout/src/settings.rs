@@ -32,11 +32,24 @@ pub const OUTPUT_DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// 90 s stop timeout so the cancellation is still reported.
 pub const GRACEFUL_SHUTDOWN_PERIOD: Duration = Duration::from_secs(60);
 
+/// Where the `scout` binary keeps its task records (see [`crate::ledger`]) unless `--state-dir`
+/// says otherwise. They must outlive an agent restart; a record matters only until the workflow
+/// has the task's result, so surviving a reboot is not needed, but a persistent directory costs
+/// nothing.
+pub const DEFAULT_STATE_DIR: &str = "/var/lib/hostfw-scout";
+
+/// How often a retried task looks again at a script left running by an agent process that died.
+pub const ORPHAN_POLL: Duration = Duration::from_secs(1);
+
 /// Everything above as values, so tests can shorten them.
 #[derive(Debug, Clone)]
 pub struct ScoutSettings {
     /// Where per-task working directories are created.
     pub work_root: PathBuf,
+    /// Where the per-task records live. The library default is a directory under the temp dir
+    /// (so tests and embedded agents need no setup); the binary passes [`DEFAULT_STATE_DIR`].
+    pub state_dir: PathBuf,
+    pub orphan_poll: Duration,
     pub script_download_try_timeout: Duration,
     pub download_tries: u32,
     pub download_first_backoff: Duration,
@@ -48,6 +61,8 @@ impl Default for ScoutSettings {
     fn default() -> Self {
         ScoutSettings {
             work_root: std::env::temp_dir(),
+            state_dir: std::env::temp_dir().join("hostfw-scout-state"),
+            orphan_poll: ORPHAN_POLL,
             script_download_try_timeout: SCRIPT_DOWNLOAD_TRY_TIMEOUT,
             download_tries: DOWNLOAD_TRIES,
             download_first_backoff: DOWNLOAD_FIRST_BACKOFF,

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 
 use crate::download::{fetch_verified, FetchPolicy};
 use crate::error::{ScoutError, StepError, TaskFailure};
-use crate::script::{run_script, Ending, ScriptSpec};
+use crate::script::{run_script, Ending, ScriptEvent, ScriptSpec};
 use crate::settings::ScoutSettings;
 
 /// Name of the artifact directory inside the working directory (the script's `DOWNLOAD_DIR`).
@@ -26,6 +26,8 @@ pub(crate) struct TaskContext<'a> {
     pub http: &'a reqwest::Client,
     /// What the task is doing right now, for heartbeats.
     pub phase: &'a watch::Sender<String>,
+    /// Told when the script is about to start and when it started (the task record).
+    pub on_script: &'a (dyn Fn(ScriptEvent) + Sync),
 }
 
 /// Carry out `task`. `Err` only when the agent itself failed; every failure of the task is an
@@ -82,6 +84,7 @@ async fn run_in(cx: &TaskContext<'_>, task: &ScoutTask, workdir: &Path) -> Resul
 
     cx.phase.send_replace(format!("running {}", task.script.file_name));
     let run = run_script(ScriptSpec {
+        on_event: cx.on_script,
         script: &script_path,
         workdir,
         env: vec![

@@ -26,6 +26,7 @@ mod machines;
 mod registration;
 mod reports;
 mod requests;
+mod script_locks;
 mod tuning;
 mod upload_slots;
 mod windows;
@@ -45,6 +46,7 @@ pub use machines::{Machine, NewMachine};
 pub use registration::Registration;
 pub use reports::ExploredReport;
 pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
+pub use script_locks::ScriptLock;
 pub use upload_slots::{HeldSlotRow, SlotGrant};
 
 /// Which database engine a `Store` talks to.

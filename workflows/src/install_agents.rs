@@ -63,6 +63,9 @@ pub(crate) async fn install_scout(
         .schedule_to_start_timeout(SCOUT_PICKUP)
         .heartbeat_timeout(settings.heartbeat())
         .task_queue(queue.clone())
+        // A retry is safe: Scout runs a task id at most once and a retry reports the first run's
+        // result (or, after an agent crash, an interrupted task), so it never flashes twice. The
+        // second attempt is what carries that report back after a killed or restarted agent.
         .retry_policy(RetryPolicy::builder().maximum_attempts(2).build())
         .summary(format!("Scout: {component} {target} on {machine_id}"))
         .build();
@@ -81,7 +84,9 @@ pub(crate) async fn install_scout(
 
 /// Core-local script route. A worker that dies mid-script ends the attempt through the heartbeat
 /// timeout (never a host stuck in WaitingForScript); the inventory is then re-read, since the
-/// script may have finished.
+/// script may have finished. The script itself may still be running then: the next run of it
+/// waits for it and fails with `EarlierScriptRun` instead of starting it again, which comes here
+/// too and is judged by the inventory the same way.
 pub(crate) async fn install_script(
     ctx: &Ctx,
     settings: &ReprovisionSettings,

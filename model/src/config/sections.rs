@@ -196,6 +196,13 @@ pub struct HostReprovisionSection {
     /// Bound on a Core-local (worker-local) script.
     #[serde(with = "crate::duration::serde_duration")]
     pub script_timeout: Duration,
+    /// How long a rerun of a Core-local script waits for an earlier run of the same machine and
+    /// component that is still running on this worker's host (orphaned by a worker that died)
+    /// before it kills that run's process group. The wait also ends at the earlier run's own
+    /// deadline (its start plus `script_timeout`). Default 30 min: a slow flash is let finish
+    /// rather than cut off mid-write.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub script_orphan_wait: Duration,
     /// Wait after the pre-update resets (NICo: 20 min) before firmware checking goes on.
     #[serde(with = "crate::duration::serde_duration")]
     pub pre_update_wait: Duration,
@@ -235,6 +242,7 @@ impl Default for HostReprovisionSection {
             max_reactivations: 3,
             max_upload_retries: 3,
             script_timeout: Duration::from_secs(3600),
+            script_orphan_wait: Duration::from_secs(30 * 60),
             pre_update_wait: Duration::from_secs(20 * 60),
             power_drain_off_wait: Duration::from_secs(60),
             power_drain_cycle_wait: Duration::from_secs(90),

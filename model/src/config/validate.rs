@@ -85,6 +85,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     positive("host_reprovision.task_poll_interval", hr.task_poll_interval)?;
     at_least_one("host_reprovision.bmc_healthy_reads", hr.bmc_healthy_reads)?;
     positive("host_reprovision.script_timeout", hr.script_timeout)?;
+    positive("host_reprovision.script_orphan_wait", hr.script_orphan_wait)?;
     if hr.heartbeat_timeout < std::time::Duration::from_secs(5) {
         return Err((
             "host_reprovision.heartbeat_timeout",

@@ -114,13 +114,26 @@ pub struct Harness {
     /// A directory outside any working directory, for markers scripts leave behind.
     pub outside: tempfile::TempDir,
     pub heartbeats: Arc<Mutex<Vec<String>>>,
+    /// Scout's state directory (its task records).
+    pub state_dir: PathBuf,
+    _state: Option<tempfile::TempDir>,
 }
 
 impl Harness {
     pub fn new() -> Harness {
+        let state = tempfile::tempdir().unwrap();
+        let mut h = Harness::with_state_dir(state.path());
+        h._state = Some(state);
+        h
+    }
+
+    /// A Scout (a fresh agent instance) keeping its task records in `state_dir`.
+    pub fn with_state_dir(state_dir: &Path) -> Harness {
         let work_root = tempfile::tempdir().unwrap();
         let settings = ScoutSettings {
             work_root: work_root.path().to_path_buf(),
+            state_dir: state_dir.to_path_buf(),
+            orphan_poll: Duration::from_millis(100),
             download_first_backoff: Duration::from_millis(20),
             heartbeat_interval: Duration::from_millis(100),
             ..ScoutSettings::default()
@@ -135,7 +148,14 @@ impl Harness {
                 }
             })
             .build();
-        Harness { env, work_root, outside: tempfile::tempdir().unwrap(), heartbeats }
+        Harness {
+            env,
+            work_root,
+            outside: tempfile::tempdir().unwrap(),
+            heartbeats,
+            state_dir: state_dir.to_path_buf(),
+            _state: None,
+        }
     }
 
     pub async fn run(&self, task: ScoutTask) -> Result<ScoutResult, ActivityEnvironmentError> {

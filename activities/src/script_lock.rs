@@ -1,0 +1,256 @@
+//! The Core-local script lock: before a script runs for a machine's component, make sure no earlier
+//! run of it is still going (one orphaned by a worker that was SIGKILLed or restarted by systemd:
+//! `kill_on_drop` and the group kill never ran, and the script lives on in its own process group).
+//!
+//! Owns the process identity of a run (pid, its start time in clock ticks from `/proc/<pid>/stat`
+//! field 22, the host's boot id, the worker's host name), the verdict on an earlier run (alive,
+//! gone, or not checkable from here), and the claim-or-wait loop. The lock row itself lives in the
+//! site database (`hostfw_store::ScriptLock`), so every worker of the site sees it.
+//!
+//! The verdict on an earlier run recorded by this host in this boot:
+//! - its pid runs with the recorded start time (and is not a zombie): alive;
+//! - its pid runs with another start time: the pid was reused. Linux frees a pid number only when
+//!   no process and no process group uses it any more, so the script's whole group is gone;
+//! - no process has its pid: gone, unless its process group still has members (a child the
+//!   script left behind), which count as the run still going. Zombies count as gone.
+//!
+//! A run recorded by another host (or before its pid was recorded) cannot be checked from here:
+//! the waiter waits until its worker releases the lock or the run's deadline passes. The deadline
+//! holds even with that worker dead, because the script runs under coreutils `timeout`, which
+//! kills the whole group at `script_timeout` plus [`HARD_TIMEOUT_MARGIN`] on its own.
+//!
+//! A run recorded by this host in an earlier boot is gone (the host restarted since).
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use hostfw_store::{ScriptLock, Store, StoreError};
+
+/// The worker kills a script at its timeout; `timeout(1)` kills the group this much later on its
+/// own, for the case that the worker is dead by then.
+pub const HARD_TIMEOUT_MARGIN: Duration = Duration::from_secs(5);
+
+/// After an unverifiable run's deadline, how long more to allow for its kill to take effect.
+pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
+
+/// How often a waiter looks at the earlier run again (and heartbeats).
+pub const POLL_EVERY: Duration = Duration::from_secs(1);
+
+/// Who this worker is, as recorded in a lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThisHost {
+    pub name: String,
+    pub boot_id: String,
+}
+
+impl ThisHost {
+    /// Read the host name and boot id from `/proc` (Linux).
+    pub fn read() -> ThisHost {
+        let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_default();
+        ThisHost { name: read("/proc/sys/kernel/hostname"), boot_id: read("/proc/sys/kernel/random/boot_id") }
+    }
+}
+
+/// A process as `/proc/<pid>/stat` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Field 22: start time in clock ticks after boot.
+    pub start_ticks: u64,
+    /// Field 3 is `Z`: exited, not yet reaped.
+    pub zombie: bool,
+    /// Field 5: process group.
+    pub pgrp: u32,
+}
+
+/// `/proc/<pid>/stat` of `pid`, if such a process exists.
+pub fn proc_stat(pid: u32) -> Option<ProcStat> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: fields after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // fields[0] is field 3 (state), so field 22 is fields[19].
+    Some(ProcStat {
+        zombie: fields.first() == Some(&"Z"),
+        pgrp: fields.get(2)?.parse().ok()?,
+        start_ticks: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// True when a live (not zombie) process is in process group `pgid`. Zombies do not count: an
+/// orphan's exit is reaped by init, which in a container may never happen.
+fn group_has_live_members(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(proc_stat)
+        .any(|stat| stat.pgrp == pgid && !stat.zombie)
+}
+
+/// SIGKILL process group `pgid`.
+pub fn kill_group(pgid: u32) {
+    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
+        // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// What can be said about the run a lock records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Its process (group) runs on this host.
+    Alive { pid: u32 },
+    /// It is no longer running; why we know.
+    Gone(String),
+    /// Cannot be checked from here; why.
+    Unverifiable(String),
+}
+
+/// Judge the run `lock` records, from `here`.
+pub fn judge(lock: &ScriptLock, here: &ThisHost) -> Verdict {
+    if lock.worker_host != here.name {
+        return Verdict::Unverifiable(format!("it runs on worker host {}, not on {}", lock.worker_host, here.name));
+    }
+    if lock.boot_id != here.boot_id {
+        return Verdict::Gone("this host has rebooted since it started".to_string());
+    }
+    let Some(pid) = lock.pid.and_then(|p| u32::try_from(p).ok()) else {
+        return Verdict::Unverifiable("its worker died before recording the script's process".to_string());
+    };
+    match proc_stat(pid) {
+        Some(stat) if !stat.zombie && lock.pid_start_ticks == Some(stat.start_ticks as i64) => Verdict::Alive { pid },
+        Some(stat) if !stat.zombie => {
+            Verdict::Gone(format!("pid {pid} now belongs to another process (started at tick {})", stat.start_ticks))
+        }
+        _ if group_has_live_members(pid) => Verdict::Alive { pid },
+        _ => Verdict::Gone(format!("process {pid} and its group have exited")),
+    }
+}
+
+/// One line naming the run a lock records.
+pub fn describe(lock: &ScriptLock) -> String {
+    let started = chrono::DateTime::from_timestamp_millis(lock.started_at_ms)
+        .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|| lock.started_at_ms.to_string());
+    let pid = lock.pid.map_or_else(|| "pid not recorded".to_string(), |p| format!("pid {p}"));
+    format!("an earlier run of {} ({pid} on worker host {}, started {started})", lock.script, lock.worker_host)
+}
+
+/// How a claim ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// The lock is ours: run the script.
+    Claimed,
+    /// An earlier run held it. It is over now (ended, killed, or past its deadline) and its lock
+    /// was removed, but its outcome is unknown: do not run again, let the inventory decide. The
+    /// text says what was found and done.
+    EarlierRun { report: String, killed: bool },
+}
+
+/// Why a claim did not end.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimError {
+    #[error("cancelled while waiting for an earlier run of the script")]
+    Cancelled,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// How a waiter behaves.
+#[derive(Debug, Clone)]
+pub struct WaitPolicy {
+    /// `host_reprovision.script_orphan_wait`: after this long, an earlier run still alive on this
+    /// host is killed.
+    pub orphan_wait: Duration,
+    pub poll: Duration,
+    /// An earlier run that is gone and whose deadline (so also its end) came before this instant
+    /// (unix ms) ended before the caller's view of the host was taken: its lock is just stale,
+    /// and is taken over with no report. The script activity passes its scheduled time minus
+    /// [`STALE_MARGIN`]; `i64::MIN` never takes over silently.
+    pub stale_before_ms: i64,
+}
+
+/// How long before an activity was scheduled its workflow's inventory read surely happened.
+pub const STALE_MARGIN: Duration = Duration::from_secs(5 * 60);
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Claim `lock` (its machine and component). If an earlier run holds it, wait (heartbeating
+/// through `heartbeat`, stopped by `cancelled`) until that run is over: it ends, its worker
+/// releases the lock, it reaches its deadline, or (alive on this host) it has run
+/// `policy.orphan_wait` past the start of the wait and is killed. Then its lock is removed and
+/// [`Claim::EarlierRun`] says what happened; the caller must not start the script.
+pub async fn claim_or_wait<H, F>(
+    store: &Store,
+    lock: &ScriptLock,
+    here: &ThisHost,
+    policy: &WaitPolicy,
+    mut heartbeat: H,
+    cancelled: impl Future<Output = ()>,
+) -> Result<Claim, ClaimError>
+where
+    H: FnMut(String) -> F,
+    F: Future<Output = ()>,
+{
+    let Some(mut earlier) = store.script_lock_claim(lock).await? else { return Ok(Claim::Claimed) };
+    tokio::pin!(cancelled);
+    let began = Instant::now();
+    let mut killed: Option<String> = None;
+    tracing::warn!(machine = %lock.machine_id, component = %lock.component, "{} holds the script lock; checking it", describe(&earlier));
+    loop {
+        let waited = began.elapsed().as_secs();
+        match store.script_lock_get(&lock.machine_id, &lock.component).await? {
+            None => {
+                let report = format!("{} was released by its worker after a {waited} s wait", describe(&earlier));
+                return Ok(Claim::EarlierRun { report, killed: killed.is_some() });
+            }
+            Some(current) if current.holder != earlier.holder => earlier = current,
+            Some(_) => {}
+        }
+        let over = match judge(&earlier, here) {
+            Verdict::Gone(why) if killed.is_none() && earlier.deadline_ms < policy.stale_before_ms => {
+                tracing::info!(machine = %lock.machine_id, component = %lock.component,
+                    "{} ended long before this run was scheduled ({why}); taking over its stale lock", describe(&earlier));
+                store.script_lock_release(&earlier.machine_id, &earlier.component, &earlier.holder).await?;
+                match store.script_lock_claim(lock).await? {
+                    None => return Ok(Claim::Claimed),
+                    Some(next) => earlier = next,
+                }
+                continue;
+            }
+            Verdict::Gone(why) => Some(why),
+            Verdict::Alive { pid } => {
+                let past_deadline = now_ms() >= earlier.deadline_ms;
+                if killed.is_none() && (began.elapsed() >= policy.orphan_wait || past_deadline) {
+                    let why = if past_deadline { "its deadline passed".to_string() } else {
+                        format!("it was still running after script_orphan_wait ({} s)", policy.orphan_wait.as_secs())
+                    };
+                    tracing::warn!(machine = %lock.machine_id, component = %lock.component, pid,
+                        "{}: {why}; killing its process group", describe(&earlier));
+                    kill_group(pid);
+                    killed = Some(why);
+                }
+                None
+            }
+            Verdict::Unverifiable(why) => (now_ms() >= earlier.deadline_ms + DEADLINE_GRACE.as_millis() as i64)
+                .then(|| format!("{why}; its deadline has passed, by which its own timeout killed it")),
+        };
+        if let Some(why) = over {
+            store.script_lock_release(&earlier.machine_id, &earlier.component, &earlier.holder).await?;
+            let action = match &killed {
+                Some(reason) => format!("{reason}, so its process group was killed after a {waited} s wait"),
+                None => format!("waited {waited} s"),
+            };
+            let report = format!("{} is over ({why}); {action}", describe(&earlier));
+            return Ok(Claim::EarlierRun { report, killed: killed.is_some() });
+        }
+        heartbeat(format!("waiting for {} to end ({waited} s)", describe(&earlier))).await;
+        tokio::select! {
+            _ = tokio::time::sleep(policy.poll) => {}
+            _ = &mut cancelled => return Err(ClaimError::Cancelled),
+        }
+    }
+}
