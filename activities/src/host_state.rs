@@ -7,7 +7,7 @@ use hostfw_store::{
     now_ms, HealthReport, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED,
     PHASE_STARTED,
 };
-use hostfw_workflows::{ApprovalInputs, HostContext, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
+use hostfw_workflows::{ApprovalInputs, HostContext, RetryLimits, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
@@ -160,4 +160,10 @@ pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalIn
         approved: request.is_some_and(|r| r.user_approval),
         autoreboot_period: settings.autoreboot_period,
     })
+}
+
+/// The retry budget and interval of the worker's current site config.
+pub fn retry_limits(deps: &Deps) -> Result<RetryLimits, ActivityError> {
+    let settings = crate::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
+    Ok(RetryLimits { max_retries: settings.max_retries, retry_interval_secs: settings.retry_interval_secs })
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::{
-    ActivateInput, ApprovalInputs, CatalogQuery, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput, RetryRecord,
+    ActivateInput, ApprovalInputs, CatalogQuery, RetryLimits, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput, RetryRecord,
     RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
@@ -79,6 +79,11 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::ApprovalInputs)]
     pub async fn approval_inputs(self: Arc<Self>, _ctx: ActivityContext, machine_id: String) -> Result<ApprovalInputs, ActivityError> {
         host_state::approval_inputs(&self.deps, &machine_id).await
+    }
+
+    #[activity(definition = defs::RetryLimits)]
+    pub async fn retry_limits(self: Arc<Self>, _ctx: ActivityContext, _machine_id: String) -> Result<RetryLimits, ActivityError> {
+        host_state::retry_limits(&self.deps)
     }
 
     #[activity(definition = defs::RecordRetry)]

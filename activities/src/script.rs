@@ -79,20 +79,43 @@ impl RunGuard {
         }
     }
 
-    /// Kill whatever the script left in its group, then release the lock.
+    /// Kill whatever the script left in its group, then release the lock. A release that fails
+    /// (a site-database blip) is retried in the background with backoff for up to
+    /// [`RELEASE_RETRY_FOR`]: a finished run's lock left behind would make the next run refuse to
+    /// start (it cannot tell a finished run from an orphan), costing the host a retry.
     async fn finish(mut self) {
         self.done = true;
         self.kill();
-        let lock = &self.lock;
+        let lock = self.lock.clone();
         match self.store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await {
             Ok(true) => {}
             Ok(false) => tracing::warn!(machine = %lock.machine_id, component = %lock.component,
                 "the script lock was taken over by another run before this one released it"),
-            Err(e) => tracing::warn!(machine = %lock.machine_id, component = %lock.component, error = %e,
-                "could not release the script lock; the next run will find this run gone and take it over"),
+            Err(e) => {
+                tracing::warn!(machine = %lock.machine_id, component = %lock.component, error = %e,
+                    "could not release the script lock; retrying in the background");
+                let store = self.store.clone();
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    let mut pause = Duration::from_millis(500);
+                    while started.elapsed() < RELEASE_RETRY_FOR {
+                        tokio::time::sleep(pause).await;
+                        match store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await {
+                            Ok(_) => return,
+                            Err(e) => tracing::debug!(error = %e, "script lock release failed again"),
+                        }
+                        pause = (pause * 2).min(Duration::from_secs(10));
+                    }
+                    tracing::warn!(machine = %lock.machine_id, component = %lock.component,
+                        "gave up releasing the script lock; the next run finds this run gone and does not rerun");
+                });
+            }
         }
     }
 }
+
+/// How long a finished run keeps trying to release its lock after a failed release.
+const RELEASE_RETRY_FOR: Duration = Duration::from_secs(5 * 60);
 
 impl Drop for RunGuard {
     fn drop(&mut self) {

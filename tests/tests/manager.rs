@@ -253,3 +253,42 @@ async fn a_request_left_without_its_workflow_is_adopted() {
     assert!(history.iter().any(|h| h.message.contains("started by AdminCli")), "{history:?}");
     site.shutdown().await;
 }
+
+/// Issue 11 finding 2: a started request whose workflow an operator terminated by hand (or that
+/// failed, or was lost with its namespace) is repaired by the manager: the workflow is started
+/// again and resumes from inventory. Before, only requests that had never started were adopted,
+/// and this host stayed protected with its request for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_started_request_whose_workflow_was_terminated_is_restarted() {
+    let fleet = fleet(&[("stopped", "PowerEdge R760")]);
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        catalog: CATALOG,
+        images: IMAGES,
+        firmware_global: "autoupdate = false",
+        machine_updater: "max_concurrent_machine_updates_absolute = 5\nmachine_update_run_interval = \"5s\"",
+        site_explorer: "run_interval = \"1h\"",
+        site_workflows: true,
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    site.fleet.set_fault("stopped", hostfw_bmc_sim::Fault { fail_next_tasks: 1, ..Default::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "stopped"]).await.unwrap();
+    site.wait_substate("stopped", "FailedFirmwareUpgrade", Duration::from_secs(60)).await;
+    site.client
+        .get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(hostfw_workflows::host_reprovision_workflow_id(
+            "stopped",
+        ))
+        .terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build())
+        .await
+        .unwrap();
+    assert!(site.store.request_get("stopped").await.unwrap().is_some_and(|r| r.started_at_ms.is_some()));
+    wait_compliant(&site, &["stopped"], Duration::from_secs(120)).await;
+    site.wait_for("the request to be finished", Duration::from_secs(60), || async {
+        site.store.request_get("stopped").await.unwrap().is_none().then_some(())
+    })
+    .await;
+    assert_eq!(site.store.machine_get("stopped").await.unwrap().unwrap().state, "Ready");
+    site.shutdown().await;
+}

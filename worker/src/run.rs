@@ -97,6 +97,7 @@ pub async fn run_worker_with_telemetry(
         stop();
     };
     let site_tasks = async {
+        crate::site_workflows::push_settings_to_waiting_hosts(&client).await;
         if deps.site.worker.site_workflows {
             crate::site_workflows::ensure_started(&client, &deps.site).await;
             crate::site_workflows::watch_catalog(&client, &deps.catalog, stopped_rx).await;

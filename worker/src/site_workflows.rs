@@ -1,7 +1,8 @@
 //! The site workflows a worker keeps alive: the Machine Update Manager and the Site Explorer
 //! (one each per namespace and task queue; their workflow IDs make them singletons, so every
 //! worker replica may call `ensure_started`), and the catalog watch that wakes the scheduler when
-//! the firmware directory or the runtime catalog changes.
+//! the firmware directory or the runtime catalog changes; and, at start, the push of the site's
+//! current settings to host workflows that wait on them.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +45,46 @@ fn report(what: &str, result: Result<(), WorkflowStartError>) {
     match result {
         Ok(()) | Err(WorkflowStartError::AlreadyStarted { .. }) => tracing::info!("{what} is running"),
         Err(e) => tracing::error!(error = %e, "could not start the {what}"),
+    }
+}
+
+/// Tell every host workflow that waits on a site setting (for its tenant's approval, or in
+/// FailedFirmwareUpgrade for its retry interval or budget) to read the settings again: this
+/// worker's config may differ from the one the request was made under (issue: a period
+/// configured later must release hosts already waiting). Best effort, logged.
+pub async fn push_settings_to_waiting_hosts(client: &Client) {
+    use futures::StreamExt;
+    let query = format!(
+        "WorkflowType = 'HostReprovision' AND ExecutionStatus = 'Running' AND {} IN ('{}', '{}')",
+        hostfw_workflows::search_attributes::SUBSTATE.name(),
+        hostfw_model::HostSubstate::WaitingForApproval,
+        hostfw_model::HostSubstate::FailedFirmwareUpgrade,
+    );
+    let mut list = client.list_workflows(query, temporalio_client::WorkflowListOptions::builder().build());
+    let mut told = 0u32;
+    while let Some(w) = list.next().await {
+        let w = match w {
+            Ok(w) => w,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not list the host workflows waiting on settings");
+                return;
+            }
+        };
+        let handle = client.get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(w.id().to_string());
+        let signal = handle
+            .signal(
+                hostfw_workflows::HostReprovisionWorkflow::settings_changed,
+                "worker start".to_string(),
+                temporalio_client::WorkflowSignalOptions::default(),
+            )
+            .await;
+        match signal {
+            Ok(()) => told += 1,
+            Err(e) => tracing::debug!(workflow = %w.id(), error = %e, "could not push the settings"),
+        }
+    }
+    if told > 0 {
+        tracing::info!(workflows = told, "told waiting host workflows to read the site settings again");
     }
 }
 

@@ -246,6 +246,14 @@ pub struct ApprovalInputs {
     pub autoreboot_period: Option<crate::settings::TimeWindow>,
 }
 
+/// Output of `hostfw.host.retry_limits`: the retry budget and interval of the worker's current
+/// site config (not frozen into the workflow's input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryLimits {
+    pub max_retries: u32,
+    pub retry_interval_secs: u64,
+}
+
 /// The activities of host reprovisioning, as the workflow sees them.
 pub struct HostActivities;
 
@@ -320,6 +328,12 @@ impl HostActivities {
     /// A platform step of an assigned host: lockdown, discovery boot, boot back to the OS.
     #[activity(name = "hostfw.host.platform")]
     pub fn platform(input: PlatformInput) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// The current retry budget and interval. Input: machine id.
+    #[activity(name = "hostfw.host.retry_limits")]
+    pub fn retry_limits(machine_id: String) -> Result<RetryLimits, ActivityError> {
         unimplemented!()
     }
 

@@ -30,6 +30,12 @@ async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, 
 /// swallowed (an exhausted host then waited for a second reset).
 pub const PATCH_RESET_WHILE_RECORDING: &str = "reset-while-recording-failure";
 
+/// Patch: the retry budget and interval are read from the worker's current site config when a
+/// failure is recorded and again whenever a `settings_changed` signal arrives (a worker pushes it
+/// at start), instead of the values frozen into the request: a raised budget releases an
+/// exhausted host, a changed interval applies to hosts already waiting.
+pub const PATCH_RETRY_LIMITS_READ: &str = "retry-limits-read";
+
 /// Enter FailedFirmwareUpgrade for `reason`, then wait until the next attempt may start.
 /// `retries` is the number of retries already used; it is updated. `resets_applied` is the count
 /// of reset signals the caller has already applied to `retries`: any later one ends the wait.
@@ -45,6 +51,9 @@ pub(crate) async fn after_failure(
     enter(ctx, HostSubstate::FailedFirmwareUpgrade, reason).await?;
     let resets_seen =
         if ctx.patched(PATCH_RESET_WHILE_RECORDING) { resets_applied } else { ctx.state(|s| s.reset_requests) };
+    if ctx.patched(PATCH_RETRY_LIMITS_READ) {
+        return wait_under_current_limits(ctx, machine_id, retries, reason, resets_seen).await;
+    }
     if *retries < settings.max_retries {
         *retries += 1;
         let message = format!(
@@ -78,4 +87,78 @@ pub(crate) async fn after_failure(
         record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
     }
     Ok(())
+}
+
+fn reset_message() -> String {
+    "reset by an operator: firmware checking restarts now".to_string()
+}
+
+async fn read_limits(ctx: &Ctx, machine_id: &str) -> WorkflowResult<RetryLimits> {
+    Ok(ctx.execute_activity(HostActivities::retry_limits, machine_id.to_string(), options::bookkeeping()).await?)
+}
+
+/// `after_failure` under [`PATCH_RETRY_LIMITS_READ`].
+async fn wait_under_current_limits(
+    ctx: &Ctx,
+    machine_id: &str,
+    retries: &mut u32,
+    reason: &str,
+    resets_seen: u32,
+) -> WorkflowResult<()> {
+    let reset = move |s: &crate::HostReprovisionWorkflow| s.reset_requests != resets_seen;
+    let mut limits = read_limits(ctx, machine_id).await?;
+    loop {
+        let changes_seen = ctx.state(|s| s.settings_changes);
+        let changed = move |s: &crate::HostReprovisionWorkflow| s.settings_changes != changes_seen;
+        if *retries >= limits.max_retries {
+            let message = format!(
+                "retry budget of {} spent; the host stays failed until `managed-host reset-host-reprovisioning`. Last failure: {reason}",
+                limits.max_retries
+            );
+            record(ctx, machine_id, *retries, true, message).await?;
+            ctx.wait_condition(move |s| reset(s) || changed(s)).await?;
+            if ctx.state(|s| reset(s)) {
+                *retries = 0;
+                record(ctx, machine_id, 0, false, reset_message()).await?;
+                return Ok(());
+            }
+            limits = read_limits(ctx, machine_id).await?;
+            continue;
+        }
+        *retries += 1;
+        let message = format!(
+            "retry {}/{} in {} s after: {reason}",
+            *retries, limits.max_retries, limits.retry_interval_secs
+        );
+        record(ctx, machine_id, *retries, false, message).await?;
+        let started = crate::clock::now_ms(ctx);
+        loop {
+            let left_ms = (limits.retry_interval_secs as i64) * 1000 - (crate::clock::now_ms(ctx) - started);
+            if left_ms <= 0 {
+                return Ok(());
+            }
+            let changes_seen = ctx.state(|s| s.settings_changes);
+            let changed = move |s: &crate::HostReprovisionWorkflow| s.settings_changes != changes_seen;
+            let timer = ctx.timer(
+                TimerOptions::builder(Duration::from_millis(left_ms as u64))
+                    .summary(format!("host_firmware_upgrade_retry_interval before retry {}", *retries))
+                    .build(),
+            );
+            let mut timer = pin!(timer);
+            let woken = select! {
+                r = ctx.wait_condition(move |s| reset(s) || changed(s)) => { r?; true }
+                _ = timer.as_mut() => false,
+            };
+            if !woken {
+                return Ok(());
+            }
+            timer.cancel();
+            if ctx.state(|s| reset(s)) {
+                *retries = 0;
+                record(ctx, machine_id, 0, false, reset_message()).await?;
+                return Ok(());
+            }
+            limits = read_limits(ctx, machine_id).await?;
+        }
+    }
 }
