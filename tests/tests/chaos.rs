@@ -123,3 +123,39 @@ async fn the_fleet_survives_kills_outages_and_faults_never_stuck_never_twice() {
     let bad: Vec<&str> = rows.iter().filter(|r| !r.ok()).map(|r| r.scenario.as_str()).collect();
     assert!(bad.is_empty(), "unexpected chaos outcome (seed {seed}) in: {bad:?}");
 }
+
+/// The "stuck" column sees what it must: a started request whose workflow was terminated by
+/// hand, and an upload slot whose live lease belongs to that closed workflow. (Runs in `make
+/// test`: a few seconds.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stuck_counts_a_request_without_workflow_and_a_slot_of_a_closed_workflow() {
+    let ids = vec!["s1".to_string()];
+    let fleet = scenarios::r760_fleet(&ids, "task_seconds = 30.0");
+    let site = common::Site::start(common::SiteSpec {
+        fleet: &fleet,
+        catalog: scenarios::CATALOG,
+        images: scenarios::IMAGES,
+        ..common::SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    assert!(measure::stuck(&site).await.0.is_empty(), "nothing stuck on a quiet site");
+    site.cli(&["host", "reprovision", "set", "--id", "s1"]).await.unwrap();
+    site.wait_for("the flash to start", std::time::Duration::from_secs(60), || async {
+        (site.fleet.uploads_in_flight() > 0).then_some(())
+    })
+    .await;
+    assert!(measure::stuck(&site).await.0.is_empty(), "a running workflow is not stuck");
+    let workflow_id = hostfw_workflows::host_reprovision_workflow_id("s1");
+    site.client
+        .get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(workflow_id.clone())
+        .terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build())
+        .await
+        .unwrap();
+    let holder = format!("{workflow_id}/uefi/0");
+    site.store.upload_slot_acquire(&holder, 4, 60_000).await.unwrap().expect("a free slot");
+    let (stuck, _) = measure::stuck(&site).await;
+    assert!(stuck.iter().any(|(id, why)| id == "s1" && why.contains("closed")), "{stuck:?}");
+    assert!(stuck.iter().any(|(_, why)| why.contains(&holder)), "{stuck:?}");
+    site.shutdown().await;
+}
