@@ -86,8 +86,10 @@ pub async fn postgres_restarted(rng: &mut Rng) -> Row {
     let started = Instant::now();
     let worker = ChildWorker::start(&site).await;
     let mut failures = Vec::new();
+    let mut open = Vec::new();
     for n in 1..=2 {
         tokio::time::sleep(rng.millis(3_000, 9_000)).await;
+        open.push(site.store.request_list().await.map(|r| r.len().to_string()).unwrap_or_else(|e| e.to_string()));
         eprintln!("chaos: PostgreSQL restart {n}/2 at {:.1}s", started.elapsed().as_secs_f64());
         if let Err(e) = restart(&version).await {
             failures.push(e);
@@ -95,6 +97,7 @@ pub async fn postgres_restarted(rng: &mut Rng) -> Row {
     }
     let mut row = finish(site, vec![worker], &expect, NAME, started).await;
     row.violations.extend(failures);
+    row.notes.push(format!("requests open at each restart: {}", open.join(", ")));
     if let Ok(mut admin) = sqlx::PgConnection::connect(ADMIN_URL).await {
         let _ = admin.execute(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)").as_str()).await;
     }
