@@ -7,7 +7,8 @@
 //!   its worker (chaos/scenarios.rs);
 //! - the site database on PostgreSQL, restarted mid-rollout, or "skipped: <why>" (chaos/postgres.rs).
 //!
-//! It ends with one table, a row per scenario (compliant, failed with the expected reason, lost,
+//! It ends with one table, a row per scenario (compliant, failed or not fully installable as
+//! expected, lost,
 //! hosts stuck, components installed more than once) and the totals, and fails on any unexpected
 //! outcome (chaos/measure.rs judges). The random moments come from a seed printed at the start
 //! (`HOSTFW_CHAOS_SEED` replays one; each scenario draws from its own stream, so a replay of one
@@ -42,7 +43,7 @@ async fn run(key: &str, rng: &mut Rng) -> Row {
 
 fn print_table(seed: u64, rows: &[Row]) {
     println!("\nchaos run (seed {seed})");
-    println!("| scenario | hosts | compliant | failed as expected | lost | stuck | installed more than once | s |");
+    println!("| scenario | hosts | compliant | failed or partial, as expected | lost | stuck | installed more than once | s |");
     println!("|---|---|---|---|---|---|---|---|");
     for r in rows {
         match &r.skipped {
