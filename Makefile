@@ -3,7 +3,7 @@
 #   make demo EXIT=1   same, but stop everything right after the report
 #   make test          install what is missing and run the whole test suite
 #   make bench         run the benchmarks, write docs/benchmarks.md (ARGS="--only pass" for a subset)
-#   make chaos         the chaos suite: worker kills, a server restart, BMC faults (minutes)
+#   make chaos         the chaos suite: worker and server kills, outages, BMC faults (minutes)
 
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make chaos`: the chaos suite. A 100-host rollout while the worker is killed with SIGKILL ten
-# times and the Temporal dev server restarts once, plus a BMC fault matrix; prints a table and
-# fails on any unexpected outcome. HOSTFW_CHAOS_SEED=<n> replays the random moments of a run.
+# `make chaos`: the chaos suite (tests/tests/chaos.rs): scenarios of worker and Temporal server
+# kills, outages, a BMC fault matrix, orphaned scripts and PostgreSQL restarts; prints one table
+# (lost, stuck, installed more than once per scenario) and fails on any unexpected outcome.
+# HOSTFW_CHAOS_SEED=<n> replays the random moments of a run; HOSTFW_CHAOS_ONLY=<key>,… picks scenarios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/tools.sh

@@ -120,6 +120,8 @@ pub struct SiteSpec<'a> {
     /// Persist the dev server's state in `<site dir>/temporal.db`, so that
     /// [`Site::restart_temporal`] keeps every workflow.
     pub temporal_db: bool,
+    /// The site database URL; empty: a SQLite file in the site directory.
+    pub database_url: &'a str,
 }
 
 #[derive(Clone)]
@@ -176,7 +178,7 @@ impl Site {
             r#"
 [site]
 name = "e2e"
-database_url = "sqlite://site.db"
+database_url = "{database_url}"
 data_dir = "data"
 
 [temporal]
@@ -222,6 +224,7 @@ host_firmware_upgrade_retry_interval = "1s"
             site_workflows = spec.site_workflows,
             site_explorer = spec.site_explorer,
             catalog = spec.catalog,
+            database_url = if spec.database_url.is_empty() { "sqlite://site.db" } else { spec.database_url },
         );
         for (rel, content) in spec.files {
             let path = dir.path().join(rel);
@@ -380,6 +383,24 @@ host_firmware_upgrade_retry_interval = "1s"
         self.env = Some(env);
     }
 
+    /// SIGKILL the Temporal dev server (no graceful shutdown: what a crashed server or host looks
+    /// like) and wait until its port is free. [`Site::start_temporal`] brings it back.
+    pub async fn kill_temporal_9(&mut self) {
+        let port = self.temporal_options.port;
+        let pid = listener_pid(port).unwrap_or_else(|| panic!("no process listens on the dev server's port {port}"));
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        assert!(comm.trim().starts_with("temporal"), "the process on port {port} is {comm:?}, not the dev server");
+        let status = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill runs");
+        assert!(status.success(), "kill -9 {pid} failed: {status}");
+        eprintln!("killed the Temporal dev server {pid} with SIGKILL");
+        self.wait_for("the dev server's port to be free", Duration::from_secs(30), || async {
+            listener_pid(port).is_none().then_some(())
+        })
+        .await;
+        // The handle's server is dead; dropping it reaps what is left.
+        drop(self.env.take());
+    }
+
     /// Stop the worker, the simulators and the dev server.
     pub async fn shutdown(mut self) {
         if let Some(stop) = self.worker.stop.take() {
@@ -392,6 +413,35 @@ host_firmware_upgrade_retry_interval = "1s"
             let _ = env.shutdown().await;
         }
     }
+}
+
+/// The process holding a listening TCP socket on `port` (from /proc/net/tcp{,6} and /proc/*/fd).
+fn listener_pid(port: u16) -> Option<u32> {
+    let local = format!(":{port:04X}");
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        for line in std::fs::read_to_string(table).unwrap_or_default().lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            if cols.len() > 9 && cols[1].ends_with(&local) && cols[3] == "0A" {
+                inodes.push(format!("socket:[{}]", cols[9]));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else { continue };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path()) {
+                if inodes.iter().any(|i| target.as_os_str() == i.as_str()) {
+                    return Some(pid);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Run the real worker (artifact server included) on its own thread: the SDK's worker future is
@@ -650,6 +700,8 @@ pub fn worker_bin() -> PathBuf {
 /// killed before it is restarted. Dropping it kills the process; when the test is failing, the
 /// tail of its log is printed.
 pub struct ChildWorker {
+    /// "" for the site's worker; else the name of an extra worker (its own config and log files).
+    name: String,
     bin: PathBuf,
     config: PathBuf,
     dir: PathBuf,
@@ -670,11 +722,39 @@ impl ChildWorker {
     /// wait until it is connected to Temporal.
     pub async fn start(site: &Site) -> ChildWorker {
         let mut w = ChildWorker {
+            name: String::new(),
             bin: worker_bin(),
             config: site.config_path.clone(),
             dir: site.dir.path().to_path_buf(),
             artifact_listen: site.site.worker.artifact_listen.clone(),
             reservation: site.artifact_reservation.lock().unwrap().take(),
+            child: None,
+            logs: Vec::new(),
+        };
+        w.spawn().await;
+        w
+    }
+
+    /// Start another worker process for `site` beside the one [`ChildWorker::start`] runs (same
+    /// task queue, site database and firmware directory), named `name`: it gets its own artifact
+    /// port (reserved here, like the site's) in its own config file `<site dir>/site-<name>.toml`,
+    /// and its own log files `worker-<name>-<n>.log`. Its metrics port is picked by the system.
+    pub async fn start_extra(site: &Site, name: &str) -> ChildWorker {
+        let port = free_port();
+        let reservation = TcpListener::bind(("127.0.0.1", port)).ok();
+        let ours = &site.site.worker.artifact_listen;
+        let config = std::fs::read_to_string(&site.config_path)
+            .expect("site config read")
+            .replace(&format!("127.0.0.1:{}", ours.rsplit(':').next().unwrap()), &format!("127.0.0.1:{port}"));
+        let path = site.dir.path().join(format!("site-{name}.toml"));
+        std::fs::write(&path, config).expect("extra worker config written");
+        let mut w = ChildWorker {
+            name: name.to_string(),
+            bin: worker_bin(),
+            config: path,
+            dir: site.dir.path().to_path_buf(),
+            artifact_listen: format!("127.0.0.1:{port}"),
+            reservation,
             child: None,
             logs: Vec::new(),
         };
@@ -732,7 +812,8 @@ impl ChildWorker {
     async fn spawn(&mut self) {
         self.reservation = None;
         self.wait_artifact_port_free().await;
-        let log_path = self.dir.join(format!("worker-{}.log", self.logs.len() + 1));
+        let prefix = if self.name.is_empty() { "worker".to_string() } else { format!("worker-{}", self.name) };
+        let log_path = self.dir.join(format!("{prefix}-{}.log", self.logs.len() + 1));
         let log = std::fs::File::create(&log_path).expect("worker log created");
         let child = std::process::Command::new(&self.bin)
             .arg("--config")
