@@ -9,6 +9,7 @@
 //! - exhausted: requests whose workflow recorded the budget as spent (stored with the retry
 //!   record), never a host during its last pending retry;
 //! - in maintenance, ceiling and free slots straight from the `Plan`.
+//!
 //! Assigned hosts count like unassigned ones (NICo's queries miss them). It must stay pure: the
 //! caller reads the database and runs `gates::plan`.
 
