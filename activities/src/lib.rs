@@ -1,36 +1,26 @@
 //! Side effects behind the workflow contracts of `hostfw-workflows`: Redfish calls, the site
 //! database, artifact resolution.
 //!
-//! Each concept file holds plain async functions over [`Deps`]; `registry.rs` binds them to the
-//! contract names for the Temporal worker. Activities resolve BMC credentials themselves from the
+//! Two folders follow the workflows they serve: [`host`] (one host's reprovisioning) and [`site`]
+//! (the scheduler pass, repair, the Site Explorer crawl); beside them the pieces both use (BMC
+//! clients, artifacts, the catalog source, heartbeats, the error classification). Each concept file
+//! holds plain async functions over [`Deps`]; each folder's `registry` binds them to the contract
+//! names for the Temporal worker. Activities resolve BMC credentials themselves from the
 //! credential store (by machine id): no credential ever enters a workflow input or output.
 
-pub mod activation;
 pub mod artifacts;
 pub mod bmc;
 pub mod catalog_source;
-pub mod crawl;
 pub mod error;
-pub mod firmware;
 pub mod heartbeat;
-pub mod host_model;
-pub mod host_state;
-pub mod inventory;
-pub mod liveness;
-pub mod manager_pass;
-pub mod platform;
-pub mod repair;
-pub mod reset_types;
-pub mod routes;
-pub mod running_task;
-pub mod script;
-pub mod script_lock;
-pub mod scout_package;
-pub mod site_link;
-pub mod site_view;
-pub mod upload_slot;
-mod registry;
-mod site_registry;
+pub mod host;
+pub mod site;
+
+pub use host::{
+    activation, firmware, host_model, host_state, inventory, liveness, platform, reset_types, routes, running_task,
+    script, script_lock, scout_package, upload_slot,
+};
+pub use site::{crawl, manager_pass, repair, site_link, site_view};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -40,8 +30,8 @@ use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 
 pub use catalog_source::CatalogSource;
-pub use registry::HostActivitiesImpl;
-pub use site_registry::SiteActivitiesImpl;
+pub use host::registry::HostActivitiesImpl;
+pub use site::registry::SiteActivitiesImpl;
 
 /// Settings the activities need from the site config.
 #[derive(Debug, Clone)]

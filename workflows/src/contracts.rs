@@ -124,7 +124,7 @@ pub struct TaskResult {
     pub messages: Vec<String>,
 }
 
-/// One activation step, decided by [`crate::activation`].
+/// One activation step, decided by [`crate::host::activation`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ActivationStep {
     /// `ComputerSystem.Reset` with this ResetType, then wait until the BMC answers.
@@ -243,7 +243,7 @@ pub struct ApprovalInputs {
     /// even if its signal never reached the workflow.
     pub approved: bool,
     /// The site's `instance_autoreboot_period` as configured now.
-    pub autoreboot_period: Option<crate::settings::TimeWindow>,
+    pub autoreboot_period: Option<crate::host::settings::TimeWindow>,
 }
 
 /// Output of `hostfw.host.retry_limits`: the retry budget and interval of the worker's current

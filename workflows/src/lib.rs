@@ -16,36 +16,25 @@
 //! Workflow types, activity names, signals, queries and search attributes carry explicit, stable
 //! names (see [`names`]): they are part of the stored histories, like a database schema.
 
-pub mod activation;
-mod approval;
-mod attempt;
-pub mod carried;
 mod clock;
 pub mod contracts;
-mod failure;
-pub mod host_reprovision;
-mod install_agents;
-mod install_redfish;
-pub mod machine_update_manager;
+pub mod host;
 pub mod names;
 pub mod options;
-mod platform_steps;
 pub mod scout;
 pub mod search_attributes;
-pub mod settings;
-pub mod site_contracts;
-pub mod site_explorer;
-pub mod status;
-mod steps;
-mod verify;
+pub mod site;
 pub mod waits;
+
+pub use host::{activation, carried, host_reprovision, settings, status};
+pub use site::{contracts as site_contracts, machine_update_manager, site_explorer};
 
 pub use contracts::*;
 pub use site_contracts::*;
 pub use machine_update_manager::MachineUpdateManagerWorkflow;
 pub use site_explorer::SiteExplorerWorkflow;
-pub use attempt::PATCH_INSTALL_ROUTES;
-pub use platform_steps::PATCH_PLATFORM_FAILURES;
+pub use host::attempt::PATCH_INSTALL_ROUTES;
+pub use host::platform_steps::PATCH_PLATFORM_FAILURES;
 pub use host_reprovision::HostReprovisionWorkflow;
 pub use status::{HostOutcome, HostStatus, InstalledComponent, StatusEvent};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use temporalio_workflow::{ActivityOptions, RetryPolicy};
 
 use crate::contracts::{ActivationStep, PlatformStep};
-use crate::settings::ReprovisionSettings;
+use crate::host::settings::ReprovisionSettings;
 
 /// Added to a derived timeout: opening a client, reading the machine row and a few site-database
 /// writes around the waits, with room for a slow database.

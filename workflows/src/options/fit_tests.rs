@@ -8,7 +8,7 @@ use std::time::Duration;
 use temporalio_workflow::ActivityOptions;
 
 use crate::contracts::{ActivationStep, PlatformStep};
-use crate::settings::{BmcWaits, ReprovisionSettings};
+use crate::host::settings::{BmcWaits, ReprovisionSettings};
 
 fn start_to_close(o: &ActivityOptions) -> Duration {
     o.close_timeouts.start_to_close().expect("a start-to-close timeout")

@@ -10,7 +10,7 @@ use hostfw_model::gates::{firmware_status, HostLifecycle, HostView, PassInput, S
 use hostfw_model::{Catalog, HostState, SiteConfig};
 use hostfw_store::{Request, Store, StoreError};
 
-use crate::host_state::HEALTH_SOURCE;
+use crate::host::host_state::HEALTH_SOURCE;
 
 /// The site as the scheduler sees it, plus the request rows (metrics need their retry counts).
 pub struct SiteView {

@@ -154,5 +154,5 @@ pub struct HostReprovisionInput {
     pub instance_id: Option<String>,
     /// Set when an earlier run of this workflow continued as new: where it stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub carried: Option<Box<crate::carried::CarriedRun>>,
+    pub carried: Option<Box<crate::host::carried::CarriedRun>>,
 }

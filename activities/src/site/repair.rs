@@ -29,8 +29,8 @@ use temporalio_client::{
     WorkflowSignalOptions,
 };
 
-use crate::host_state::HEALTH_SOURCE;
-use crate::site_link::adopt_request;
+use crate::host::host_state::HEALTH_SOURCE;
+use crate::site::site_link::adopt_request;
 use crate::Deps;
 
 /// The scheduler leaves requests younger than this alone: their maker may be starting the

@@ -12,7 +12,7 @@ use hostfw_store::now_ms;
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
-use crate::site_link::{request_and_start, INITIATOR_AUTOMATED};
+use crate::site::site_link::{request_and_start, INITIATOR_AUTOMATED};
 use crate::{error, site_view, Deps};
 
 /// One pass.
@@ -78,7 +78,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
 /// resumes from fresh inventory (`repair`). A workflow that runs (e.g. an assigned host waiting
 /// for its tenant) is left alone.
 async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64) {
-    let found = match crate::repair::requests_without_workflow(&deps.store, client, now, crate::repair::SETTLE_MS).await {
+    let found = match crate::site::repair::requests_without_workflow(&deps.store, client, now, crate::site::repair::SETTLE_MS).await {
         Ok(found) => found,
         Err(e) => {
             tracing::warn!(error = %e, "machine update manager could not check requests against their workflows");
@@ -86,7 +86,7 @@ async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64
         }
     };
     for finding in &found {
-        match crate::repair::fix(deps, client, finding, "the machine update manager").await {
+        match crate::site::repair::fix(deps, client, finding, "the machine update manager").await {
             Ok(done) => tracing::warn!(machine = %finding.machine_id(), problem = %finding.problem(), %done, "repaired"),
             Err(e) => tracing::warn!(machine = %finding.machine_id(), error = %e, "could not start the workflow of a request"),
         }

@@ -13,9 +13,9 @@ use tokio::sync::watch;
 use crate::artifacts;
 use crate::bmc;
 use crate::error;
-use crate::liveness::Liveness;
-use crate::running_task;
-use crate::upload_slot::{self, HeldSlot};
+use crate::host::liveness::Liveness;
+use crate::host::running_task;
+use crate::host::upload_slot::{self, HeldSlot};
 use crate::Deps;
 
 use crate::heartbeat::HEARTBEAT_EVERY;

@@ -18,7 +18,7 @@ use temporalio_workflow::{
 
 use crate::clock::now_ms;
 use crate::options;
-use crate::site_contracts::*;
+use crate::site::contracts::*;
 
 /// Crawls per run before the workflow continues as new.
 pub const CRAWLS_PER_RUN: u32 = 50;

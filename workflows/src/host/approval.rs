@@ -17,8 +17,8 @@ use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResul
 use crate::contracts::*;
 use crate::clock::now_ms;
 use crate::options;
-use crate::settings::HostReprovisionInput;
-use crate::steps::Ctx;
+use crate::host::settings::HostReprovisionInput;
+use crate::host::steps::Ctx;
 
 /// Patch: the wait reads the stored approval and the current autoreboot period when it wakes.
 pub const PATCH_APPROVAL_INPUTS: &str = "approval-inputs-read";

@@ -105,7 +105,7 @@ pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityErr
     store.health_report_remove(&input.machine_id, HEALTH_SOURCE).await.map_err(error::store)?;
     // A slot of the site ceiling is free: the scheduler refills it now, not one interval later.
     if let Some(client) = deps.temporal.as_ref() {
-        crate::site_link::wake_manager(client, &format!("host {} finished", input.machine_id)).await;
+        crate::site::site_link::wake_manager(client, &format!("host {} finished", input.machine_id)).await;
     }
     Ok(())
 }
@@ -155,7 +155,7 @@ async fn count(deps: &Deps, name: &str, label: &str) {
 /// current site config (a period configured after the request was made applies).
 pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
     let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
-    let settings = crate::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
+    let settings = crate::site::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
     Ok(ApprovalInputs {
         approved: request.is_some_and(|r| r.user_approval),
         autoreboot_period: settings.autoreboot_period,
@@ -164,6 +164,6 @@ pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalIn
 
 /// The retry budget and interval of the worker's current site config.
 pub fn retry_limits(deps: &Deps) -> Result<RetryLimits, ActivityError> {
-    let settings = crate::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
+    let settings = crate::site::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
     Ok(RetryLimits { max_retries: settings.max_retries, retry_interval_secs: settings.retry_interval_secs })
 }

@@ -8,11 +8,11 @@ use hostfw_store::Machine;
 use hostfw_workflows::{PlatformInput, PlatformStep};
 use temporalio_common::ActivityError;
 
-use crate::activation::wait_power;
+use crate::host::activation::wait_power;
 use crate::bmc;
-use crate::host_model::{host_model, HostIdentity};
+use crate::host::host_model::{host_model, HostIdentity};
 use crate::error;
-use crate::reset_types;
+use crate::host::reset_types;
 use crate::Deps;
 
 /// Run one platform step.

@@ -8,9 +8,9 @@ use std::time::Duration;
 use hostfw_model::{verify, ComponentType, FirmwareEntry, HostModel, HostSubstate, Verification, VERSION_NOT_REPORTED};
 use temporalio_workflow::WorkflowResult;
 
-use crate::activation::activation_plan;
-use crate::settings::ReprovisionSettings;
-use crate::steps::{enter, reason, refresh_inventory, run_plan, Ctx, StepEnd};
+use crate::host::activation::activation_plan;
+use crate::host::settings::ReprovisionSettings;
+use crate::host::steps::{enter, reason, refresh_inventory, run_plan, Ctx, StepEnd};
 
 /// Activate `component` and wait until every matching inventory entry reports `target`.
 pub(crate) async fn activate_and_verify(

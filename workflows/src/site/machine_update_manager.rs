@@ -19,7 +19,7 @@ use temporalio_workflow::{
 };
 
 use crate::options;
-use crate::site_contracts::*;
+use crate::site::contracts::*;
 
 /// Passes per run before the workflow continues as new (each pass adds about 8 events).
 pub const PASSES_PER_RUN: u32 = 100;

@@ -14,9 +14,9 @@ use hostfw_workflows::{ActivateInput, ActivationStep};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
-use crate::host_model::host_model;
+use crate::host::host_model::host_model;
 use crate::error;
-use crate::reset_types;
+use crate::host::reset_types;
 use crate::Deps;
 
 /// Pause between the healthy reads required after a BMC reset, and between power-state reads.

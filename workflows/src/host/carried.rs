@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::HostContext;
-use crate::status::HostStatus;
+use crate::host::status::HostStatus;
 
 /// Continue as new at the top of the attempt loop once the server suggests it, or at the latest
 /// when the history has this many events (Temporal's hard limit is 51,200).

@@ -13,18 +13,18 @@ use temporalio_workflow::{
     ContinueAsNewOptions, SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult,
 };
 
-use crate::approval::{wait_for_approval, Approval};
-use crate::attempt::{run_attempt, AttemptEnd};
-use crate::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
+use crate::host::approval::{wait_for_approval, Approval};
+use crate::host::attempt::{run_attempt, AttemptEnd};
+use crate::host::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
 use crate::contracts::*;
-use crate::failure::after_failure;
+use crate::host::failure::after_failure;
 use crate::options;
-use crate::platform_steps::{self, PATCH_PLATFORM_FAILURES};
+use crate::host::platform_steps::{self, PATCH_PLATFORM_FAILURES};
 use crate::search_attributes as sa;
-use crate::status::{HostOutcome, HostStatus};
-use crate::steps::Ctx;
+use crate::host::status::{HostOutcome, HostStatus};
+use crate::host::steps::Ctx;
 
-pub use crate::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
+pub use crate::host::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
 
 /// Patch: the workflow continues as new at the top of its attempt loop when its history grows
 /// large (see `carried`).

@@ -9,7 +9,7 @@ use temporalio_common::ActivityError;
 
 use crate::artifacts::{self, SCOUT_URL_PREFIX};
 use crate::error;
-use crate::scout_package;
+use crate::host::scout_package;
 use crate::Deps;
 
 /// Decide the route; errors (a Scout package without metadata, an artifact that cannot be

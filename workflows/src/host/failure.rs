@@ -11,8 +11,8 @@ use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResul
 
 use crate::contracts::*;
 use crate::options;
-use crate::settings::HostReprovisionInput;
-use crate::steps::{enter, Ctx};
+use crate::host::settings::HostReprovisionInput;
+use crate::host::steps::{enter, Ctx};
 
 async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
     ctx.state_mut(|s| {

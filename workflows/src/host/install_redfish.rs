@@ -6,9 +6,9 @@ use temporalio_workflow::{ActivityExecutionError, RetryState, WorkflowResult};
 
 use crate::contracts::*;
 use crate::options;
-use crate::settings::ReprovisionSettings;
-use crate::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
-use crate::verify::activate_and_verify;
+use crate::host::settings::ReprovisionSettings;
+use crate::host::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
+use crate::host::verify::activate_and_verify;
 
 /// True when the activity failed in a way no retry can fix (the BMC refused, the artifact is
 /// missing): the attempt fails. Otherwise the failure was transient and retries ran out.

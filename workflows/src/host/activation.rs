@@ -7,7 +7,7 @@
 use hostfw_model::{ComponentType, FirmwareEntry};
 
 use crate::contracts::ActivationStep;
-use crate::settings::ReprovisionSettings;
+use crate::host::settings::ReprovisionSettings;
 
 /// One element of an activation plan.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use temporalio_workflow::{ActivityExecutionError, WorkflowResult};
 
 use crate::contracts::*;
 use crate::options;
-use crate::steps::{enter, reason, Ctx};
+use crate::host::steps::{enter, reason, Ctx};
 
 /// Patch: a failed platform step is a FailedFirmwareUpgrade with the normal retry budget (before,
 /// it failed the workflow and left the host's request, health report and ceiling slot behind).

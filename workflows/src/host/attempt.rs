@@ -8,15 +8,15 @@ use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{select_with, ComponentType, HostSubstate, Selection, UnmatchedRule};
 use temporalio_workflow::WorkflowResult;
 
-use crate::activation::pre_update_plan;
+use crate::host::activation::pre_update_plan;
 use crate::contracts::*;
-use crate::install_agents::{install_scout, install_script};
-use crate::install_redfish;
+use crate::host::install_agents::{install_scout, install_script};
+use crate::host::install_redfish;
 use crate::options;
 use crate::search_attributes as sa;
-use crate::settings::HostReprovisionInput;
-use crate::status::InstalledComponent;
-use crate::steps::{enter, reason, refresh_inventory, run_plan, wait, Ctx, StepEnd};
+use crate::host::settings::HostReprovisionInput;
+use crate::host::status::InstalledComponent;
+use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, Ctx, StepEnd};
 
 /// Patch marker: the installation route is chosen by an activity (Scout, script or Redfish).
 /// Histories recorded before it always took the Redfish route.

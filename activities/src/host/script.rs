@@ -13,7 +13,7 @@
 //! the worker dies), so it outlives a SIGKILLed worker. Each run therefore holds a lock on its
 //! machine and component in the site database, with its process identity; a later run that finds
 //! the lock waits for that earlier run to end and does not start the script (see
-//! [`crate::script_lock`]). The lock is released, and stragglers in the group killed, when the
+//! [`crate::host::script_lock`]). The lock is released, and stragglers in the group killed, when the
 //! script ends.
 
 use std::os::unix::fs::PermissionsExt;
@@ -29,7 +29,7 @@ use tokio::process::Command;
 
 use crate::bmc;
 use crate::error;
-use crate::script_lock::{
+use crate::host::script_lock::{
     self, claim_or_wait, kill_group, Claim, ClaimError, ThisHost, WaitPolicy, HARD_TIMEOUT_MARGIN, POLL_EVERY, STALE_MARGIN,
 };
 use crate::Deps;
@@ -137,7 +137,7 @@ fn failed(error: String) -> ScriptResult {
 }
 
 /// Run the script and report how it ended. First claim the machine's component in the site
-/// database; an earlier run found there is waited for (see [`crate::script_lock`]) and the script
+/// database; an earlier run found there is waited for (see [`crate::host::script_lock`]) and the script
 /// is then not run: the activity fails with `EarlierScriptRun` and the workflow reads the inventory.
 pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) -> Result<ScriptResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;

@@ -9,9 +9,9 @@ use temporalio_workflow::{ActivityOptions, RetryPolicy, WorkflowResult};
 
 use crate::contracts::*;
 use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
-use crate::settings::ReprovisionSettings;
-use crate::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
-use crate::verify::activate_and_verify;
+use crate::host::settings::ReprovisionSettings;
+use crate::host::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
+use crate::host::verify::activate_and_verify;
 
 /// How long a host's Scout may take to pick up its task before the attempt fails: a host whose
 /// agent is not running should not hold the update forever.

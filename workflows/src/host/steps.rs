@@ -8,9 +8,9 @@ use std::time::Duration;
 use hostfw_model::{HostState, HostSubstate, InventoryReport};
 use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext, WorkflowResult};
 
-use crate::activation::ActivationAction;
+use crate::host::activation::ActivationAction;
 use crate::contracts::*;
-use crate::host_reprovision::HostReprovisionWorkflow;
+use crate::host::host_reprovision::HostReprovisionWorkflow;
 use crate::options;
 use crate::search_attributes as sa;
 

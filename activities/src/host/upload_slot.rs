@@ -33,7 +33,7 @@ use tokio::sync::Notify;
 
 use crate::error;
 use crate::heartbeat::HEARTBEAT_EVERY;
-use crate::liveness::Liveness;
+use crate::host::liveness::Liveness;
 use crate::Deps;
 
 /// Lease of a slot while its holder runs (renewed every heartbeat).

@@ -1,0 +1,11 @@
+//! The activities of the two site workflows: the scheduler pass (`manager_pass`, reading the site
+//! through `site_view` and starting hosts through `site_link`), the repair of what the site
+//! database and Temporal disagree on (`repair`, also behind `hostfw doctor`), and the Site Explorer
+//! crawl (`crawl`). The worker binds them in `registry`.
+
+pub mod crawl;
+pub mod manager_pass;
+pub(crate) mod registry;
+pub mod repair;
+pub mod site_link;
+pub mod site_view;
