@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Once;
 
+use hostfw_model::Secret;
 use hostfw_redfish::{BmcEndpoint, ClientOptions, RedfishClient, RedfishError, WaitOptions};
 use hostfw_store::{Machine, StoreError};
 use hostfw_workflows::waits::BmcWaits;
@@ -75,7 +76,7 @@ pub async fn machine(deps: &Deps, machine_id: &str) -> Result<Machine, ActivityE
 }
 
 /// The BMC login of `machine`: the credential store, else the site default.
-async fn credentials(deps: &Deps, machine: &Machine) -> Result<(String, String), BmcSetupError> {
+async fn credentials(deps: &Deps, machine: &Machine) -> Result<(String, Secret), BmcSetupError> {
     let stored = deps
         .store
         .credentials_get(&machine.id)
@@ -129,7 +130,7 @@ pub async fn client_with_waits(deps: &Deps, machine: &Machine, waits: &BmcWaits)
 }
 
 /// The BMC login of `machine`, for the Core-local script route (its environment only).
-pub async fn login(deps: &Deps, machine: &Machine) -> Result<(String, String), ActivityError> {
+pub async fn login(deps: &Deps, machine: &Machine) -> Result<(String, Secret), ActivityError> {
     credentials(deps, machine).await.map_err(classify)
 }
 

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hostfw_model::SiteConfig;
+use hostfw_model::{Secret, SiteConfig};
 use hostfw_store::Store;
 
 pub use catalog_source::CatalogSource;
@@ -52,7 +52,7 @@ pub struct ActivitySettings {
     /// `firmware_global.max_uploads`: concurrent Redfish uploads site-wide.
     pub max_uploads: u32,
     /// Login used for a machine that has no entry in the credential store.
-    pub default_credentials: Option<(String, String)>,
+    pub default_credentials: Option<(String, Secret)>,
     /// `[redfish] ca_bundle` (resolved): PEM CA certificates trusted for `https://` BMCs on top
     /// of the built-in roots; read each time a client is opened.
     pub redfish_ca_bundle: Option<PathBuf>,

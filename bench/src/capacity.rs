@@ -33,7 +33,7 @@ fn fleet_toml(n: usize) -> String {
 }
 
 async fn count_substate(store: &Store, substate: &str) -> Option<usize> {
-    Some(store.machine_list().await.ok()?.iter().filter(|m| m.substate.as_deref() == Some(substate)).count())
+    Some(store.machine_list().await.ok()?.iter().filter(|m| m.substate.map(|s| s.as_str()) == Some(substate)).count())
 }
 
 pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Result<()> {

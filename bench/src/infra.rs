@@ -215,11 +215,11 @@ pub async fn register_fleet(store: &Store, fleet: &hostfw_bmc_sim::RunningFleet,
                     bmc_address: host.base_url.parse()?,
                     vendor: Some(host.vendor.clone()),
                     model: Some(host.model.clone()),
-                    state: if assigned { "Assigned" } else { "Ready" }.to_string(),
+                    state: if assigned { hostfw_model::HostState::Assigned } else { hostfw_model::HostState::Ready },
                     instance_id: assigned.then(|| format!("inst-{}", host.id)),
                 })
                 .await?;
-            store.credentials_put(&host.id, &host.username, &host.password).await?;
+            store.credentials_put(&host.id, &host.username, &host.password.as_str().into()).await?;
         }
         anyhow::Ok(())
     }))
@@ -402,7 +402,7 @@ where
 /// still running ends `None`.
 pub async fn update_intervals(store: &Store, machine_id: &str) -> anyhow::Result<Vec<(i64, Option<i64>)>> {
     let history = store.history_list(machine_id, 10_000).await?;
-    Ok(hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state.as_str(), h.at_ms))))
+    Ok(hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms))))
 }
 
 pub use hostfw_model::update_intervals::max_overlap;

@@ -22,10 +22,13 @@ pub mod inventory;
 pub mod lockdown;
 pub mod matcher;
 pub mod reported_version;
+pub mod secret;
 pub mod selection;
 pub mod substate;
+pub mod time_text;
 pub mod update_intervals;
 pub mod upload_setting;
+pub mod window;
 
 pub use bmc_address::{BmcAddress, Scheme};
 pub use bmc_lookup::BmcLookup;
@@ -39,8 +42,8 @@ pub use duration::{format_duration, parse_duration};
 pub use error::{BmcAddressError, BmcAddressProblem, CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
 pub use gates::{
     ceiling, firmware_status, plan, Ceiling, CeilingLimits, FirmwareStatus, FleetHealth,
-    HostLifecycle, HostView, PassInput, Plan, SchedulingPolicy, SkipReason, Skipped,
-    UnmatchedComponent, UpdateWindow,
+    HostView, PassInput, Plan, SchedulingPolicy, SkipReason, Skipped,
+    UnmatchedComponent,
 };
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
@@ -50,4 +53,7 @@ pub use matcher::Matcher;
 pub use upload_setting::{TargetsKeyword, UploadRouteName, UploadSetting, UploadTargets};
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};
 pub use selection::{select_component, select_with, verify, verify_matching, Selection, UnmatchedRule, Verification};
+pub use secret::Secret;
 pub use substate::{HostState, HostSubstate};
+pub use time_text::{parse_rfc3339, rfc3339_utc, TimeTextError};
+pub use window::TimeWindow;

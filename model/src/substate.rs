@@ -1,7 +1,8 @@
 //! Host lifecycle names: the top-level `HostState` and the firmware-update `HostSubstate`, with
 //! exactly the seed's names (Display, serde and `FromStr` use the name as written).
 //!
-//! Owns the names only. It must not encode transitions (the host reprovision workflow owns those).
+//! Owns the names, and the two rules every crate asks of a state (`steady`, `is_assigned`). It must
+//! not encode transitions (the host reprovision workflow owns those).
 
 use crate::names::named_enum;
 
@@ -51,5 +52,30 @@ named_enum! {
         Assigned => "Assigned",
         HostReprovision => "HostReprovision",
         Maintenance => "Maintenance",
+    }
+}
+
+impl HostState {
+    /// The one rule for "what is this host's steady state": the state itself, except that a host
+    /// in an update (`HostReprovision`) returns to `Assigned` when it carries a tenant instance and
+    /// to `Ready` otherwise (what a retried protect, the repair and the restore go back to).
+    pub fn steady(self, has_instance: bool) -> HostState {
+        match self {
+            HostState::HostReprovision if has_instance => HostState::Assigned,
+            HostState::HostReprovision => HostState::Ready,
+            other => other,
+        }
+    }
+
+    /// The one rule for "is this host assigned": it carries a tenant instance, or its state is
+    /// `Assigned`. An assigned host's update waits for tenant approval (or the autoreboot period).
+    pub fn is_assigned(self, has_instance: bool) -> bool {
+        has_instance || self == HostState::Assigned
+    }
+
+    /// In a firmware update (`HostReprovision`) or in maintenance: the host uses a slot of the
+    /// site budget (S9).
+    pub fn is_busy(self) -> bool {
+        matches!(self, HostState::HostReprovision | HostState::Maintenance)
     }
 }

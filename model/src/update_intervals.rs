@@ -9,12 +9,11 @@ use crate::substate::HostState;
 
 /// One host's updates as `(entered, left)` unix ms, from its `(state, at_ms)` changes oldest
 /// first; an update still running has `left = None`.
-pub fn update_intervals<'a>(changes: impl IntoIterator<Item = (&'a str, i64)>) -> Vec<(i64, Option<i64>)> {
-    let updating = HostState::HostReprovision.to_string();
+pub fn update_intervals(changes: impl IntoIterator<Item = (HostState, i64)>) -> Vec<(i64, Option<i64>)> {
     let mut out = Vec::new();
     let mut open = None;
     for (state, at_ms) in changes {
-        match (state == updating, open) {
+        match (state == HostState::HostReprovision, open) {
             (true, None) => open = Some(at_ms),
             (false, Some(start)) => {
                 out.push((start, Some(at_ms)));
@@ -50,7 +49,13 @@ mod tests {
 
     #[test]
     fn intervals_run_from_entering_to_leaving_host_reprovision() {
-        let changes = [("Ready", 1), ("HostReprovision", 5), ("HostReprovision", 7), ("Ready", 9), ("HostReprovision", 12)];
+        let changes = [
+            (HostState::Ready, 1),
+            (HostState::HostReprovision, 5),
+            (HostState::HostReprovision, 7),
+            (HostState::Ready, 9),
+            (HostState::HostReprovision, 12),
+        ];
         assert_eq!(update_intervals(changes), vec![(5, Some(9)), (12, None)]);
     }
 

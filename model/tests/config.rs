@@ -86,7 +86,7 @@ fn example_file_loads_with_resolved_paths() {
     );
     assert_eq!(c.firmware_global.firmware_directory, dir.join("firmware"));
     assert_eq!(c.worker.artifact_base_url, "http://127.0.0.1:8089");
-    assert_eq!(c.credentials.default_password.as_deref(), Some("password"));
+    assert_eq!(c.credentials.default_password.as_ref().map(|p| p.expose()), Some("password"));
     assert_eq!(
         c.machine_updater.max_concurrent_machine_updates_percent,
         Some(20)
@@ -100,7 +100,7 @@ fn example_file_loads_with_resolved_paths() {
         .instance_autoreboot_period
         .as_ref()
         .expect("period");
-    assert_eq!(period.start, "2026-01-01T00:00:00+00:00");
+    assert_eq!(period.start_ms, hostfw_model::parse_rfc3339("2026-01-01T00:00:00+00:00").unwrap());
     assert_eq!(c.host_models.len(), 1);
 }
 

@@ -9,8 +9,8 @@ use common::{model, report, three_components};
 use hostfw_model::gates::BOTH_UNSET;
 use hostfw_model::{
     ceiling, firmware_status, plan, Catalog, CeilingLimits, ComponentType, FirmwareStatus,
-    FleetHealth, HostLifecycle, HostView, PassInput, Plan, SchedulingPolicy, SiteConfig,
-    SkipReason, Skipped, UnmatchedComponent, UpdateWindow,
+    FleetHealth, HostState, HostView, PassInput, Plan, SchedulingPolicy, SiteConfig,
+    SkipReason, Skipped, UnmatchedComponent, TimeWindow,
 };
 use hostfw_model::{NotReportedComponent, UnknownMember, UnknownVersion};
 
@@ -46,7 +46,7 @@ fn unmatched_uefi() -> UnmatchedComponent {
 fn host(id: &str) -> HostView {
     HostView {
         machine_id: id.into(),
-        lifecycle: HostLifecycle::Ready,
+        state: HostState::Ready,
         assigned: false,
         auto_update: None,
         window: None,
@@ -58,7 +58,7 @@ fn host(id: &str) -> HostView {
 
 fn assigned(id: &str) -> HostView {
     HostView {
-        lifecycle: HostLifecycle::Assigned,
+        state: HostState::Assigned,
         assigned: true,
         ..host(id)
     }
@@ -85,8 +85,8 @@ fn run(policy: SchedulingPolicy, hosts: Vec<HostView>) -> Plan {
     })
 }
 
-fn window(start_ms: i64, end_ms: i64) -> Option<UpdateWindow> {
-    Some(UpdateWindow { start_ms, end_ms })
+fn window(start_ms: i64, end_ms: i64) -> Option<TimeWindow> {
+    Some(TimeWindow { start_ms, end_ms })
 }
 
 fn skip(id: &str, reason: SkipReason) -> Skipped {
@@ -213,13 +213,6 @@ fn each_gate_alone() {
             Outcome::Start,
         ),
         (
-            "other lifecycle state",
-            |_, h| h.lifecycle = HostLifecycle::Other("Provisioning".into()),
-            Outcome::Skip(R::NotReady {
-                state: "Provisioning".into(),
-            }),
-        ),
-        (
             "assigned with manual tagging (S7)",
             |_, h| *h = assigned("h"),
             Outcome::Skip(R::AssignedManualTagging),
@@ -244,16 +237,16 @@ fn each_gate_alone() {
         ),
         (
             "updating without request (S9)",
-            |_, h| h.lifecycle = HostLifecycle::Updating,
+            |_, h| h.state = HostState::HostReprovision,
             Outcome::Skip(R::Busy {
-                lifecycle: "HostReprovision".into(),
+                state: HostState::HostReprovision,
             }),
         ),
         (
             "maintenance without request (S9)",
-            |_, h| h.lifecycle = HostLifecycle::Maintenance,
+            |_, h| h.state = HostState::Maintenance,
             Outcome::Skip(R::Busy {
-                lifecycle: "Maintenance".into(),
+                state: HostState::Maintenance,
             }),
         ),
         (
@@ -340,8 +333,7 @@ fn gates_apply_in_seed_order() {
     // Fails every gate at once: the firmware gate is named first, then each in turn.
     let mut p = policy();
     p.autoupdate = false;
-    let mut h = host("h");
-    h.lifecycle = HostLifecycle::Other("Provisioning".into());
+    let mut h = assigned("h");
     h.has_request = true;
     h.firmware = FirmwareStatus::NotExplored;
     assert_eq!(
@@ -354,14 +346,12 @@ fn gates_apply_in_seed_order() {
         Outcome::Skip(SkipReason::AutoUpdateOffSite)
     );
     p.autoupdate = true;
-    let want = SkipReason::NotReady {
-        state: "Provisioning".into(),
-    };
     assert_eq!(
         outcome(&run(p.clone(), vec![h.clone()])),
-        Outcome::Skip(want)
+        Outcome::Skip(SkipReason::AssignedManualTagging)
     );
-    h.lifecycle = HostLifecycle::Ready;
+    h = HostView { has_request: true, ..host("h") };
+    h.firmware = explicit_drifted();
     assert_eq!(
         outcome(&run(p.clone(), vec![h.clone()])),
         Outcome::Skip(SkipReason::AlreadyRequested)
@@ -450,7 +440,7 @@ fn with_manual_tagging_assigned_hosts_are_never_selected() {
 
 #[test]
 fn explicit_start_windows_open_closed_absent_and_next_opening() {
-    let with = |id: &str, w: Option<UpdateWindow>| HostView {
+    let with = |id: &str, w: Option<TimeWindow>| HostView {
         firmware: explicit_drifted(),
         window: w,
         ..host(id)
@@ -495,10 +485,10 @@ fn explicit_start_windows_open_closed_absent_and_next_opening() {
 #[test]
 fn in_flight_hosts_consume_the_budget() {
     let mut maintenance = host("maint");
-    maintenance.lifecycle = HostLifecycle::Maintenance;
+    maintenance.state = HostState::Maintenance;
     maintenance.firmware = FirmwareStatus::Compliant;
     let mut updating = host("upd");
-    updating.lifecycle = HostLifecycle::Updating;
+    updating.state = HostState::HostReprovision;
     let mut requested = host("req");
     requested.has_request = true;
     requested.firmware = FirmwareStatus::Compliant;
@@ -514,7 +504,7 @@ fn in_flight_hosts_consume_the_budget() {
         in_flight: 3,
     };
     let busy = SkipReason::Busy {
-        lifecycle: "HostReprovision".into(),
+        state: HostState::HostReprovision,
     };
     assert_eq!(
         plan.skipped,
@@ -789,27 +779,13 @@ max_concurrent_machine_updates_percent = 25
 
 #[test]
 fn lifecycle_names_and_window_bounds() {
-    assert_eq!(HostLifecycle::from_state("Ready"), HostLifecycle::Ready);
-    assert_eq!(
-        HostLifecycle::from_state("Assigned"),
-        HostLifecycle::Assigned
-    );
-    assert_eq!(
-        HostLifecycle::from_state("HostReprovision"),
-        HostLifecycle::Updating
-    );
-    assert_eq!(
-        HostLifecycle::from_state("Maintenance"),
-        HostLifecycle::Maintenance
-    );
-    assert_eq!(
-        HostLifecycle::from_state("ready"),
-        HostLifecycle::Other("ready".into())
-    );
-    for s in ["Ready", "Assigned", "HostReprovision", "Maintenance", "Dpu"] {
-        assert_eq!(HostLifecycle::from_state(s).state_name(), s);
+    for s in HostState::ALL {
+        assert_eq!(s.as_str().parse::<HostState>(), Ok(*s));
     }
-    let w = UpdateWindow {
+    assert!("ready".parse::<HostState>().is_err(), "state names are exact");
+    assert!(HostState::HostReprovision.is_busy() && HostState::Maintenance.is_busy());
+    assert!(!HostState::Ready.is_busy() && !HostState::Assigned.is_busy());
+    let w = TimeWindow {
         start_ms: 10,
         end_ms: 20,
     };
@@ -860,19 +836,13 @@ fn every_reason_is_one_line_naming_what_changes_it() {
         (SkipReason::AutoUpdateOffHost, "machine auto-update"),
         (SkipReason::LegacyDisableList, "host_disable_autoupdate"),
         (
-            SkipReason::NotReady {
-                state: "Dpu".into(),
-            },
-            "Dpu",
-        ),
-        (
             SkipReason::AssignedManualTagging,
             "instance_updates_manual_tagging",
         ),
         (SkipReason::AlreadyRequested, "host reprovision list"),
         (
             SkipReason::Busy {
-                lifecycle: "Maintenance".into(),
+                state: HostState::Maintenance,
             },
             "Maintenance",
         ),

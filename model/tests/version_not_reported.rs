@@ -11,7 +11,7 @@ use hostfw_model::gates::{firmware_status, plan, FirmwareStatus, PassInput, Skip
 use hostfw_model::reported_version::classify;
 use hostfw_model::{
     drift, select_component, verify, verify_matching, Catalog, CeilingLimits, ComponentType,
-    HostLifecycle, HostView, InventoryMember, Matcher, SchedulingPolicy, Selection, UnknownVersion,
+    HostState, HostView, InventoryMember, Matcher, SchedulingPolicy, Selection, UnknownVersion,
     Verification, VERSION_NOT_REPORTED,
 };
 
@@ -133,7 +133,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
 
     let host = HostView {
         machine_id: "m1".into(),
-        lifecycle: HostLifecycle::Ready,
+        state: HostState::Ready,
         assigned: false,
         auto_update: None,
         window: None,

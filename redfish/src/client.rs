@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, SystemTime};
 
-use hostfw_model::BmcAddress;
+use hostfw_model::{BmcAddress, Secret};
 use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
 use reqwest::{Method, RequestBuilder};
 use serde::de::DeserializeOwned;
@@ -28,24 +28,14 @@ use crate::task::WaitOptions;
 use crate::timeouts;
 use crate::tls;
 
-/// Where a BMC is and how to log in to it.
-#[derive(Clone)]
+/// Where a BMC is and how to log in to it. The password is a [`Secret`]: `Debug` redacts it.
+#[derive(Debug, Clone)]
 pub struct BmcEndpoint {
     /// Scheme, host, port and path prefix of the Redfish service (parsed by `BmcAddress`: a bare
     /// address is https).
     pub address: BmcAddress,
     pub username: String,
-    pub password: String,
-}
-
-impl fmt::Debug for BmcEndpoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BmcEndpoint")
-            .field("address", &self.address.to_string())
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .finish()
-    }
+    pub password: Secret,
 }
 
 /// How requests are authenticated.
@@ -525,7 +515,7 @@ impl RedfishClient {
                 (Auth::Basic, _) | (Auth::Default, AuthMode::Basic) => {
                     rb = rb.basic_auth(
                         &self.inner.endpoint.username,
-                        Some(&self.inner.endpoint.password),
+                        Some(self.inner.endpoint.password.expose()),
                     );
                 }
                 (Auth::Default, AuthMode::Session) => {
@@ -715,7 +705,7 @@ impl RedfishClient {
         };
         let body = serde_json::json!({
             "UserName": self.inner.endpoint.username,
-            "Password": self.inner.endpoint.password,
+            "Password": self.inner.endpoint.password.expose(),
         });
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let build = move |rb: RequestBuilder| {

@@ -98,10 +98,10 @@ impl RedfishClient {
             _ if outcome.succeeded() => {
                 tracing::info!(bmc = %self.address(), reset_type, "system reset task completed");
             }
-            TaskFinal::Unknown(state) => {
+            TaskFinal::Vanished | TaskFinal::Unknown(_) => {
                 // Vanished, or a state we do not know: the caller still waits for the power
                 // state, which tells whether the reset happened.
-                tracing::warn!(bmc = %self.address(), reset_type, state, messages = ?outcome.messages, "system reset task ended without a known final state; taken as accepted");
+                tracing::warn!(bmc = %self.address(), reset_type, state = %outcome.state, messages = ?outcome.messages, "system reset task ended without a known final state; taken as accepted");
             }
             _ => {
                 return Err(RedfishError::ResetTaskFailed {

@@ -37,8 +37,24 @@ pub enum TaskFinal {
     Killed,
     Cancelled,
     Interrupted,
-    /// Any other state a BMC reported as final, or "vanished" when the task disappeared.
+    /// The task disappeared (404 from its monitor) before a final state was read.
+    Vanished,
+    /// Any other state a BMC reported as final, as written.
     Unknown(String),
+}
+
+impl std::fmt::Display for TaskFinal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskFinal::Completed => f.write_str("Completed"),
+            TaskFinal::Exception => f.write_str("Exception"),
+            TaskFinal::Killed => f.write_str("Killed"),
+            TaskFinal::Cancelled => f.write_str("Cancelled"),
+            TaskFinal::Interrupted => f.write_str("Interrupted"),
+            TaskFinal::Vanished => f.write_str("vanished (the task disappeared before it ended)"),
+            TaskFinal::Unknown(state) => f.write_str(state),
+        }
+    }
 }
 
 /// How a task ended, as the BMC tells it.
@@ -411,7 +427,7 @@ impl RedfishClient {
     /// tolerating transient errors (a BMC rebooting mid-update) until `opts.timeout` has passed.
     /// `on_progress` sees every successful poll, the last one included.
     ///
-    /// A monitor that vanishes with no final state known gives `TaskFinal::Unknown("vanished")`;
+    /// A monitor that vanishes with no final state known gives `TaskFinal::Vanished`;
     /// after a 204 (bmcweb) the Task is read for the real state, and none means Completed.
     pub async fn wait_task(
         &self,
@@ -432,7 +448,7 @@ impl RedfishClient {
                         TaskPoll::Done(outcome) => return Ok(outcome),
                         TaskPoll::Vanished => {
                             return Ok(TaskOutcome {
-                                state: TaskFinal::Unknown("vanished".into()),
+                                state: TaskFinal::Vanished,
                                 status: None,
                                 messages: Vec::new(),
                             })
@@ -590,7 +606,7 @@ mod tests {
         assert!(o(TaskFinal::Completed, Some("Warning")).succeeded());
         assert!(!o(TaskFinal::Completed, Some("Critical")).succeeded());
         assert!(!o(TaskFinal::Exception, Some("OK")).succeeded());
-        assert!(!o(TaskFinal::Unknown("vanished".into()), None).succeeded());
+        assert!(!o(TaskFinal::Vanished, None).succeeded());
     }
 
     #[test]

@@ -110,7 +110,7 @@ async fn vanished_monitor_gives_unknown_vanished() {
         .wait_task(&task_ref("/mon/2", None), wait_opts(), |_| {})
         .await
         .unwrap();
-    assert_eq!(outcome.state, TaskFinal::Unknown("vanished".into()));
+    assert_eq!(outcome.state, TaskFinal::Vanished);
     assert!(!outcome.succeeded());
     assert_eq!(
         client.poll_task(&task_ref("/mon/2", None)).await.unwrap(),

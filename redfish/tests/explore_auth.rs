@@ -49,7 +49,7 @@ async fn any_spelling_of_the_base_url_works() {
         BmcEndpoint {
             address: format!("HTTP://{}/", host.addr).parse().unwrap(),
             username: host.username.clone(),
-            password: host.password.clone(),
+            password: host.password.clone().into(),
         },
         options(AuthMode::Basic),
     )

@@ -32,7 +32,7 @@ fn tls_client(
         BmcEndpoint {
             address: host.base_url.parse().expect("sim base URL"),
             username: host.username.clone(),
-            password: host.password.clone(),
+            password: host.password.clone().into(),
         },
         opts,
     )
@@ -125,7 +125,7 @@ async fn unusable_ca_bundle_fails_at_client_build() {
             BmcEndpoint {
                 address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
-                password: host.password.clone(),
+                password: host.password.clone().into(),
             },
             opts,
         )
@@ -149,7 +149,7 @@ async fn plain_http_still_works_with_verification_on() {
             BmcEndpoint {
                 address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
-                password: host.password.clone(),
+                password: host.password.clone().into(),
             },
             opts,
         )
@@ -170,7 +170,7 @@ async fn a_bare_address_is_https() {
         BmcEndpoint {
             address: host.addr.to_string().parse().unwrap(),
             username: host.username.clone(),
-            password: host.password.clone(),
+            password: host.password.clone().into(),
         },
         opts,
     )

@@ -52,7 +52,7 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
     crate::outln!("BMC:       {}", m.bmc_address);
     crate::outln!("Vendor:    {}  Model: {}", m.vendor.as_deref().unwrap_or("-"), m.model.as_deref().unwrap_or("-"));
     crate::outln!("State:     {}", m.state);
-    crate::outln!("Substate:  {}", m.substate.as_deref().unwrap_or("-"));
+    crate::outln!("Substate:  {}", m.substate.map_or("-", |s| s.as_str()));
     if let Some(w) = &view.workflow {
         let component = w.component.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
         crate::outln!("Component: {component}  Target: {}", w.target_version.as_deref().unwrap_or("-"));
@@ -80,8 +80,8 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
         .map(|h| {
             vec![
                 format!("  {}", output::time(h.at_ms)),
-                h.state.clone(),
-                h.substate.clone().unwrap_or_default(),
+                h.state.to_string(),
+                h.substate.map(|s| s.to_string()).unwrap_or_default(),
                 h.message.clone(),
             ]
         })
@@ -114,7 +114,7 @@ pub async fn machine_show(ctx: &Context, machine_id: &str, history_count: u32) -
     let m = &view.machine;
     crate::outln!("ID:                  {}", m.id);
     crate::outln!("BMC:                 {}", m.bmc_address);
-    crate::outln!("STATE:               {}{}", m.state, m.substate.as_deref().map(|s| format!(" / {s}")).unwrap_or_default());
+    crate::outln!("STATE:               {}{}", m.state, m.substate.map(|s| format!(" / {s}")).unwrap_or_default());
     crate::outln!("INSTANCE:            {}", m.instance_id.as_deref().unwrap_or("-"));
     let auto = match m.auto_update {
         Some(true) => "true",
@@ -134,7 +134,7 @@ pub async fn machine_show(ctx: &Context, machine_id: &str, history_count: u32) -
                 format!("  {}", output::time(h.at_ms)),
                 match &h.substate {
                     Some(sub) => format!("{}/{sub}", h.state),
-                    None => h.state.clone(),
+                    None => h.state.to_string(),
                 },
                 h.message.clone(),
             ]

@@ -16,10 +16,10 @@ use crate::cli::MachineAddArgs;
 use crate::context::Context;
 use crate::output;
 
-fn check_state(state: &str) -> anyhow::Result<String> {
+fn check_state(state: &str) -> anyhow::Result<HostState> {
     let parsed: HostState = state.parse().map_err(|e| anyhow!("--state {state:?}: {e}"))?;
     match parsed {
-        HostState::Ready | HostState::Assigned => Ok(parsed.to_string()),
+        HostState::Ready | HostState::Assigned => Ok(parsed),
         other => bail!("--state {other}: a machine is registered as Ready or Assigned"),
     }
 }
@@ -39,12 +39,12 @@ fn taken(e: StoreError, given: &str) -> anyhow::Error {
 pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
     let state = check_state(&args.state)?;
     let address: BmcAddress = args.bmc.parse().map_err(|e| anyhow!("--bmc: {e}"))?;
-    if state == HostState::Assigned.to_string() && args.instance.is_none() {
+    if state == HostState::Assigned && args.instance.is_none() {
         bail!("--state Assigned needs --instance <instance-id>");
     }
     let login = match (&args.bmc_username, &args.bmc_password) {
         (Some(username), Some(password)) => {
-            Some(Credentials { username: username.clone(), password: password.clone() })
+            Some(Credentials { username: username.clone(), password: password.clone().into() })
         }
         _ => None,
     };
@@ -82,10 +82,10 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
                 bmc_address: address,
                 vendor: Some(host.vendor.clone()),
                 model: Some(host.model.clone()),
-                state: HostState::Ready.to_string(),
+                state: HostState::Ready,
                 instance_id: None,
             },
-            login: Some(Credentials { username: host.username.clone(), password: host.password.clone() }),
+            login: Some(Credentials { username: host.username.clone(), password: host.password.clone().into() }),
             // Importing the fleet again refreshes BMCs and logins; it never resets what a known
             // host is doing (an Assigned host stays Assigned, an updating one keeps updating).
             keep_state: true,
@@ -121,8 +121,8 @@ pub async fn list(ctx: &Context) -> anyhow::Result<()> {
                 m.bmc_address.to_string(),
                 m.vendor.clone().unwrap_or_default(),
                 m.model.clone().unwrap_or_default(),
-                m.state.clone(),
-                m.substate.clone().unwrap_or_default(),
+                m.state.to_string(),
+                m.substate.map(|s| s.to_string()).unwrap_or_default(),
             ]
         })
         .collect();

@@ -39,7 +39,7 @@ pub async fn list(ctx: &Context) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for r in &requests {
         let machine = ctx.store.machine_get(&r.machine_id).await?;
-        let substate = machine.and_then(|m| m.substate).unwrap_or_else(|| "-".to_string());
+        let substate = machine.and_then(|m| m.substate).map_or_else(|| "-".to_string(), |s| s.to_string());
         rows.push(vec![
             r.machine_id.clone(),
             r.initiator.clone(),

@@ -54,7 +54,7 @@ pub async fn start_updates(ctx: &Context, args: &StartUpdatesArgs) -> anyhow::Re
     }
     ctx.store.machine_set_update_windows(&ids, window).await?;
     let detail = match window {
-        Some((s, e)) => format!("window {} .. {}", rfc3339_utc(s), rfc3339_utc(e)),
+        Some(w) => format!("window {w}"),
         None => "window cancelled".to_string(),
     };
     for id in &ids {
@@ -67,10 +67,10 @@ pub async fn start_updates(ctx: &Context, args: &StartUpdatesArgs) -> anyhow::Re
         .iter()
         .map(|id| MachineWindow {
             machine: id.clone(),
-            window_start: window.map(|w| rfc3339_utc(w.0)),
-            window_end: window.map(|w| rfc3339_utc(w.1)),
-            window_start_ms: window.map(|w| w.0),
-            window_end_ms: window.map(|w| w.1),
+            window_start: window.map(|w| rfc3339_utc(w.start_ms)),
+            window_end: window.map(|w| rfc3339_utc(w.end_ms)),
+            window_start_ms: window.map(|w| w.start_ms),
+            window_end_ms: window.map(|w| w.end_ms),
         })
         .collect();
     let rows = result

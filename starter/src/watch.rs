@@ -40,8 +40,7 @@ async fn tally(ctx: &Context) -> anyhow::Result<(Tally, u32)> {
     let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
     let ceiling = gates::plan(&view.input).ceiling.limit;
     let machines = ctx.store.machine_list().await?;
-    let substates: BTreeMap<&str, Option<&str>> =
-        machines.iter().map(|m| (m.id.as_str(), m.substate.as_deref())).collect();
+    let substates: BTreeMap<&str, Option<HostSubstate>> = machines.iter().map(|m| (m.id.as_str(), m.substate)).collect();
     let max_retries = ctx.site.host_reprovision.max_retries;
     let exhausted: Vec<&str> = view
         .requests
@@ -52,7 +51,7 @@ async fn tally(ctx: &Context) -> anyhow::Result<(Tally, u32)> {
     let mut t = Tally { total: view.input.hosts.len(), ..Tally::default() };
     for host in &view.input.hosts {
         let substate = substates.get(host.machine_id.as_str()).copied().flatten();
-        let is = |s: HostSubstate| substate == Some(s.to_string().as_str());
+        let is = |s: HostSubstate| substate == Some(s);
         if host.has_request {
             if is(HostSubstate::FailedFirmwareUpgrade) {
                 t.failed += 1;
@@ -119,7 +118,7 @@ async fn highest_in_flight(ctx: &Context) -> anyhow::Result<(usize, usize)> {
     let mut updated = 0;
     for m in ctx.store.machine_list().await? {
         let history = ctx.store.history_list(&m.id, 10_000).await?;
-        let intervals = update_intervals(history.iter().rev().map(|h| (h.state.as_str(), h.at_ms)));
+        let intervals = update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms)));
         updated += usize::from(!intervals.is_empty());
         all.extend(intervals);
     }
@@ -139,7 +138,7 @@ async fn report(ctx: &Context, t: &Tally, ceiling: u32, took: Duration) -> anyho
         if h.firmware.is_compliant() && !h.has_request {
             entry.1 += 1;
         } else {
-            not_compliant.push(format!("{} ({})", m.id, m.substate.as_deref().unwrap_or(&m.state)));
+            not_compliant.push(format!("{} ({})", m.id, m.substate.map_or_else(|| m.state.to_string(), |s| s.to_string())));
         }
     }
     let rows: Vec<Vec<String>> = per_model

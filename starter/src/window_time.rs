@@ -7,7 +7,8 @@
 //! parameters, so tests are deterministic. It must not touch the site database.
 
 use anyhow::{anyhow, bail};
-use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, SecondsFormat, TimeZone, Utc};
+use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, TimeZone};
+use hostfw_model::TimeWindow;
 
 /// Length of a window without `--end`.
 pub const DEFAULT_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
@@ -21,12 +22,7 @@ pub fn system_local(naive: NaiveDateTime) -> LocalResult<DateTime<FixedOffset>> 
     chrono::Local.from_local_datetime(&naive).map(|t| t.fixed_offset())
 }
 
-/// Unix milliseconds as RFC 3339 in UTC, e.g. `2026-03-01T12:00:00Z`.
-pub fn rfc3339_utc(ms: i64) -> String {
-    DateTime::<Utc>::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
-        .unwrap_or_else(|| format!("{ms} ms"))
-}
+pub use hostfw_model::rfc3339_utc;
 
 /// Parses one `--<flag>` value into unix milliseconds.
 pub fn parse_time<L>(flag: &str, text: &str, local: L) -> anyhow::Result<i64>
@@ -55,8 +51,8 @@ where
     }
 }
 
-/// The window `(start_ms, end_ms)` for `--start`/`--end` as given at `now_ms`.
-pub fn resolve_window<L>(start: Option<&str>, end: Option<&str>, now_ms: i64, local: L) -> anyhow::Result<(i64, i64)>
+/// The window for `--start`/`--end` as given at `now_ms`.
+pub fn resolve_window<L>(start: Option<&str>, end: Option<&str>, now_ms: i64, local: L) -> anyhow::Result<TimeWindow>
 where
     L: Fn(NaiveDateTime) -> LocalResult<DateTime<FixedOffset>>,
 {
@@ -86,7 +82,7 @@ where
             rfc3339_utc(now_ms)
         );
     }
-    Ok((start_ms, end_ms))
+    Ok(TimeWindow { start_ms, end_ms })
 }
 
 #[cfg(test)]
@@ -150,17 +146,17 @@ mod tests {
 
     #[test]
     fn defaults_are_now_and_a_day() {
-        assert_eq!(resolve_window(None, None, NOW, plus_two).unwrap(), (NOW, NOW + 24 * HOUR));
+        assert_eq!(resolve_window(None, None, NOW, plus_two).unwrap(), TimeWindow { start_ms: NOW, end_ms: NOW + 24 * HOUR });
         let start = "2026-03-02T00:00:00+0000";
-        assert_eq!(resolve_window(Some(start), None, NOW, plus_two).unwrap(), (NOW + 12 * HOUR, NOW + 36 * HOUR));
+        assert_eq!(resolve_window(Some(start), None, NOW, plus_two).unwrap(), TimeWindow { start_ms: NOW + 12 * HOUR, end_ms: NOW + 36 * HOUR });
         let end = "2026-03-01T13:00:00+0000";
-        assert_eq!(resolve_window(None, Some(end), NOW, plus_two).unwrap(), (NOW, NOW + HOUR));
+        assert_eq!(resolve_window(None, Some(end), NOW, plus_two).unwrap(), TimeWindow { start_ms: NOW, end_ms: NOW + HOUR });
     }
 
     #[test]
     fn a_window_that_started_earlier_is_fine_while_it_lasts() {
         let w = resolve_window(Some("2026-03-01T10:00:00+0000"), None, NOW, plus_two).unwrap();
-        assert_eq!(w, (NOW - 2 * HOUR, NOW + 22 * HOUR));
+        assert_eq!(w, TimeWindow { start_ms: NOW - 2 * HOUR, end_ms: NOW + 22 * HOUR });
     }
 
     #[test]

@@ -152,7 +152,7 @@ impl Site {
         let store = self.store().await;
         let m = store.machine_get(id).await.unwrap().expect("machine");
         store.close().await;
-        (m.window_start_ms, m.window_end_ms)
+        (m.window.map(|w| w.start_ms), m.window.map(|w| w.end_ms))
     }
 }
 
@@ -871,7 +871,7 @@ async fn machine_import_writes_the_scheme_and_is_all_or_nothing() {
     for id in ["c", "e", "g"] {
         assert_eq!(store.credentials_get(id).await.unwrap(), None, "no login of a refused file is stored");
     }
-    assert_eq!(store.credentials_get("a").await.unwrap().unwrap().password, "pw-a");
+    assert_eq!(store.credentials_get("a").await.unwrap().unwrap().password.expose(), "pw-a");
     store.close().await;
     assert_eq!(site.audit_count().await, audits);
 }

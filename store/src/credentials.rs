@@ -1,32 +1,22 @@
 //! The `credentials` table: BMC logins, looked up by machine id inside activities.
 //!
 //! Owns storing and reading usernames and passwords. It must never log, print, serialise or put a
-//! password into an error: `Credentials` has a redacting `Debug` and deliberately no serde
+//! password into an error: `Credentials` has a redacting `Debug` (its password is a `Secret`) and deliberately no serde
 //! derives, so it cannot end up in a workflow payload or a JSON report by accident.
 
-use std::fmt;
-
+use hostfw_model::Secret;
 use sqlx::{AnyConnection, Row};
 
 use crate::error::{Result, StoreError};
 use crate::{now_ms, Store};
 
-/// A BMC login. `Debug` shows the username only.
-#[derive(Clone, PartialEq, Eq)]
+/// A BMC login. The password is a [`Secret`]: `Debug` shows the username only.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credentials {
     /// BMC user name.
     pub username: String,
-    /// BMC password (secret).
-    pub password: String,
-}
-
-impl fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Credentials")
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .finish()
-    }
+    /// BMC password.
+    pub password: Secret,
 }
 
 /// Stores (or replaces) the BMC login of `machine_id` on `conn` (a transaction, when registering).
@@ -57,14 +47,14 @@ impl Store {
         &self,
         machine_id: &str,
         username: &str,
-        password: &str,
+        password: &Secret,
     ) -> Result<()> {
         let mut conn = self
             .pool
             .acquire()
             .await
             .map_err(StoreError::db("credentials_put", machine_id))?;
-        credentials_put_in(&mut conn, machine_id, username, password)
+        credentials_put_in(&mut conn, machine_id, username, password.expose())
             .await
             .map_err(StoreError::db("credentials_put", machine_id))
     }
@@ -79,7 +69,7 @@ impl Store {
         row.map(|row| -> std::result::Result<Credentials, sqlx::Error> {
             Ok(Credentials {
                 username: row.try_get("username")?,
-                password: row.try_get("password")?,
+                password: Secret::new(row.try_get::<String, _>("password")?),
             })
         })
         .transpose()

@@ -5,6 +5,7 @@
 //! disagree). Numbers are `MAX(seq) + 1` per machine, serialised by the machine row update that
 //! precedes the insert in the same transaction.
 
+use hostfw_model::{HostState, HostSubstate};
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
@@ -20,21 +21,26 @@ pub struct HistoryEntry {
     /// Per-machine sequence number, starting at 1.
     pub seq: i64,
     /// The state entered.
-    pub state: String,
+    pub state: HostState,
     /// The substate entered.
-    pub substate: Option<String>,
+    pub substate: Option<HostSubstate>,
     /// Why (free text).
     pub message: String,
     /// When, unix ms.
     pub at_ms: i64,
 }
 
+/// A stored state or substate name; an unknown one is a decode error naming the value.
+fn parse_name<T: std::str::FromStr<Err = hostfw_model::ParseNameError>>(text: String) -> std::result::Result<T, sqlx::Error> {
+    text.parse().map_err(|e: hostfw_model::ParseNameError| sqlx::Error::Decode(Box::new(e)))
+}
+
 fn history_from_row(row: &AnyRow) -> std::result::Result<HistoryEntry, sqlx::Error> {
     Ok(HistoryEntry {
         machine_id: row.try_get("machine_id")?,
         seq: row.try_get("seq")?,
-        state: row.try_get("state")?,
-        substate: row.try_get("substate")?,
+        state: parse_name(row.try_get::<String, _>("state")?)?,
+        substate: row.try_get::<Option<String>, _>("substate")?.map(parse_name).transpose()?,
         message: row.try_get("message")?,
         at_ms: row.try_get("at_ms")?,
     })
@@ -44,8 +50,8 @@ fn history_from_row(row: &AnyRow) -> std::result::Result<HistoryEntry, sqlx::Err
 pub(crate) async fn history_append_in(
     conn: &mut AnyConnection,
     machine_id: &str,
-    state: &str,
-    substate: Option<&str>,
+    state: HostState,
+    substate: Option<HostSubstate>,
     message: &str,
     at_ms: i64,
 ) -> std::result::Result<(), sqlx::Error> {
@@ -54,8 +60,8 @@ pub(crate) async fn history_append_in(
          SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5 FROM state_history WHERE machine_id = $1",
     )
     .bind(machine_id)
-    .bind(state)
-    .bind(substate)
+    .bind(state.as_str())
+    .bind(substate.map(HostSubstate::as_str))
     .bind(message)
     .bind(at_ms)
     .execute(conn)

@@ -6,7 +6,7 @@
 //! `registration`. It must not decide anything about firmware (that is `hostfw-model`), and it must
 //! not write history rows other than through `machine_set_state`'s transaction.
 
-use hostfw_model::{BmcAddress, BmcLookup};
+use hostfw_model::{BmcAddress, BmcLookup, HostState, HostSubstate, TimeWindow};
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -26,8 +26,8 @@ pub struct NewMachine {
     pub vendor: Option<String>,
     /// Model; `None` keeps the stored value.
     pub model: Option<String>,
-    /// Host state ("Ready", "Assigned", ...). Changing it clears the substate.
-    pub state: String,
+    /// Host state (`Ready`, `Assigned`, ...). Changing it clears the substate.
+    pub state: HostState,
     /// Tenant instance; always written (`None` = not assigned).
     pub instance_id: Option<String>,
 }
@@ -43,18 +43,16 @@ pub struct Machine {
     pub vendor: Option<String>,
     /// Model, when known.
     pub model: Option<String>,
-    /// Host state ("Ready", "Assigned", "HostReprovision", ...).
-    pub state: String,
-    /// Substate within the state (e.g. "WaitingForFirmwareUpgrade").
-    pub substate: Option<String>,
+    /// Host state (`Ready`, `Assigned`, `HostReprovision`, `Maintenance`).
+    pub state: HostState,
+    /// Substate within the state (e.g. `WaitingForFirmwareUpgrade`).
+    pub substate: Option<HostSubstate>,
     /// Tenant instance when assigned.
     pub instance_id: Option<String>,
     /// Per-host auto-update override; `None` = site default.
     pub auto_update: Option<bool>,
-    /// Update window start, unix ms; `None` = no window.
-    pub window_start_ms: Option<i64>,
-    /// Update window end, unix ms.
-    pub window_end_ms: Option<i64>,
+    /// The host's update window (`managed-host start-updates`); `None` = no window.
+    pub window: Option<TimeWindow>,
     /// When the row was first inserted, unix ms.
     pub created_at_ms: i64,
     /// When the row last changed, unix ms.
@@ -80,20 +78,26 @@ fn machine_from_row(row: &AnyRow) -> Result<Machine> {
             id: id(),
             detail: e.to_string(),
         })?;
+    let corrupt = |detail: String| StoreError::Corrupt { op: "machine_decode", id: id(), detail };
+    let state: String = row.try_get("state").map_err(StoreError::db("machine_decode", id()))?;
+    let state = state.parse::<HostState>().map_err(|e| corrupt(e.to_string()))?;
+    let substate: Option<String> = row.try_get("substate").map_err(StoreError::db("machine_decode", id()))?;
+    let substate = substate.map(|s| s.parse::<HostSubstate>()).transpose().map_err(|e| corrupt(e.to_string()))?;
     let decode = || -> std::result::Result<Machine, sqlx::Error> {
+        let window_start: Option<i64> = row.try_get("window_start_ms")?;
+        let window_end: Option<i64> = row.try_get("window_end_ms")?;
         Ok(Machine {
             id: row.try_get("id")?,
             bmc_address,
             vendor: row.try_get("vendor")?,
             model: row.try_get("model")?,
-            state: row.try_get("state")?,
-            substate: row.try_get("substate")?,
+            state,
+            substate,
             instance_id: row.try_get("instance_id")?,
             auto_update: row
                 .try_get::<Option<i64>, _>("auto_update")?
                 .map(bool_from_db),
-            window_start_ms: row.try_get("window_start_ms")?,
-            window_end_ms: row.try_get("window_end_ms")?,
+            window: window_start.zip(window_end).map(|(start_ms, end_ms)| TimeWindow { start_ms, end_ms }),
             created_at_ms: row.try_get("created_at_ms")?,
             updated_at_ms: row.try_get("updated_at_ms")?,
         })
@@ -169,8 +173,8 @@ impl Store {
     pub async fn machine_set_state(
         &self,
         id: &str,
-        state: &str,
-        substate: Option<&str>,
+        state: HostState,
+        substate: Option<HostSubstate>,
         message: &str,
     ) -> Result<()> {
         const OP: &str = "machine_set_state";
@@ -182,8 +186,8 @@ impl Store {
             "UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4 WHERE id = $1",
         )
         .bind(id)
-        .bind(state)
-        .bind(substate)
+        .bind(state.as_str())
+        .bind(substate.map(HostSubstate::as_str))
         .bind(now)
         .execute(&mut *tx)
         .await
@@ -216,15 +220,10 @@ impl Store {
         Ok(())
     }
 
-    /// Sets (`Some((start_ms, end_ms))`) or clears the host's update window. `start_ms` must not
-    /// be after `end_ms`.
-    pub async fn machine_set_update_window(
-        &self,
-        id: &str,
-        window: Option<(i64, i64)>,
-    ) -> Result<()> {
+    /// Sets (`Some`) or clears the host's update window. Its start must not be after its end.
+    pub async fn machine_set_update_window(&self, id: &str, window: Option<TimeWindow>) -> Result<()> {
         const OP: &str = "machine_set_update_window";
-        if let Some((start, end)) = window {
+        if let Some(TimeWindow { start_ms: start, end_ms: end }) = window {
             if start > end {
                 return Err(StoreError::Invalid {
                     op: OP,
@@ -237,8 +236,8 @@ impl Store {
             "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4 WHERE id = $1",
         )
         .bind(id)
-        .bind(window.map(|w| w.0))
-        .bind(window.map(|w| w.1))
+        .bind(window.map(|w| w.start_ms))
+        .bind(window.map(|w| w.end_ms))
         .bind(now_ms())
         .execute(&self.pool)
         .await

@@ -97,7 +97,7 @@ impl Store {
                 return Err(taken(m, owner, owned));
             }
             if let Some(c) = login {
-                credentials_put_in(&mut tx, &m.id, &c.username, &c.password)
+                credentials_put_in(&mut tx, &m.id, &c.username, c.password.expose())
                     .await
                     .map_err(StoreError::db(op, m.id.as_str()))?;
             }
@@ -198,7 +198,7 @@ async fn upsert_in(
     .bind(m.bmc_address.to_string())
     .bind(&m.vendor)
     .bind(&m.model)
-    .bind(&m.state)
+    .bind(m.state.as_str())
     .bind(&m.instance_id)
     .bind(now)
     .bind(i64::from(keep_state))

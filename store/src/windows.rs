@@ -4,21 +4,23 @@
 //! transaction, or none does. It must not decide whether a window is sensible beyond
 //! `start < end` (the caller checks times against now) and must not create update requests.
 
+use hostfw_model::TimeWindow;
+
 use crate::error::{Result, StoreError};
 use crate::{now_ms, Store};
 
 impl Store {
-    /// Sets (`Some((start_ms, end_ms))`, `start_ms < end_ms`) or clears (`None`) the update window
+    /// Sets (`Some`, start before end) or clears (`None`) the update window
     /// of every machine in `ids`, in one transaction. Any unknown id: `NotFound { what: "machine" }`
     /// naming every unknown id (comma-separated), and nothing is written. Duplicates are harmless.
     pub async fn machine_set_update_windows(
         &self,
         ids: &[String],
-        window: Option<(i64, i64)>,
+        window: Option<TimeWindow>,
     ) -> Result<()> {
         const OP: &str = "machine_set_update_windows";
         let label = ids.join(",");
-        if let Some((start, end)) = window {
+        if let Some(TimeWindow { start_ms: start, end_ms: end }) = window {
             if start >= end {
                 return Err(StoreError::Invalid {
                     op: OP,
@@ -40,8 +42,8 @@ impl Store {
                  WHERE id = $1",
             )
             .bind(id.as_str())
-            .bind(window.map(|w| w.0))
-            .bind(window.map(|w| w.1))
+            .bind(window.map(|w| w.start_ms))
+            .bind(window.map(|w| w.end_ms))
             .bind(now)
             .execute(&mut *tx)
             .await

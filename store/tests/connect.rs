@@ -14,7 +14,7 @@ async fn migrations_are_idempotent(Ctx { store, url }: Ctx) {
             bmc_address: "10.0.0.1".parse().unwrap(),
             vendor: None,
             model: None,
-            state: "Ready".to_owned(),
+            state: hostfw_model::HostState::Ready,
             instance_id: None,
         })
         .await

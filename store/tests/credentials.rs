@@ -7,12 +7,12 @@ use common::Ctx;
 async fn put_get_and_redaction(Ctx { store, .. }: Ctx) {
     assert_eq!(store.credentials_get("m").await.unwrap(), None);
     store
-        .credentials_put("m", "root", "calvin-s3cret")
+        .credentials_put("m", "root", &"calvin-s3cret".into())
         .await
         .unwrap();
     let c = store.credentials_get("m").await.unwrap().unwrap();
     assert_eq!(
-        (c.username.as_str(), c.password.as_str()),
+        (c.username.as_str(), c.password.expose()),
         ("root", "calvin-s3cret")
     );
 
@@ -24,12 +24,12 @@ async fn put_get_and_redaction(Ctx { store, .. }: Ctx) {
     assert!(shown.contains("root") && shown.contains("redacted"));
 
     store
-        .credentials_put("m", "admin", "n3w-pass")
+        .credentials_put("m", "admin", &"n3w-pass".into())
         .await
         .unwrap();
     let c = store.credentials_get("m").await.unwrap().unwrap();
     assert_eq!(
-        (c.username.as_str(), c.password.as_str()),
+        (c.username.as_str(), c.password.expose()),
         ("admin", "n3w-pass")
     );
     assert_eq!(store.credentials_get("other").await.unwrap(), None);

@@ -26,7 +26,7 @@ async fn put_remove_list(Ctx { store, .. }: Ctx) {
                 bmc_address: format!("bmc-{id}").parse().unwrap(),
                 vendor: None,
                 model: None,
-                state: "Ready".to_owned(),
+                state: hostfw_model::HostState::Ready,
                 instance_id: None,
             })
             .await

@@ -6,6 +6,7 @@ mod common;
 
 use common::Ctx;
 use hostfw_model::BmcLookup;
+use hostfw_model::{HostState, HostSubstate, TimeWindow};
 use hostfw_store::{NewMachine, Store, StoreError};
 
 fn new_machine(id: &str, bmc: &str) -> NewMachine {
@@ -14,7 +15,7 @@ fn new_machine(id: &str, bmc: &str) -> NewMachine {
         bmc_address: bmc.parse().unwrap(),
         vendor: Some("Dell".to_owned()),
         model: Some("PowerEdge R760".to_owned()),
-        state: "Ready".to_owned(),
+        state: hostfw_model::HostState::Ready,
         instance_id: None,
     }
 }
@@ -36,10 +37,10 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
     let m = store.machine_get("m-2").await.unwrap().expect("m-2 stored");
     assert_eq!(m.bmc_address.to_string(), "https://10.0.0.2:443");
     assert_eq!(m.vendor.as_deref(), Some("Dell"));
-    assert_eq!(m.state, "Ready");
+    assert_eq!(m.state, hostfw_model::HostState::Ready);
     assert_eq!(m.substate, None);
     assert_eq!(m.auto_update, None);
-    assert_eq!((m.window_start_ms, m.window_end_ms), (None, None));
+    assert_eq!(m.window, None);
     assert!(m.created_at_ms > 0 && m.updated_at_ms >= m.created_at_ms);
 
     let ids: Vec<_> = store
@@ -53,7 +54,7 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
 
     // Substate survives an upsert that keeps the state; vendor/model None keep stored values.
     store
-        .machine_set_state("m-2", "Ready", Some("Idle"), "test")
+        .machine_set_state("m-2", HostState::Ready, Some(HostSubstate::CheckingFirmwareV2), "test")
         .await
         .unwrap();
     let update = NewMachine {
@@ -69,13 +70,13 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
     assert_eq!(m2.vendor.as_deref(), Some("Dell"));
     assert_eq!(m2.model.as_deref(), Some("PowerEdge R760"));
     assert_eq!(m2.instance_id.as_deref(), Some("inst-1"));
-    assert_eq!(m2.substate.as_deref(), Some("Idle"));
+    assert_eq!(m2.substate, Some(HostSubstate::CheckingFirmwareV2));
     assert_eq!(m2.created_at_ms, m.created_at_ms);
 
     // A state change through upsert clears the substate; instance is always written.
     store
         .machine_upsert(&NewMachine {
-            state: "Assigned".to_owned(),
+            state: hostfw_model::HostState::Assigned,
             instance_id: None,
             ..update.clone()
         })
@@ -85,7 +86,7 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
     assert_eq!(
         (
             m2.state.as_str(),
-            m2.substate.as_deref(),
+            m2.substate.map(|s| s.as_str()),
             m2.instance_id.as_deref()
         ),
         ("Assigned", None, None)
@@ -340,8 +341,8 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
     store
         .machine_set_state(
             "m",
-            "HostReprovision",
-            Some("CheckingFirmwareV2"),
+            HostState::HostReprovision,
+            Some(HostSubstate::CheckingFirmwareV2),
             "update requested",
         )
         .await
@@ -349,19 +350,19 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
     store
         .machine_set_state(
             "m",
-            "HostReprovision",
-            Some("WaitingForFirmwareUpgrade"),
+            HostState::HostReprovision,
+            Some(HostSubstate::WaitingForFirmwareUpgrade),
             "uploading BIOS",
         )
         .await
         .unwrap();
     store
-        .machine_set_state("m", "Ready", None, "done")
+        .machine_set_state("m", HostState::Ready, None, "done")
         .await
         .unwrap();
 
     let m = store.machine_get("m").await.unwrap().unwrap();
-    assert_eq!((m.state.as_str(), m.substate.as_deref()), ("Ready", None));
+    assert_eq!((m.state.as_str(), m.substate.map(|s| s.as_str())), ("Ready", None));
 
     let h = store.history_list("m", 10).await.unwrap();
     let seen: Vec<_> = h
@@ -370,7 +371,7 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
             (
                 e.seq,
                 e.state.as_str(),
-                e.substate.as_deref(),
+                e.substate.map(|s| s.as_str()),
                 e.message.as_str(),
             )
         })
@@ -379,18 +380,8 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
         seen,
         [
             (3, "Ready", None, "done"),
-            (
-                2,
-                "HostReprovision",
-                Some("WaitingForFirmwareUpgrade"),
-                "uploading BIOS"
-            ),
-            (
-                1,
-                "HostReprovision",
-                Some("CheckingFirmwareV2"),
-                "update requested"
-            ),
+            (2, "HostReprovision", Some("WaitingForFirmwareUpgrade"), "uploading BIOS"),
+            (1, "HostReprovision", Some("CheckingFirmwareV2"), "update requested"),
         ],
         "newest first"
     );
@@ -402,7 +393,7 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
 
 async fn set_state_unknown_machine_is_not_found(Ctx { store, .. }: Ctx) {
     let err = store
-        .machine_set_state("ghost", "Ready", None, "x")
+        .machine_set_state("ghost", HostState::Ready, None, "x")
         .await
         .unwrap_err();
     match &err {
@@ -429,8 +420,8 @@ async fn concurrent_state_changes_keep_history_consistent(Ctx { store, .. }: Ctx
                 store
                     .machine_set_state(
                         "busy",
-                        "HostReprovision",
-                        Some(&format!("step-{i}")),
+                        HostState::HostReprovision,
+                        Some(HostSubstate::ALL[i % HostSubstate::ALL.len()]),
                         "race",
                     )
                     .await
@@ -458,14 +449,14 @@ async fn overrides(Ctx { store, .. }: Ctx) {
         .await
         .unwrap();
     store
-        .machine_set_update_window("o", Some((1_000, 2_000)))
+        .machine_set_update_window("o", Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }))
         .await
         .unwrap();
     let m = store.machine_get("o").await.unwrap().unwrap();
     assert_eq!(m.auto_update, Some(false));
     assert_eq!(
-        (m.window_start_ms, m.window_end_ms),
-        (Some(1_000), Some(2_000))
+        m.window,
+        Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 })
     );
 
     // Upsert leaves overrides alone.
@@ -490,12 +481,12 @@ async fn overrides(Ctx { store, .. }: Ctx) {
     store.machine_set_update_window("o", None).await.unwrap();
     let m = store.machine_get("o").await.unwrap().unwrap();
     assert_eq!(
-        (m.auto_update, m.window_start_ms, m.window_end_ms),
-        (None, None, None)
+        (m.auto_update, m.window),
+        (None, None)
     );
 
     assert!(matches!(
-        store.machine_set_update_window("o", Some((5, 1))).await,
+        store.machine_set_update_window("o", Some(TimeWindow { start_ms: 5, end_ms: 1 })).await,
         Err(StoreError::Invalid {
             op: "machine_set_update_window",
             ..
@@ -519,7 +510,7 @@ async fn overrides(Ctx { store, .. }: Ctx) {
 async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .. }: Ctx) {
     use hostfw_store::{NewRequest, Registration};
     let mut m = new_machine("busy", "https://10.9.0.1");
-    m.state = "Assigned".into();
+    m.state = HostState::Assigned;
     m.instance_id = Some("inst-1".into());
     store.machine_upsert(&m).await.unwrap();
     store
@@ -530,7 +521,7 @@ async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .
 
     // `machine add` as Ready without the instance, or with another BMC: refused.
     let mut ready = new_machine("busy", "https://10.9.0.1");
-    ready.state = "Ready".into();
+    ready.state = HostState::Ready;
     assert!(matches!(store.machine_upsert(&ready).await, Err(StoreError::MachineBusy { machine }) if machine == "busy"));
     let mut moved = m.clone();
     moved.bmc_address = "https://10.9.0.2".parse().unwrap();
@@ -553,10 +544,10 @@ async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .
     // An import never resets a known idle host either; a new host is registered as given.
     store.request_delete("busy").await.unwrap();
     store.machines_register(&[Registration { machine: ready.clone(), login: None, keep_state: true }]).await.unwrap();
-    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, "Assigned");
+    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, hostfw_model::HostState::Assigned);
     // Without a request, `machine add` may change it.
     store.machine_upsert(&ready).await.unwrap();
-    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, "Ready");
+    assert_eq!(store.machine_get("busy").await.unwrap().unwrap().state, hostfw_model::HostState::Ready);
 }
 
 both_backends!(

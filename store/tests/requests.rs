@@ -13,7 +13,7 @@ async fn machine(store: &Store, id: &str) {
             bmc_address: format!("bmc-{id}").parse().unwrap(),
             vendor: None,
             model: None,
-            state: "Ready".to_owned(),
+            state: hostfw_model::HostState::Ready,
             instance_id: None,
         })
         .await

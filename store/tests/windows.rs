@@ -4,6 +4,7 @@
 mod common;
 
 use common::Ctx;
+use hostfw_model::TimeWindow;
 use hostfw_store::{NewMachine, Store, StoreError};
 
 async fn register(store: &Store, ids: &[&str]) {
@@ -13,7 +14,7 @@ async fn register(store: &Store, ids: &[&str]) {
             bmc_address: format!("10.0.0.{}", i + 1).parse().unwrap(),
             vendor: None,
             model: None,
-            state: "Ready".to_owned(),
+            state: hostfw_model::HostState::Ready,
             instance_id: None,
         };
         store.machine_upsert(&m).await.unwrap();
@@ -22,7 +23,7 @@ async fn register(store: &Store, ids: &[&str]) {
 
 async fn window_of(store: &Store, id: &str) -> (Option<i64>, Option<i64>) {
     let m = store.machine_get(id).await.unwrap().expect("machine");
-    (m.window_start_ms, m.window_end_ms)
+    (m.window.map(|w| w.start_ms), m.window.map(|w| w.end_ms))
 }
 
 fn ids(list: &[&str]) -> Vec<String> {
@@ -32,7 +33,8 @@ fn ids(list: &[&str]) -> Vec<String> {
 async fn set_and_clear(Ctx { store, .. }: Ctx) {
     register(&store, &["m-1", "m-2", "m-3"]).await;
     store
-        .machine_set_update_windows(&ids(&["m-1", "m-2"]), Some((1_000, 2_000)))
+        .machine_set_update_windows(&ids(&["m-1", "m-2"]), Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 })
+)
         .await
         .unwrap();
     assert_eq!(window_of(&store, "m-1").await, (Some(1_000), Some(2_000)));
@@ -52,13 +54,14 @@ async fn set_and_clear(Ctx { store, .. }: Ctx) {
 async fn unknown_ids_write_nothing(Ctx { store, .. }: Ctx) {
     register(&store, &["m-1", "m-2"]).await;
     store
-        .machine_set_update_windows(&ids(&["m-2"]), Some((5, 6)))
+        .machine_set_update_windows(&ids(&["m-2"]), Some(TimeWindow { start_ms: 5, end_ms: 6 })
+)
         .await
         .unwrap();
     let err = store
         .machine_set_update_windows(
             &ids(&["m-1", "ghost-a", "m-2", "ghost-b"]),
-            Some((1_000, 2_000)),
+            Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }),
         )
         .await
         .unwrap_err();
@@ -81,7 +84,8 @@ async fn unknown_ids_write_nothing(Ctx { store, .. }: Ctx) {
 
 async fn start_must_be_before_end(Ctx { store, .. }: Ctx) {
     register(&store, &["m-1"]).await;
-    for window in [(2_000, 1_000), (1_000, 1_000)] {
+    for (start_ms, end_ms) in [(2_000, 1_000), (1_000, 1_000)] {
+        let window = TimeWindow { start_ms, end_ms };
         let err = store
             .machine_set_update_windows(&ids(&["m-1"]), Some(window))
             .await

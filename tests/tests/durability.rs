@@ -239,11 +239,11 @@ async fn assert_compliant(site: &Site, host: &str, components: &[&str]) {
     assert_eq!(installed, components, "{host}: installed components");
     let history = site.store.history_list(host, 200).await.unwrap();
     assert!(
-        !history.iter().any(|h| h.substate.as_deref() == Some("FailedFirmwareUpgrade")),
+        !history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade)),
         "{host}: the restart went through a failed attempt: {history:?}"
     );
     let machine = site.store.machine_get(host).await.unwrap().unwrap();
-    assert_eq!(machine.state, "Ready", "{host}: back to Ready");
+    assert_eq!(machine.state, hostfw_model::HostState::Ready, "{host}: back to Ready");
     assert!(site.store.request_get(host).await.unwrap().is_none(), "{host}: request cleared");
 }
 

@@ -164,11 +164,11 @@ async fn drifted_hosts_are_updated_verified_and_restored() {
 
     for host in ["dell-drifted", "smc-onreset"] {
         let machine = site.store.machine_get(host).await.unwrap().unwrap();
-        assert_eq!(machine.state, "Ready", "{host} back to Ready");
+        assert_eq!(machine.state, hostfw_model::HostState::Ready, "{host} back to Ready");
         assert!(site.store.request_get(host).await.unwrap().is_none(), "{host}: request cleared");
         assert!(site.store.health_reports_for(host).await.unwrap().is_empty(), "{host}: health report removed");
         let history = site.store.history_list(host, 100).await.unwrap();
-        let substates: Vec<String> = history.iter().filter_map(|h| h.substate.clone()).collect();
+        let substates: Vec<String> = history.iter().filter_map(|h| h.substate.map(|s| s.to_string())).collect();
         for expected in [
             "CheckingFirmwareV2",
             "WaitingForUpload",
@@ -214,7 +214,7 @@ async fn a_compliant_host_returns_to_ready_without_any_install() {
     assert_eq!(stats.per_host["dell-compliant"].uploads, 0, "nothing uploaded");
     assert_eq!(stats.per_host["dell-compliant"].system_resets + stats.per_host["dell-compliant"].manager_resets, 0);
     let machine = site.store.machine_get("dell-compliant").await.unwrap().unwrap();
-    assert_eq!(machine.state, "Ready");
+    assert_eq!(machine.state, hostfw_model::HostState::Ready);
     assert!(site.store.request_get("dell-compliant").await.unwrap().is_none());
     assert!(site.store.health_reports_for("dell-compliant").await.unwrap().is_empty());
     site.record_history("dell-compliant", "nothing-to-update").await;
@@ -230,11 +230,11 @@ async fn a_second_request_for_a_running_host_is_refused() {
     // While it runs, the host is protected: HostReprovision, health report host-fw-update.
     site.wait_for("the upload task to be followed", Duration::from_secs(30), || async {
         let m = site.store.machine_get("dell-drifted").await.ok()??;
-        (m.substate.as_deref() == Some("WaitingForFirmwareUpgrade")).then_some(())
+        (m.substate == Some(hostfw_model::HostSubstate::WaitingForFirmwareUpgrade)).then_some(())
     })
     .await;
     let machine = site.store.machine_get("dell-drifted").await.unwrap().unwrap();
-    assert_eq!(machine.state, "HostReprovision");
+    assert_eq!(machine.state, hostfw_model::HostState::HostReprovision);
     let health = site.store.health_reports_for("dell-drifted").await.unwrap();
     assert_eq!(health.len(), 1);
     assert_eq!(health[0].source, "host-fw-update");
@@ -296,11 +296,11 @@ async fn an_unmatched_component_is_skipped_and_the_rest_installed() {
     assert!(not_reported.is_empty());
 
     let machine = site.store.machine_get("smc-no-cpld").await.unwrap().unwrap();
-    assert_eq!(machine.state, "Ready", "back to its steady state, holding no slot");
+    assert_eq!(machine.state, hostfw_model::HostState::Ready, "back to its steady state, holding no slot");
     assert!(site.store.request_get("smc-no-cpld").await.unwrap().is_none(), "request cleared");
     let history = site.store.history_list("smc-no-cpld", 50).await.unwrap();
     assert!(
-        !history.iter().any(|h| h.substate.as_deref() == Some("FailedFirmwareUpgrade")),
+        !history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade)),
         "no retry burned: {history:?}"
     );
     let last = &history.iter().find(|h| h.message.starts_with("not fully installable")).expect("reported").message;

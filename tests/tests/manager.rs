@@ -75,7 +75,7 @@ async fn update_intervals(site: &Site, ids: &[&str]) -> Vec<(i64, Option<i64>)> 
     let mut out = Vec::new();
     for id in ids {
         let history = site.store.history_list(id, 1000).await.unwrap();
-        let intervals = hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state.as_str(), h.at_ms)));
+        let intervals = hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms)));
         assert!(intervals.iter().all(|(_, end)| end.is_some()), "{id} never left HostReprovision");
         out.extend(intervals);
     }
@@ -289,6 +289,6 @@ async fn a_started_request_whose_workflow_was_terminated_is_restarted() {
         site.store.request_get("stopped").await.unwrap().is_none().then_some(())
     })
     .await;
-    assert_eq!(site.store.machine_get("stopped").await.unwrap().unwrap().state, "Ready");
+    assert_eq!(site.store.machine_get("stopped").await.unwrap().unwrap().state, hostfw_model::HostState::Ready);
     site.shutdown().await;
 }

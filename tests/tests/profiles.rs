@@ -123,7 +123,7 @@ async fn assert_compliant(site: &Site, state: &str) {
         let now = site.fleet.versions(id).into_iter().find(|(m, _)| m == member).map(|(_, v)| v);
         assert_eq!(now.as_deref(), Some(*target), "{id}: {member} runs the catalog version");
         let machine = site.store.machine_get(id).await.unwrap().unwrap();
-        assert_eq!(machine.state, state, "{id} back to {state}");
+        assert_eq!(machine.state.as_str(), state, "{id} back to {state}");
         assert!(site.store.request_get(id).await.unwrap().is_none(), "{id}: request cleared");
         let stats = &site.fleet.stats().per_host[*id];
         assert_eq!(stats.uploads, 1, "{id}: one upload");
@@ -200,7 +200,7 @@ async fn each_captured_model_is_updated_as_an_assigned_host_through_its_own_lock
         let machine = site.store.machine_get(id).await.unwrap().unwrap();
         assert_eq!(machine.instance_id.as_deref(), Some(*id), "{id} keeps its tenant");
         let history = site.store.history_list(id, 200).await.unwrap();
-        assert!(history.iter().any(|h| h.substate.as_deref() == Some("DiscoveryBoot")), "{id}: {history:?}");
+        assert!(history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::DiscoveryBoot)), "{id}: {history:?}");
     }
     site.shutdown().await;
 }

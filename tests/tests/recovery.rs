@@ -79,7 +79,7 @@ fn spec<'a>() -> SiteSpec<'a> {
 }
 
 fn count(site_history: &[hostfw_store::HistoryEntry], substate: &str) -> usize {
-    site_history.iter().filter(|h| h.substate.as_deref() == Some(substate)).count()
+    site_history.iter().filter(|h| h.substate.map(|s| s.as_str()) == Some(substate)).count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -92,7 +92,7 @@ async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
     let history = site.store.history_list("h1", 200).await.unwrap();
     assert!(count(&history, "FailedFirmwareUpgrade") >= 1, "{history:?}");
     let failed = history.iter().find(|h| h.message.contains("injected failure")).expect("the BMC's message recorded");
-    assert_eq!(failed.substate.as_deref(), Some("FailedFirmwareUpgrade"));
+    assert_eq!(failed.substate, Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade));
     assert!(history.iter().any(|h| h.message.starts_with("retry 1/5")), "{history:?}");
     let status = site.status("h1").await.unwrap();
     assert_eq!(status.retry_count, 1);
@@ -123,7 +123,7 @@ async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
     let request = site.store.request_get("h1").await.unwrap().expect("request kept while failed");
     assert_eq!(request.retry_count, 2, "the count is persisted");
     let machine = site.store.machine_get("h1").await.unwrap().unwrap();
-    assert_eq!(machine.substate.as_deref(), Some("FailedFirmwareUpgrade"));
+    assert_eq!(machine.substate, Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade));
     assert!(!site.store.health_reports_for("h1").await.unwrap().is_empty(), "still protected");
     let uploads_when_exhausted = site.fleet.stats().per_host["h1"].uploads;
     assert_eq!(uploads_when_exhausted, 3, "first attempt + 2 retries");
@@ -164,7 +164,7 @@ async fn an_assigned_host_waits_for_tenant_approval() {
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
     let machine = site.store.machine_get("h1").await.unwrap().unwrap();
-    assert_eq!(machine.state, "Assigned", "the instance is not interrupted");
+    assert_eq!(machine.state, hostfw_model::HostState::Assigned, "the instance is not interrupted");
     assert_eq!(site.fleet.stats().per_host["h1"].uploads, 0);
     assert_eq!(site.fleet.stats().per_host["h1"].system_resets, 0);
     let err = site.cli(&["instance", "reboot", "--instance", "nope", "--apply-updates-on-reboot"]).await.unwrap_err();
@@ -223,7 +223,7 @@ async fn clearing_an_unassigned_request_before_it_starts_stops_its_workflow() {
     assert!(matches!(outcome, HostOutcome::Cancelled { .. }), "what clear said must be true: {outcome:?}");
     assert_eq!(site.fleet.stats().per_host["h1"].uploads, 0, "nothing was flashed");
     let machine = site.store.machine_get("h1").await.unwrap().unwrap();
-    assert_eq!(machine.state, "Ready", "never protected");
+    assert_eq!(machine.state, hostfw_model::HostState::Ready, "never protected");
     assert!(site.store.health_reports_for("h1").await.unwrap().is_empty(), "no health report left behind");
     assert!(site.store.request_get("h1").await.unwrap().is_none());
     site.record_history("h1", "cleared-unassigned-before-protect").await;
@@ -329,7 +329,7 @@ async fn doctor_lists_and_repairs_a_broken_site() {
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
     site.store.request_set_approval("h2", true).await.unwrap(); // stored; its signal was lost
-    site.store.machine_set_state("gb", "HostReprovision", Some("Protecting"), "worker lost").await.unwrap();
+    site.store.machine_set_state("gb", hostfw_model::HostState::HostReprovision, Some(hostfw_model::HostSubstate::Protecting), "worker lost").await.unwrap();
     site.store
         .health_report_put(&hostfw_store::HealthReport {
             machine_id: "gb".into(),
@@ -353,7 +353,7 @@ async fn doctor_lists_and_repairs_a_broken_site() {
     for line in ["request-without-workflow", "approval-not-heard", "protected-without-request", "Terminated"] {
         assert!(printed.contains(line), "{line} in:\n{printed}");
     }
-    assert_eq!(site.store.machine_get("gb").await.unwrap().unwrap().state, "HostReprovision");
+    assert_eq!(site.store.machine_get("gb").await.unwrap().unwrap().state, hostfw_model::HostState::HostReprovision);
 
     site.cli(&["doctor", "--fix"]).await.unwrap();
     let outcome = site.host_result("h1").await.unwrap();
@@ -361,7 +361,7 @@ async fn doctor_lists_and_repairs_a_broken_site() {
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "h2 approved: {outcome:?}");
     let gb = site.store.machine_get("gb").await.unwrap().unwrap();
-    assert_eq!(gb.state, "Ready");
+    assert_eq!(gb.state, hostfw_model::HostState::Ready);
     assert!(site.store.health_reports_for("gb").await.unwrap().is_empty());
     let printed = site.cli(&["doctor"]).await.unwrap();
     assert!(printed.contains("nothing to repair"), "{printed}");
@@ -410,7 +410,7 @@ async fn a_stubborn_host_continues_as_new_and_keeps_its_count_approval_and_statu
     site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h2"]).await.unwrap();
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
-    assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, "Assigned");
+    assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, hostfw_model::HostState::Assigned);
     site.record_history("h2", "continued-as-new-run").await;
     site.shutdown().await;
 }
@@ -474,7 +474,7 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     assert!(matches!(outcome, HostOutcome::Cancelled { .. }), "{outcome:?}");
     assert!(site.store.request_get("h2").await.unwrap().is_none());
     assert_eq!(site.fleet.stats().per_host["h2"].uploads, 0);
-    assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, "Assigned");
+    assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, hostfw_model::HostState::Assigned);
     site.record_history("h2", "cleared-before-start").await;
 
     // Started (a Ready host starts at once): refused with the reason, request kept.
@@ -564,7 +564,7 @@ async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
     let history = site.store.history_list("h1", 200).await.unwrap();
     let failed = history
         .iter()
-        .find(|h| h.substate.as_deref() == Some("FailedFirmwareUpgrade"))
+        .find(|h| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade))
         .unwrap_or_else(|| panic!("no FailedFirmwareUpgrade: {history:?}"));
     assert!(failed.message.contains("disabling platform lockdown"), "{}", failed.message);
     assert!(history.iter().any(|h| h.message.starts_with("retry 1/")), "{history:?}");

@@ -11,7 +11,7 @@ use hostfw_bmc_sim::Fault;
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 
 fn history_has(history: &[hostfw_store::HistoryEntry], substate: &str) -> bool {
-    history.iter().any(|h| h.substate.as_deref() == Some(substate))
+    history.iter().any(|h| h.substate.map(|s| s.as_str()) == Some(substate))
 }
 
 async fn workflow_history(site: &Site, machine_id: &str) -> String {
@@ -405,7 +405,7 @@ firmware = [ { id = "NIC_0", version = "28.39" } ]
         assert!(history_has(&history, s), "missing {s}: {history:?}");
     }
     let machine = site.store.machine_get("dgx-a").await.unwrap().unwrap();
-    assert_eq!(machine.state, "Assigned", "back to its tenant");
+    assert_eq!(machine.state, hostfw_model::HostState::Assigned, "back to its tenant");
     assert_eq!(machine.instance_id.as_deref(), Some("tenant-vm-9"));
     site.shutdown().await;
 }

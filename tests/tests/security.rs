@@ -107,7 +107,7 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     })
     .await;
     let history = site.store.history_list("s1", 100).await.unwrap();
-    assert!(history.iter().any(|h| h.substate.as_deref() == Some("WaitingForScript")), "the script route ran: {history:?}");
+    assert!(history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::WaitingForScript)), "the script route ran: {history:?}");
 
     // Every workflow of the namespace: hosts, the scheduler, the crawl.
     let list: serde_json::Value = serde_json::from_str(&temporal(&site, &["workflow", "list", "--limit", "1000"]))

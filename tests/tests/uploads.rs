@@ -90,7 +90,7 @@ async fn assert_compliant(site: &Site, host: &str) {
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{host}: not compliant: {outcome:?}");
     let history = site.store.history_list(host, 200).await.unwrap();
     assert!(
-        !history.iter().any(|h| h.substate.as_deref() == Some("FailedFirmwareUpgrade")),
+        !history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade)),
         "{host}: went through a failed attempt: {history:?}"
     );
     assert_eq!(site.fleet.versions(host), vec![("BIOS".to_string(), "3.0".to_string())]);

@@ -73,7 +73,7 @@ async fn host(store: &Store, n: u8, state: &str, instance: Option<&str>, version
             bmc_address: bmc(n),
             vendor: Some("Dell".into()),
             model: Some("PowerEdge R760".into()),
-            state: state.into(),
+            state: state.parse().unwrap(),
             instance_id: instance.map(str::to_string),
         })
         .await
@@ -121,7 +121,7 @@ fn retry(id: &str, retry_count: u32, exhausted: bool) -> RetryRecord {
 /// - host-5: assigned, protected, two retries then exhausted → exhausted, in flight;
 /// - host-7: Maintenance, compliant → in flight;
 /// - host-8: protected and restored → counts started and completed, nothing else;
-/// - host-9: drifted but Decommissioned: no gate would select it → not pending (issue 11, 16);
+/// - host-9: drifted but its auto-update is off: no gate would select it → not pending (issue 11, 16);
 /// - host-10: protected, two retries, its last retry pending → active, not exhausted (issue 11, 16).
 ///
 /// Protect, record_retry and restore are each run twice where a retried activity could double
@@ -136,9 +136,10 @@ async fn seed(deps: &Deps) {
     host(store, 6, "Ready", None, None).await;
     host(store, 7, "Maintenance", None, Some("7.10.30.00")).await;
     let h8 = host(store, 8, "Ready", None, Some("7.10.30.00")).await;
-    host(store, 9, "Decommissioned", None, Some("7.00.00.00")).await;
+    let h9 = host(store, 9, "Ready", None, Some("7.00.00.00")).await;
+    store.machine_set_auto_update(&h9, Some(false)).await.unwrap();
     let h10 = host(store, 10, "Ready", None, Some("7.00.00.00")).await;
-    store.credentials_put(&h4, "root", STORED_PASSWORD).await.unwrap();
+    store.credentials_put(&h4, "root", &STORED_PASSWORD.into()).await.unwrap();
 
     for id in [&h4, &h5, &h8, &h10] {
         request(store, id).await;
@@ -155,7 +156,7 @@ async fn seed(deps: &Deps) {
     // A reset record (count back to 0) is neither a retry nor a failure.
     host_state::record_retry(deps, retry(&h8, 0, false)).await.unwrap();
     for _ in 0..2 {
-        let input = RestoreInput { machine_id: h8.clone(), state: "Ready".into(), message: "compliant".into() };
+        let input = RestoreInput { machine_id: h8.clone(), state: hostfw_model::HostState::Ready, message: "compliant".into() };
         host_state::restore(deps, input).await.unwrap();
     }
 }

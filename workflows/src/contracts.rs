@@ -4,7 +4,7 @@
 //! implementations are in `hostfw-activities`, which registers them on the worker. Inputs carry
 //! machine ids, never BMC credentials: activities resolve credentials themselves.
 
-use hostfw_model::{ComponentType, FirmwareEntry, HostModel, InventoryReport, Matcher};
+use hostfw_model::{ComponentType, FirmwareEntry, HostModel, HostState, HostSubstate, InventoryReport, Matcher};
 use serde::{Deserialize, Serialize};
 use temporalio_common::ActivityError;
 use temporalio_macros::activity_definitions;
@@ -25,7 +25,7 @@ pub struct HostContext {
     pub machine_id: String,
     pub bmc_address: String,
     /// Lifecycle state before the update (`Ready`, `Assigned`): restored at the end.
-    pub prior_state: String,
+    pub prior_state: HostState,
     /// The request was cleared (`host reprovision clear`) before protect could mark it started:
     /// nothing was changed and the workflow ends without updating.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -36,9 +36,9 @@ pub struct HostContext {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubstateUpdate {
     pub machine_id: String,
-    /// Top-level state to record (`HostReprovision`).
-    pub state: String,
-    pub substate: String,
+    /// Top-level state to record (`HostReprovision`, or `Assigned` while waiting for approval).
+    pub state: HostState,
+    pub substate: HostSubstate,
     pub message: String,
 }
 
@@ -116,12 +116,34 @@ pub struct WaitTaskInput {
 
 /// Output of `hostfw.firmware.wait_task`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "TaskResultWire")]
 pub struct TaskResult {
     pub succeeded: bool,
-    /// Final TaskState as the BMC reported it (`Completed`, `Exception`, ...).
+    /// Final TaskState as the BMC reported it (`Completed`, `Exception`, ...), for messages.
     pub state: String,
     /// The BMC's messages, `MessageId: text`.
     pub messages: Vec<String>,
+    /// The task disappeared (404 from its monitor) before a final state was read: the workflow
+    /// then asks the inventory whether the image was applied.
+    pub vanished: bool,
+}
+
+/// `TaskResult` as recorded: results recorded before `vanished` existed said so only in `state`
+/// (the text `Unknown("vanished")`); decoding them keeps their meaning, so their histories replay.
+#[derive(Deserialize)]
+struct TaskResultWire {
+    succeeded: bool,
+    state: String,
+    messages: Vec<String>,
+    #[serde(default)]
+    vanished: Option<bool>,
+}
+
+impl From<TaskResultWire> for TaskResult {
+    fn from(w: TaskResultWire) -> TaskResult {
+        let vanished = w.vanished.unwrap_or(!w.succeeded && w.state == r#"Unknown("vanished")"#);
+        TaskResult { succeeded: w.succeeded, state: w.state, messages: w.messages, vanished }
+    }
 }
 
 /// One activation step, decided by [`crate::host::activation`].
@@ -154,7 +176,7 @@ pub struct ActivateInput {
 pub struct RestoreInput {
     pub machine_id: String,
     /// State to return the host to (its prior steady state).
-    pub state: String,
+    pub state: HostState,
     pub message: String,
 }
 
@@ -260,85 +282,85 @@ pub struct HostActivities;
 #[activity_definitions]
 impl HostActivities {
     /// Health report `host-fw-update`, state `HostReprovision`, request marked started.
-    #[activity(name = "hostfw.host.protect")]
+    #[activity(name = crate::names::ACT_PROTECT)]
     pub fn protect(input: ProtectInput) -> Result<HostContext, ActivityError> {
         unimplemented!()
     }
 
     /// Record the current substate (and a history entry) in the site database.
-    #[activity(name = "hostfw.host.record_substate")]
+    #[activity(name = crate::names::ACT_RECORD_SUBSTATE)]
     pub fn record_substate(input: SubstateUpdate) -> Result<(), ActivityError> {
         unimplemented!()
     }
 
     /// Explore the BMC (Redfish inventory crawl) and store the report. Input: machine id.
-    #[activity(name = "hostfw.host.refresh_inventory")]
+    #[activity(name = crate::names::ACT_REFRESH_INVENTORY)]
     pub fn refresh_inventory(machine_id: String) -> Result<InventoryReport, ActivityError> {
         unimplemented!()
     }
 
     /// The effective catalog entry for a vendor and model, if any.
-    #[activity(name = "hostfw.catalog.lookup")]
+    #[activity(name = crate::names::ACT_CATALOG_LOOKUP)]
     pub fn catalog_lookup(input: CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
         unimplemented!()
     }
 
     /// Precheck, then upload one artifact over Redfish.
-    #[activity(name = "hostfw.firmware.upload")]
+    #[activity(name = crate::names::ACT_UPLOAD)]
     pub fn upload(input: UploadInput) -> Result<UploadResult, ActivityError> {
         unimplemented!()
     }
 
     /// Follow a Redfish task to its end, heartbeating its progress.
-    #[activity(name = "hostfw.firmware.wait_task")]
+    #[activity(name = crate::names::ACT_WAIT_TASK)]
     pub fn wait_task(input: WaitTaskInput) -> Result<TaskResult, ActivityError> {
         unimplemented!()
     }
 
     /// One activation step (reset), waiting until the BMC is reachable again.
-    #[activity(name = "hostfw.host.activate")]
+    #[activity(name = crate::names::ACT_ACTIVATE)]
     pub fn activate(input: ActivateInput) -> Result<(), ActivityError> {
         unimplemented!()
     }
 
     /// Return the host to its steady state, clear the request, remove the health report.
-    #[activity(name = "hostfw.host.restore")]
+    #[activity(name = crate::names::ACT_RESTORE)]
     pub fn restore(input: RestoreInput) -> Result<(), ActivityError> {
         unimplemented!()
     }
 
     /// Persist the retry count of the host's request.
-    #[activity(name = "hostfw.host.record_retry")]
+    #[activity(name = crate::names::ACT_RECORD_RETRY)]
     pub fn record_retry(input: RetryRecord) -> Result<(), ActivityError> {
         unimplemented!()
     }
 
     /// Choose the installation route of a component: Scout, Core-local script or Redfish.
-    #[activity(name = "hostfw.firmware.plan_route")]
+    #[activity(name = crate::names::ACT_PLAN_ROUTE)]
     pub fn plan_route(input: RouteQuery) -> Result<InstallRoute, ActivityError> {
         unimplemented!()
     }
 
     /// Run a Core-local script with the BMC address and credentials in its environment.
-    #[activity(name = "hostfw.firmware.run_script")]
+    #[activity(name = crate::names::ACT_RUN_SCRIPT)]
     pub fn run_script(input: ScriptInput) -> Result<ScriptResult, ActivityError> {
         unimplemented!()
     }
 
     /// A platform step of an assigned host: lockdown, discovery boot, boot back to the OS.
-    #[activity(name = "hostfw.host.platform")]
+    #[activity(name = crate::names::ACT_PLATFORM)]
     pub fn platform(input: PlatformInput) -> Result<(), ActivityError> {
         unimplemented!()
     }
 
     /// The current retry budget and interval. Input: machine id.
-    #[activity(name = "hostfw.host.retry_limits")]
+    #[activity(name = crate::names::ACT_RETRY_LIMITS)]
     pub fn retry_limits(machine_id: String) -> Result<RetryLimits, ActivityError> {
         unimplemented!()
     }
 
     /// The stored approval and the current autoreboot period. Input: machine id.
-    #[activity(name = "hostfw.host.approval_inputs")]
+    #[activity(name = crate::names::ACT_APPROVAL_INPUTS)]
     pub fn approval_inputs(machine_id: String) -> Result<ApprovalInputs, ActivityError> {
         unimplemented!()
     }

@@ -24,6 +24,7 @@ pub mod options;
 pub mod scout;
 pub mod search_attributes;
 pub mod site;
+pub mod tunables;
 pub mod waits;
 
 pub use host::{activation, carried, host_reprovision, settings, status};

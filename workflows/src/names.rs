@@ -1,30 +1,16 @@
-//! Stable wire names: workflow types, activity names, ID prefixes.
+//! Every wire name, in one list: workflow types and IDs, activity names, signals, queries and
+//! search attributes. The `#[run]`, `#[activity]`, `#[signal]` and `#[query]` attributes of the
+//! workflows and contracts name these constants, so a name is written once.
 //!
 //! These strings are recorded in every workflow history. Renaming one breaks running and recorded
 //! workflows, so treat them like a database schema: add, never rename.
+
+// --- Workflow types and IDs -------------------------------------------------------------------
 
 /// Workflow type of the per-host firmware reprovisioning.
 pub const HOST_REPROVISION_WORKFLOW: &str = "HostReprovision";
 /// Prefix of the per-host workflow ID (`host-reprovision/<machine-id>`).
 pub const HOST_REPROVISION_ID_PREFIX: &str = "host-reprovision/";
-
-/// Activity: protect the host before any update (state, health report, request started).
-pub const ACT_PROTECT: &str = "hostfw.host.protect";
-/// Activity: record a substate transition in the site database.
-pub const ACT_RECORD_SUBSTATE: &str = "hostfw.host.record_substate";
-/// Activity: read the host's Redfish inventory and store the report.
-pub const ACT_REFRESH_INVENTORY: &str = "hostfw.host.refresh_inventory";
-/// Activity: look up the effective catalog entry for a vendor and model.
-pub const ACT_CATALOG_LOOKUP: &str = "hostfw.catalog.lookup";
-/// Activity: precheck and upload one firmware artifact over Redfish.
-pub const ACT_UPLOAD: &str = "hostfw.firmware.upload";
-/// Activity: follow a Redfish update task to its end.
-pub const ACT_WAIT_TASK: &str = "hostfw.firmware.wait_task";
-/// Activity: one activation step (system or manager reset, power off/on).
-pub const ACT_ACTIVATE: &str = "hostfw.host.activate";
-/// Activity: restore the host after the loop (state, request, health report).
-pub const ACT_RESTORE: &str = "hostfw.host.restore";
-
 /// Workflow type of the site scheduler (one per site).
 pub const MACHINE_UPDATE_MANAGER_WORKFLOW: &str = "MachineUpdateManager";
 /// Workflow ID of the site scheduler: one per namespace and task queue.
@@ -33,11 +19,78 @@ pub const MACHINE_UPDATE_MANAGER_ID: &str = "machine-update-manager";
 pub const SITE_EXPLORER_WORKFLOW: &str = "SiteExplorer";
 /// Workflow ID of the periodic inventory crawl.
 pub const SITE_EXPLORER_ID: &str = "site-explorer";
-/// Activity: one scheduler pass (gates, ceiling, requests, workflow starts).
+
+// --- Activities of the host workflow ----------------------------------------------------------
+
+/// Protect the host before any update (state, health report, request started).
+pub const ACT_PROTECT: &str = "hostfw.host.protect";
+/// Record a substate transition in the site database.
+pub const ACT_RECORD_SUBSTATE: &str = "hostfw.host.record_substate";
+/// Read the host's Redfish inventory and store the report.
+pub const ACT_REFRESH_INVENTORY: &str = "hostfw.host.refresh_inventory";
+/// Look up the effective catalog entry for a vendor and model.
+pub const ACT_CATALOG_LOOKUP: &str = "hostfw.catalog.lookup";
+/// Precheck and upload one firmware artifact over Redfish.
+pub const ACT_UPLOAD: &str = "hostfw.firmware.upload";
+/// Follow a Redfish update task to its end.
+pub const ACT_WAIT_TASK: &str = "hostfw.firmware.wait_task";
+/// One activation step (system or manager reset, power off/on, AC power cycle).
+pub const ACT_ACTIVATE: &str = "hostfw.host.activate";
+/// Restore the host after the loop (state, request, health report).
+pub const ACT_RESTORE: &str = "hostfw.host.restore";
+/// Persist the retry count of the host's request.
+pub const ACT_RECORD_RETRY: &str = "hostfw.host.record_retry";
+/// Choose a component's installation route (Scout, Core-local script, Redfish).
+pub const ACT_PLAN_ROUTE: &str = "hostfw.firmware.plan_route";
+/// Run a Core-local script on the worker.
+pub const ACT_RUN_SCRIPT: &str = "hostfw.firmware.run_script";
+/// A platform step of an assigned host (lockdown, discovery boot, boot back).
+pub const ACT_PLATFORM: &str = "hostfw.host.platform";
+/// The current retry budget and interval.
+pub const ACT_RETRY_LIMITS: &str = "hostfw.host.retry_limits";
+/// The stored approval and the current autoreboot period.
+pub const ACT_APPROVAL_INPUTS: &str = "hostfw.host.approval_inputs";
+/// Scout's one activity, on the host's own task queue: download, verify and run a package.
+pub const ACT_SCOUT_RUN_UPGRADE: &str = "hostfw.scout.run_upgrade";
+
+// --- Activities of the site workflows ---------------------------------------------------------
+
+/// One scheduler pass (gates, ceiling, requests, workflow starts).
 pub const ACT_MANAGER_PASS: &str = "hostfw.manager.pass";
-/// Activity: explore BMCs and store their reports.
+/// Explore BMCs and store their reports.
 pub const ACT_EXPLORER_CRAWL: &str = "hostfw.explorer.crawl";
-/// Signal of both site workflows: run now (a host finished, a window opened, the catalog changed, ...).
+
+// --- Signals ----------------------------------------------------------------------------------
+
+/// Host workflow: the operator finished the manual upgrade procedure.
+pub const SIGNAL_MARK_MANUAL_UPGRADE_COMPLETE: &str = "mark_manual_upgrade_complete";
+/// Host workflow: the tenant approved the reboot.
+pub const SIGNAL_APPROVE_UPDATES: &str = "approve_updates";
+/// Host workflow: reset the retry count of a failed host and retry now.
+pub const SIGNAL_RESET_REPROVISIONING: &str = "reset_reprovisioning";
+/// Host workflow: the worker's settings changed (retry budget, autoreboot period); read them again.
+pub const SIGNAL_SETTINGS_CHANGED: &str = "settings_changed";
+/// Host workflow: the request was cleared before the update started.
+pub const SIGNAL_CANCEL_REQUEST: &str = "cancel_request";
+/// Both site workflows: run now (a host finished, a window opened, the catalog changed, ...).
 pub const SIGNAL_WAKE: &str = "wake";
-/// Signal of the Site Explorer: explore one BMC now.
+/// Site Explorer: explore one BMC now.
 pub const SIGNAL_RE_EXPLORE: &str = "re_explore";
+
+// --- Queries ----------------------------------------------------------------------------------
+
+/// Every workflow of hostfw: its current status.
+pub const QUERY_STATUS: &str = "status";
+
+// --- Search attributes (all of type Keyword; see `search_attributes`) --------------------------
+
+/// Machine id of the host a workflow works on.
+pub const SA_MACHINE_ID: &str = "HostfwMachineId";
+/// Current substate, with the seed's names.
+pub const SA_SUBSTATE: &str = "HostfwSubstate";
+/// Host vendor as reported by the BMC.
+pub const SA_VENDOR: &str = "HostfwVendor";
+/// Host model as reported by the BMC.
+pub const SA_MODEL: &str = "HostfwModel";
+/// Component being installed, when one is.
+pub const SA_COMPONENT: &str = "HostfwComponent";

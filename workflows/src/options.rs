@@ -11,10 +11,7 @@ use temporalio_workflow::{ActivityOptions, RetryPolicy};
 
 use crate::contracts::{ActivationStep, PlatformStep};
 use crate::host::settings::ReprovisionSettings;
-
-/// Added to a derived timeout: opening a client, reading the machine row and a few site-database
-/// writes around the waits, with room for a slow database.
-pub const MARGIN: Duration = Duration::from_secs(60);
+pub use crate::tunables::MARGIN;
 
 /// Error type names (set by `hostfw-activities`) that no retry can fix: bad input, a BMC that
 /// refused the request, a catalog that points at nothing.

@@ -8,6 +8,7 @@ use hostfw_model::ComponentType;
 use serde::{Deserialize, Serialize};
 use temporalio_common::ActivityError;
 use temporalio_macros::activity_definitions;
+pub use crate::tunables::SCOUT_OUTPUT_LIMIT;
 
 /// Prefix of the task queue a host's Scout polls: `scout/<machine-id>`.
 pub const SCOUT_TASK_QUEUE_PREFIX: &str = "scout/";
@@ -44,9 +45,6 @@ pub struct ScoutTask {
     pub artifact_download_timeout_secs: u64,
 }
 
-/// Longest stdout/stderr tail Scout reports, in characters.
-pub const SCOUT_OUTPUT_LIMIT: usize = 1500;
-
 /// What Scout reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScoutResult {
@@ -67,7 +65,7 @@ pub struct ScoutActivities;
 #[activity_definitions]
 impl ScoutActivities {
     /// Download, verify, run. Runs on the host's task queue ([`scout_task_queue`]).
-    #[activity(name = "hostfw.scout.run_upgrade")]
+    #[activity(name = crate::names::ACT_SCOUT_RUN_UPGRADE)]
     pub fn run_upgrade(task: ScoutTask) -> Result<ScoutResult, ActivityError> {
         unimplemented!()
     }

@@ -7,22 +7,24 @@
 
 use temporalio_common::search_attributes::SearchAttributeKey;
 
+use crate::names;
+
 /// Machine id of the host a workflow works on.
-pub const MACHINE_ID: SearchAttributeKey<String> = SearchAttributeKey::keyword("HostfwMachineId");
+pub const MACHINE_ID: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_MACHINE_ID);
 /// Current substate, with the seed's names (e.g. `WaitingForFirmwareUpgrade`).
-pub const SUBSTATE: SearchAttributeKey<String> = SearchAttributeKey::keyword("HostfwSubstate");
+pub const SUBSTATE: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_SUBSTATE);
 /// Host vendor as reported by the BMC.
-pub const VENDOR: SearchAttributeKey<String> = SearchAttributeKey::keyword("HostfwVendor");
+pub const VENDOR: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_VENDOR);
 /// Host model as reported by the BMC.
-pub const MODEL: SearchAttributeKey<String> = SearchAttributeKey::keyword("HostfwModel");
+pub const MODEL: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_MODEL);
 /// Component being installed, when one is.
-pub const COMPONENT: SearchAttributeKey<String> = SearchAttributeKey::keyword("HostfwComponent");
+pub const COMPONENT: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_COMPONENT);
 
 /// `(name, type)` of every attribute above, for registration on a namespace.
 pub const REGISTRATION: &[(&str, &str)] = &[
-    ("HostfwMachineId", "Keyword"),
-    ("HostfwSubstate", "Keyword"),
-    ("HostfwVendor", "Keyword"),
-    ("HostfwModel", "Keyword"),
-    ("HostfwComponent", "Keyword"),
+    (names::SA_MACHINE_ID, "Keyword"),
+    (names::SA_SUBSTATE, "Keyword"),
+    (names::SA_VENDOR, "Keyword"),
+    (names::SA_MODEL, "Keyword"),
+    (names::SA_COMPONENT, "Keyword"),
 ];

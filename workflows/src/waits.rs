@@ -12,22 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{ActivationStep, PlatformStep};
-
-/// Requests one reset or power action costs before its POST is answered: the resource with the
-/// action, its ActionInfo, the POST, and the first read of a Task it answers with.
-pub const ISSUE_REQUESTS: u32 = 4;
-
-/// Longest pause between two polls of a wait (the reachability poll backs off to 5 s): a wait
-/// may overrun its deadline by one pause plus one request in flight.
-pub const POLL_PAUSE: Duration = Duration::from_secs(5);
-
-/// Reads of an inventory crawl besides the FirmwareInventory members: ServiceRoot, Systems and
-/// a few System members, UpdateService, and the collection's pages.
-pub const INVENTORY_FIXED_GETS: u32 = 16;
-
-/// Most FirmwareInventory members an inventory timeout is sized for. The largest captured
-/// inventory (a Supermicro) lists 111; twice that leaves room for bigger machines.
-pub const INVENTORY_MEMBERS_BOUND: u32 = 256;
+pub use crate::tunables::{ISSUE_REQUESTS, POLL_PAUSE, INVENTORY_FIXED_GETS, INVENTORY_MEMBERS_BOUND};
 
 fn d_request_timeout_ms() -> u64 {
     30_000

@@ -3,7 +3,7 @@
 //! live in their own files; this one orders them.
 
 use hostfw_model::{TargetsKeyword, UploadRouteName, UploadTargets};
-use hostfw_redfish::{RedfishClient, TaskPoll, TaskRef, UploadRequest, UploadRoute, WaitOptions};
+use hostfw_redfish::{RedfishClient, TaskFinal, TaskPoll, TaskRef, UploadRequest, UploadRoute, WaitOptions};
 use hostfw_store::SlotGrant;
 use hostfw_workflows::{Precheck, SlotLease, TaskHandle, TaskResult, UploadInput, UploadResult, WaitTaskInput};
 use temporalio_common::ActivityError;
@@ -224,7 +224,7 @@ fn describe(poll: &TaskPoll) -> String {
             Some(p) => format!("{state} {p}%"),
             None => state.clone(),
         },
-        TaskPoll::Done(outcome) => format!("{:?}", outcome.state),
+        TaskPoll::Done(outcome) => outcome.state.to_string(),
         TaskPoll::Vanished => "vanished".to_string(),
     }
 }
@@ -290,7 +290,8 @@ pub async fn wait_task(
     };
     Ok(TaskResult {
         succeeded: outcome.succeeded(),
-        state: format!("{:?}", outcome.state),
+        state: outcome.state.to_string(),
         messages: outcome.messages.clone(),
+        vanished: outcome.state == TaskFinal::Vanished,
     })
 }

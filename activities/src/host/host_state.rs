@@ -2,7 +2,7 @@
 //! after, and the site-wide update counters (started, completed, failed, retries) those steps
 //! advance, each at most once per request step. No Redfish here.
 
-use hostfw_model::HostState;
+use hostfw_model::{HostState, HostSubstate};
 use hostfw_store::{
     now_ms, HealthReport, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED,
     PHASE_STARTED,
@@ -31,11 +31,7 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
     let machine = bmc::machine(deps, &input.machine_id).await?;
     // A retry after a crash finds the host already in HostReprovision: its steady state is then
     // Assigned when it carries an instance, Ready otherwise.
-    let prior_state = if machine.state == HostState::HostReprovision.to_string() {
-        if machine.instance_id.is_some() { HostState::Assigned } else { HostState::Ready }.to_string()
-    } else {
-        machine.state.clone()
-    };
+    let prior_state = machine.state.steady(machine.instance_id.is_some());
     let store = &deps.store;
     let Some(request) = store.request_get(&machine.id).await.map_err(error::store)? else {
         return Ok(cleared(machine.id, machine.bmc_address.to_string(), prior_state));
@@ -63,8 +59,8 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
     store
         .machine_set_state(
             &machine.id,
-            &HostState::HostReprovision.to_string(),
-            Some("Protecting"),
+            HostState::HostReprovision,
+            Some(HostSubstate::Protecting),
             &format!("reprovisioning started by {}", input.initiator),
         )
         .await
@@ -73,18 +69,18 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
 }
 
 /// The request was cleared before the update started: nothing was touched.
-fn cleared(machine_id: String, bmc_address: String, prior_state: String) -> HostContext {
+fn cleared(machine_id: String, bmc_address: String, prior_state: HostState) -> HostContext {
     tracing::info!(machine = %machine_id, "the request was cleared before the update started; nothing done");
     HostContext { machine_id, bmc_address, prior_state, cleared: true }
 }
 
 /// The substate `record_retry` sets.
-const FAILED: &str = "FailedFirmwareUpgrade";
+const FAILED: HostSubstate = HostSubstate::FailedFirmwareUpgrade;
 
 /// Record a substate and a history entry.
 pub async fn record_substate(deps: &Deps, input: SubstateUpdate) -> Result<(), ActivityError> {
     deps.store
-        .machine_set_state(&input.machine_id, &input.state, Some(&input.substate), &input.message)
+        .machine_set_state(&input.machine_id, input.state, Some(input.substate), &input.message)
         .await
         .map_err(error::store)
 }
@@ -93,7 +89,7 @@ pub async fn record_substate(deps: &Deps, input: SubstateUpdate) -> Result<(), A
 /// that a host never looks allocatable while its request still exists.
 pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityError> {
     let store = &deps.store;
-    store.machine_set_state(&input.machine_id, &input.state, None, &input.message).await.map_err(error::store)?;
+    store.machine_set_state(&input.machine_id, input.state, None, &input.message).await.map_err(error::store)?;
     let request = store.request_get(&input.machine_id).await.map_err(error::store)?;
     let started = request.is_some_and(|r| r.started_at_ms.is_some());
     let deleted = store.request_delete(&input.machine_id).await.map_err(error::store)?;
@@ -115,7 +111,7 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), Activit
     let store = &deps.store;
     // A retried activity finds its own history entry on top: each record counts once.
     let last = store.history_list(&input.machine_id, 1).await.map_err(error::store)?;
-    let recorded = last.first().is_some_and(|h| h.substate.as_deref() == Some(FAILED) && h.message == input.message);
+    let recorded = last.first().is_some_and(|h| h.substate == Some(FAILED) && h.message == input.message);
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
         store
             .request_record_retry(&input.machine_id, input.retry_count, input.exhausted)
@@ -125,7 +121,7 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), Activit
     store
         .machine_set_state(
             &input.machine_id,
-            &HostState::HostReprovision.to_string(),
+            HostState::HostReprovision,
             Some(FAILED),
             &input.message,
         )
@@ -155,7 +151,7 @@ async fn count(deps: &Deps, name: &str, label: &str) {
 /// current site config (a period configured after the request was made applies).
 pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
     let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
-    let settings = crate::site::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
+    let settings = crate::site::site_link::reprovision_settings(&deps.site);
     Ok(ApprovalInputs {
         approved: request.is_some_and(|r| r.user_approval),
         autoreboot_period: settings.autoreboot_period,
@@ -164,6 +160,6 @@ pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalIn
 
 /// The retry budget and interval of the worker's current site config.
 pub fn retry_limits(deps: &Deps) -> Result<RetryLimits, ActivityError> {
-    let settings = crate::site::site_link::reprovision_settings(&deps.site).map_err(error::bad_input)?;
+    let settings = crate::site::site_link::reprovision_settings(&deps.site);
     Ok(RetryLimits { max_retries: settings.max_retries, retry_interval_secs: settings.retry_interval_secs })
 }

@@ -194,7 +194,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         .arg(&path)
         .envs(address_env(&machine.bmc_address))
         .env("BMC_USERNAME", &username)
-        .env("BMC_PASSWORD", &password)
+        .env("BMC_PASSWORD", password.expose())
         .env("MACHINE_ID", &machine.id)
         .env("COMPONENT_TYPE", input.component.to_string())
         .env("TARGET_VERSION", &input.target_version)
@@ -255,8 +255,8 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
     let result = ScriptResult {
         success: output.status.success(),
         exit_code: output.status.code(),
-        stdout: tail(&output.stdout, &password),
-        stderr: tail(&output.stderr, &password),
+        stdout: tail(&output.stdout, password.expose()),
+        stderr: tail(&output.stderr, password.expose()),
         error: None,
     };
     tracing::info!(machine = %machine.id, script = %path.display(), exit = ?result.exit_code,

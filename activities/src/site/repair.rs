@@ -45,7 +45,7 @@ pub enum Finding {
     /// The request's workflow is not running: `workflow` says what Temporal knows of it.
     RequestWithoutWorkflow { machine_id: String, started: bool, workflow: String },
     /// The host is protected but nothing will restore it.
-    ProtectedWithoutRequest { machine_id: String, state: String, health_report: bool, instance: bool },
+    ProtectedWithoutRequest { machine_id: String, state: HostState, health_report: bool, instance: bool },
     /// A workflow runs for a host that has no request.
     WorkflowWithoutRequest { machine_id: String, workflow_id: String },
     /// The tenant's approval is stored but the workflow still waits for it.
@@ -100,7 +100,7 @@ impl Finding {
             }
             Finding::ProtectedWithoutRequest { instance, .. } => format!(
                 "restore the host to {} and remove the health report",
-                if *instance { "Assigned" } else { "Ready" }
+                HostState::HostReprovision.steady(*instance)
             ),
             Finding::WorkflowWithoutRequest { workflow_id, .. } => format!(
                 "not fixed automatically: let it finish, or stop it with `temporal workflow terminate --workflow-id {workflow_id}`"
@@ -183,14 +183,14 @@ pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<
         if requested.contains(m.id.as_str()) {
             continue;
         }
-        let protected = m.state == HostState::HostReprovision.to_string();
+        let protected = m.state == HostState::HostReprovision;
         let health_report = reported.contains(m.id.as_str());
         if let Some(workflow_id) = running.get(&m.id) {
             found.push(Finding::WorkflowWithoutRequest { machine_id: m.id.clone(), workflow_id: workflow_id.clone() });
         } else if protected || health_report {
             found.push(Finding::ProtectedWithoutRequest {
                 machine_id: m.id.clone(),
-                state: m.state.clone(),
+                state: m.state,
                 health_report,
                 instance: m.instance_id.is_some(),
             });
@@ -220,9 +220,9 @@ pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -
             Ok(format!("workflow {id} started again"))
         }
         Finding::ProtectedWithoutRequest { machine_id, instance, .. } => {
-            let state = if *instance { HostState::Assigned } else { HostState::Ready };
+            let state = HostState::HostReprovision.steady(*instance);
             let message = format!("repaired by {actor}: protected without a request, restored to {state}");
-            store.machine_set_state(machine_id, &state.to_string(), None, &message).await.map_err(|e| e.to_string())?;
+            store.machine_set_state(machine_id, state, None, &message).await.map_err(|e| e.to_string())?;
             store.health_report_remove(machine_id, HEALTH_SOURCE).await.map_err(|e| e.to_string())?;
             Ok(format!("restored to {state}, health report removed"))
         }

@@ -7,9 +7,9 @@
 //! it (the scheduler does so each pass). The workflow ID is the per-host lock. It must not choose
 //! hosts (that is the scheduler's gates).
 
-use hostfw_model::{HostState, SiteConfig};
+use hostfw_model::SiteConfig;
 use hostfw_store::{NewRequest, RequestCreate, Store};
-use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
+use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings};
 use hostfw_workflows::waits::BmcWaits;
 use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
 use hostfw_workflows::{host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow, MachineUpdateManagerWorkflow};
@@ -29,39 +29,17 @@ pub enum StartError {
     AlreadyRequested { machine: String, initiator: String, started: &'static str },
     #[error("a reprovisioning workflow is already running for host {machine} ({workflow_id}); refusing a second one")]
     AlreadyRunning { machine: String, workflow_id: String },
-    #[error("{0}")]
-    Config(String),
     #[error("site database: {0}")]
     Store(#[from] hostfw_store::StoreError),
     #[error("starting the reprovisioning workflow of {machine}: {message}")]
     Temporal { machine: String, message: String },
 }
 
-/// `YYYY-MM-DDTHH:MM:SS(Z|±HH:MM)` to unix milliseconds.
-fn rfc3339_ms(key: &str, text: &str) -> Result<i64, String> {
-    chrono::DateTime::parse_from_rfc3339(text)
-        .map(|t| t.timestamp_millis())
-        .map_err(|e| format!("machine_updater.instance_autoreboot_period.{key} = {text:?}: {e}"))
-}
-
 /// Host workflow settings from the site config.
-pub fn reprovision_settings(site: &SiteConfig) -> Result<ReprovisionSettings, String> {
+pub fn reprovision_settings(site: &SiteConfig) -> ReprovisionSettings {
     let hr = &site.host_reprovision;
     let fg = &site.firmware_global;
-    let autoreboot_period = match &site.machine_updater.instance_autoreboot_period {
-        Some(p) => {
-            let window = TimeWindow { start_ms: rfc3339_ms("start", &p.start)?, end_ms: rfc3339_ms("end", &p.end)? };
-            if window.start_ms >= window.end_ms {
-                return Err(format!(
-                    "machine_updater.instance_autoreboot_period: start {} is not before end {}",
-                    p.start, p.end
-                ));
-            }
-            Some(window)
-        }
-        None => None,
-    };
-    Ok(ReprovisionSettings {
+    ReprovisionSettings {
         verify_poll_interval_secs: hr.verify_poll_interval.as_secs().max(1),
         verify_max_polls: hr.verify_max_polls,
         task_timeout_secs: site.redfish.task_timeout.as_secs().max(1),
@@ -79,10 +57,10 @@ pub fn reprovision_settings(site: &SiteConfig) -> Result<ReprovisionSettings, St
         },
         pre_update_wait_secs: hr.pre_update_wait.as_secs(),
         script_timeout_secs: hr.script_timeout.as_secs().max(1),
-        autoreboot_period,
+        autoreboot_period: site.machine_updater.instance_autoreboot_period,
         heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
         bmc_waits: bmc_waits(site),
-    })
+    }
 }
 
 /// The waits inside the BMC activities, from the site config; the workflow derives those
@@ -113,8 +91,6 @@ pub async fn request_and_start(
     if store.machine_get(machine_id).await?.is_none() {
         return Err(StartError::UnknownMachine(machine_id.to_string()));
     }
-    // Checked before anything is written.
-    reprovision_settings(site).map_err(StartError::Config)?;
     let workflow_id = host_reprovision_workflow_id(machine_id);
     let new = NewRequest {
         machine_id: machine_id.to_string(),
@@ -165,9 +141,8 @@ async fn start_workflow(
     let Some(machine) = store.machine_get(machine_id).await? else {
         return Err(StartError::UnknownMachine(machine_id.to_string()));
     };
-    let settings = reprovision_settings(site).map_err(StartError::Config)?;
-    let assigned = machine.state == HostState::Assigned.to_string()
-        || (machine.state == HostState::HostReprovision.to_string() && machine.instance_id.is_some());
+    let settings = reprovision_settings(site);
+    let assigned = machine.state.is_assigned(machine.instance_id.is_some());
     let workflow_id = host_reprovision_workflow_id(machine_id);
     let input = HostReprovisionInput {
         machine_id: machine_id.to_string(),
@@ -220,7 +195,7 @@ mod tests {
                     [host_reprovision]\ntask_poll_interval = \"250ms\"\nbmc_reachable_within = \"20m\"\n\
                     power_state_within = \"15m\"\nbmc_goes_down_within = \"45s\"\n";
         let site = SiteConfig::from_toml_str(text, Path::new("/etc/hostfw/site.toml")).expect("loads");
-        let w = reprovision_settings(&site).expect("settings").bmc_waits;
+        let w = reprovision_settings(&site).bmc_waits;
         assert_eq!(
             w,
             BmcWaits {
@@ -234,6 +209,6 @@ mod tests {
             }
         );
         let defaults = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("/etc/hostfw/site.toml")).unwrap();
-        assert_eq!(reprovision_settings(&defaults).unwrap().bmc_waits, BmcWaits::default(), "defaults agree on both sides");
+        assert_eq!(reprovision_settings(&defaults).bmc_waits, BmcWaits::default(), "defaults agree on both sides");
     }
 }

@@ -6,8 +6,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use hostfw_model::gates::{firmware_status, HostLifecycle, HostView, PassInput, SchedulingPolicy, UpdateWindow};
-use hostfw_model::{Catalog, HostState, SiteConfig};
+use hostfw_model::gates::{firmware_status, HostView, PassInput, SchedulingPolicy};
+use hostfw_model::{Catalog, SiteConfig};
 use hostfw_store::{Request, Store, StoreError};
 
 use crate::host::host_state::HEALTH_SOURCE;
@@ -48,10 +48,10 @@ pub async fn read(store: &Store, catalog: &Catalog, site: &SiteConfig, now_ms: i
             let model = inventory.map(|i| i.model.as_str()).or(m.model.as_deref());
             HostView {
                 machine_id: m.id.clone(),
-                lifecycle: HostLifecycle::from_state(&m.state),
-                assigned: m.instance_id.is_some() || m.state == HostState::Assigned.to_string(),
+                state: m.state,
+                assigned: m.state.is_assigned(m.instance_id.is_some()),
                 auto_update: m.auto_update,
-                window: m.window_start_ms.zip(m.window_end_ms).map(|(start_ms, end_ms)| UpdateWindow { start_ms, end_ms }),
+                window: m.window,
                 has_request: requested.contains(m.id.as_str()),
                 unhealthy: error.is_some() || unhealthy.contains(&m.id),
                 firmware: firmware_status(catalog, vendor, model, inventory, error),

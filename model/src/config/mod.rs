@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use sections::{
-    AutorebootPeriod, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection,
+    CredentialsSection, FirmwareGlobalSection, HostReprovisionSection,
     MachineUpdaterSection, RedfishSection, SiteExplorerSection, SiteSection, TemporalSection,
     WorkerSection,
 };

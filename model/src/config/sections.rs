@@ -3,11 +3,12 @@
 //! Owns field names, types and default values only. It must not read files, resolve paths or check
 //! cross-field rules (see `config::mod` and `config::validate`).
 
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::{Secret, TimeWindow};
 
 /// `[site]` (required).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,27 +81,15 @@ impl Default for WorkerSection {
 
 /// `[credentials]`: fallback BMC credentials for machines with none stored. Both or neither.
 ///
-/// The password is never serialized and `Debug` redacts it: credentials must not reach a workflow
-/// payload or a log line.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The password is a [`Secret`]: never serialized, redacted in `Debug`, so it cannot reach a
+/// workflow payload or a log line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CredentialsSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_username: Option<String>,
     #[serde(skip_serializing)]
-    pub default_password: Option<String>,
-}
-
-impl fmt::Debug for CredentialsSection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CredentialsSection")
-            .field("default_username", &self.default_username)
-            .field(
-                "default_password",
-                &self.default_password.as_ref().map(|_| "<redacted>"),
-            )
-            .finish()
-    }
+    pub default_password: Option<Secret>,
 }
 
 /// `[redfish]`: client timeouts, the reply-size bound and TLS trust of BMC certificates.
@@ -313,9 +302,10 @@ pub struct MachineUpdaterSection {
     pub max_concurrent_machine_updates_percent: Option<u32>,
     #[serde(with = "crate::duration::serde_duration")]
     pub machine_update_run_interval: Duration,
-    /// Site-level window in which assigned hosts consume pending requests without tenant approval.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub instance_autoreboot_period: Option<AutorebootPeriod>,
+    /// Site-level window in which assigned hosts consume pending requests without tenant approval:
+    /// `{ start = "<RFC 3339>", end = "<RFC 3339>" }`, parsed when the config loads.
+    #[serde(default, with = "crate::window::config_text", skip_serializing_if = "Option::is_none")]
+    pub instance_autoreboot_period: Option<TimeWindow>,
     /// hostfw: also run a pass at once when a host workflow ends, a window opens or the catalog
     /// changes (default). `false` is NICo's policy: a pass only every run interval (kept for
     /// comparison, e.g. by the benchmarks).
@@ -332,15 +322,6 @@ impl Default for MachineUpdaterSection {
             event_driven: true,
         }
     }
-}
-
-/// `instance_autoreboot_period = { start = "...", end = "..." }`: two RFC 3339 timestamps, stored
-/// as written (this crate has no clock or date library; the scheduler parses them).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AutorebootPeriod {
-    pub start: String,
-    pub end: String,
 }
 
 /// `[site_explorer]`: the periodic Redfish inventory crawl of every BMC.

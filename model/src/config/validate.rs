@@ -119,16 +119,6 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     )?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;
-    if let Some(period) = &mu.instance_autoreboot_period {
-        timestamp(
-            "machine_updater.instance_autoreboot_period.start",
-            &period.start,
-        )?;
-        timestamp(
-            "machine_updater.instance_autoreboot_period.end",
-            &period.end,
-        )?;
-    }
     Ok(())
 }
 
@@ -230,75 +220,5 @@ fn http_url(key: &'static str, value: &str) -> Result<(), Failure> {
     match rest {
         Some(host) if !host.trim().is_empty() => Ok(()),
         _ => Err((key, format!("`{value}` is not an http:// or https:// URL"))),
-    }
-}
-
-fn timestamp(key: &'static str, value: &str) -> Result<(), Failure> {
-    non_empty(key, value)?;
-    if !rfc3339_shape(value) {
-        return Err((
-            key,
-            format!("`{value}` is not an RFC 3339 timestamp like 2026-01-01T00:00:00+00:00"),
-        ));
-    }
-    Ok(())
-}
-
-/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, checked for shape only (not calendar validity).
-pub(super) fn rfc3339_shape(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() < 20 {
-        return false;
-    }
-    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    let date_time = digits(0..4)
-        && b[4] == b'-'
-        && digits(5..7)
-        && b[7] == b'-'
-        && digits(8..10)
-        && matches!(b[10], b'T' | b't' | b' ')
-        && digits(11..13)
-        && b[13] == b':'
-        && digits(14..16)
-        && b[16] == b':'
-        && digits(17..19);
-    if !date_time {
-        return false;
-    }
-    let mut rest = &s[19..];
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let n = fraction
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(fraction.len());
-        if n == 0 {
-            return false;
-        }
-        rest = &fraction[n..];
-    }
-    if rest == "Z" || rest == "z" {
-        return true;
-    }
-    let o = rest.as_bytes();
-    o.len() == 6
-        && matches!(o[0], b'+' | b'-')
-        && o[1..3].iter().all(u8::is_ascii_digit)
-        && o[3] == b':'
-        && o[4..6].iter().all(u8::is_ascii_digit)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rfc3339_shape;
-
-    #[test]
-    fn timestamp_shapes() {
-        assert!(rfc3339_shape("2026-01-01T00:00:00+00:00"));
-        assert!(rfc3339_shape("2026-01-01T00:00:00Z"));
-        assert!(rfc3339_shape("2026-01-01T00:00:00.123-07:30"));
-        assert!(!rfc3339_shape("2026-01-01"));
-        assert!(!rfc3339_shape("2026-01-01T00:00:00"));
-        assert!(!rfc3339_shape("2026-01-01T00:00:00+0000"));
-        assert!(!rfc3339_shape("tomorrow morning, early-ish"));
-        assert!(!rfc3339_shape("2026-01-01T00:00:00.Z"));
     }
 }

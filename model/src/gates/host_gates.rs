@@ -6,7 +6,8 @@
 //! each other (capacity and ordering belong to `gates::pass`).
 
 use super::firmware::FirmwareStatus;
-use super::host_view::{HostLifecycle, HostView};
+use super::host_view::HostView;
+use crate::HostState;
 use super::policy::SchedulingPolicy;
 use super::reason::SkipReason;
 
@@ -75,20 +76,13 @@ fn firmware_gate(status: &FirmwareStatus) -> Result<(), SkipReason> {
 }
 
 /// S7. Ready/Assigned per `instance_updates_manual_tagging`; updating and maintenance hosts pass
-/// on to the existing-work gate (which names them); any other state is not ready.
+/// on to the existing-work gate (which names them).
 fn host_state_gate(host: &HostView, manual_tagging: bool) -> Result<(), SkipReason> {
-    match &host.lifecycle {
-        HostLifecycle::Ready | HostLifecycle::Assigned => {
-            if manual_tagging && host.is_assigned() {
-                Err(SkipReason::AssignedManualTagging)
-            } else {
-                Ok(())
-            }
+    match host.state {
+        HostState::Ready | HostState::Assigned if manual_tagging && host.is_assigned() => {
+            Err(SkipReason::AssignedManualTagging)
         }
-        HostLifecycle::Updating | HostLifecycle::Maintenance => Ok(()),
-        HostLifecycle::Other(state) => Err(SkipReason::NotReady {
-            state: state.clone(),
-        }),
+        HostState::Ready | HostState::Assigned | HostState::HostReprovision | HostState::Maintenance => Ok(()),
     }
 }
 
@@ -96,9 +90,9 @@ fn host_state_gate(host: &HostView, manual_tagging: bool) -> Result<(), SkipReas
 fn existing_work_gate(host: &HostView) -> Result<(), SkipReason> {
     if host.has_request {
         Err(SkipReason::AlreadyRequested)
-    } else if host.lifecycle.is_busy() {
+    } else if host.state.is_busy() {
         Err(SkipReason::Busy {
-            lifecycle: host.lifecycle.state_name().to_string(),
+            state: host.state,
         })
     } else {
         Ok(())

@@ -13,12 +13,10 @@ mod host_view;
 mod pass;
 mod policy;
 mod reason;
-mod utc;
 
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
-pub use host_view::{HostLifecycle, HostView, UpdateWindow};
+pub use host_view::HostView;
 pub use pass::{plan, PassInput, Plan};
 pub use policy::SchedulingPolicy;
 pub use reason::{SkipReason, Skipped};
-pub use utc::format_utc_ms;

@@ -9,8 +9,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::firmware::UnmatchedComponent;
-use super::host_view::UpdateWindow;
-use super::utc::format_utc_ms;
+use crate::TimeWindow;
+use crate::time_text::rfc3339_utc;
 use crate::drift::NotReportedComponent;
 use crate::reported_version::VERSION_NOT_REPORTED;
 
@@ -37,18 +37,15 @@ pub enum SkipReason {
     AutoUpdateOffSite,
     AutoUpdateOffHost,
     LegacyDisableList,
-    NotReady {
-        state: String,
-    },
     AssignedManualTagging,
     AlreadyRequested,
     /// Updating or in maintenance without a request (counts against the budget, S9).
     Busy {
-        lifecycle: String,
+        state: crate::HostState,
     },
     /// `explicit_start_needed` and no window containing now.
     WindowClosed {
-        window: Option<UpdateWindow>,
+        window: Option<TimeWindow>,
     },
     /// The ceiling is 0; `how` says why (e.g. both limits unset).
     CeilingZero {
@@ -75,7 +72,6 @@ impl SkipReason {
             SkipReason::AutoUpdateOffSite => "AutoUpdateOffSite",
             SkipReason::AutoUpdateOffHost => "AutoUpdateOffHost",
             SkipReason::LegacyDisableList => "LegacyDisableList",
-            SkipReason::NotReady { .. } => "NotReady",
             SkipReason::AssignedManualTagging => "AssignedManualTagging",
             SkipReason::AlreadyRequested => "AlreadyRequested",
             SkipReason::Busy { .. } => "Busy",
@@ -159,11 +155,6 @@ impl fmt::Display for SkipReason {
                 "listed in the legacy firmware_global.host_disable_autoupdate; remove it there or \
                  override with {ENABLE}"
             ),
-            SkipReason::NotReady { state } => write!(
-                f,
-                "host state is {state}: only Ready hosts (and Assigned ones when \
-                 firmware_global.instance_updates_manual_tagging = false) are selected"
-            ),
             SkipReason::AssignedManualTagging => write!(
                 f,
                 "assigned to a tenant and firmware_global.instance_updates_manual_tagging = true: \
@@ -174,9 +165,9 @@ impl fmt::Display for SkipReason {
                 f,
                 "a reprovisioning request already exists (`hostfw host reprovision list`)"
             ),
-            SkipReason::Busy { lifecycle } => write!(
+            SkipReason::Busy { state } => write!(
                 f,
-                "already in {lifecycle} (no request); it uses a slot of the site budget and is \
+                "already in {state} (no request); it uses a slot of the site budget and is \
                  considered again once it is back in Ready or Assigned"
             ),
             SkipReason::WindowClosed { window: None } => write!(
@@ -190,8 +181,8 @@ impl fmt::Display for SkipReason {
                 "the model needs an explicit start (explicit_start_needed = true) and this \
                  machine's update window [{}, {}) is not open now; change it with \
                  `hostfw managed-host start-updates --machines <machine-id> --start <t> --end <t>`",
-                format_utc_ms(w.start_ms),
-                format_utc_ms(w.end_ms)
+                rfc3339_utc(w.start_ms),
+                rfc3339_utc(w.end_ms)
             ),
             SkipReason::CeilingZero { how } => write!(
                 f,

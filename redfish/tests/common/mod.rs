@@ -84,7 +84,7 @@ pub fn client(host: &SimHost, auth: AuthMode) -> RedfishClient {
         BmcEndpoint {
             address: host.base_url.parse().expect("sim base URL"),
             username: host.username.clone(),
-            password: host.password.clone(),
+            password: host.password.clone().into(),
         },
         options(auth),
     )

@@ -246,11 +246,11 @@ host_firmware_upgrade_retry_interval = "1s"
                     bmc_address: host.base_url.parse()?,
                     vendor: Some(host.vendor.clone()),
                     model: Some(host.model.clone()),
-                    state: if instance.is_some() { "Assigned" } else { "Ready" }.to_string(),
+                    state: if instance.is_some() { hostfw_model::HostState::Assigned } else { hostfw_model::HostState::Ready },
                     instance_id: instance,
                 })
                 .await?;
-            store.credentials_put(&host.id, &host.username, &host.password).await?;
+            store.credentials_put(&host.id, &host.username, &host.password.as_str().into()).await?;
         }
 
         let scout_hosts = if spec.scout { fleet.hosts().into_iter().map(|h| h.id).collect() } else { Vec::new() };
@@ -335,7 +335,7 @@ host_firmware_upgrade_retry_interval = "1s"
     pub async fn wait_substate(&self, machine_id: &str, substate: &str, within: Duration) {
         self.wait_for(&format!("{machine_id} to reach {substate}"), within, || async {
             let m = self.store.machine_get(machine_id).await.ok()??;
-            (m.substate.as_deref() == Some(substate)).then_some(())
+            (m.substate.map(|s| s.as_str()) == Some(substate)).then_some(())
         })
         .await
     }
@@ -505,7 +505,7 @@ impl PendingActivity {
 impl Site {
     /// The host's substate as recorded in the site database.
     pub async fn substate(&self, machine_id: &str) -> Option<String> {
-        self.store.machine_get(machine_id).await.ok()??.substate
+        self.store.machine_get(machine_id).await.ok()??.substate.map(|s| s.to_string())
     }
 
     /// Whether the host's workflow is still running (read from the server: needs no worker).

@@ -62,12 +62,12 @@ pub async fn register(store: &Store, fleet: &RunningFleet) {
                 bmc_address: h.base_url.parse().expect("sim base URL"),
                 vendor: Some(h.vendor.clone()),
                 model: Some(h.model.clone()),
-                state: "Ready".into(),
+                state: hostfw_model::HostState::Ready,
                 instance_id: None,
             })
             .await
             .unwrap();
-        store.credentials_put(&h.id, &h.username, &h.password).await.unwrap();
+        store.credentials_put(&h.id, &h.username, &h.password.as_str().into()).await.unwrap();
     }
 }
 

@@ -34,8 +34,8 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
     let machine_id = input.machine_id.as_str();
     let note = SubstateUpdate {
         machine_id: machine_id.to_string(),
-        state: HostState::Assigned.to_string(),
-        substate: HostSubstate::WaitingForApproval.to_string(),
+        state: HostState::Assigned,
+        substate: HostSubstate::WaitingForApproval,
         message: format!(
             "request pending: waiting for the tenant of instance {} to approve, or the autoreboot period",
             input.instance_id.as_deref().unwrap_or("?")

@@ -16,7 +16,7 @@ use crate::options;
 use crate::search_attributes as sa;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::status::InstalledComponent;
-use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, Ctx, StepEnd};
+use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, ComponentInstall, Ctx, StepEnd};
 
 /// Patch marker: the installation route is chosen by an activity (Scout, script or Redfish).
 /// Histories recorded before it always took the Redfish route.
@@ -147,16 +147,11 @@ pub(crate) async fn run_attempt(
         } else {
             InstallRoute::Redfish
         };
+        let job = ComponentInstall { settings, model: &model, machine_id, component, target: &target, entry: &entry };
         let end = match route {
-            InstallRoute::Scout(task) => {
-                install_scout(ctx, settings, &model, machine_id, component, &target, &entry, task).await?
-            }
-            InstallRoute::Script { script } => {
-                install_script(ctx, settings, &model, machine_id, component, &target, script).await?
-            }
-            InstallRoute::Redfish => {
-                install_redfish::install(ctx, settings, &model, machine_id, component, &target, &entry).await?
-            }
+            InstallRoute::Scout(task) => install_scout(ctx, &job, task).await?,
+            InstallRoute::Script { script } => install_script(ctx, &job, script).await?,
+            InstallRoute::Redfish => install_redfish::install(ctx, &job).await?,
         };
         match end {
             StepEnd::Done => {

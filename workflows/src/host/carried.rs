@@ -12,10 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contracts::HostContext;
 use crate::host::status::HostStatus;
-
-/// Continue as new at the top of the attempt loop once the server suggests it, or at the latest
-/// when the history has this many events (Temporal's hard limit is 51,200).
-pub const HISTORY_EVENTS_BOUND: u32 = 10_000;
+pub use crate::tunables::HISTORY_EVENTS_BOUND;
 
 /// The state a host workflow hands to its next run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -68,7 +68,7 @@ impl HostReprovisionWorkflow {
         }
     }
 
-    #[run(name = "HostReprovision")]
+    #[run(name = crate::names::HOST_REPROVISION_WORKFLOW)]
     pub async fn run(ctx: &mut WorkflowContext<Self>) -> WorkflowResult<HostOutcome> {
         let input = ctx.state(|s| s.input.clone());
         let machine_id = input.machine_id.clone();
@@ -194,20 +194,20 @@ impl HostReprovisionWorkflow {
     }
 
     /// Current substate, component, target, retries and recent transitions.
-    #[query(name = "status")]
+    #[query(name = crate::names::QUERY_STATUS)]
     pub fn status(&self, _ctx: &WorkflowContextView) -> HostStatus {
         self.status.clone()
     }
 
     /// The approved platform procedure is done (seed "Manual platform gate").
-    #[signal(name = "mark_manual_upgrade_complete")]
+    #[signal(name = crate::names::SIGNAL_MARK_MANUAL_UPGRADE_COMPLETE)]
     pub fn mark_manual_upgrade_complete(&mut self, _ctx: &mut SyncWorkflowContext<Self>, by: String) {
         self.manual_upgrade_complete = true;
         self.status.manual_upgrade_completed_by = Some(by);
     }
 
     /// The tenant approves applying updates on reboot.
-    #[signal(name = "approve_updates")]
+    #[signal(name = crate::names::SIGNAL_APPROVE_UPDATES)]
     pub fn approve_updates(&mut self, _ctx: &mut SyncWorkflowContext<Self>, by: String) {
         if self.approved_by.is_none() {
             self.approved_by = Some(by);
@@ -215,19 +215,19 @@ impl HostReprovisionWorkflow {
     }
 
     /// Restart firmware checking and clear the retry count.
-    #[signal(name = "reset_reprovisioning")]
+    #[signal(name = crate::names::SIGNAL_RESET_REPROVISIONING)]
     pub fn reset_reprovisioning(&mut self, _ctx: &mut SyncWorkflowContext<Self>, _by: String) {
         self.reset_requests += 1;
     }
 
     /// The site's settings or the request's stored approval changed: a wait re-reads them.
-    #[signal(name = "settings_changed")]
+    #[signal(name = crate::names::SIGNAL_SETTINGS_CHANGED)]
     pub fn settings_changed(&mut self, _ctx: &mut SyncWorkflowContext<Self>, _by: String) {
         self.settings_changes += 1;
     }
 
     /// The request was cleared before it started.
-    #[signal(name = "cancel_request")]
+    #[signal(name = crate::names::SIGNAL_CANCEL_REQUEST)]
     pub fn cancel_request(&mut self, _ctx: &mut SyncWorkflowContext<Self>, by: String) {
         if self.cancelled_by.is_none() {
             self.cancelled_by = Some(by);
@@ -250,7 +250,7 @@ async fn protect_after_approval(
                 let message = format!("request cleared by {by} before it started");
                 let restore = RestoreInput {
                     machine_id: machine_id.clone(),
-                    state: HostState::Assigned.to_string(),
+                    state: HostState::Assigned,
                     message: message.clone(),
                 };
                 ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;

@@ -4,18 +4,14 @@
 
 use std::time::Duration;
 
-use hostfw_model::{verify, ComponentType, FirmwareEntry, HostModel, HostSubstate, Verification};
+use hostfw_model::{verify, HostSubstate, Verification};
 use temporalio_workflow::{ActivityOptions, RetryPolicy, WorkflowResult};
 
 use crate::contracts::*;
 use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
-use crate::host::settings::ReprovisionSettings;
-use crate::host::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
+use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
-
-/// How long a host's Scout may take to pick up its task before the attempt fails: a host whose
-/// agent is not running should not hold the update forever.
-const SCOUT_PICKUP: Duration = Duration::from_secs(10 * 60);
+use crate::tunables::SCOUT_PICKUP;
 
 fn describe_failure(exit_code: Option<i32>, error: &Option<String>, stderr: &str) -> String {
     let mut parts = Vec::new();
@@ -37,17 +33,8 @@ fn describe_failure(exit_code: Option<i32>, error: &Option<String>, stderr: &str
 }
 
 /// Scout route: dispatch the task to the host's agent, then activate and verify.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn install_scout(
-    ctx: &Ctx,
-    settings: &ReprovisionSettings,
-    model: &HostModel,
-    machine_id: &str,
-    component: ComponentType,
-    target: &str,
-    entry: &FirmwareEntry,
-    task: ScoutTask,
-) -> WorkflowResult<StepEnd> {
+pub(crate) async fn install_scout(ctx: &Ctx, job: &ComponentInstall<'_>, task: ScoutTask) -> WorkflowResult<StepEnd> {
+    let ComponentInstall { settings, machine_id, component, target, .. } = *job;
     let queue = scout_task_queue(machine_id);
     enter(
         ctx,
@@ -79,7 +66,7 @@ pub(crate) async fn install_scout(
             describe_failure(result.exit_code, &result.error, &result.stderr)
         )));
     }
-    activate_and_verify(ctx, settings, model, machine_id, component, target, entry).await
+    activate_and_verify(ctx, job).await
 }
 
 /// Core-local script route. A worker that dies mid-script ends the attempt through the heartbeat
@@ -87,15 +74,8 @@ pub(crate) async fn install_scout(
 /// script may have finished. The script itself may still be running then: the next run of it
 /// waits for it and fails with `EarlierScriptRun` instead of starting it again, which comes here
 /// too and is judged by the inventory the same way.
-pub(crate) async fn install_script(
-    ctx: &Ctx,
-    settings: &ReprovisionSettings,
-    model: &HostModel,
-    machine_id: &str,
-    component: ComponentType,
-    target: &str,
-    script: String,
-) -> WorkflowResult<StepEnd> {
+pub(crate) async fn install_script(ctx: &Ctx, job: &ComponentInstall<'_>, script: String) -> WorkflowResult<StepEnd> {
+    let ComponentInstall { settings, model, machine_id, component, target, .. } = *job;
     enter(ctx, HostSubstate::WaitingForScript, &format!("running {script} on the worker: {component} {target}"))
         .await?;
     let input = ScriptInput {

@@ -1,13 +1,12 @@
 //! The Redfish route: precheck and upload each artifact, follow the BMC's task, then activate and
 //! verify once after the last artifact.
 
-use hostfw_model::{ComponentType, FirmwareEntry, HostModel, HostSubstate, Matcher, Verification};
+use hostfw_model::{ComponentType, HostModel, HostSubstate, Matcher, Verification};
 use temporalio_workflow::{ActivityExecutionError, RetryState, WorkflowResult};
 
 use crate::contracts::*;
 use crate::options;
-use crate::host::settings::ReprovisionSettings;
-use crate::host::steps::{enter, reason, refresh_inventory, Ctx, StepEnd};
+use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 
 /// True when the activity failed in a way no retry can fix (the BMC refused, the artifact is
@@ -17,15 +16,8 @@ fn is_permanent(err: &ActivityExecutionError) -> bool {
 }
 
 /// Install `component` at `target` over Redfish.
-pub(crate) async fn install(
-    ctx: &Ctx,
-    settings: &ReprovisionSettings,
-    model: &HostModel,
-    machine_id: &str,
-    component: ComponentType,
-    target: &str,
-    entry: &FirmwareEntry,
-) -> WorkflowResult<StepEnd> {
+pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowResult<StepEnd> {
+    let ComponentInstall { settings, model, machine_id, component, target, entry } = *job;
     let matcher: Matcher = match model.components.get(&component) {
         Some(c) => c.current_version_reported_as.clone(),
         None => return Ok(StepEnd::Failed(format!("component {component} vanished from the catalog entry"))),
@@ -106,7 +98,7 @@ pub(crate) async fn install(
                     Err(e) => return Ok(StepEnd::Retry(reason("following the update task", &e))),
                 };
                 if !result.succeeded {
-                    if result.state.contains("vanished") && vanished_but_applied(ctx, model, machine_id, component, target).await {
+                    if result.vanished && vanished_but_applied(ctx, model, machine_id, component, target).await {
                         continue;
                     }
                     let messages =
@@ -116,7 +108,7 @@ pub(crate) async fn install(
             }
         }
     }
-    activate_and_verify(ctx, settings, model, machine_id, component, target, entry).await
+    activate_and_verify(ctx, job).await
 }
 
 /// A task that vanished (404 before any final state) counts as done when the inventory already

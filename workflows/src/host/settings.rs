@@ -6,19 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::waits::BmcWaits;
-
-/// A time window in unix milliseconds, `[start_ms, end_ms)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TimeWindow {
-    pub start_ms: i64,
-    pub end_ms: i64,
-}
-
-impl TimeWindow {
-    pub fn contains(&self, ms: i64) -> bool {
-        self.start_ms <= ms && ms < self.end_ms
-    }
-}
+pub use hostfw_model::TimeWindow;
 
 /// Waits of one power-drain cycle (ForceOff, AC power cycle, On), in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,9 +5,7 @@
 use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{ComponentType, HostSubstate};
 use serde::{Deserialize, Serialize};
-
-/// How many recent events [`HostStatus::events`] keeps.
-pub const STATUS_EVENTS_KEPT: usize = 50;
+pub use crate::tunables::STATUS_EVENTS_KEPT;
 
 /// One substate transition, as kept in the workflow's recent history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

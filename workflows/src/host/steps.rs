@@ -5,12 +5,13 @@
 
 use std::time::Duration;
 
-use hostfw_model::{HostState, HostSubstate, InventoryReport};
+use hostfw_model::{ComponentType, FirmwareEntry, HostModel, HostState, HostSubstate, InventoryReport};
 use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext, WorkflowResult};
 
 use crate::host::activation::ActivationAction;
 use crate::contracts::*;
 use crate::host::host_reprovision::HostReprovisionWorkflow;
+use crate::host::settings::ReprovisionSettings;
 use crate::options;
 use crate::search_attributes as sa;
 
@@ -27,6 +28,21 @@ pub(crate) enum StepEnd {
     Failed(String),
 }
 
+/// One component's installation as the attempt chose it: what each install route, and the
+/// activation and verification after it, work on.
+#[derive(Clone, Copy)]
+pub(crate) struct ComponentInstall<'a> {
+    pub settings: &'a ReprovisionSettings,
+    /// The host's catalog entry (its matchers and activation settings).
+    pub model: &'a HostModel,
+    pub machine_id: &'a str,
+    pub component: ComponentType,
+    /// The catalog's desired version.
+    pub target: &'a str,
+    /// The catalog entry of `target` (artifacts, script, activation).
+    pub entry: &'a FirmwareEntry,
+}
+
 /// Record a substate: in the workflow state (query), the search attribute (Web UI) and the site
 /// database (CLI, metrics).
 pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> WorkflowResult<()> {
@@ -39,8 +55,8 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
         HostActivities::record_substate,
         SubstateUpdate {
             machine_id,
-            state: HostState::HostReprovision.to_string(),
-            substate: substate.to_string(),
+            state: HostState::HostReprovision,
+            substate,
             message: message.to_string(),
         },
         options::summarized(options::bookkeeping(), format!("{substate}: {message}")),

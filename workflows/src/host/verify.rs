@@ -5,23 +5,15 @@
 
 use std::time::Duration;
 
-use hostfw_model::{verify, ComponentType, FirmwareEntry, HostModel, HostSubstate, Verification, VERSION_NOT_REPORTED};
+use hostfw_model::{verify, HostSubstate, Verification, VERSION_NOT_REPORTED};
 use temporalio_workflow::WorkflowResult;
 
 use crate::host::activation::activation_plan;
-use crate::host::settings::ReprovisionSettings;
-use crate::host::steps::{enter, reason, refresh_inventory, run_plan, Ctx, StepEnd};
+use crate::host::steps::{enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd};
 
 /// Activate `component` and wait until every matching inventory entry reports `target`.
-pub(crate) async fn activate_and_verify(
-    ctx: &Ctx,
-    settings: &ReprovisionSettings,
-    model: &HostModel,
-    machine_id: &str,
-    component: ComponentType,
-    target: &str,
-    entry: &FirmwareEntry,
-) -> WorkflowResult<StepEnd> {
+pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowResult<StepEnd> {
+    let ComponentInstall { settings, model, machine_id, component, target, entry } = *job;
     let mut last = String::new();
     for round in 0..=settings.max_reactivations {
         let label = if round == 0 {

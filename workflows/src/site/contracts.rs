@@ -76,13 +76,13 @@ pub struct SiteActivities;
 #[activity_definitions]
 impl SiteActivities {
     /// One scheduler pass: read the site, apply the gates, request and start the selected hosts.
-    #[activity(name = "hostfw.manager.pass")]
+    #[activity(name = crate::names::ACT_MANAGER_PASS)]
     pub fn manager_pass(input: PassRequest) -> Result<PassSummary, ActivityError> {
         unimplemented!()
     }
 
     /// Explore BMCs (bounded concurrency) and store their reports and errors.
-    #[activity(name = "hostfw.explorer.crawl")]
+    #[activity(name = crate::names::ACT_EXPLORER_CRAWL)]
     pub fn explorer_crawl(input: CrawlRequest) -> Result<CrawlSummary, ActivityError> {
         unimplemented!()
     }

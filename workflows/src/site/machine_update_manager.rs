@@ -20,9 +20,7 @@ use temporalio_workflow::{
 
 use crate::options;
 use crate::site::contracts::*;
-
-/// Passes per run before the workflow continues as new (each pass adds about 8 events).
-pub const PASSES_PER_RUN: u32 = 100;
+pub use crate::tunables::PASSES_PER_RUN;
 
 /// Input (and the state carried across continue-as-new).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,7 +60,7 @@ impl MachineUpdateManagerWorkflow {
         }
     }
 
-    #[run(name = "MachineUpdateManager")]
+    #[run(name = crate::names::MACHINE_UPDATE_MANAGER_WORKFLOW)]
     pub async fn run(ctx: &mut WorkflowContext<Self>) -> WorkflowResult<()> {
         let mut reasons = vec!["manager started".to_string()];
         loop {
@@ -103,13 +101,13 @@ impl MachineUpdateManagerWorkflow {
     }
 
     /// Counters and the last pass.
-    #[query(name = "status")]
+    #[query(name = crate::names::QUERY_STATUS)]
     pub fn status(&self, _ctx: &WorkflowContextView) -> ManagerStatus {
         self.status.clone()
     }
 
     /// Run a pass now; `reason` is shown in the pass's summary.
-    #[signal(name = "wake")]
+    #[signal(name = crate::names::SIGNAL_WAKE)]
     pub fn wake(&mut self, _ctx: &mut SyncWorkflowContext<Self>, reason: String) {
         // Many hosts may finish at once: one pending entry per distinct reason is enough.
         if !self.pending_wakes.contains(&reason) && self.pending_wakes.len() < 50 {

@@ -19,12 +19,7 @@ use temporalio_workflow::{
 use crate::clock::now_ms;
 use crate::options;
 use crate::site::contracts::*;
-
-/// Crawls per run before the workflow continues as new.
-pub const CRAWLS_PER_RUN: u32 = 50;
-
-/// Heartbeat timeout of the crawl activity.
-const CRAWL_HEARTBEAT: Duration = Duration::from_secs(20);
+use crate::tunables::{CRAWLS_PER_RUN, CRAWL_HEARTBEAT};
 
 /// Input (and the state carried across continue-as-new).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,7 +58,7 @@ impl SiteExplorerWorkflow {
         }
     }
 
-    #[run(name = "SiteExplorer")]
+    #[run(name = crate::names::SITE_EXPLORER_WORKFLOW)]
     pub async fn run(ctx: &mut WorkflowContext<Self>) -> WorkflowResult<()> {
         loop {
             let crawl = ctx
@@ -108,13 +103,13 @@ impl SiteExplorerWorkflow {
     }
 
     /// Crawl counters and the last results.
-    #[query(name = "status")]
+    #[query(name = crate::names::QUERY_STATUS)]
     pub fn status(&self, _ctx: &WorkflowContextView) -> ExplorerStatus {
         self.status.clone()
     }
 
     /// Explore one BMC (`ip` or `ip:port`) now.
-    #[signal(name = "re_explore")]
+    #[signal(name = crate::names::SIGNAL_RE_EXPLORE)]
     pub fn re_explore(&mut self, _ctx: &mut SyncWorkflowContext<Self>, bmc: String) {
         if !self.queued.contains(&bmc) && self.queued.len() < 1000 {
             self.queued.push(bmc);
