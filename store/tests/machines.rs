@@ -439,6 +439,20 @@ async fn concurrent_state_changes_keep_history_consistent(Ctx { store, .. }: Ctx
     assert_eq!(m.substate, h[0].substate);
 }
 
+/// A state no hostfw writes (an edit by hand) is a corrupt row naming the machine and the value,
+/// never a guess.
+async fn an_unknown_stored_state_is_reported_corrupt(Ctx { store, url }: Ctx) {
+    store.machine_upsert(&new_machine("odd", "10.7.0.1")).await.unwrap();
+    let pool = sqlx::AnyPool::connect(&url).await.expect("raw connection");
+    sqlx::query("UPDATE machines SET state = 'Provisioning' WHERE id = 'odd'").execute(&pool).await.unwrap();
+    pool.close().await;
+    let err = store.machine_get("odd").await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Corrupt { id, detail, .. } if id == "odd" && detail.contains("Provisioning")),
+        "{err:?}"
+    );
+}
+
 async fn overrides(Ctx { store, .. }: Ctx) {
     store
         .machine_upsert(&new_machine("o", "10.4.0.1"))
@@ -551,6 +565,7 @@ async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .
 }
 
 both_backends!(
+    an_unknown_stored_state_is_reported_corrupt,
     a_machine_being_updated_keeps_its_state_instance_and_bmc,
     upsert_get_list_count,
     bmc_address_conflict,

@@ -139,6 +139,23 @@ struct TaskResultWire {
     vanished: Option<bool>,
 }
 
+#[cfg(test)]
+mod task_result_tests {
+    use super::TaskResult;
+
+    #[test]
+    fn a_result_recorded_before_the_typed_field_keeps_its_vanished_meaning() {
+        let old: TaskResult =
+            serde_json::from_str(r#"{"succeeded":false,"state":"Unknown(\"vanished\")","messages":[]}"#).unwrap();
+        assert!(old.vanished);
+        let failed: TaskResult = serde_json::from_str(r#"{"succeeded":false,"state":"Exception","messages":["x"]}"#).unwrap();
+        assert!(!failed.vanished);
+        let new = TaskResult { succeeded: false, state: "vanished".into(), messages: vec![], vanished: true };
+        let back: TaskResult = serde_json::from_str(&serde_json::to_string(&new).unwrap()).unwrap();
+        assert_eq!(back, new);
+    }
+}
+
 impl From<TaskResultWire> for TaskResult {
     fn from(w: TaskResultWire) -> TaskResult {
         let vanished = w.vanished.unwrap_or(!w.succeeded && w.state == r#"Unknown("vanished")"#);

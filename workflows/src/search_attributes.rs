@@ -5,7 +5,8 @@
 //! started with `--search-attribute` flags from [`REGISTRATION`]; a production namespace with
 //! `temporal operator search-attribute create`).
 
-use temporalio_common::search_attributes::SearchAttributeKey;
+use hostfw_model::HostSubstate;
+use temporalio_common::search_attributes::{SearchAttributeKey, SearchAttributeUpdate};
 
 use crate::names;
 
@@ -19,6 +20,11 @@ pub const VENDOR: SearchAttributeKey<String> = SearchAttributeKey::keyword(names
 pub const MODEL: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_MODEL);
 /// Component being installed, when one is.
 pub const COMPONENT: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_COMPONENT);
+
+/// The update that sets [`SUBSTATE`] to `substate` (its seed name).
+pub fn substate(substate: HostSubstate) -> SearchAttributeUpdate {
+    SUBSTATE.value_set(substate.as_str().to_owned())
+}
 
 /// `(name, type)` of every attribute above, for registration on a namespace.
 pub const REGISTRATION: &[(&str, &str)] = &[

@@ -42,7 +42,7 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         ),
     };
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
-    ctx.upsert_search_attributes([crate::search_attributes::SUBSTATE.value_set(HostSubstate::WaitingForApproval.to_string())]);
+    ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);
     ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
     let read_inputs = ctx.patched(PATCH_APPROVAL_INPUTS);
     loop {

@@ -305,7 +305,7 @@ async fn finish(
         }
     }
     ctx.state_mut(|s| s.status.enter(HostSubstate::Restoring, message));
-    ctx.upsert_search_attributes([sa::SUBSTATE.value_set(HostSubstate::Restoring.to_string())]);
+    ctx.upsert_search_attributes([sa::substate(HostSubstate::Restoring)]);
     let restore = RestoreInput {
         machine_id: host.machine_id.clone(),
         state: host.prior_state.clone(),
@@ -313,6 +313,6 @@ async fn finish(
     };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
     ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
-    ctx.upsert_search_attributes([sa::SUBSTATE.value_set(HostSubstate::Completed.to_string())]);
+    ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);
     Ok(())
 }

@@ -50,7 +50,7 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
         s.status.enter(substate, message);
         s.status.machine_id.clone()
     });
-    ctx.upsert_search_attributes([sa::SUBSTATE.value_set(substate.to_string())]);
+    ctx.upsert_search_attributes([sa::substate(substate)]);
     ctx.execute_activity(
         HostActivities::record_substate,
         SubstateUpdate {
