@@ -32,16 +32,7 @@ use context::Context;
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
 pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
-    let site = std::sync::Arc::new(ctx.site.clone());
-    let catalog = hostfw_activities::CatalogSource::new(site.clone(), ctx.store.clone());
-    catalog.current().await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(hostfw_activities::Deps {
-        store: ctx.store.clone(),
-        catalog,
-        settings: hostfw_worker::activity_settings(&ctx.site),
-        site,
-        temporal: None,
-    })
+    hostfw_activities::Deps::open(&ctx.site, ctx.store.clone(), None).await.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Run one command line.
