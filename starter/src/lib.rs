@@ -1,5 +1,10 @@
-//! The `hostfw` CLI as a library: argument definitions ([`cli`]) and [`run`], which the binary
-//! and the end-to-end tests share.
+//! The `hostfw` CLI (crate `hostfw-starter`, folder `starter/` as the project layout names it;
+//! binary `hostfw`) as a library: argument definitions ([`cli`]) and [`run`], which the binary and
+//! the end-to-end tests share.
+//!
+//! It builds the activity dependencies it reuses through `hostfw_activities::Deps::open`, connects
+//! through `hostfw_connect`, and reads fleet files as a `hostfw_model::FleetRoster`: it links
+//! neither the worker nor the simulator.
 
 pub mod audit;
 pub mod auto_update;
