@@ -11,9 +11,7 @@ mod download;
 mod error;
 pub mod ledger;
 pub mod process;
-mod script;
 mod settings;
-mod tail;
 mod upgrade;
 
 pub use activity::{ScoutActivitiesImpl, AGENT_FAILURE_TYPE};
