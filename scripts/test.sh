@@ -24,6 +24,12 @@ if [ -n "$bad" ]; then
   echo "hostfw-workflows must not depend on: $bad" >&2
   exit 1
 fi
+echo "test: checking that the CLI links neither the worker nor the simulator"
+bad=$(cargo tree -p hostfw-starter -e normal --prefix none | grep -E '^hostfw-(worker|bmc-sim) ' || true)
+if [ -n "$bad" ]; then
+  echo "hostfw-starter (the hostfw CLI) must not depend on: $bad" >&2
+  exit 1
+fi
 
 # The durability tests run the real worker binary as a child process (and kill -9 it).
 cargo build --workspace --bins

@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod component;
 pub mod config;
 pub mod drift;
+pub mod fleet_roster;
 pub mod duration;
 pub mod error;
 pub mod gates;
@@ -38,6 +39,7 @@ pub use config::SiteConfig;
 pub use drift::{
     drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember,
 };
+pub use fleet_roster::{FleetRoster, FleetRosterError, RosterHost};
 pub use duration::{format_duration, parse_duration};
 pub use error::{BmcAddressError, BmcAddressProblem, CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
 pub use gates::{

@@ -28,7 +28,8 @@ use tracing::Instrument;
 use crate::error::ScoutError;
 use crate::ledger::{Ledger, TaskRecord, KEEP_RECORDS};
 use crate::process::ProcessId;
-use crate::script::ScriptEvent;
+use hostfw_script_runner::process::kill_group;
+use hostfw_script_runner::ScriptEvent;
 use crate::settings::ScoutSettings;
 use crate::upgrade::{execute, TaskContext};
 
@@ -265,16 +266,6 @@ impl ScoutActivitiesImpl {
                     }
                 }
             }
-        }
-    }
-}
-
-/// SIGKILL process group `pgid`.
-fn kill_group(pgid: u32) {
-    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
-        // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
         }
     }
 }

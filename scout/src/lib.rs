@@ -7,19 +7,32 @@
 
 mod activity;
 mod agent;
-mod connect;
 mod download;
 mod error;
 pub mod ledger;
 pub mod process;
-mod script;
 mod settings;
-mod tail;
 mod upgrade;
 
 pub use activity::{ScoutActivitiesImpl, AGENT_FAILURE_TYPE};
 pub use agent::{run_agent, run_agent_with};
-pub use connect::{connect, DEFAULT_NAMESPACE, DEFAULT_TEMPORAL_ADDRESS};
+pub use hostfw_connect::{DEFAULT_NAMESPACE, DEFAULT_TEMPORAL_ADDRESS};
+
+/// Connect Scout: `address` and `namespace` are the command-line flags, if given; then Temporal's
+/// standard environment settings; then `localhost:7233` / `default` (see `hostfw_connect`).
+pub async fn connect(
+    address: Option<&str>,
+    namespace: Option<&str>,
+    identity: &str,
+) -> Result<temporalio_client::Client, hostfw_connect::ConnectError> {
+    let endpoint = hostfw_connect::Endpoint {
+        address,
+        namespace,
+        default_address: DEFAULT_TEMPORAL_ADDRESS,
+        default_namespace: DEFAULT_NAMESPACE,
+    };
+    hostfw_connect::connect(endpoint, identity).await
+}
 pub use error::{ScoutError, TaskFailure};
 pub use settings::{ScoutSettings, DEFAULT_STATE_DIR};
 pub use upgrade::DOWNLOAD_DIR_NAME;

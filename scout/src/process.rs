@@ -2,8 +2,10 @@
 //! `/proc/<pid>/stat` field 22) and the boot id, so a pid reused by another process, or a record
 //! from before a reboot, is never mistaken for the process it names; and whether such a process,
 //! or a live member of its process group, still runs. (The worker's Core-local script lock,
-//! `hostfw_activities::script_lock`, applies the same rules.)
+//! `hostfw_activities::script_lock`, applies the same rules; both read `/proc` through
+//! `hostfw_script_runner::process`.)
 
+use hostfw_script_runner::process::{group_has_live_members, proc_stat};
 use serde::{Deserialize, Serialize};
 
 /// One process, identified for as long as the host runs.
@@ -16,31 +18,15 @@ pub struct ProcessId {
     pub boot_id: String,
 }
 
-struct Stat {
-    start_ticks: u64,
-    zombie: bool,
-    pgrp: u32,
-}
-
-fn stat(pid: u32) -> Option<Stat> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
-    Some(Stat {
-        zombie: fields.first() == Some(&"Z"),
-        pgrp: fields.get(2)?.parse().ok()?,
-        start_ticks: fields.get(19)?.parse().ok()?,
-    })
-}
-
 /// This host's boot id (empty if unreadable).
 pub fn boot_id() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/random/boot_id").map(|s| s.trim().to_string()).unwrap_or_default()
+    hostfw_script_runner::process::boot_id()
 }
 
 impl ProcessId {
     /// The identity of running process `pid`, if it runs.
     pub fn of(pid: u32) -> Option<ProcessId> {
-        Some(ProcessId { pid, start_ticks: stat(pid)?.start_ticks, boot_id: boot_id() })
+        Some(ProcessId { pid, start_ticks: proc_stat(pid)?.start_ticks, boot_id: boot_id() })
     }
 
     /// This process.
@@ -54,16 +40,11 @@ impl ProcessId {
         if self.boot_id != boot_id() {
             return false;
         }
-        match stat(self.pid) {
+        match proc_stat(self.pid) {
             Some(s) if !s.zombie && s.start_ticks == self.start_ticks => true,
             // The pid runs another process: the number was free, so the group is gone.
             Some(s) if !s.zombie => false,
-            _ => std::fs::read_dir("/proc").into_iter().flatten().any(|e| {
-                e.ok()
-                    .and_then(|e| e.file_name().to_str()?.parse::<u32>().ok())
-                    .and_then(stat)
-                    .is_some_and(|s| s.pgrp == self.pid && !s.zombie)
-            }),
+            _ => group_has_live_members(self.pid),
         }
     }
 }

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 
 use crate::download::{fetch_verified, FetchPolicy};
 use crate::error::{ScoutError, StepError, TaskFailure};
-use crate::script::{run_script, Ending, ScriptEvent, ScriptSpec};
+use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
 use crate::settings::ScoutSettings;
 
 /// Name of the artifact directory inside the working directory (the script's `DOWNLOAD_DIR`).
@@ -83,10 +83,11 @@ async fn run_in(cx: &TaskContext<'_>, task: &ScoutTask, workdir: &Path) -> Resul
     }
 
     cx.phase.send_replace(format!("running {}", task.script.file_name));
-    let run = run_script(ScriptSpec {
+    let run = hostfw_script_runner::run(ScriptSpec {
         on_event: cx.on_script,
         script: &script_path,
-        workdir,
+        via_sh: true,
+        workdir: Some(workdir),
         env: vec![
             ("DOWNLOAD_DIR", download_dir.to_string_lossy().into_owned()),
             ("COMPONENT_TYPE", task.component.as_str().to_string()),
@@ -94,10 +95,16 @@ async fn run_in(cx: &TaskContext<'_>, task: &ScoutTask, workdir: &Path) -> Resul
             ("MACHINE_ID", task.machine_id.clone()),
         ],
         timeout: Duration::from_secs(task.execution_timeout_secs),
+        hard_deadline: None,
         output_limit: SCOUT_OUTPUT_LIMIT,
+        secrets: Vec::new(),
         drain_grace: cx.settings.output_drain_grace,
     })
-    .await?;
+    .await
+    .map_err(|e| match e {
+        ScriptError::Spawn { source, .. } => ScoutError::Spawn { script: script_path.clone(), source },
+        ScriptError::Wait { source, .. } => ScoutError::Wait { script: script_path.clone(), source },
+    })?;
     let (exit_code, error) = match run.ending {
         Ending::Exited(code) => (Some(code), None),
         Ending::Signalled(signal) => (None, Some(TaskFailure::ScriptKilled { signal })),

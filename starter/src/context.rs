@@ -30,7 +30,8 @@ impl Context {
 
     /// A Temporal client for the site's server.
     pub async fn temporal(&self) -> anyhow::Result<Client> {
-        hostfw_worker::connect(&self.site, "hostfw-cli").await
+        let endpoint = hostfw_connect::Endpoint::configured(&self.site.temporal.address, &self.site.temporal.namespace);
+        Ok(hostfw_connect::connect(endpoint, "hostfw-cli").await?)
     }
 
     /// Record a mutation in the audit trail.

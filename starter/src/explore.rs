@@ -3,8 +3,7 @@
 
 use anyhow::{anyhow, bail};
 use hostfw_model::BmcLookup;
-use futures::stream::{self, StreamExt};
-use hostfw_activities::inventory;
+use hostfw_activities::crawl;
 use hostfw_model::drift;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -13,7 +12,8 @@ use crate::context::Context;
 use crate::output;
 use crate::report_view::{self, ComponentView, MemberView};
 
-/// Explore `machine_ids` (every machine when empty) with at most `concurrency` BMCs at once.
+/// Explore `only` (every machine when `None`) with at most `concurrency` BMCs at once, through the
+/// Site Explorer's crawl loop (`hostfw_activities::crawl::explore_all`).
 /// Returns `(explored, failed)` counts; failures are stored with the report and printed.
 pub async fn explore(ctx: &Context, only: Option<&str>, concurrency: usize, quiet: bool) -> anyhow::Result<(usize, usize)> {
     let mut machines = ctx.store.machine_list().await?;
@@ -26,25 +26,12 @@ pub async fn explore(ctx: &Context, only: Option<&str>, concurrency: usize, quie
     let deps = crate::deps(ctx).await?;
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(machines.len() as u64) };
     bar.set_style(ProgressStyle::with_template("exploring BMCs {bar:30} {pos}/{len} {msg}")?);
-    let results: Vec<(String, Result<(), String>)> = stream::iter(machines)
-        .map(|m| {
-            let deps = deps.clone();
-            let bar = bar.clone();
-            async move {
-                let r = inventory::explore_machine(&deps, &m).await.map(|_| ());
-                bar.inc(1);
-                (m.id, r)
-            }
-        })
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
+    let done = crawl::explore_all(&deps, machines, concurrency, |_, _| bar.inc(1)).await;
     bar.finish_and_clear();
-    let failed: Vec<_> = results.iter().filter_map(|(id, r)| r.as_ref().err().map(|e| (id, e))).collect();
-    for (id, e) in &failed {
+    for (id, e) in &done.failed {
         eprintln!("{id}: exploration failed: {e}");
     }
-    Ok((results.len() - failed.len(), failed.len()))
+    Ok((done.explored as usize, done.failed.len()))
 }
 
 /// `site-explorer explore`.

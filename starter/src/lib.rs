@@ -1,5 +1,10 @@
-//! The `hostfw` CLI as a library: argument definitions ([`cli`]) and [`run`], which the binary
-//! and the end-to-end tests share.
+//! The `hostfw` CLI (crate `hostfw-starter`, folder `starter/` as the project layout names it;
+//! binary `hostfw`) as a library: argument definitions ([`cli`]) and [`run`], which the binary and
+//! the end-to-end tests share.
+//!
+//! It builds the activity dependencies it reuses through `hostfw_activities::Deps::open`, connects
+//! through `hostfw_connect`, and reads fleet files as a `hostfw_model::FleetRoster`: it links
+//! neither the worker nor the simulator.
 
 pub mod audit;
 pub mod auto_update;
@@ -32,16 +37,7 @@ use context::Context;
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
 pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
-    let site = std::sync::Arc::new(ctx.site.clone());
-    let catalog = hostfw_activities::CatalogSource::new(site.clone(), ctx.store.clone());
-    catalog.current().await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(hostfw_activities::Deps {
-        store: ctx.store.clone(),
-        catalog,
-        settings: hostfw_worker::activity_settings(&ctx.site),
-        site,
-        temporal: None,
-    })
+    hostfw_activities::Deps::open(&ctx.site, ctx.store.clone(), None).await.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Run one command line.

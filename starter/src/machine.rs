@@ -66,11 +66,11 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `machine import --fleet`: every host of a bmc-sim fleet file, with its BMC login, all or
-/// nothing. A fleet serves plain http unless it says `tls = true`, so its hosts are registered as
+/// `machine import --fleet`: every host of a bmc-sim fleet file (read as a [`hostfw_model::FleetRoster`]),
+/// with its BMC login, all or nothing. A fleet serves plain http unless it says `tls = true`, so its hosts are registered as
 /// `http://ip:port` (or `https://ip:port`), the scheme written out.
 pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()> {
-    let spec = hostfw_bmc_sim::FleetSpec::load(fleet).map_err(|e| anyhow!("{e}"))?;
+    let spec = hostfw_model::FleetRoster::load(fleet).map_err(|e| anyhow!("{e}"))?;
     let scheme = if spec.tls { Scheme::Https } else { Scheme::Http };
     let mut batch = Vec::with_capacity(spec.hosts.len());
     for host in &spec.hosts {

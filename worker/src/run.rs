@@ -1,10 +1,9 @@
 //! Building the activity dependencies and running the Temporal worker.
 
 use std::future::Future;
-use std::sync::Arc;
 
 use anyhow::{anyhow, Context};
-use hostfw_activities::{ActivitySettings, CatalogSource, Deps, HostActivitiesImpl, SiteActivitiesImpl};
+use hostfw_activities::{ActivitySettings, Deps, HostActivitiesImpl, SiteActivitiesImpl};
 use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 use hostfw_workflows::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
@@ -13,40 +12,19 @@ use temporalio_common::telemetry::TelemetryOptions;
 use temporalio_sdk::runtime::RuntimeOptions;
 use temporalio_sdk::{Runtime, Worker, WorkerOptions};
 
-/// Activity settings from the site config.
+/// The site's activity settings: [`ActivitySettings::from_site`] (kept for the tests and bench).
 pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
-    ActivitySettings {
-        redfish_timeout: site.redfish.timeout,
-        task_timeout: site.redfish.task_timeout,
-        task_poll_interval: site.host_reprovision.task_poll_interval,
-        artifact_root: site.firmware_global.firmware_directory.clone(),
-        artifact_base_url: site.worker.artifact_base_url.clone(),
-        scout_scripts_dir: site.firmware_global.scout_scripts_directory.clone(),
-        max_uploads: site.firmware_global.max_uploads,
-        default_credentials: site
-            .credentials
-            .default_username
-            .clone()
-            .zip(site.credentials.default_password.clone()),
-        redfish_ca_bundle: site.redfish.ca_bundle.clone(),
-        redfish_insecure_skip_verify: site.redfish.insecure_skip_verify,
-        redfish_max_response_bytes: site.redfish.max_response_bytes,
-        redfish_inventory_concurrency: site.redfish.inventory_concurrency,
-        redfish_reset_task_timeout: site.redfish.reset_task_timeout,
-    }
+    ActivitySettings::from_site(site)
 }
 
-/// Open the site database and load the catalog: everything the activities touch. `temporal` is
-/// the worker's client (the scheduler and Site Explorer activities start and wake workflows).
-/// A catalog that does not load is an error here, before any work is taken.
+/// Open the site database named by the config, then [`Deps::open`]: everything the activities
+/// touch. `settings` replaces the site's own (callers pass [`activity_settings`]).
 pub async fn build_deps(site: &SiteConfig, settings: ActivitySettings, temporal: Option<Client>) -> anyhow::Result<Deps> {
     let store = Store::connect(&site.site.database_url)
         .await
         .with_context(|| format!("site database {}", site.site.database_url))?;
-    let site = Arc::new(site.clone());
-    let catalog = CatalogSource::new(site.clone(), store.clone());
-    catalog.current().await.map_err(|e| anyhow!("{e}"))?;
-    Ok(Deps { store, catalog, settings, site, temporal })
+    let deps = Deps::open(site, store, temporal).await.map_err(|e| anyhow!("{e}"))?;
+    Ok(Deps { settings, ..deps })
 }
 
 /// Run a worker on `task_queue` until `shutdown` resolves, then drain and return.

@@ -9,23 +9,24 @@
 //! and never logged. A worker that dies mid-script stops heartbeating; Temporal ends the attempt
 //! and the workflow judges the result from fresh inventory.
 //!
-//! The script runs in its own process group (under coreutils `timeout`, which bounds it even if
-//! the worker dies), so it outlives a SIGKILLed worker. Each run therefore holds a lock on its
+//! The script is run by `hostfw_script_runner` (as Scout runs its scripts): in its own process
+//! group, under coreutils `timeout`, which bounds it even if the worker dies, the group killed at
+//! the timeout, when the script ends and when the activity is cancelled or dropped, the tails of
+//! its output kept in bounded memory with the password scrubbed. It outlives a SIGKILLed worker. Each run therefore holds a lock on its
 //! machine and component in the site database, with its process identity; a later run that finds
 //! the lock waits for that earlier run to end and does not start the script (see
 //! [`crate::host::script_lock`]). The lock is released, and stragglers in the group killed, when the
 //! script ends.
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use hostfw_model::BmcAddress;
 use hostfw_store::{ScriptLock, Store};
 use hostfw_workflows::{ScriptInput, ScriptResult};
 use temporalio_common::ActivityError;
+use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
 use temporalio_sdk::activities::ActivityContext;
-use tokio::process::Command;
 
 use crate::bmc;
 use crate::error;
@@ -36,20 +37,10 @@ use crate::Deps;
 
 /// Longest output tail kept, per stream, in characters.
 pub const OUTPUT_LIMIT: usize = 1500;
+/// How long to wait for the script's output to close once its group is dead (a straggler that
+/// escaped the group may hold the pipes): then what was read is reported.
+pub const OUTPUT_DRAIN_GRACE: Duration = Duration::from_secs(2);
 use crate::heartbeat::HEARTBEAT_EVERY;
-
-fn tail(bytes: &[u8], secret: &str) -> String {
-    let mut text = String::from_utf8_lossy(bytes).into_owned();
-    if !secret.is_empty() {
-        text = text.replace(secret, "****");
-    }
-    let count = text.chars().count();
-    if count > OUTPUT_LIMIT {
-        text.chars().skip(count - OUTPUT_LIMIT).collect()
-    } else {
-        text
-    }
-}
 
 /// The script's environment variables describing where the BMC is (see the module doc).
 fn address_env(address: &BmcAddress) -> [(&'static str, String); 5] {
@@ -183,66 +174,55 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
     }
     let mut guard = RunGuard { store: deps.store.clone(), lock, pgid: None, done: false };
 
-    // `timeout(1)` kills the whole group at the hard deadline even if this worker is dead by then,
-    // so a run recorded by another host is over by its lock's deadline (see `script_lock`).
-    let mut command = Command::new("timeout");
-    command.arg("-s").arg("KILL").arg(format!("{}s", (timeout + HARD_TIMEOUT_MARGIN).as_secs()));
-    if !executable {
-        command.arg("sh");
-    }
-    command
-        .arg(&path)
-        .envs(address_env(&machine.bmc_address))
-        .env("BMC_USERNAME", &username)
-        .env("BMC_PASSWORD", password.expose())
-        .env("MACHINE_ID", &machine.id)
-        .env("COMPONENT_TYPE", input.component.to_string())
-        .env("TARGET_VERSION", &input.target_version)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            guard.finish().await;
-            return Err(error::bad_input(format!(
-                "script {}: cannot start it under coreutils `timeout`: {e}",
-                path.display()
-            )));
+    let mut env = address_env(&machine.bmc_address).to_vec();
+    env.extend([
+        ("BMC_USERNAME", username.clone()),
+        ("BMC_PASSWORD", password.expose().to_string()),
+        ("MACHINE_ID", machine.id.clone()),
+        ("COMPONENT_TYPE", input.component.to_string()),
+        ("TARGET_VERSION", input.target_version.clone()),
+    ]);
+    let (pid_tx, mut pid_rx) = tokio::sync::mpsc::unbounded_channel::<u32>();
+    let on_event = move |event: ScriptEvent| {
+        if let ScriptEvent::Started(pid) = event {
+            let _ = pid_tx.send(pid);
         }
     };
-    let pid = child.id();
-    guard.pgid = pid;
-    if let Some(pid) = pid {
-        let ticks = script_lock::proc_stat(pid).map(|s| s.start_ticks as i64);
-        let l = &guard.lock;
-        match deps.store.script_lock_set_process(&l.machine_id, &l.component, &l.holder, i64::from(pid), ticks).await {
-            Ok(true) => {}
-            Ok(false) => tracing::warn!(machine = %machine.id, "the script lock was lost before its process was recorded"),
-            Err(e) => tracing::warn!(machine = %machine.id, error = %e,
-                "could not record the script's process; a rerun will wait for this run's deadline"),
-        }
-    }
-    tracing::info!(machine = %machine.id, script = %path.display(), component = %input.component,
-        target = %input.target_version, pid = ?pid, worker_host = %here.name, "running Core-local script");
+    let run = hostfw_script_runner::run(ScriptSpec {
+        script: &path,
+        via_sh: !executable,
+        workdir: None,
+        env,
+        timeout,
+        // `timeout(1)` kills the whole group at the hard deadline even if this worker is dead by
+        // then, so a run recorded by another host is over by its lock's deadline (see `script_lock`).
+        hard_deadline: Some(timeout + HARD_TIMEOUT_MARGIN),
+        output_limit: OUTPUT_LIMIT,
+        secrets: vec![password.expose().to_string()],
+        drain_grace: OUTPUT_DRAIN_GRACE,
+        on_event: &on_event,
+    });
+    tokio::pin!(run);
     let started = Instant::now();
-    let output = child.wait_with_output();
-    tokio::pin!(output);
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
-    let deadline = tokio::time::sleep(timeout);
-    tokio::pin!(deadline);
-    let output = loop {
+    let run = loop {
         tokio::select! {
-            out = &mut output => break out,
+            out = &mut run => break out,
+            Some(pid) = pid_rx.recv() => {
+                guard.pgid = Some(pid);
+                let ticks = script_lock::proc_stat(pid).map(|s| s.start_ticks as i64);
+                let l = &guard.lock;
+                match deps.store.script_lock_set_process(&l.machine_id, &l.component, &l.holder, i64::from(pid), ticks).await {
+                    Ok(true) => {}
+                    Ok(false) => tracing::warn!(machine = %machine.id, "the script lock was lost before its process was recorded"),
+                    Err(e) => tracing::warn!(machine = %machine.id, error = %e,
+                        "could not record the script's process; a rerun will wait for this run's deadline"),
+                }
+                tracing::info!(machine = %machine.id, script = %path.display(), component = %input.component,
+                    target = %input.target_version, pid, worker_host = %here.name, "running Core-local script");
+            }
             _ = beat.tick() => {
                 let _ = ctx.record_heartbeat(format!("script running for {} s", started.elapsed().as_secs())).await;
-            }
-            _ = &mut deadline => {
-                guard.finish().await;
-                tracing::warn!(machine = %machine.id, script = %path.display(), "script timed out; killed");
-                return Ok(failed(format!("timed out after {} s", input.timeout_secs)));
             }
             _ = ctx.cancelled() => {
                 guard.finish().await;
@@ -251,12 +231,31 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         }
     };
     guard.finish().await;
-    let output = output.map_err(|e| error::bad_input(format!("script {}: {e}", path.display())))?;
+    let run = match run {
+        Ok(run) => run,
+        Err(ScriptError::Spawn { source, .. }) => {
+            return Err(error::bad_input(format!(
+                "script {}: cannot start it under coreutils `timeout`: {source}",
+                path.display()
+            )));
+        }
+        Err(ScriptError::Wait { source, .. }) => {
+            return Err(error::bad_input(format!("script {}: {source}", path.display())));
+        }
+    };
+    let exit_code = match run.ending {
+        Ending::TimedOut => {
+            tracing::warn!(machine = %machine.id, script = %path.display(), "script timed out; killed");
+            return Ok(failed(format!("timed out after {} s", input.timeout_secs)));
+        }
+        Ending::Exited(code) => Some(code),
+        Ending::Signalled(_) => None,
+    };
     let result = ScriptResult {
-        success: output.status.success(),
-        exit_code: output.status.code(),
-        stdout: tail(&output.stdout, password.expose()),
-        stderr: tail(&output.stderr, password.expose()),
+        success: exit_code == Some(0),
+        exit_code,
+        stdout: run.stdout,
+        stderr: run.stderr,
         error: None,
     };
     tracing::info!(machine = %machine.id, script = %path.display(), exit = ?result.exit_code,
@@ -295,9 +294,11 @@ mod tests {
 
     #[test]
     fn output_is_scrubbed_and_bounded() {
-        let out = tail(b"login root:hunter2 ok", "hunter2");
+        use hostfw_script_runner::{last_chars, scrub};
+        let tail = |text: &str, secret: &str| last_chars(&scrub(text, &[secret.to_string()]), OUTPUT_LIMIT);
+        let out = tail("login root:hunter2 ok", "hunter2");
         assert_eq!(out, "login root:**** ok");
-        let long = vec![b'a'; OUTPUT_LIMIT + 10];
+        let long = "a".repeat(OUTPUT_LIMIT + 10);
         assert_eq!(tail(&long, "").len(), OUTPUT_LIMIT);
     }
 }

@@ -26,6 +26,10 @@ use std::time::{Duration, Instant};
 
 use hostfw_store::{ScriptLock, Store, StoreError};
 
+/// `/proc` as the runner reads it (one reading for Scout and the Core-local route).
+pub use hostfw_script_runner::process::{kill_group, proc_stat, ProcStat};
+use hostfw_script_runner::process::{boot_id, group_has_live_members};
+
 /// The worker kills a script at its timeout; `timeout(1)` kills the group this much later on its
 /// own, for the case that the worker is dead by then.
 pub const HARD_TIMEOUT_MARGIN: Duration = Duration::from_secs(5);
@@ -46,53 +50,8 @@ pub struct ThisHost {
 impl ThisHost {
     /// Read the host name and boot id from `/proc` (Linux).
     pub fn read() -> ThisHost {
-        let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_default();
-        ThisHost { name: read("/proc/sys/kernel/hostname"), boot_id: read("/proc/sys/kernel/random/boot_id") }
-    }
-}
-
-/// A process as `/proc/<pid>/stat` shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcStat {
-    /// Field 22: start time in clock ticks after boot.
-    pub start_ticks: u64,
-    /// Field 3 is `Z`: exited, not yet reaped.
-    pub zombie: bool,
-    /// Field 5: process group.
-    pub pgrp: u32,
-}
-
-/// `/proc/<pid>/stat` of `pid`, if such a process exists.
-pub fn proc_stat(pid: u32) -> Option<ProcStat> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces: fields after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // fields[0] is field 3 (state), so field 22 is fields[19].
-    Some(ProcStat {
-        zombie: fields.first() == Some(&"Z"),
-        pgrp: fields.get(2)?.parse().ok()?,
-        start_ticks: fields.get(19)?.parse().ok()?,
-    })
-}
-
-/// True when a live (not zombie) process is in process group `pgid`. Zombies do not count: an
-/// orphan's exit is reaped by init, which in a container may never happen.
-fn group_has_live_members(pgid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(proc_stat)
-        .any(|stat| stat.pgrp == pgid && !stat.zombie)
-}
-
-/// SIGKILL process group `pgid`.
-pub fn kill_group(pgid: u32) {
-    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
-        // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+        let name = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
+        ThisHost { name, boot_id: boot_id() }
     }
 }
 

@@ -1,11 +1,13 @@
 //! `hostfw.explorer.crawl`: explore BMCs with bounded concurrency and store their reports
 //! (Site Explorer). Unreachable BMCs get their error stored beside the last good report.
 //!
-//! Owns the crawl loop and its concurrency bound (`site_explorer.concurrency`). The exploration of
-//! one BMC is `inventory::explore_machine`, shared with the CLI. It must not decide drift.
+//! Owns the crawl loop ([`explore_all`], shared with the CLI's `site-explorer explore`) and the
+//! Site Explorer's use of it with its concurrency bound (`site_explorer.concurrency`). The
+//! exploration of one BMC is `inventory::explore_machine`. It must not decide drift.
 
 use futures::stream::{self, StreamExt};
 use hostfw_model::BmcLookup;
+use hostfw_store::Machine;
 use hostfw_workflows::{CrawlRequest, CrawlSummary};
 use temporalio_common::ActivityError;
 
@@ -31,21 +33,8 @@ pub async fn crawl(deps: &Deps, input: CrawlRequest) -> Result<CrawlSummary, Act
         machines.retain(|m| wanted.contains(&m.id));
     }
     let total = machines.len();
-    let concurrency = deps.site.site_explorer.concurrency.max(1) as usize;
-    let mut results = stream::iter(machines)
-        .map(|m| async move {
-            let r = inventory::explore_machine(deps, &m).await.map(|_| ());
-            (m.id, r)
-        })
-        .buffer_unordered(concurrency);
-    let mut explored = 0u32;
-    let mut failed = Vec::new();
-    while let Some((id, r)) = results.next().await {
-        match r {
-            Ok(()) => explored += 1,
-            Err(e) => failed.push((id, e)),
-        }
-    }
+    let concurrency = deps.site.site_explorer.concurrency as usize;
+    let Explored { explored, failed } = explore_all(deps, machines, concurrency, |_, _| {}).await;
     tracing::info!(total, explored, failed = failed.len(), "site explorer crawl");
     if let Some(client) = deps.temporal.as_ref() {
         site_link::wake_manager(client, "site explorer stored fresh inventory").await;
@@ -56,4 +45,37 @@ pub async fn crawl(deps: &Deps, input: CrawlRequest) -> Result<CrawlSummary, Act
         unknown,
         run_interval_secs: deps.site.site_explorer.run_interval.as_secs().max(1),
     })
+}
+
+/// What one pass of the crawl loop did: BMCs explored, and those that failed as `(machine,
+/// error)` in the order they finished (the error is stored with the report).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Explored {
+    pub explored: u32,
+    pub failed: Vec<(String, String)>,
+}
+
+/// The crawl loop: explore `machines`, at most `concurrency` (at least 1) at once, telling
+/// `on_result` each machine's outcome as it finishes (the CLI draws its progress bar there).
+pub async fn explore_all(
+    deps: &Deps,
+    machines: Vec<Machine>,
+    concurrency: usize,
+    mut on_result: impl FnMut(&str, &Result<(), String>),
+) -> Explored {
+    let mut results = stream::iter(machines)
+        .map(|m| async move {
+            let r = inventory::explore_machine(deps, &m).await.map(|_| ());
+            (m.id, r)
+        })
+        .buffer_unordered(concurrency.max(1));
+    let mut done = Explored::default();
+    while let Some((id, r)) = results.next().await {
+        on_result(&id, &r);
+        match r {
+            Ok(()) => done.explored += 1,
+            Err(e) => done.failed.push((id, e)),
+        }
+    }
+    done
 }

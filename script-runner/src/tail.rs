@@ -1,5 +1,5 @@
 //! Keeping only the tail of a stream: the last N characters of a script's stdout or stderr, in
-//! bounded memory however much the script prints.
+//! bounded memory however much the script prints, with secrets (a BMC password) scrubbed.
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
@@ -26,14 +26,35 @@ impl Tail {
         }
     }
 
+    /// A tail that can give `limit` characters after `secrets` are scrubbed: it keeps enough
+    /// more that a secret cut at the start of the kept text is still whole, or not there at all.
+    pub(crate) fn for_secrets(limit: usize, secrets: &[String]) -> Self {
+        let longest = secrets.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+        Tail::new(limit + longest)
+    }
+
     /// The last `limit` characters (invalid UTF-8 replaced).
     pub(crate) fn finish(&self) -> String {
         last_chars(&String::from_utf8_lossy(&self.buf), self.limit)
     }
+
+    /// The last `limit` characters after `secrets` are replaced by `****`.
+    pub(crate) fn finish_scrubbed(&self, limit: usize, secrets: &[String]) -> String {
+        last_chars(&scrub(&self.finish(), secrets), limit)
+    }
+}
+
+/// `text` with every (non-empty) secret replaced by `****`.
+pub fn scrub(text: &str, secrets: &[String]) -> String {
+    let mut text = text.to_string();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        text = text.replace(secret.as_str(), "****");
+    }
+    text
 }
 
 /// The last `limit` characters of `text`.
-pub(crate) fn last_chars(text: &str, limit: usize) -> String {
+pub fn last_chars(text: &str, limit: usize) -> String {
     let count = text.chars().count();
     if count <= limit {
         return text.to_string();
@@ -73,5 +94,16 @@ mod tests {
         tail.push(b"END");
         assert!(tail.buf.len() <= tail.keep * 2);
         assert_eq!(tail.finish(), "€xEND");
+    }
+
+    #[test]
+    fn secrets_are_scrubbed_even_at_the_cut() {
+        let secrets = vec!["hunter2".to_string()];
+        let mut tail = Tail::for_secrets(10, &secrets);
+        tail.push(b"login root:hunter2 ok");
+        assert_eq!(tail.finish_scrubbed(10, &secrets), "ot:**** ok");
+        let mut tail = Tail::for_secrets(3, &secrets);
+        tail.push(b"xxhunter2");
+        assert_eq!(tail.finish_scrubbed(3, &secrets), "***");
     }
 }
