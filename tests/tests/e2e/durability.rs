@@ -11,12 +11,12 @@
 //!
 //! Needs the worker binary: `cargo build --workspace --bins` (or `HOSTFW_WORKER_BIN`).
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{activity_records, history_contains, ActivityRecord, ChildWorker, Site, SiteSpec};
+use hostfw_tests::fixtures::r760;
+use hostfw_tests::{activity_records, history_contains, ActivityRecord, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_bmc_sim::Fault;
 use hostfw_workflows::names::{ACT_ACTIVATE, ACT_UPLOAD, ACT_WAIT_TASK};
 use hostfw_workflows::HostOutcome;
@@ -27,54 +27,24 @@ const ACT_RUN_SCRIPT: &str = "hostfw.firmware.run_script";
 /// The BMC password of every simulated host: must never reach a history or a log line.
 const PASSWORD: &str = "Dur4bility-Secret-x93";
 
-/// A dead worker's activity times out after this; kept short so a test takes seconds.
-const HOST_REPROVISION: &str = r#"heartbeat_timeout = "5s"
-max_retries = 5"#;
-/// Two site-wide upload slots: the upload test holds both to stop the upload right before its
-/// POST. (Two, not one: the slot the killed worker held stays leased for a minute, and the next
-/// component's upload must not wait for that.)
-const FIRMWARE_GLOBAL: &str = "max_uploads = 2";
-
-const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-[host_models.r760.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.r760.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "dell/bmc.bin"
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
-
-[host_models.smc]
-vendor = "Supermicro"
-model = "SYS-821GE-TNHR"
-ordering = ["bmc"]
-[host_models.smc.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.smc.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "smc/bmc.bin"
-
-[host_models.sr650]
-vendor = "Lenovo"
-model = "SR650"
-ordering = ["uefi"]
-[host_models.sr650.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.sr650.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-script = "scripts/flash.sh"
-"#;
+/// The site: a dead worker's activity times out after 5 s (kept short so a test takes seconds),
+/// 5 retries; two site-wide upload slots: the upload test holds both to stop the upload right
+/// before its POST. (Two, not one: the slot the killed worker held stays leased for a minute, and
+/// the next component's upload must not wait for that.) The catalog: the R760 (BMC and BIOS by
+/// Redfish upload), a Supermicro BMC, a Lenovo BIOS by Core-local script.
+fn config() -> SiteToml {
+    let smc = HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR")
+        .ordering(&["bmc"])
+        .component("bmc", "^BMC$", [Firmware::file("2.0", "smc/bmc.bin")]);
+    let sr650 = HostModel::new("sr650", "Lenovo", "SR650")
+        .ordering(&["uefi"])
+        .component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/flash.sh")]);
+    SiteToml::default()
+        .heartbeat_timeout("5s")
+        .max_retries(5)
+        .max_uploads(2)
+        .catalog(&Catalog::of([r760(), smc, sr650]))
+}
 
 const IMAGES: &[(&str, &str, &str)] = &[
     ("dell/bmc.bin", "^BMC$", "2.0"),
@@ -196,10 +166,8 @@ async fn start() -> (Site, ChildWorker) {
     let files = [("firmware/scripts/flash.sh", FLASH_SCRIPT), ("firmware/smc/bmc.bin", smc_image.as_str())];
     let spec = SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: config(),
         images: IMAGES,
-        host_reprovision: HOST_REPROVISION,
-        firmware_global: FIRMWARE_GLOBAL,
         files: &files,
         external_worker: true,
         ..SiteSpec::default()

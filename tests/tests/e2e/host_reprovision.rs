@@ -1,11 +1,10 @@
 //! End-to-end: host reprovisioning on a real Temporal dev server, real HTTP to bmc-sim, a real
 //! SQLite site database, driven through the `hostfw` CLI code.
 
-mod common;
 
 use std::time::Duration;
 
-use common::{Site, SiteSpec};
+use hostfw_tests::{Site, SiteSpec, SiteToml};
 use futures::StreamExt;
 use hostfw_workflows::{HostOutcome, HostReprovisionWorkflow, host_reprovision_workflow_id};
 use temporalio_client::{WorkflowListOptions, WorkflowQueryOptions};
@@ -116,13 +115,13 @@ firmware = [
 }
 
 async fn start(task_seconds: f64) -> Site {
-    start_with(task_seconds, "").await
+    start_with(task_seconds, SiteToml::default()).await
 }
 
-/// `host_reprovision`: extra lines of the `[host_reprovision]` table (e.g. `max_retries = 1`).
-async fn start_with(task_seconds: f64, host_reprovision: &str) -> Site {
+/// `config`: the site's settings (e.g. `.max_retries(1)`); the catalog is added here.
+async fn start_with(task_seconds: f64, config: SiteToml) -> Site {
     let fleet = fleet(task_seconds);
-    let spec = SiteSpec { fleet: &fleet, catalog: CATALOG, images: IMAGES, host_reprovision, ..SiteSpec::default() };
+    let spec = SiteSpec { fleet: &fleet, config: config.catalog_toml(CATALOG), images: IMAGES, ..SiteSpec::default() };
     Site::start(spec).await.expect("site starts")
 }
 
@@ -276,13 +275,16 @@ async fn a_second_request_for_a_running_host_is_refused() {
 /// retries, then sat exhausted.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unmatched_component_is_skipped_and_the_rest_installed() {
-    let catalog = CATALOG.replace(r#"ordering = ["bmc", "cpldmb"]"#, r#"ordering = ["cpldmb", "bmc"]"#);
     let fleet = fleet(0.5).replace(
         "id = \"smc-no-cpld\"\nvendor = \"Supermicro\"\nmodel = \"SYS-821GE-TNHR\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [\n  { id = \"BMC\", version = \"1.03.10\" },",
         "id = \"smc-no-cpld\"\nvendor = \"Supermicro\"\nmodel = \"SYS-821GE-TNHR\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [\n  { id = \"BMC\", version = \"1.01.02\" },",
     );
     assert!(fleet.contains(r#"{ id = "BMC", version = "1.01.02" },"#) && !fleet.contains(r#"version = "1.03.10""#));
-    let spec = SiteSpec { fleet: &fleet, catalog: &catalog, images: IMAGES, host_reprovision: "max_retries = 1", ..SiteSpec::default() };
+    let config = SiteToml::default()
+        .max_retries(1)
+        .catalog_toml(CATALOG)
+        .set("host_models.smc", "ordering", vec!["cpldmb", "bmc"]);
+    let spec = SiteSpec { fleet: &fleet, config, images: IMAGES, ..SiteSpec::default() };
     let site = Site::start(spec).await.expect("site starts");
     site.cli(&["host", "reprovision", "set", "--id", "smc-no-cpld"]).await.unwrap();
     let outcome = site.host_result("smc-no-cpld").await.expect("the workflow completes");
@@ -351,7 +353,7 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rollout_updates_every_drifted_host_and_reports_compliance() {
-    let site = start_with(0.5, "max_retries = 1").await;
+    let site = start_with(0.5, SiteToml::default().max_retries(1)).await;
     let (result, printed) = site.cli_full(&["rollout", "--timeout-secs", "120"]).await;
     // smc-no-cpld cannot be made compliant (no inventory entry for its CPLD): the rollout says
     // why (its drifted components would be installed, the unmatched one named) and fails; every

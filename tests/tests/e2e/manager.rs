@@ -4,39 +4,23 @@
 //! these tests, so only the event-driven path can make progress), honours overrides, windows and
 //! manual tagging, and resumes after the worker is killed.
 
-mod common;
 
 use std::time::Duration;
 
-use common::{ChildWorker, Site, SiteSpec};
+use hostfw_tests::fixtures::r760_bios;
+use hostfw_tests::{Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_model::update_intervals::max_overlap;
 use hostfw_workflows::names::{MACHINE_UPDATE_MANAGER_ID, SITE_EXPLORER_ID};
 use hostfw_workflows::{MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
 
-const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["uefi"]
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
-
-[host_models.xe]
-vendor = "Dell"
-model = "PowerEdge XE9680"
-ordering = ["uefi"]
-explicit_start_needed = true
-[host_models.xe.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.xe.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
-"#;
+/// The R760 (BIOS only) and the XE9680, which waits for an explicit start.
+fn catalog() -> Catalog {
+    let xe = HostModel::new("xe", "Dell", "PowerEdge XE9680")
+        .ordering(&["uefi"])
+        .set("explicit_start_needed", true)
+        .component("uefi", "^BIOS$", [Firmware::file("3.0", "dell/bios.bin")]);
+    Catalog::of([r760_bios(), xe])
+}
 
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bios.bin", "^BIOS$", "3.0")];
 
@@ -89,11 +73,12 @@ async fn the_manager_fills_the_ceiling_and_refills_freed_slots_without_waiting_f
     let fleet = fleet(&hosts);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default()
+            .catalog(&catalog())
+            .manager(2, "1h")
+            .explorer_interval("1h")
+            .site_workflows(true),
         images: IMAGES,
-        machine_updater: "max_concurrent_machine_updates_absolute = 2\nmachine_update_run_interval = \"1h\"",
-        site_explorer: "run_interval = \"1h\"",
-        site_workflows: true,
         ..SiteSpec::default()
     })
     .await
@@ -124,14 +109,16 @@ async fn overrides_windows_and_manual_tagging_gate_the_selection() {
     let fleet = fleet(&[("on", "PowerEdge R760"), ("off", "PowerEdge R760"), ("win", "PowerEdge XE9680"), ("tenant", "PowerEdge R760")]);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default()
+            .catalog(&catalog())
+            .firmware_global("autoupdate", false)
+            .firmware_global("instance_updates_manual_tagging", true)
+            .manager(10, "1h")
+            .explorer_interval("1h")
+            .site_workflows(true),
         images: IMAGES,
         // The site default is off: nothing starts until an operator enables hosts one by one.
-        firmware_global: "autoupdate = false\ninstance_updates_manual_tagging = true",
-        machine_updater: "max_concurrent_machine_updates_absolute = 10\nmachine_update_run_interval = \"1h\"",
-        site_explorer: "run_interval = \"1h\"",
         assigned: &[("tenant", "inst-7")],
-        site_workflows: true,
         ..SiteSpec::default()
     })
     .await
@@ -193,11 +180,12 @@ async fn the_manager_resumes_after_the_worker_is_killed() {
     let fleet = fleet(&hosts);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default()
+            .catalog(&catalog())
+            .manager(1, "1h")
+            .explorer_interval("1h")
+            .site_workflows(true),
         images: IMAGES,
-        machine_updater: "max_concurrent_machine_updates_absolute = 1\nmachine_update_run_interval = \"1h\"",
-        site_explorer: "run_interval = \"1h\"",
-        site_workflows: true,
         external_worker: true,
         ..SiteSpec::default()
     })
@@ -226,13 +214,14 @@ async fn a_request_left_without_its_workflow_is_adopted() {
     let fleet = fleet(&[("orphan", "PowerEdge R760")]);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default()
+            .catalog(&catalog())
+            .firmware_global("autoupdate", false)
+            .manager(5, "5s")
+            .explorer_interval("1h")
+            .site_workflows(true),
         images: IMAGES,
         // Automatic selection is off: only the adoption can start this host.
-        firmware_global: "autoupdate = false",
-        machine_updater: "max_concurrent_machine_updates_absolute = 5\nmachine_update_run_interval = \"5s\"",
-        site_explorer: "run_interval = \"1h\"",
-        site_workflows: true,
         ..SiteSpec::default()
     })
     .await
@@ -263,12 +252,13 @@ async fn a_started_request_whose_workflow_was_terminated_is_restarted() {
     let fleet = fleet(&[("stopped", "PowerEdge R760")]);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default()
+            .catalog(&catalog())
+            .firmware_global("autoupdate", false)
+            .manager(5, "5s")
+            .explorer_interval("1h")
+            .site_workflows(true),
         images: IMAGES,
-        firmware_global: "autoupdate = false",
-        machine_updater: "max_concurrent_machine_updates_absolute = 5\nmachine_update_run_interval = \"5s\"",
-        site_explorer: "run_interval = \"1h\"",
-        site_workflows: true,
         ..SiteSpec::default()
     })
     .await

@@ -12,28 +12,15 @@
 //! Needs the binaries: `cargo build -p hostfw-worker -p hostfw-scout --bins` (or
 //! `HOSTFW_WORKER_BIN`; `scout` is looked for beside the worker binary).
 
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{activity_records, history_contains, ChildWorker, Site, SiteSpec};
+use hostfw_tests::fixtures::{dgx_h100, sr630_script};
+use hostfw_tests::{activity_records, history_contains, ChildWorker, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
 const ACT_RUN_SCRIPT: &str = "hostfw.firmware.run_script";
-
-const CATALOG: &str = r#"
-[host_models.sr630]
-vendor = "Lenovo"
-model = "SR630"
-ordering = ["uefi"]
-[host_models.sr630.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.sr630.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-script = "scripts/slow-flash.sh"
-"#;
 
 const FLEET: &str = r#"
 [defaults]
@@ -101,9 +88,8 @@ async fn kill_9_mid_script_the_rerun_waits_for_the_orphan_and_does_not_overlap_i
     let files = [("firmware/scripts/slow-flash.sh", SLOW_FLASH)];
     let site = Site::start(SiteSpec {
         fleet: FLEET,
-        catalog: CATALOG,
+        config: SiteToml::default().model(&sr630_script("scripts/slow-flash.sh")).heartbeat_timeout("5s").max_retries(5),
         images: &[("lenovo/uefi-3.0.bin", "^BIOS$", "3.0")],
-        host_reprovision: "heartbeat_timeout = \"5s\"\nmax_retries = 5",
         files: &files,
         external_worker: true,
         ..SiteSpec::default()
@@ -146,19 +132,6 @@ async fn kill_9_mid_script_the_rerun_waits_for_the_orphan_and_does_not_overlap_i
     assert!(worker.log().contains("not running"), "{}", worker.log_tail(40));
     site.shutdown().await;
 }
-
-const SCOUT_CATALOG: &str = r#"
-[host_models.dgx]
-vendor = "Nvidia"
-model = "DGX H100"
-ordering = ["nic"]
-[host_models.dgx.components.nic]
-current_version_reported_as = "^NIC_0$"
-[[host_models.dgx.components.nic.known_firmware]]
-version = "28.43"
-default = true
-filename = "dgx/nic.bin"
-"#;
 
 const SCOUT_FLEET: &str = r#"
 [[host]]
@@ -272,9 +245,8 @@ async fn scout_killed_mid_script_and_restarted_runs_the_script_once() {
     ];
     let site = Site::start(SiteSpec {
         fleet: SCOUT_FLEET,
-        catalog: SCOUT_CATALOG,
+        config: SiteToml::default().model(&dgx_h100()).heartbeat_timeout("10s").max_retries(5),
         images: &[("dgx/nic.bin", "^NIC_0$", "28.43")],
-        host_reprovision: "heartbeat_timeout = \"10s\"\nmax_retries = 5",
         files: &files,
         ..SiteSpec::default()
     })

@@ -5,11 +5,10 @@
 //! compliant, through that tree's own upload URI, task shape, System and reset allowable values.
 //! Skipped when `../shared` is absent.
 
-mod common;
 
 use std::path::PathBuf;
 
-use common::{Site, SiteSpec};
+use hostfw_tests::{Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
 /// The captured trees, or `None` (and a "skipped" line) when `../shared` is absent.
@@ -101,11 +100,10 @@ async fn start(trees: &std::path::Path, assigned: bool) -> Site {
     let assigned: &[(&str, &str)] = if assigned { &tenants } else { &[] };
     let spec = SiteSpec {
         fleet: &fleet,
-        catalog: &catalog,
+        config: SiteToml::default().catalog_toml(&catalog).power_drain_waits("1s"),
         images: &images,
         files: &files,
         assigned,
-        host_reprovision: "power_drain_off_wait = \"1s\"\npower_drain_cycle_wait = \"1s\"\npower_drain_on_wait = \"1s\"",
         ..SiteSpec::default()
     };
     Site::start(spec).await.expect("site starts")
@@ -217,20 +215,11 @@ async fn a_dell_idrac_image_is_activated_with_the_only_bmc_reset_the_idrac_allow
          firmware = [ {{ id = \"{idrac}\", version = \"5.10.50.00\" }} ]\n",
         trees.join("dell").display().to_string()
     );
-    let catalog = r#"
-[host_models.r750]
-vendor = "Dell Inc."
-model = "PowerEdge R750"
-ordering = ["bmc"]
-[host_models.r750.components.bmc]
-current_version_reported_as = "^Installed-.*__iDRAC\\."
-[[host_models.r750.components.bmc.known_firmware]]
-version = "6.00.30.00"
-default = true
-filename = "r750/idrac.bin"
-"#;
+    let r750 = HostModel::new("r750", "Dell Inc.", "PowerEdge R750")
+        .ordering(&["bmc"])
+        .component("bmc", r"^Installed-.*__iDRAC\.", [Firmware::file("6.00.30.00", "r750/idrac.bin")]);
     let images = [("r750/idrac.bin", r"^Installed-.*__iDRAC\.", "6.00.30.00")];
-    let site = Site::start(SiteSpec { fleet: &fleet, catalog, images: &images, ..SiteSpec::default() })
+    let site = Site::start(SiteSpec { fleet: &fleet, config: SiteToml::default().model(&r750), images: &images, ..SiteSpec::default() })
         .await
         .expect("site starts");
     site.cli(&["host", "reprovision", "set", "--id", "r750-bmc"]).await.unwrap();

@@ -2,45 +2,34 @@
 //! assigned hosts and requests (seed "Assigned hosts need reboot approval", `clear`), on a real
 //! Temporal dev server against bmc-sim with injected faults.
 
-mod common;
 
 use std::time::Duration;
 
-use common::{Site, SiteSpec};
+use hostfw_tests::fixtures::{r760, strings};
+use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_bmc_sim::{Fault, HttpErrors};
 use hostfw_workflows::HostOutcome;
 
-const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-lockdown = { resource = "/redfish/v1/Systems/System.Embedded.1", property = "Oem/Hostfw/Lockdown", enabled = "Enabled", disabled = "Disabled" }
-[host_models.r760.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.r760.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "dell/bmc.bin"
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
+/// The R760 with a lockdown switch (BMC and BIOS), and a GB200 (MNNVL-capable, BMC only).
+fn r760_lockdown() -> HostModel {
+    r760().set(
+        "lockdown",
+        strings(&[
+            ("resource", "/redfish/v1/Systems/System.Embedded.1"),
+            ("property", "Oem/Hostfw/Lockdown"),
+            ("enabled", "Enabled"),
+            ("disabled", "Disabled"),
+        ]),
+    )
+}
 
-[host_models.gb200]
-vendor = "Nvidia"
-model = "GB200 NVL"
-mnnvl_capable = true
-ordering = ["bmc"]
-[host_models.gb200.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.gb200.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "dell/bmc.bin"
-"#;
+fn config() -> SiteToml {
+    let gb200 = HostModel::new("gb200", "Nvidia", "GB200 NVL")
+        .set("mnnvl_capable", true)
+        .ordering(&["bmc"])
+        .component("bmc", "^BMC$", [Firmware::file("2.0", "dell/bmc.bin")]);
+    SiteToml::default().catalog(&Catalog::of([r760_lockdown(), gb200]))
+}
 
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")];
 
@@ -75,7 +64,7 @@ firmware = [ { id = "BMC", version = "1.0" } ]
 "#;
 
 fn spec<'a>() -> SiteSpec<'a> {
-    SiteSpec { fleet: FLEET, catalog: CATALOG, images: IMAGES, ..SiteSpec::default() }
+    SiteSpec { fleet: FLEET, config: config(), images: IMAGES, ..SiteSpec::default() }
 }
 
 fn count(site_history: &[hostfw_store::HistoryEntry], substate: &str) -> usize {
@@ -84,7 +73,7 @@ fn count(site_history: &[hostfw_store::HistoryEntry], substate: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
-    let site = Site::start(SiteSpec { host_reprovision: "max_retries = 5", ..spec() }).await.unwrap();
+    let site = Site::start(SiteSpec { config: config().max_retries(5), ..spec() }).await.unwrap();
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     let outcome = site.host_result("h1").await.expect("recovers after one retry");
@@ -107,7 +96,7 @@ async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
-    let site = Site::start(SiteSpec { host_reprovision: "max_retries = 2", ..spec() }).await.unwrap();
+    let site = Site::start(SiteSpec { config: config().max_retries(2), ..spec() }).await.unwrap();
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     // Reset on a host with no request says so and fails.
     let err = site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h1"]).await.unwrap_err();
@@ -140,7 +129,7 @@ async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_mnnvl_host_waits_for_the_manual_platform_procedure() {
-    let site = Site::start(SiteSpec { firmware_global: "requires_manual_upgrade = true", ..spec() }).await.unwrap();
+    let site = Site::start(SiteSpec { config: config().firmware_global("requires_manual_upgrade", true), ..spec() }).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "gb"]).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     // A non-MNNVL model is not gated.
@@ -191,12 +180,10 @@ async fn an_assigned_host_waits_for_tenant_approval() {
 async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
     let start = chrono::Utc::now() + chrono::Duration::seconds(3);
     let end = start + chrono::Duration::hours(1);
-    let window = format!(
-        "instance_autoreboot_period = {{ start = \"{}\", end = \"{}\" }}",
-        start.format("%Y-%m-%dT%H:%M:%SZ"),
-        end.format("%Y-%m-%dT%H:%M:%SZ")
-    );
-    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], machine_updater: &window, ..spec() })
+    let (from, to) = (start.format("%Y-%m-%dT%H:%M:%SZ").to_string(), end.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+    let window = strings(&[("start", &from), ("end", &to)]);
+    let config = config().machine_updater("instance_autoreboot_period", window);
+    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], config, ..spec() })
         .await
         .unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
@@ -218,7 +205,7 @@ async fn clearing_an_unassigned_request_before_it_starts_stops_its_workflow() {
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     let printed = site.cli(&["host", "reprovision", "clear", "--id", "h1"]).await.unwrap();
     assert!(printed.contains("reprovisioning request of h1 cleared"), "{printed}");
-    let _worker = common::ChildWorker::start(&site).await;
+    let _worker = hostfw_tests::ChildWorker::start(&site).await;
     let outcome = site.host_result("h1").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Cancelled { .. }), "what clear said must be true: {outcome:?}");
     assert_eq!(site.fleet.stats().per_host["h1"].uploads, 0, "nothing was flashed");
@@ -240,9 +227,14 @@ async fn clearing_an_unassigned_request_before_it_starts_stops_its_workflow() {
 async fn a_reset_that_arrives_while_the_failure_is_recorded_is_applied() {
     use sqlx::Connection;
     const FAILING: &str = "#!/bin/sh\necho run >> {SITE}/runs.txt\nsleep 3\necho 'flash refused' >&2\nexit 1\n";
-    let catalog = CATALOG.replacen("filename = \"dell/bios.bin\"", "script = \"scripts/fail.sh\"", 1);
     let files = [("firmware/scripts/fail.sh", FAILING)];
-    let spec = SiteSpec { catalog: &catalog, files: &files, host_reprovision: "max_retries = 0", ..spec() };
+    let spec = SiteSpec {
+        config: config()
+            .model(&r760_lockdown().component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/fail.sh")]))
+            .max_retries(0),
+        files: &files,
+        ..spec()
+    };
     let site = Site::start(spec).await.unwrap();
     let runs = site.dir.path().join("runs.txt");
     let count_runs = || std::fs::read_to_string(&runs).map(|t| t.lines().count()).unwrap_or(0);
@@ -298,7 +290,7 @@ async fn an_approval_recorded_without_its_signal_is_still_heard() {
     let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], external_worker: true, ..spec() }).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     site.store.request_set_approval("h2", true).await.unwrap(); // recorded; no signal sent
-    let _worker = common::ChildWorker::start(&site).await;
+    let _worker = hostfw_tests::ChildWorker::start(&site).await;
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let status = site.status("h2").await.unwrap();
@@ -377,7 +369,7 @@ async fn doctor_lists_and_repairs_a_broken_site() {
 async fn a_stubborn_host_continues_as_new_and_keeps_its_count_approval_and_status() {
     let spec = SiteSpec {
         assigned: &[("h2", "inst-2")],
-        host_reprovision: "max_retries = 3",
+        config: config().max_retries(3),
         temporal_dynamic_config: &["limit.historyCount.suggestContinueAsNew=60"],
         ..spec()
     };
@@ -421,9 +413,9 @@ async fn a_stubborn_host_continues_as_new_and_keeps_its_count_approval_and_statu
 /// already waiting for approval is released by an autoreboot period configured after its request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changed_settings_reach_workflows_that_already_wait() {
-    let spec = SiteSpec { assigned: &[("h2", "inst-2")], host_reprovision: "max_retries = 1", external_worker: true, ..spec() };
+    let spec = SiteSpec { assigned: &[("h2", "inst-2")], config: config().max_retries(1), external_worker: true, ..spec() };
     let site = Site::start(spec).await.unwrap();
-    let mut worker = common::ChildWorker::start(&site).await;
+    let mut worker = hostfw_tests::ChildWorker::start(&site).await;
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
@@ -508,7 +500,7 @@ async fn transient_bmc_errors_are_retried_without_failing_the_host() {
 /// retry again. The attempt is held in WaitingForUpload by holding the site's only upload slot.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reset_during_an_attempt_clears_the_retry_count() {
-    let site = Site::start(SiteSpec { host_reprovision: "max_retries = 5", firmware_global: "max_uploads = 1", ..spec() })
+    let site = Site::start(SiteSpec { config: config().max_retries(5).max_uploads(1), ..spec() })
         .await
         .unwrap();
     site.fleet.set_fault("h2", Fault { fail_next_tasks: 2, ..Fault::default() }).unwrap();

@@ -2,11 +2,11 @@
 //! slots) and the activation kinds (AC power cycles, HGX power cycle, pre-update resets, bounded
 //! re-activation), against bmc-sim on a real Temporal dev server.
 
-mod common;
 
 use std::time::Duration;
 
-use common::{Site, SiteSpec};
+use hostfw_tests::fixtures::{dgx_h100, r760_bios};
+use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_bmc_sim::Fault;
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 
@@ -20,19 +20,6 @@ async fn workflow_history(site: &Site, machine_id: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-const SCOUT_CATALOG: &str = r#"
-[host_models.dgx]
-vendor = "Nvidia"
-model = "DGX H100"
-ordering = ["nic"]
-[host_models.dgx.components.nic]
-current_version_reported_as = "^NIC_0$"
-[[host_models.dgx.components.nic.known_firmware]]
-version = "28.43"
-default = true
-filename = "dgx/nic.bin"
-"#;
-
 // The Scout script stands in for a vendor's in-band updater: it flashes the downloaded image
 // through the simulated host's local flash interface (bmc-sim `/sim/host-flash`).
 const SCOUT_SCRIPT: &str = r#"#!/bin/sh
@@ -41,35 +28,38 @@ echo "scout: $COMPONENT_TYPE -> $TARGET_VERSION on $MACHINE_ID"
 curl -sSf --data-binary @"$DOWNLOAD_DIR/nic.bin" "$(cat "{SITE}/simhosts/$MACHINE_ID")/sim/host-flash"
 "#;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scout_installs_then_hostfw_activates_and_verifies() {
-    let fleet = r#"
-[[host]]
-id = "dgx-1"
-vendor = "Nvidia"
-model = "DGX H100"
-bmc_address = "127.0.0.1:0"
-apply_time = "OnReset"
-reset_seconds = 0.2
-firmware = [ { id = "NIC_0", version = "28.39" } ]
-"#;
+/// A site with one DGX host `id` (its NIC at 28.39, applied on reset) whose NIC goes through
+/// Scout: the package is in the site's Scout directory, and the host's flash endpoint is in
+/// `simhosts/<id>` for the script.
+async fn start_scout(id: &str, assigned: &[(&str, &str)]) -> Site {
+    let fleet = format!(
+        "[[host]]\nid = \"{id}\"\nvendor = \"Nvidia\"\nmodel = \"DGX H100\"\nbmc_address = \"127.0.0.1:0\"\n\
+         apply_time = \"OnReset\"\nreset_seconds = 0.2\nfirmware = [ {{ id = \"NIC_0\", version = \"28.39\" }} ]\n"
+    );
     let files = [
         ("scout/nvidia/dgx_h100/nic/upgrade.sh", SCOUT_SCRIPT),
         ("scout/nvidia/dgx_h100/nic/metadata.toml", "execution_timeout_seconds = 60\nartifact_download_timeout_seconds = 30\n"),
     ];
     let site = Site::start(SiteSpec {
-        fleet,
-        catalog: SCOUT_CATALOG,
+        fleet: &fleet,
+        config: SiteToml::default().model(&dgx_h100()),
         images: &[("dgx/nic.bin", "^NIC_0$", "28.43")],
         files: &files,
         scout: true,
+        assigned,
         ..SiteSpec::default()
     })
     .await
     .unwrap();
     let simhosts = site.dir.path().join("simhosts");
     std::fs::create_dir_all(&simhosts).unwrap();
-    std::fs::write(simhosts.join("dgx-1"), &site.fleet.host("dgx-1").unwrap().base_url).unwrap();
+    std::fs::write(simhosts.join(id), &site.fleet.host(id).unwrap().base_url).unwrap();
+    site
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scout_installs_then_hostfw_activates_and_verifies() {
+    let site = start_scout("dgx-1", &[]).await;
 
     site.cli(&["host", "reprovision", "set", "--id", "dgx-1"]).await.unwrap();
     let outcome = site.host_result("dgx-1").await.expect("compliant through Scout");
@@ -88,29 +78,13 @@ firmware = [ { id = "NIC_0", version = "28.39" } ]
     site.shutdown().await;
 }
 
-const SCRIPT_CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["uefi"]
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-script = "scripts/flash-bios.sh"
-
-[host_models.r750]
-vendor = "Dell"
-model = "PowerEdge R750"
-ordering = ["uefi"]
-[host_models.r750.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r750.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-script = "scripts/broken.sh"
-"#;
+/// The R760's BIOS by a Core-local script that works, the R750's by one that fails.
+fn script_catalog() -> Catalog {
+    let r750 = HostModel::new("r750", "Dell", "PowerEdge R750")
+        .ordering(&["uefi"])
+        .component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/broken.sh")]);
+    Catalog::of([r760_bios().component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/flash-bios.sh")]), r750])
+}
 
 // A legacy Core-local script: it owns install and activation, through the BMC's Redfish API, with
 // the BMC address and login from its environment.
@@ -158,10 +132,9 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
     let files = [("firmware/scripts/flash-bios.sh", FLASH_SCRIPT), ("firmware/scripts/broken.sh", BROKEN_SCRIPT)];
     let site = Site::start(SiteSpec {
         fleet,
-        catalog: SCRIPT_CATALOG,
+        config: SiteToml::default().catalog(&script_catalog()).max_retries(0),
         images: &[("dell/bios.bin", "^BIOS$", "3.0")],
         files: &files,
-        host_reprovision: "max_retries = 0",
         ..SiteSpec::default()
     })
     .await
@@ -209,27 +182,13 @@ fn six_hosts() -> String {
     fleet
 }
 
-const BIOS_CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["uefi"]
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_uploads_bounds_concurrent_uploads_site_wide() {
     let fleet = six_hosts();
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: BIOS_CATALOG,
+        config: SiteToml::default().model(&r760_bios()).max_uploads(2),
         images: &[("dell/bios.bin", "^BIOS$", "3.0")],
-        firmware_global: "max_uploads = 2",
         ..SiteSpec::default()
     })
     .await
@@ -289,14 +248,16 @@ firmware = [ { id = "HGX_FW_BMC_0", version = "24.0" }, { id = "CPLD_0", version
 "#;
     let site = Site::start(SiteSpec {
         fleet,
-        catalog: ACTIVATION_CATALOG,
+        config: SiteToml::default()
+            .catalog_toml(ACTIVATION_CATALOG)
+            .firmware_global("hgx_bmc_gpu_reboot_delay", "1s")
+            .power_drain_waits("1s")
+            .host_reprovision("pre_update_wait", "1s"),
         images: &[("hgx/hgxbmc.bin", "^HGX_FW_BMC_0$", "25.06"), ("hgx/bios.bin", "^BIOS_0$", "9.0")],
         files: &[(
             "firmware/hgx/cpld.bin",
             "HOSTFW-SIM-IMAGE applies_to=^CPLD_0$ version=2.0 activation=ac_cycle\nxxxxxxxx",
         )],
-        firmware_global: "hgx_bmc_gpu_reboot_delay = \"1s\"",
-        host_reprovision: "power_drain_off_wait = \"1s\"\npower_drain_cycle_wait = \"1s\"\npower_drain_on_wait = \"1s\"\npre_update_wait = \"1s\"",
         ..SiteSpec::default()
     })
     .await
@@ -335,9 +296,12 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
 "#;
     let site = Site::start(SiteSpec {
         fleet,
-        catalog: BIOS_CATALOG,
+        config: SiteToml::default()
+            .model(&r760_bios())
+            .max_retries(0)
+            .host_reprovision("max_reactivations", 2)
+            .host_reprovision("verify_max_polls", 2),
         images: &[("dell/bios.bin", "^BIOS$", "3.0")],
-        host_reprovision: "max_retries = 0\nmax_reactivations = 2\nverify_max_polls = 2",
         ..SiteSpec::default()
     })
     .await
@@ -361,34 +325,7 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
 /// installs through the host's agent, and the host returns to its tenant.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scout_installs_on_an_assigned_host_after_the_tenant_approves() {
-    let fleet = r#"
-[[host]]
-id = "dgx-a"
-vendor = "Nvidia"
-model = "DGX H100"
-bmc_address = "127.0.0.1:0"
-apply_time = "OnReset"
-reset_seconds = 0.2
-firmware = [ { id = "NIC_0", version = "28.39" } ]
-"#;
-    let files = [
-        ("scout/nvidia/dgx_h100/nic/upgrade.sh", SCOUT_SCRIPT),
-        ("scout/nvidia/dgx_h100/nic/metadata.toml", "execution_timeout_seconds = 60\nartifact_download_timeout_seconds = 30\n"),
-    ];
-    let site = Site::start(SiteSpec {
-        fleet,
-        catalog: SCOUT_CATALOG,
-        images: &[("dgx/nic.bin", "^NIC_0$", "28.43")],
-        files: &files,
-        scout: true,
-        assigned: &[("dgx-a", "tenant-vm-9")],
-        ..SiteSpec::default()
-    })
-    .await
-    .unwrap();
-    let simhosts = site.dir.path().join("simhosts");
-    std::fs::create_dir_all(&simhosts).unwrap();
-    std::fs::write(simhosts.join("dgx-a"), &site.fleet.host("dgx-a").unwrap().base_url).unwrap();
+    let site = start_scout("dgx-a", &[("dgx-a", "tenant-vm-9")]).await;
 
     site.cli(&["host", "reprovision", "set", "--id", "dgx-a"]).await.unwrap();
     site.wait_substate("dgx-a", "WaitingForApproval", Duration::from_secs(60)).await;

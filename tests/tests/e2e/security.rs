@@ -2,35 +2,21 @@
 //! with the BMC login in its environment, the BMC password appears in no workflow history (every
 //! workflow of the namespace, as `temporal workflow show` prints it), no worker log line, no
 //! metric, and no CLI output. (A Scout artifact with a wrong digest is never executed:
-//! `scout/tests/downloads.rs`.)
+//! `scout/tests/it/downloads.rs`.)
 
-mod common;
 
 use std::process::Command;
 use std::time::Duration;
 
-use common::{temporal_cli, ChildWorker, Site, SiteSpec};
+use hostfw_tests::fixtures::r760;
+use hostfw_tests::{temporal_cli, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 
 const PASSWORD: &str = "S3cur1ty-Canary-7781-do-not-leak";
 
-const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-[host_models.r760.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.r760.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "dell/bmc.bin"
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-script = "scripts/flash-bios.sh"
-"#;
+/// The R760 with its BIOS flashed by a Core-local script.
+fn catalog() -> HostModel {
+    r760().component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/flash-bios.sh")])
+}
 
 // A legacy Core-local script: it pushes the image through the BMC's Redfish API with the login
 // from its environment, and (carelessly) echoes it, as real vendor scripts sometimes do.
@@ -84,12 +70,13 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     let files = [("firmware/scripts/flash-bios.sh", FLASH_SCRIPT)];
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default()
+            .model(&catalog())
+            .manager(2, "1h")
+            .explorer_interval("1h")
+            .site_workflows(true),
         images: &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")],
         files: &files,
-        machine_updater: "max_concurrent_machine_updates_absolute = 2\nmachine_update_run_interval = \"1h\"",
-        site_explorer: "run_interval = \"1h\"",
-        site_workflows: true,
         external_worker: true,
         ..SiteSpec::default()
     })

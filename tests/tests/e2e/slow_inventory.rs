@@ -6,12 +6,11 @@
 //! instead of a fixed minute. Scaled down by config (a 0.1 s delay, not a minute-long crawl).
 //! Skipped when `../shared` is absent.
 
-mod common;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{activity_records, history_events, Site, SiteSpec};
+use hostfw_tests::{activity_records, history_events, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
 const REFRESH: &str = "hostfw.host.refresh_inventory";
@@ -56,13 +55,10 @@ async fn start(tree: &std::path::Path, k: u32) -> Site {
          required_parts = [\"OemParameters\"]\ntargets_required = true\n",
         tree.display().to_string()
     );
-    let redfish = format!("inventory_concurrency = {k}");
     let spec = SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: SiteToml::default().catalog_toml(CATALOG).redfish("inventory_concurrency", k).heartbeat_timeout("5s"),
         images: &[("smc/image.bin", "^CPLD_Motherboard$", "F5.11.CB")],
-        redfish: &redfish,
-        host_reprovision: "heartbeat_timeout = \"5s\"",
         ..SiteSpec::default()
     };
     let site = Site::start(spec).await.expect("site starts");

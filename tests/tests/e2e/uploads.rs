@@ -15,32 +15,21 @@
 //!
 //! Needs the worker binary: `cargo build -p hostfw-worker --bins` (or `HOSTFW_WORKER_BIN`).
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{activity_records, history_contains, ChildWorker, Site, SiteSpec};
+use hostfw_tests::fixtures::r760_bios;
+use hostfw_tests::{activity_records, history_contains, ChildWorker, Site, SiteSpec, SiteToml};
 use hostfw_bmc_sim::Fault;
 use hostfw_workflows::names::ACT_UPLOAD;
 use hostfw_workflows::HostOutcome;
 
-/// A dead worker's (or an unreachable server's) activity times out after this.
-const HOST_REPROVISION: &str = r#"heartbeat_timeout = "5s"
-max_retries = 5"#;
-
-const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["uefi"]
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
-"#;
+/// The site: the R760's BIOS; a dead worker's (or an unreachable server's) activity times out
+/// after 5 s; `max_uploads` site-wide upload slots.
+fn config(max_uploads: i64) -> SiteToml {
+    SiteToml::default().model(&r760_bios()).heartbeat_timeout("5s").max_retries(5).max_uploads(max_uploads)
+}
 
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bios.bin", "^BIOS$", "3.0")];
 
@@ -60,13 +49,11 @@ fn fleet(hosts: usize, task_seconds: f64) -> String {
     fleet
 }
 
-async fn start(fleet: &str, firmware_global: &str) -> (Site, ChildWorker) {
+async fn start(fleet: &str, max_uploads: i64) -> (Site, ChildWorker) {
     let spec = SiteSpec {
         fleet,
-        catalog: CATALOG,
+        config: config(max_uploads),
         images: IMAGES,
-        host_reprovision: HOST_REPROVISION,
-        firmware_global,
         external_worker: true,
         temporal_db: true,
         ..SiteSpec::default()
@@ -102,7 +89,7 @@ async fn assert_compliant(site: &Site, host: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_upload_follows_the_flash_its_killed_attempt_started() {
     let fleet = fleet(1, 20.0);
-    let (site, mut worker) = start(&fleet, "max_uploads = 2").await;
+    let (site, mut worker) = start(&fleet, 2).await;
     // Park the upload before its POST by holding every slot, then make the BMC slow to answer
     // (it still acts at once) and let the upload go.
     let mut held = Vec::new();
@@ -164,7 +151,7 @@ async fn a_retried_upload_follows_the_flash_its_killed_attempt_started() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_slot_stays_held_between_the_upload_and_the_task_wait() {
     let fleet = fleet(1, 20.0);
-    let (site, mut worker) = start(&fleet, "max_uploads = 1").await;
+    let (site, mut worker) = start(&fleet, 1).await;
     site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
     site.wait_substate("h0", "WaitingForFirmwareUpgrade", Duration::from_secs(60)).await;
     worker.kill_9();
@@ -191,10 +178,9 @@ async fn waiting_for_a_slot_polls_the_database_rarely() {
     let fleet = fleet(1, 1.0);
     let spec = SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
+        config: config(1),
         images: IMAGES,
-        host_reprovision: HOST_REPROVISION,
-        firmware_global: "max_uploads = 1",
+        exclusive: true,
         ..SiteSpec::default()
     };
     let site = Site::start(spec).await.expect("site starts");
@@ -226,7 +212,7 @@ async fn waiting_for_a_slot_polls_the_database_rarely() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attempt_that_cannot_heartbeat_does_not_post() {
     let fleet = fleet(1, 3.0);
-    let (mut site, _worker) = start(&fleet, "max_uploads = 1").await;
+    let (mut site, _worker) = start(&fleet, 1).await;
     let grant = site.store.upload_slot_acquire("uploads-test", 1, 120_000).await.unwrap().expect("the slot");
     site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
     site.wait_for("the upload to wait for the slot", Duration::from_secs(60), || async {
@@ -264,7 +250,7 @@ async fn a_server_outage_longer_than_the_heartbeat_timeout_never_flashes_twice()
     const HOSTS: usize = 8;
     const MAX_UPLOADS: u64 = 2;
     let fleet = fleet(HOSTS, 3.0);
-    let (mut site, worker) = start(&fleet, "max_uploads = 2").await;
+    let (mut site, worker) = start(&fleet, 2).await;
     let hosts: Vec<String> = (0..HOSTS).map(|n| format!("h{n}")).collect();
     for host in &hosts {
         site.cli(&["host", "reprovision", "set", "--id", host]).await.unwrap();

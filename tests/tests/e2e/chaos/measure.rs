@@ -11,7 +11,7 @@ use hostfw_store::now_ms;
 use hostfw_workflows::HostReprovisionWorkflow;
 use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus};
 
-use crate::common::Site;
+use hostfw_tests::Site;
 
 /// A small deterministic generator (64-bit LCG): the seed reproduces a run.
 pub struct Rng(pub u64);

@@ -14,14 +14,9 @@
 //! (`HOSTFW_CHAOS_SEED` replays one; each scenario draws from its own stream, so a replay of one
 //! scenario alone with `HOSTFW_CHAOS_ONLY=<key>[,<key>…]` sees the same moments).
 
-mod common;
-#[path = "chaos/measure.rs"]
 mod measure;
-#[path = "chaos/postgres.rs"]
 mod postgres;
-#[path = "chaos/rollout.rs"]
 mod rollout;
-#[path = "chaos/scenarios.rs"]
 mod scenarios;
 
 use measure::{Rng, Row};
@@ -132,11 +127,11 @@ async fn the_fleet_survives_kills_outages_and_faults_never_stuck_never_twice() {
 async fn stuck_counts_a_request_without_workflow_and_a_slot_of_a_closed_workflow() {
     let ids = vec!["s1".to_string()];
     let fleet = scenarios::r760_fleet(&ids, "task_seconds = 30.0");
-    let site = common::Site::start(common::SiteSpec {
+    let site = hostfw_tests::Site::start(hostfw_tests::SiteSpec {
         fleet: &fleet,
-        catalog: scenarios::CATALOG,
+        config: hostfw_tests::SiteToml::default().catalog(&hostfw_tests::fixtures::r760().into()),
         images: scenarios::IMAGES,
-        ..common::SiteSpec::default()
+        ..hostfw_tests::SiteSpec::default()
     })
     .await
     .unwrap();

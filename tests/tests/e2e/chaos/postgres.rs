@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use sqlx::{Connection, Executor};
 
-use crate::common::{ChildWorker, Site, SiteSpec};
-use crate::measure::{Rng, Row};
-use crate::scenarios::{finish, host_reprovision, r760_fleet, r760_targets, spec};
+use hostfw_tests::{ChildWorker, Site, SiteSpec};
+use super::measure::{Rng, Row};
+use super::scenarios::{finish, r760_fleet, r760_targets, spec};
 
 const ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 const NAME: &str = "site database on PostgreSQL, restarted twice mid-rollout (20 hosts)";
@@ -75,11 +75,11 @@ pub async fn postgres_restarted(rng: &mut Rng) -> Row {
 
     let ids: Vec<String> = (0..20).map(|i| format!("pg{i:02}")).collect();
     let fleet = r760_fleet(&ids, "task_seconds = 2.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
-    let hr = host_reprovision();
-    let site = Site::start(SiteSpec { database_url: &url, ..spec(&fleet, &hr, "max_uploads = 6") })
+    let base = spec(&fleet, 6);
+    let site = Site::start(SiteSpec { config: base.config.clone().database_url(&url), ..base })
         .await
         .expect("site starts on PostgreSQL");
-    let mut expect = crate::measure::Expect { max_retries: 5, ..Default::default() };
+    let mut expect = super::measure::Expect { max_retries: 5, ..Default::default() };
     for id in &ids {
         expect.targets.insert(id.clone(), r760_targets());
     }

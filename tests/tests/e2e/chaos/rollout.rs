@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use hostfw_bmc_sim::{Fault, HttpErrors};
 
-use crate::common::{ChildWorker, Site, SiteSpec};
-use crate::measure::{judge, wait_settled, Expect, Rng, Row};
-use crate::scenarios::{r760_targets, CATALOG};
+use hostfw_tests::{ChildWorker, Site, SiteSpec, SiteToml};
+use super::measure::{judge, wait_settled, Expect, Rng, Row};
+use super::scenarios::r760_targets;
+use hostfw_tests::fixtures::{r760, R760_IMAGES};
 
 const HOSTS: usize = 100;
 const KILLS: usize = 10;
@@ -48,25 +49,26 @@ fn matrix() -> Vec<(&'static str, Fault, End)> {
 fn fleet() -> (String, Vec<String>) {
     let mut ids: Vec<String> = matrix().iter().map(|(id, _, _)| id.to_string()).collect();
     ids.extend((ids.len()..HOSTS).map(|n| format!("h{n:03}")));
-    let fleet = crate::scenarios::r760_fleet(&ids, "task_seconds = 1.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
+    let fleet = super::scenarios::r760_fleet(&ids, "task_seconds = 1.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
     (fleet, ids)
 }
 
 pub async fn worker_kills_server_restart_bmc_faults(rng: &mut Rng) -> Row {
     let name = format!("{HOSTS} hosts, {KILLS} worker SIGKILLs, 1 server restart, BMC faults");
     let (fleet, ids) = fleet();
-    let host_reprovision = format!(
-        "heartbeat_timeout = \"5s\"\nmax_retries = {MAX_RETRIES}\nmax_reactivations = 1\nverify_max_polls = 5"
-    );
     let mut site = Site::start(SiteSpec {
         fleet: &fleet,
-        catalog: CATALOG,
-        images: &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")],
-        host_reprovision: &host_reprovision,
-        firmware_global: "max_uploads = 10",
-        machine_updater: "max_concurrent_machine_updates_absolute = 20\nmachine_update_run_interval = \"30s\"",
-        site_explorer: "run_interval = \"10s\"",
-        site_workflows: true,
+        config: SiteToml::default()
+            .catalog(&r760().into())
+            .heartbeat_timeout("5s")
+            .max_retries(MAX_RETRIES.into())
+            .host_reprovision("max_reactivations", 1)
+            .host_reprovision("verify_max_polls", 5)
+            .max_uploads(10)
+            .manager(20, "30s")
+            .explorer_interval("10s")
+            .site_workflows(true),
+        images: R760_IMAGES,
         external_worker: true,
         temporal_db: true,
         ..SiteSpec::default()

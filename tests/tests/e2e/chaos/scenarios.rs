@@ -5,41 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{ChildWorker, Site, SiteSpec};
-use crate::measure::{judge, wait_settled, Expect, Rng, Row};
-
-pub const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-[host_models.r760.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.r760.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "dell/bmc.bin"
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-filename = "dell/bios.bin"
-"#;
-
-/// A Lenovo model whose BIOS goes through a Core-local script (the legacy route).
-const SCRIPT_CATALOG: &str = r#"
-[host_models.sr630]
-vendor = "Lenovo"
-model = "SR630"
-ordering = ["uefi"]
-[host_models.sr630.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.sr630.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-script = "scripts/slow-flash.sh"
-"#;
+use hostfw_tests::fixtures::{r760, sr630_script};
+use hostfw_tests::{ChildWorker, HostModel, Site, SiteSpec, SiteToml};
+use super::measure::{judge, wait_settled, Expect, Rng, Row};
 
 pub const IMAGES: &[(&str, &str, &str)] =
     &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0"), ("lenovo/uefi-3.0.bin", "^BIOS$", "3.0")];
@@ -48,7 +16,7 @@ pub const IMAGES: &[(&str, &str, &str)] =
 /// spends it is lost.
 const MAX_RETRIES: u32 = 5;
 /// Shorter than the BMC tasks of the long-flash scenario and than the outages.
-const HEARTBEAT: &str = "heartbeat_timeout = \"5s\"";
+const HEARTBEAT: &str = "5s";
 
 pub fn r760_targets() -> Vec<(String, String)> {
     vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())]
@@ -89,24 +57,33 @@ fn expect_r760(ids: &[String]) -> Expect {
 
 /// The site of a scenario: the Manager rolls out every host; the worker runs as a child process
 /// (killable); the dev server keeps its state in a file (restartable, killable).
-pub fn spec<'a>(fleet: &'a str, host_reprovision: &'a str, firmware_global: &'a str) -> SiteSpec<'a> {
+/// `max_uploads` site-wide upload slots; the host workflows' retry budget and heartbeat timeout
+/// are [`host_settings`].
+pub fn spec(fleet: &str, max_uploads: i64) -> SiteSpec<'_> {
     SiteSpec {
         fleet,
-        catalog: CATALOG,
+        config: host_settings(SiteToml::default())
+            .catalog(&r760().into())
+            .max_uploads(max_uploads)
+            .manager(30, "10s")
+            .explorer_interval("10s")
+            .site_workflows(true),
         images: IMAGES,
-        host_reprovision,
-        firmware_global,
-        machine_updater: "max_concurrent_machine_updates_absolute = 30\nmachine_update_run_interval = \"10s\"",
-        site_explorer: "run_interval = \"10s\"",
-        site_workflows: true,
         external_worker: true,
         temporal_db: true,
         ..SiteSpec::default()
     }
 }
 
-pub fn host_reprovision() -> String {
-    format!("{HEARTBEAT}\nmax_retries = {MAX_RETRIES}\nmax_reactivations = 1")
+/// The host workflows of every scenario: heartbeat timeout [`HEARTBEAT`], retry budget
+/// [`MAX_RETRIES`], one reactivation.
+pub fn host_settings(config: SiteToml) -> SiteToml {
+    config.heartbeat_timeout(HEARTBEAT).max_retries(MAX_RETRIES.into()).host_reprovision("max_reactivations", 1)
+}
+
+/// `spec` with one more host model in its catalog.
+fn with_model<'a>(spec: SiteSpec<'a>, model: &HostModel) -> SiteSpec<'a> {
+    SiteSpec { config: spec.config.model(model), ..spec }
 }
 
 /// Wait for the end, judge, print the worker log if the row is bad, stop everything.
@@ -128,8 +105,7 @@ pub async fn temporal_sigkill(rng: &mut Rng) -> Row {
     let name = "Temporal server SIGKILLed twice (20 hosts)";
     let ids = ids("tk", 20);
     let fleet = r760_fleet(&ids, "task_seconds = 2.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
-    let hr = host_reprovision();
-    let mut site = Site::start(spec(&fleet, &hr, "max_uploads = 6")).await.expect("site starts");
+    let mut site = Site::start(spec(&fleet, 6)).await.expect("site starts");
     let expect = expect_r760(&ids);
     let started = Instant::now();
     let worker = ChildWorker::start(&site).await;
@@ -148,8 +124,7 @@ pub async fn two_workers_one_killed(rng: &mut Rng) -> Row {
     let name = "two workers, one SIGKILLed 6 times (20 hosts)";
     let ids = ids("tw", 20);
     let fleet = r760_fleet(&ids, "task_seconds = 2.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
-    let hr = host_reprovision();
-    let site = Site::start(spec(&fleet, &hr, "max_uploads = 6")).await.expect("site starts");
+    let site = Site::start(spec(&fleet, 6)).await.expect("site starts");
     let expect = expect_r760(&ids);
     let started = Instant::now();
     let steady = ChildWorker::start(&site).await;
@@ -170,8 +145,7 @@ pub async fn long_flash_worker_killed(rng: &mut Rng) -> Row {
     let name = "flash 12 s > heartbeat 5 s, worker SIGKILLed mid-task 3 times (12 hosts)";
     let ids = ids("lf", 12);
     let fleet = r760_fleet(&ids, "task_seconds = 12.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
-    let hr = host_reprovision();
-    let site = Site::start(spec(&fleet, &hr, "max_uploads = 6")).await.expect("site starts");
+    let site = Site::start(spec(&fleet, 6)).await.expect("site starts");
     let expect = expect_r760(&ids);
     let started = Instant::now();
     let mut worker = ChildWorker::start(&site).await;
@@ -201,8 +175,7 @@ pub async fn temporal_outage_while_waiting_for_slots(rng: &mut Rng) -> Row {
     let name = "Temporal down 8-14 s (> heartbeat) while hosts wait for 2 upload slots, twice (12 hosts)";
     let ids = ids("ou", 12);
     let fleet = r760_fleet(&ids, "task_seconds = 3.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
-    let hr = host_reprovision();
-    let mut site = Site::start(spec(&fleet, &hr, "max_uploads = 2")).await.expect("site starts");
+    let mut site = Site::start(spec(&fleet, 2)).await.expect("site starts");
     let expect = expect_r760(&ids);
     let started = Instant::now();
     let worker = ChildWorker::start(&site).await;
@@ -289,10 +262,8 @@ pub async fn core_script_killed_with_worker(rng: &mut Rng) -> Row {
              upload_style = \"multipart\"\ntask_style = \"spec\"\nfirmware = [ {{ id = \"BIOS\", version = \"1.0\" }} ]\n"
         ));
     }
-    let catalog = format!("{CATALOG}\n{SCRIPT_CATALOG}");
     let files = [("firmware/scripts/slow-flash.sh", SLOW_FLASH)];
-    let hr = host_reprovision();
-    let site = Site::start(SiteSpec { catalog: &catalog, files: &files, ..spec(&fleet, &hr, "max_uploads = 6") })
+    let site = Site::start(SiteSpec { files: &files, ..with_model(spec(&fleet, 6), &sr630_script("scripts/slow-flash.sh")) })
         .await
         .expect("site starts");
     let mut expect = expect_r760(&dell);
