@@ -238,7 +238,27 @@ async fn unknown_versions_keep_their_reason(Ctx { store, .. }: Ctx) {
     assert_eq!(back.members[3].raw_version(), "2.3.5 ");
 }
 
+/// Many reports at once (more than one statement's worth): each stored as `report_put` would, an
+/// error cleared, the machine id kept when not given.
+async fn many_reports_at_once(Ctx { store, .. }: Ctx) {
+    store.report_put(&addr("10.1.0.1"), Some("m1"), &Err("timed out".to_owned())).await.unwrap();
+    let batch: Vec<(BmcAddress, Option<String>, InventoryReport)> = (1..=1200)
+        .map(|i| (addr(&format!("10.1.{}.{}", i / 256, i % 256)), (i != 1).then(|| format!("m{i}")), inventory(&format!("2.{i}"))))
+        .collect();
+    store.reports_put_many(&batch).await.unwrap();
+    let all = store.report_list().await.unwrap();
+    assert_eq!(all.len(), 1200);
+    let first = store.report_get(&look("10.1.0.1")).await.unwrap().expect("stored");
+    assert_eq!(first.machine_id.as_deref(), Some("m1"), "machine id kept");
+    assert_eq!(first.error, None, "error cleared");
+    assert_eq!(first.report, Some(inventory("2.1")));
+    let last = store.report_get(&look("10.1.4.176")).await.unwrap().expect("stored");
+    assert_eq!(last.machine_id.as_deref(), Some("m1200"));
+    assert_eq!(last.report.unwrap().members[0].version, "2.1200");
+}
+
 both_backends!(
+    many_reports_at_once,
     unknown_versions_keep_their_reason,
     error_keeps_last_good_report,
     first_exploration_failing,
