@@ -171,6 +171,71 @@ pub fn sr630_script(script: &str) -> HostModel {
         .component("uefi", "^BIOS$", [Firmware::script("3.0", script)])
 }
 
+/// A Core-local flash script (under `<site>/firmware/scripts/`) that writes only to files (its
+/// stdout goes to `<site>/script.log`: a pipe would die with the worker): `prelude` (shell lines
+/// that define `finish <code>`, and may log and sleep) runs first; then it pushes
+/// `firmware/lenovo/<component>-<target>.bin` to the BMC by multipart with the login from its
+/// environment, and follows the task, `polls` times 0.1 s apart, to `finish 0` (3 if it never
+/// completes, 1 without a task).
+pub fn multipart_flash_script(prelude: &str, polls: u32) -> String {
+    format!(
+        r#"#!/bin/sh
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+site=$(dirname "$(dirname "$here")")
+exec >>"$site/script.log" 2>&1
+{prelude}
+auth() {{ printf 'user = "%s:%s"\n' "$BMC_USERNAME" "$BMC_PASSWORD"; }}
+image="$here/../lenovo/$COMPONENT_TYPE-$TARGET_VERSION.bin"
+location=$(auth | curl -sS -K - -o /dev/null -D - \
+    -F 'UpdateParameters={{}};type=application/json' \
+    -F "UpdateFile=@$image;type=application/octet-stream" \
+    "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: *//p')
+[ -n "$location" ] || finish 1
+task=${{location##*/}}
+i=0
+while [ "$i" -lt {polls} ]; do
+    body=$(auth | curl -sS -K - "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
+    if printf '%s' "$body" | grep -Eq '"TaskState": *"Completed"'; then finish 0; fi
+    i=$((i + 1))
+    sleep 0.1
+done
+finish 3
+"#
+    )
+}
+
+/// A Core-local script that flashes `firmware/dell/bios.bin` through the BMC's multipart push
+/// with the BMC address and login from its environment, and follows the task (200 polls 0.1 s
+/// apart; exit 4 if it never completes). With `echo_login` it prints the login, as careless vendor
+/// scripts do (what the redaction tests need).
+pub fn dell_bios_flash_script(echo_login: bool) -> String {
+    let (login_line, failed) = if echo_login {
+        ("echo \"logging in as $auth\"\n", " (login $auth)")
+    } else {
+        ("", "")
+    };
+    format!(
+        r#"#!/bin/sh
+set -eu
+img="$(dirname "$0")/../dell/bios.bin"
+auth="$BMC_USERNAME:$BMC_PASSWORD"
+{login_line}loc=$(curl -sS -u "$auth" -D - -o /dev/null \
+  -F 'UpdateParameters={{}};type=application/json' -F "UpdateFile=@$img;type=application/octet-stream" \
+  "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+task="${{loc##*/}}"
+i=0
+while [ $i -lt 200 ]; do
+  state=$(curl -sS -u "$auth" "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
+  case "$state" in *'"Completed"'*) echo "flashed $COMPONENT_TYPE $TARGET_VERSION"; exit 0;; esac
+  i=$((i+1)); sleep 0.1
+done
+echo "task $task never completed{failed}" >&2
+exit 4
+"#
+    )
+}
+
 /// Write a simulator firmware image `dir/rel` that applies to the inventory members matching
 /// `applies_to` and installs `version` (bmc-sim's image format, 2 KiB of payload).
 pub fn write_image(dir: &Path, rel: &str, applies_to: &str, version: &str) {

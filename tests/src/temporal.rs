@@ -143,12 +143,31 @@ impl DevServer {
     }
 }
 
+/// How many times a dev server start is tried: the SDK gives the server 5 s to answer, which a
+/// loaded 2-core machine (a build beside the tests) sometimes misses.
+const START_ATTEMPTS: u32 = 3;
+
 async fn launch(port: u16, extra_args: &[String], db: &Option<PathBuf>) -> anyhow::Result<WorkflowEnvironment<LocalServer>> {
-    let options = LocalWorkflowEnvironmentOptions::builder()
-        .server_executable(EphemeralExe::ExistingPath(temporal_cli().display().to_string()))
-        .port(port)
-        .extra_args(extra_args.to_vec())
-        .maybe_database_filename(db.clone())
-        .build();
-    WorkflowEnvironment::start_local(options).await.context("starting the Temporal dev server")
+    let mut attempt = 1;
+    loop {
+        let options = LocalWorkflowEnvironmentOptions::builder()
+            .server_executable(EphemeralExe::ExistingPath(temporal_cli().display().to_string()))
+            .port(port)
+            .extra_args(extra_args.to_vec())
+            .maybe_database_filename(db.clone())
+            .build();
+        match WorkflowEnvironment::start_local(options).await {
+            Ok(env) => return Ok(env),
+            Err(e) if attempt < START_ATTEMPTS => {
+                eprintln!("the Temporal dev server on port {port} did not start (attempt {attempt}): {e}; trying again");
+                // The failed server process is killed on drop; let its port go.
+                let _ = wait_for("the dev server's port to be free", Duration::from_secs(10), Duration::from_millis(100), || async {
+                    listener_pid(port).is_none().then_some(())
+                })
+                .await;
+                attempt += 1;
+            }
+            Err(e) => return Err(e).context("starting the Temporal dev server"),
+        }
+    }
 }

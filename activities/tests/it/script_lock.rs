@@ -63,6 +63,18 @@ fn policy(orphan_wait: Duration) -> WaitPolicy {
     WaitPolicy { orphan_wait, poll: Duration::from_millis(100), stale_before_ms: i64::MIN }
 }
 
+/// Record `earlier`'s lock, then claim for run `b` (waiting up to a minute): the earlier run is
+/// taken over at once; its report.
+async fn taken_over(db: &Db, earlier: &ScriptLock, here: &ThisHost) -> String {
+    db.store.script_lock_claim(earlier).await.unwrap();
+    let beats = Beats::default();
+    let got = claim_or_wait(&db.store, &lock("b", here), here, &policy(Duration::from_secs(60)), beats.sink(), never())
+        .await
+        .unwrap();
+    let Claim::EarlierRun { report, .. } = got else { panic!("{got:?}") };
+    report
+}
+
 /// Heartbeats a waiter sent, shared with the test.
 #[derive(Clone, Default)]
 struct Beats(Arc<Mutex<Vec<String>>>);
@@ -156,12 +168,7 @@ async fn a_lock_whose_pid_now_belongs_to_another_process_is_taken_over() {
     let mut earlier = lock("earlier", &here);
     earlier.pid = Some(i64::from(me));
     earlier.pid_start_ticks = Some(proc_stat(me).unwrap().start_ticks as i64 + 1);
-    db.store.script_lock_claim(&earlier).await.unwrap();
-    let beats = Beats::default();
-    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
-        .await
-        .unwrap();
-    let Claim::EarlierRun { report, .. } = got else { panic!("{got:?}") };
+    let report = taken_over(&db, &earlier, &here).await;
     assert!(report.contains("now belongs to another process"), "{report}");
 }
 
@@ -172,12 +179,7 @@ async fn a_lock_from_before_a_reboot_is_taken_over() {
     let child = sleeper();
     let mut earlier = held_by(&child, &here);
     earlier.boot_id = "an-earlier-boot".into();
-    db.store.script_lock_claim(&earlier).await.unwrap();
-    let beats = Beats::default();
-    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
-        .await
-        .unwrap();
-    let Claim::EarlierRun { report, .. } = got else { panic!("{got:?}") };
+    let report = taken_over(&db, &earlier, &here).await;
     assert!(report.contains("rebooted"), "{report}");
 }
 

@@ -64,6 +64,30 @@ fn bad_fleet_file_exits_2_naming_file_host_and_key() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The host list the simulator writes to its `--ready-file` once it serves, when it appears.
+async fn read_ready(ready: &std::path::Path) -> serde_json::Value {
+    eventually("ready file", || async {
+        serde_json::from_slice(&std::fs::read(ready).ok()?).ok()
+    })
+    .await
+}
+
+/// SIGTERM the simulator and wait for it: it must exit 0 within 20 s. Its output.
+async fn terminate(child: tokio::process::Child) -> std::process::Output {
+    let pid = child.id().unwrap().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    out
+}
+
 #[tokio::test]
 async fn runs_writes_ready_file_and_stops_on_sigterm() {
     let dir = temp_dir("good");
@@ -81,10 +105,7 @@ async fn runs_writes_ready_file_and_stops_on_sigterm() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let list: serde_json::Value = eventually("ready file", || async {
-        serde_json::from_slice(&std::fs::read(&ready).ok()?).ok()
-    })
-    .await;
+    let list = read_ready(&ready).await;
     let list = list.as_array().unwrap().clone();
     assert_eq!(list.len(), 2);
     assert_eq!(list[1]["id"], "host-002");
@@ -97,17 +118,7 @@ async fn runs_writes_ready_file_and_stops_on_sigterm() {
         .unwrap();
     assert_eq!(root["Vendor"], "Dell");
 
-    let pid = child.id().unwrap().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    let out = terminate(child).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(&format!("host-001 Dell PowerEdge R760 at {base}")),
@@ -140,10 +151,7 @@ async fn tls_fleet_writes_the_ca_file_and_https_base_urls() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let list: serde_json::Value = eventually("ready file", || async {
-        serde_json::from_slice(&std::fs::read(&ready).ok()?).ok()
-    })
-    .await;
+    let list = read_ready(&ready).await;
     // The CA file is written before the ready file.
     let ca = std::fs::read(&ca_file).expect("CA file written");
     let base = list[0]["base_url"].as_str().unwrap().to_string();
@@ -161,17 +169,7 @@ async fn tls_fleet_writes_the_ca_file_and_https_base_urls() {
         .await
         .unwrap();
     assert_eq!(root["Vendor"], "Dell");
-    let pid = child.id().unwrap().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    terminate(child).await;
 }
 
 #[test]

@@ -206,13 +206,11 @@ async fn the_manager_resumes_after_the_worker_is_killed() {
     site.shutdown().await;
 }
 
-/// A request whose maker died before starting its workflow (written here straight into the site
-/// database) would hold its host forever: the manager starts its workflow once the request has
-/// waited 30 s without starting.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_request_left_without_its_workflow_is_adopted() {
-    let fleet = fleet(&[("orphan", "PowerEdge R760")]);
-    let site = Site::start(SiteSpec {
+/// A site with one drifted R760 `id`, automatic selection off (`autoupdate = false`), a manager
+/// pass every 5 s.
+async fn start_without_autoupdate(id: &str) -> Site {
+    let fleet = fleet(&[(id, "PowerEdge R760")]);
+    Site::start(SiteSpec {
         fleet: &fleet,
         config: SiteToml::default()
             .catalog(&catalog())
@@ -221,11 +219,19 @@ async fn a_request_left_without_its_workflow_is_adopted() {
             .explorer_interval("1h")
             .site_workflows(true),
         images: IMAGES,
-        // Automatic selection is off: only the adoption can start this host.
         ..SiteSpec::default()
     })
     .await
-    .unwrap();
+    .unwrap()
+}
+
+/// A request whose maker died before starting its workflow (written here straight into the site
+/// database) would hold its host forever: the manager starts its workflow once the request has
+/// waited 30 s without starting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_left_without_its_workflow_is_adopted() {
+    // Automatic selection is off: only the adoption can start this host.
+    let site = start_without_autoupdate("orphan").await;
     let created = site
         .store
         .request_create(&hostfw_store::NewRequest {
@@ -249,20 +255,7 @@ async fn a_request_left_without_its_workflow_is_adopted() {
 /// and this host stayed protected with its request for good.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_started_request_whose_workflow_was_terminated_is_restarted() {
-    let fleet = fleet(&[("stopped", "PowerEdge R760")]);
-    let site = Site::start(SiteSpec {
-        fleet: &fleet,
-        config: SiteToml::default()
-            .catalog(&catalog())
-            .firmware_global("autoupdate", false)
-            .manager(5, "5s")
-            .explorer_interval("1h")
-            .site_workflows(true),
-        images: IMAGES,
-        ..SiteSpec::default()
-    })
-    .await
-    .unwrap();
+    let site = start_without_autoupdate("stopped").await;
     site.fleet.set_fault("stopped", hostfw_bmc_sim::Fault { fail_next_tasks: 1, ..Default::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "stopped"]).await.unwrap();
     site.wait_substate("stopped", "FailedFirmwareUpgrade", Duration::from_secs(60)).await;

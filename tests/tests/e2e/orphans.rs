@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hostfw_tests::fixtures::{dgx_h100, sr630_script};
+use hostfw_tests::fixtures::{dgx_h100, multipart_flash_script, sr630_script};
 use hostfw_tests::{activity_records, history_contains, ChildWorker, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
@@ -39,31 +39,14 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
 /// Records `start <pid> <ns>` and `end <pid> <ns> <exit>` in `<site>/runs.log`, sleeps 30 s (longer than the heartbeat timeout plus the retry interval), then
 /// flashes the BIOS through the BMC's multipart push and follows the task. It writes only to files
 /// (its stdout pipe dies with the worker).
-const SLOW_FLASH: &str = r#"#!/bin/sh
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-site=$(dirname "$(dirname "$here")")
-exec >>"$site/script.log" 2>&1
-echo "start $$ $(date +%s%N)" >>"$site/runs.log"
-finish() { echo "end $$ $(date +%s%N) $1" >>"$site/runs.log"; exit "$1"; }
-sleep 30
-auth() { printf 'user = "%s:%s"\n' "$BMC_USERNAME" "$BMC_PASSWORD"; }
-image="$here/../lenovo/$COMPONENT_TYPE-$TARGET_VERSION.bin"
-location=$(auth | curl -sS -K - -o /dev/null -D - \
-    -F 'UpdateParameters={};type=application/json' \
-    -F "UpdateFile=@$image;type=application/octet-stream" \
-    "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: *//p')
-[ -n "$location" ] || finish 1
-task=${location##*/}
-i=0
-while [ "$i" -lt 200 ]; do
-    body=$(auth | curl -sS -K - "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
-    if printf '%s' "$body" | grep -Eq '"TaskState": *"Completed"'; then finish 0; fi
-    i=$((i + 1))
-    sleep 0.1
-done
-finish 3
-"#;
+fn slow_flash() -> String {
+    multipart_flash_script(
+        "echo \"start $$ $(date +%s%N)\" >>\"$site/runs.log\"\n\
+         finish() { echo \"end $$ $(date +%s%N) $1\" >>\"$site/runs.log\"; exit \"$1\"; }\n\
+         sleep 30",
+        200,
+    )
+}
 
 /// Most runs of the script that were running at the same time, from `runs.log`; and how many
 /// started.
@@ -85,7 +68,8 @@ fn overlap(log: &str) -> (usize, usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_script_the_rerun_waits_for_the_orphan_and_does_not_overlap_it() {
-    let files = [("firmware/scripts/slow-flash.sh", SLOW_FLASH)];
+    let script = slow_flash();
+    let files = [("firmware/scripts/slow-flash.sh", script.as_str())];
     let site = Site::start(SiteSpec {
         fleet: FLEET,
         config: SiteToml::default().model(&sr630_script("scripts/slow-flash.sh")).heartbeat_timeout("5s").max_retries(5),
@@ -284,3 +268,4 @@ async fn scout_killed_mid_script_and_restarted_runs_the_script_once() {
     );
     site.shutdown().await;
 }
+

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use hostfw_tests::fixtures::{dgx_h100, r760_bios};
+use hostfw_tests::fixtures::{dell_bios_flash_script, dgx_h100, r760_bios};
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_bmc_sim::Fault;
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
@@ -88,23 +88,9 @@ fn script_catalog() -> Catalog {
 
 // A legacy Core-local script: it owns install and activation, through the BMC's Redfish API, with
 // the BMC address and login from its environment.
-const FLASH_SCRIPT: &str = r#"#!/bin/sh
-set -eu
-img="$(dirname "$0")/../dell/bios.bin"
-auth="$BMC_USERNAME:$BMC_PASSWORD"
-loc=$(curl -sS -u "$auth" -D - -o /dev/null \
-  -F 'UpdateParameters={};type=application/json' -F "UpdateFile=@$img;type=application/octet-stream" \
-  "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
-task="${loc##*/}"
-i=0
-while [ $i -lt 200 ]; do
-  state=$(curl -sS -u "$auth" "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
-  case "$state" in *'"Completed"'*) echo "flashed $COMPONENT_TYPE $TARGET_VERSION"; exit 0;; esac
-  i=$((i+1)); sleep 0.1
-done
-echo "task $task never completed" >&2
-exit 4
-"#;
+fn flash_script() -> String {
+    dell_bios_flash_script(false)
+}
 
 const BROKEN_SCRIPT: &str = "#!/bin/sh\necho \"login $BMC_USERNAME/$BMC_PASSWORD refused\" >&2\nexit 3\n";
 
@@ -129,7 +115,8 @@ model = "PowerEdge R750"
 bmc_address = "127.0.0.1:0"
 firmware = [ { id = "BIOS", version = "1.0" } ]
 "#;
-    let files = [("firmware/scripts/flash-bios.sh", FLASH_SCRIPT), ("firmware/scripts/broken.sh", BROKEN_SCRIPT)];
+    let script = flash_script();
+    let files = [("firmware/scripts/flash-bios.sh", script.as_str()), ("firmware/scripts/broken.sh", BROKEN_SCRIPT)];
     let site = Site::start(SiteSpec {
         fleet,
         config: SiteToml::default().catalog(&script_catalog()).max_retries(0),
@@ -346,3 +333,4 @@ async fn scout_installs_on_an_assigned_host_after_the_tenant_approves() {
     assert_eq!(machine.instance_id.as_deref(), Some("tenant-vm-9"));
     site.shutdown().await;
 }
+

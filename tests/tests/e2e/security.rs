@@ -8,7 +8,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use hostfw_tests::fixtures::r760;
+use hostfw_tests::fixtures::{dell_bios_flash_script, r760};
 use hostfw_tests::{temporal_cli, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 
 const PASSWORD: &str = "S3cur1ty-Canary-7781-do-not-leak";
@@ -20,24 +20,9 @@ fn catalog() -> HostModel {
 
 // A legacy Core-local script: it pushes the image through the BMC's Redfish API with the login
 // from its environment, and (carelessly) echoes it, as real vendor scripts sometimes do.
-const FLASH_SCRIPT: &str = r#"#!/bin/sh
-set -eu
-img="$(dirname "$0")/../dell/bios.bin"
-auth="$BMC_USERNAME:$BMC_PASSWORD"
-echo "logging in as $auth"
-loc=$(curl -sS -u "$auth" -D - -o /dev/null \
-  -F 'UpdateParameters={};type=application/json' -F "UpdateFile=@$img;type=application/octet-stream" \
-  "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
-task="${loc##*/}"
-i=0
-while [ $i -lt 200 ]; do
-  state=$(curl -sS -u "$auth" "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
-  case "$state" in *'"Completed"'*) echo "flashed $COMPONENT_TYPE $TARGET_VERSION"; exit 0;; esac
-  i=$((i+1)); sleep 0.1
-done
-echo "task $task never completed (login $auth)" >&2
-exit 4
-"#;
+fn flash_script() -> String {
+    dell_bios_flash_script(true)
+}
 
 fn fleet() -> String {
     let mut fleet = format!(
@@ -67,7 +52,8 @@ fn temporal(site: &Site, args: &[&str]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bmc_password_never_leaves_the_credential_store() {
     let fleet = fleet();
-    let files = [("firmware/scripts/flash-bios.sh", FLASH_SCRIPT)];
+    let script = flash_script();
+    let files = [("firmware/scripts/flash-bios.sh", script.as_str())];
     let site = Site::start(SiteSpec {
         fleet: &fleet,
         config: SiteToml::default()

@@ -170,6 +170,22 @@ async fn the_slot_stays_held_between_the_upload_and_the_task_wait() {
     site.shutdown().await;
 }
 
+/// Take the site's only upload slot (held by the test), request h0 and wait until its upload waits
+/// for that slot; the grant to release.
+async fn hold_the_slot_while_h0_waits(site: &Site) -> hostfw_store::SlotGrant {
+    let grant = site.store.upload_slot_acquire("uploads-test", 1, 120_000).await.unwrap().expect("the slot");
+    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
+    site.wait_for("the upload to wait for the slot", Duration::from_secs(60), || async {
+        site.pending_activities("h0")
+            .await
+            .into_iter()
+            .any(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))
+            .then_some(())
+    })
+    .await;
+    grant
+}
+
 /// Finding 10: waiting for a slot is cheap. An upload waits 10 s for the only slot (held by the
 /// test); the waiter tries the slot table on a growing, jittered interval (0.5 s to 5 s), not every
 /// 250 ms (40 tries in 10 s before). Runs the worker in this process to read its counter.
@@ -184,16 +200,7 @@ async fn waiting_for_a_slot_polls_the_database_rarely() {
         ..SiteSpec::default()
     };
     let site = Site::start(spec).await.expect("site starts");
-    let grant = site.store.upload_slot_acquire("uploads-test", 1, 120_000).await.unwrap().expect("the slot");
-    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
-    site.wait_for("the upload to wait for the slot", Duration::from_secs(60), || async {
-        site.pending_activities("h0")
-            .await
-            .into_iter()
-            .any(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))
-            .then_some(())
-    })
-    .await;
+    let grant = hold_the_slot_while_h0_waits(&site).await;
     let before = hostfw_activities::upload_slot::acquire_tries();
     // The measurement window (not a synchronisation).
     tokio::time::sleep(Duration::from_secs(10)).await;
@@ -213,16 +220,7 @@ async fn waiting_for_a_slot_polls_the_database_rarely() {
 async fn an_attempt_that_cannot_heartbeat_does_not_post() {
     let fleet = fleet(1, 3.0);
     let (mut site, _worker) = start(&fleet, 1).await;
-    let grant = site.store.upload_slot_acquire("uploads-test", 1, 120_000).await.unwrap().expect("the slot");
-    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
-    site.wait_for("the upload to wait for the slot", Duration::from_secs(60), || async {
-        site.pending_activities("h0")
-            .await
-            .into_iter()
-            .any(|a| a.name == ACT_UPLOAD && a.heartbeat.contains("upload slots"))
-            .then_some(())
-    })
-    .await;
+    let grant = hold_the_slot_while_h0_waits(&site).await;
     site.stop_temporal().await;
     site.store.upload_slot_release(grant, "uploads-test").await.unwrap();
     // The outage itself (not a synchronisation): longer than the 5 s heartbeat timeout.

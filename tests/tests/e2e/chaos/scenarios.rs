@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use hostfw_tests::fixtures::{r760, sr630_script};
+use hostfw_tests::fixtures::{multipart_flash_script, r760, sr630_script};
 use hostfw_tests::{ChildWorker, HostModel, Site, SiteSpec, SiteToml};
 use super::measure::{judge, wait_settled, Expect, Rng, Row};
 
@@ -204,31 +204,14 @@ pub async fn temporal_outage_while_waiting_for_slots(rng: &mut Rng) -> Row {
 /// Records `start <bmc> <pid>` / `end <bmc> <pid> <exit>` in `<site>/runs.log`, sleeps 4-12 s
 /// (by BMC, so the runs end at different moments), then
 /// flashes the BIOS through the BMC's multipart push and follows the task (as in orphans.rs).
-const SLOW_FLASH: &str = r#"#!/bin/sh
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-site=$(dirname "$(dirname "$here")")
-exec >>"$site/script.log" 2>&1
-echo "start $BMC_URL $$" >>"$site/runs.log"
-finish() { echo "end $BMC_URL $$ $1" >>"$site/runs.log"; exit "$1"; }
-sleep $((4 + $(printf '%s' "$BMC_URL" | cksum | cut -d' ' -f1) % 9))
-auth() { printf 'user = "%s:%s"\n' "$BMC_USERNAME" "$BMC_PASSWORD"; }
-image="$here/../lenovo/$COMPONENT_TYPE-$TARGET_VERSION.bin"
-location=$(auth | curl -sS -K - -o /dev/null -D - \
-    -F 'UpdateParameters={};type=application/json' \
-    -F "UpdateFile=@$image;type=application/octet-stream" \
-    "$BMC_URL/redfish/v1/UpdateService/upload" | tr -d '\r' | sed -n 's/^[Ll]ocation: *//p')
-[ -n "$location" ] || finish 1
-task=${location##*/}
-i=0
-while [ "$i" -lt 300 ]; do
-    body=$(auth | curl -sS -K - "$BMC_URL/redfish/v1/TaskService/Tasks/$task")
-    if printf '%s' "$body" | grep -Eq '"TaskState": *"Completed"'; then finish 0; fi
-    i=$((i + 1))
-    sleep 0.1
-done
-finish 3
-"#;
+fn slow_flash() -> String {
+    multipart_flash_script(
+        "echo \"start $BMC_URL $$\" >>\"$site/runs.log\"\n\
+         finish() { echo \"end $BMC_URL $$ $1\" >>\"$site/runs.log\"; exit \"$1\"; }\n\
+         sleep $((4 + $(printf '%s' \"$BMC_URL\" | cksum | cut -d' ' -f1) % 9))",
+        300,
+    )
+}
 
 /// Most runs of the script at once for one BMC, from `runs.log`.
 fn most_overlapping(log: &str) -> usize {
@@ -262,7 +245,8 @@ pub async fn core_script_killed_with_worker(rng: &mut Rng) -> Row {
              upload_style = \"multipart\"\ntask_style = \"spec\"\nfirmware = [ {{ id = \"BIOS\", version = \"1.0\" }} ]\n"
         ));
     }
-    let files = [("firmware/scripts/slow-flash.sh", SLOW_FLASH)];
+    let script = slow_flash();
+    let files = [("firmware/scripts/slow-flash.sh", script.as_str())];
     let site = Site::start(SiteSpec { files: &files, ..with_model(spec(&fleet, 6), &sr630_script("scripts/slow-flash.sh")) })
         .await
         .expect("site starts");
