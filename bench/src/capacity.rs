@@ -14,8 +14,11 @@ use hostfw_store::Store;
 use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
 use temporalio_client::{WorkflowFetchHistoryOptions, WorkflowSignalOptions};
 
-use crate::infra::{self, ChildWorker, DevServer, Persistence, SiteOpts};
-use crate::rollout::{CATALOG, IMAGES};
+use hostfw_tests::temporal::{DevServerOptions, Persistence};
+use hostfw_tests::{wait_for, ChildWorker, DevServer};
+
+use crate::measure::{cpu_seconds, rss_mib};
+use crate::site;
 use crate::{Args, Row};
 
 fn fleet_toml(n: usize) -> String {
@@ -37,36 +40,26 @@ async fn count_substate(store: &Store, substate: &str) -> Option<usize> {
 }
 
 pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let server = DevServer::start_with(Persistence::InMemory).await?;
+    let server = DevServer::start(DevServerOptions { persistence: Persistence::InMemory, ..Default::default() }).await?;
+    let server_pid = server.pid().ok_or_else(|| anyhow!("no process listens on the dev server's port"))?;
     let dir = tempfile::tempdir()?;
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    let (config, site) = infra::write_site(
-        dir.path(),
-        &SiteOpts {
-            temporal_port: server.port,
-            task_queue: "bench-capacity",
-            database_url: "sqlite://site.db",
-            site_workflows: false,
-            machine_updater: "",
-            firmware_global: &format!("max_uploads = {}", args.max_uploads),
-            site_explorer: "",
-            host_reprovision: infra::SHORT_REPROVISION,
-            catalog: CATALOG,
-            images: IMAGES,
-        },
-    )?;
+    let config = site::short_reprovision(site::config(server.port(), "bench-capacity"))
+        .max_uploads(args.max_uploads.into())
+        .model(&site::r760_bench());
+    let (config, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let store = Store::connect(&site.site.database_url).await?;
-    infra::register_fleet(&store, &fleet, true).await?;
+    hostfw_tests::register_fleet(&store, &fleet, |id| Some(format!("inst-{id}"))).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 
-    let worker = ChildWorker::start(&config, dir.path()).await?;
-    let pid = worker.pid();
+    let worker = ChildWorker::start_config(hostfw_tests::tools::find_worker_bin("release")?, &config, dir.path()).await?;
+    let pid = worker.pid().ok_or_else(|| anyhow!("the worker is not running"))?;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let rss_idle = infra::rss_mib(pid).unwrap_or(f64::NAN);
-    let cpu0 = infra::cpu_seconds(pid).unwrap_or(f64::NAN);
+    let rss_idle = rss_mib(pid).unwrap_or(f64::NAN);
+    let cpu0 = cpu_seconds(pid).unwrap_or(f64::NAN);
     let client = hostfw_worker::connect(&site, "hostfw-bench").await?;
 
     let result = async {
@@ -84,23 +77,23 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
             .try_collect::<Vec<_>>()
             .await?;
         let started_s = t_start.elapsed().as_secs_f64();
-        infra::wait_for(&format!("{n} workflows waiting for approval"), Duration::from_secs(900), Duration::from_secs(1), || async {
+        wait_for(&format!("{n} workflows waiting for approval"), Duration::from_secs(900), Duration::from_secs(1), || async {
             (count_substate(&store, "WaitingForApproval").await? == n).then_some(())
         })
         .await?;
         let parked_s = t_start.elapsed().as_secs_f64();
-        let cpu_parking = infra::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu0;
-        let rss_parked = infra::rss_mib(pid).unwrap_or(f64::NAN);
+        let cpu_parking = cpu_seconds(pid).unwrap_or(f64::NAN) - cpu0;
+        let rss_parked = rss_mib(pid).unwrap_or(f64::NAN);
         // Parked: how much does the worker spend doing nothing for a while?
         let idle_window = Duration::from_secs(args.capacity_idle_secs);
-        let cpu_a = infra::cpu_seconds(pid).unwrap_or(f64::NAN);
+        let cpu_a = cpu_seconds(pid).unwrap_or(f64::NAN);
         tokio::time::sleep(idle_window).await;
-        let cpu_idle = infra::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_a;
-        let rss_parked_after = infra::rss_mib(pid).unwrap_or(f64::NAN);
+        let cpu_idle = cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_a;
+        let rss_parked_after = rss_mib(pid).unwrap_or(f64::NAN);
 
         let t_release = Instant::now();
-        let cpu_b = infra::cpu_seconds(pid).unwrap_or(f64::NAN);
-        let server_cpu_b = infra::cpu_seconds(server.pid()).unwrap_or(f64::NAN);
+        let cpu_b = cpu_seconds(pid).unwrap_or(f64::NAN);
+        let server_cpu_b = cpu_seconds(server_pid).unwrap_or(f64::NAN);
         stream::iter(ids.iter())
             .map(|id| {
                 let (store, client) = (&store, &client);
@@ -118,8 +111,8 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
             .await?;
         let signalled_s = t_release.elapsed().as_secs_f64();
         let rss_peak = std::cell::Cell::new(rss_parked_after);
-        infra::wait_for("every released workflow completed", Duration::from_secs(args.drain_timeout_secs), Duration::from_secs(1), || async {
-            rss_peak.set(rss_peak.get().max(infra::rss_mib(pid).unwrap_or(0.0)));
+        wait_for("every released workflow completed", Duration::from_secs(args.drain_timeout_secs), Duration::from_secs(1), || async {
+            rss_peak.set(rss_peak.get().max(rss_mib(pid).unwrap_or(0.0)));
             (store.request_list().await.ok()?.is_empty() && server.running_workflows().ok()? == 0).then_some(())
         })
         .await?;
@@ -130,8 +123,8 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
             let history: serde_json::Value = serde_json::from_slice(&json)?;
             history["events"].as_array().map(|a| a.len()).unwrap_or(0)
         };
-        let cpu_drain = infra::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_b;
-        let server_cpu_drain = infra::cpu_seconds(server.pid()).unwrap_or(f64::NAN) - server_cpu_b;
+        let cpu_drain = cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_b;
+        let server_cpu_drain = cpu_seconds(server_pid).unwrap_or(f64::NAN) - server_cpu_b;
         let back = count_substate(&store, "WaitingForApproval").await.unwrap_or(0);
         let params = format!("{n} host workflows, one hostfw-worker process (release), site_workflows = false, dev server in memory");
         rows.push(Row::new(
@@ -165,7 +158,7 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
     drop(worker);
     store.close().await;
     fleet.shutdown().await;
-    drop(server);
+    server.shutdown().await;
     result
 }
 

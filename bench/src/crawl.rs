@@ -15,8 +15,7 @@ use hostfw_bmc_sim::{Fault, FleetSpec};
 use hostfw_store::Store;
 use hostfw_workflows::CrawlRequest;
 
-use crate::infra::{self, SiteOpts};
-use crate::rollout::{CATALOG, IMAGES};
+use crate::site;
 use crate::{Args, Row};
 
 const CONCURRENCY: u32 = 16;
@@ -34,33 +33,21 @@ fn fleet_toml(n: usize) -> String {
 
 pub async fn run_one(n: usize, latency_ms: u64, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    let (_config, site) = infra::write_site(
-        dir.path(),
-        &SiteOpts {
-            temporal_port: 7233,
-            task_queue: "bench-crawl",
-            database_url: "sqlite://site.db",
-            site_workflows: false,
-            machine_updater: "",
-            firmware_global: "",
-            site_explorer: &format!("concurrency = {CONCURRENCY}"),
-            host_reprovision: "",
-            catalog: CATALOG,
-            images: IMAGES,
-        },
-    )?;
+    let config = site::config(7233, "bench-crawl").site_explorer("concurrency", i64::from(CONCURRENCY)).model(&site::r760_bench());
+    let (_config, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let store = Store::connect(&site.site.database_url).await?;
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    infra::register_fleet(&store, &fleet, false).await?;
+    hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;
     if latency_ms > 0 {
         for h in fleet.hosts() {
             let slow = Fault { slow_response_secs: latency_ms as f64 / 1000.0, ..Fault::default() };
             fleet.set_fault(&h.id, slow).map_err(|e| anyhow!("{e}"))?;
         }
     }
-    let deps = hostfw_worker::build_deps(&site, hostfw_worker::activity_settings(&site), None).await?;
+    let store = hostfw_store::Store::connect(&site.site.database_url).await?;
+    let deps = hostfw_activities::Deps::open(&site, store.clone(), None).await?;
 
     let t = Instant::now();
     let summary = hostfw_activities::crawl::crawl(&deps, CrawlRequest::default()).await;

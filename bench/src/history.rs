@@ -9,7 +9,10 @@ use hostfw_store::Store;
 use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
 use temporalio_client::{WorkflowFetchHistoryOptions, WorkflowGetResultOptions};
 
-use crate::infra::{self, DevServer, SiteOpts, WorkerThread};
+use hostfw_tests::temporal::{DevServerOptions, Persistence};
+use hostfw_tests::{Firmware, HostModel, SiteToml, DevServer, WorkerThread};
+
+use crate::site;
 use crate::{Args, Row};
 
 /// (component type, inventory member id), in install order.
@@ -18,7 +21,7 @@ const COMPONENTS: &[(&str, &str)] =
 
 pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let counts = &args.history_components;
-    let mut catalog = String::new();
+    let mut models = Vec::new();
     let mut images = Vec::new();
     for (c, member) in COMPONENTS {
         images.push((format!("bench/{c}.bin"), format!("^{member}$"), "2.0"));
@@ -29,17 +32,12 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     for &k in counts {
         let k = k.min(COMPONENTS.len());
         let comps = &COMPONENTS[..k];
-        let ordering: Vec<String> = comps.iter().map(|(c, _)| format!("\"{c}\"")).collect();
-        catalog.push_str(&format!(
-            "[host_models.c{k}]\nvendor = \"Bench\"\nmodel = \"C{k}\"\nordering = [{}]\n",
-            ordering.join(", ")
-        ));
+        let ordering: Vec<&str> = comps.iter().map(|(c, _)| *c).collect();
+        let mut model = HostModel::new(&format!("c{k}"), "Bench", &format!("C{k}")).ordering(&ordering);
         for (c, member) in comps {
-            catalog.push_str(&format!(
-                "[host_models.c{k}.components.{c}]\ncurrent_version_reported_as = \"^{member}$\"\n\
-                 [[host_models.c{k}.components.{c}.known_firmware]]\nversion = \"2.0\"\ndefault = true\nfilename = \"bench/{c}.bin\"\n"
-            ));
+            model = model.component(c, &format!("^{member}$"), [Firmware::file("2.0", &format!("bench/{c}.bin"))]);
         }
+        models.push(model);
         let members: Vec<String> = comps.iter().map(|(_, m)| format!("{{ id = \"{m}\", version = \"1.0\" }}")).collect();
         fleet.push_str(&format!(
             "[[host]]\nid = \"c{k}\"\nvendor = \"Bench\"\nmodel = \"C{k}\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [ {} ]\n",
@@ -48,30 +46,17 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     }
     let image_refs: Vec<(&str, &str, &str)> = images.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), *c)).collect();
 
-    let server = DevServer::start().await?;
     let dir = tempfile::tempdir()?;
+    let server = DevServer::start(DevServerOptions { persistence: Persistence::File(dir.path().join("temporal.db")), ..Default::default() }).await?;
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    let (_path, site) = infra::write_site(
-        dir.path(),
-        &SiteOpts {
-            temporal_port: server.port,
-            task_queue: "bench-history",
-            database_url: "sqlite://site.db",
-            site_workflows: false,
-            machine_updater: "",
-            firmware_global: "",
-            site_explorer: "",
-            host_reprovision: infra::SHORT_REPROVISION,
-            catalog: &catalog,
-            images: &image_refs,
-        },
-    )?;
+    let config: SiteToml = site::short_reprovision(site::config(server.port(), "bench-history")).catalog(&hostfw_tests::Catalog::of(models));
+    let (_path, site) = site::write(dir.path(), &config, &image_refs)?;
     let store = Store::connect(&site.site.database_url).await?;
-    infra::register_fleet(&store, &fleet, false).await?;
-    let worker = WorkerThread::spawn(site.clone());
+    hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;
+    let worker = WorkerThread::spawn(site.clone(), Vec::new());
     let client = hostfw_worker::connect(&site, "hostfw-bench").await?;
 
     let result = async {
@@ -117,6 +102,6 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let _ = worker.stop().await;
     store.close().await;
     fleet.shutdown().await;
-    drop(server);
+    server.shutdown().await;
     result
 }

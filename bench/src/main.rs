@@ -11,10 +11,11 @@
 mod capacity;
 mod crawl;
 mod history;
-mod infra;
+mod measure;
 mod pass;
 mod report;
 mod rollout;
+mod site;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -193,7 +194,7 @@ async fn main() -> anyhow::Result<()> {
     println!("total: {total:.0} s");
     if args.out != "-" {
         let path = PathBuf::from(&args.out);
-        let path = if path.is_relative() { infra::workspace_root().join(path) } else { path };
+        let path = if path.is_relative() { hostfw_tests::workspace_root().join(path) } else { path };
         let argv: Vec<String> = std::env::args().skip(1).filter(|a| a != "--update").collect();
         let ran: Vec<&str> = ALL.iter().copied().filter(|b| args.only.iter().any(|o| o == b)).collect();
         let run_line = format!(

@@ -6,21 +6,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 use hostfw_activities::CatalogSource;
-use hostfw_model::{InventoryMember, InventoryReport, SiteConfig};
-use hostfw_store::Store;
+use hostfw_model::{BmcAddress, InventoryMember, InventoryReport, SiteConfig};
+use hostfw_store::{NewMachine, Registration, Store};
 use sqlx::Connection;
 
-use crate::infra::{self, SiteOpts};
-use crate::rollout::{CATALOG, IMAGES};
+use crate::site;
 use crate::{Args, Row};
 
 const PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
-const BATCH: usize = 500;
-
-fn report_json(i: usize) -> String {
+fn report(i: usize) -> InventoryReport {
     // Two thirds drifted (BMC behind), one third compliant.
     let bmc = if i % 3 == 0 { "2.0" } else { "1.0" };
-    let report = InventoryReport {
+    InventoryReport {
         vendor: "Dell".into(),
         model: "PowerEdge R760".into(),
         serial: Some(format!("SN{i:07}")),
@@ -45,69 +42,36 @@ fn report_json(i: usize) -> String {
                 staged_version: None,
             },
         ],
-    };
-    serde_json::to_string(&report).expect("report serialises")
-}
-
-/// The BMC address of machine `i`, in the canonical form the store keeps (written directly here).
-fn bmc_address(i: usize) -> String {
-    format!("https://10.{}.{}.{}:443", i / 65536, (i / 256) % 256, i % 256)
-}
-
-/// Insert `n` machines and their explored reports, in batched multi-row INSERTs in one
-/// transaction per table (the store's one-row-at-a-time upserts are too slow for 100k).
-async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::any::AnyPoolOptions::new().max_connections(1).connect(url).await?;
-    let now = hostfw_store::now_ms();
-    let mut tx = pool.begin().await?;
-    for start in (0..n).step_by(BATCH) {
-        let end = (start + BATCH).min(n);
-        let mut sql = String::from(
-            "INSERT INTO machines (id, bmc_address, vendor, model, state, created_at_ms, updated_at_ms) VALUES ",
-        );
-        for (k, _) in (start..end).enumerate() {
-            let b = k * 5;
-            if k > 0 {
-                sql.push(',');
-            }
-            sql.push_str(&format!("(${}, ${}, ${}, ${}, 'Ready', ${}, ${})", b + 1, b + 2, b + 3, b + 4, b + 5, b + 5));
-        }
-        let mut q = sqlx::query(&sql);
-        for i in start..end {
-            q = q
-                .bind(format!("m{i:06}"))
-                .bind(bmc_address(i))
-                .bind("Dell")
-                .bind("PowerEdge R760")
-                .bind(now);
-        }
-        q.execute(&mut *tx).await.context("inserting machines")?;
-
-        let mut sql = String::from(
-            "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms) VALUES ",
-        );
-        for (k, _) in (start..end).enumerate() {
-            let b = k * 6;
-            if k > 0 {
-                sql.push(',');
-            }
-            sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, NULL, ${})", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6));
-        }
-        let mut q = sqlx::query(&sql);
-        for i in start..end {
-            q = q
-                .bind(bmc_address(i))
-                .bind(format!("m{i:06}"))
-                .bind("Dell")
-                .bind("PowerEdge R760")
-                .bind(report_json(i))
-                .bind(now);
-        }
-        q.execute(&mut *tx).await.context("inserting reports")?;
     }
-    tx.commit().await?;
-    pool.close().await;
+}
+
+/// The BMC address of machine `i`.
+fn bmc_address(i: usize) -> BmcAddress {
+    format!("https://10.{}.{}.{}:443", i / 65536, (i / 256) % 256, i % 256).parse().expect("a BMC address")
+}
+
+/// Insert `n` machines and their explored reports through the store, each table in one
+/// transaction (`machines_register`, and `reports_put_many`'s multi-row statements).
+async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
+    let store = Store::connect(url).await?;
+    let machines: Vec<Registration> = (0..n)
+        .map(|i| Registration {
+            machine: NewMachine {
+                id: format!("m{i:06}"),
+                bmc_address: bmc_address(i),
+                vendor: Some("Dell".into()),
+                model: Some("PowerEdge R760".into()),
+                state: hostfw_model::HostState::Ready,
+                instance_id: None,
+            },
+            login: None,
+            keep_state: false,
+        })
+        .collect();
+    store.machines_register(&machines).await.context("inserting machines")?;
+    let reports: Vec<_> = (0..n).map(|i| (bmc_address(i), Some(format!("m{i:06}")), report(i))).collect();
+    store.reports_put_many(&reports).await.context("inserting reports")?;
+    store.close().await;
     Ok(())
 }
 
@@ -138,21 +102,11 @@ async fn pg_reachable() -> bool {
 
 pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    let (_path, site) = infra::write_site(
-        dir.path(),
-        &SiteOpts {
-            temporal_port: 7233,
-            task_queue: "bench-pass",
-            database_url: "sqlite://unused.db",
-            site_workflows: false,
-            machine_updater: "max_concurrent_machine_updates_absolute = 50",
-            firmware_global: "",
-            site_explorer: "",
-            host_reprovision: "",
-            catalog: CATALOG,
-            images: IMAGES,
-        },
-    )?;
+    let config = site::config(7233, "bench-pass")
+        .database_url("sqlite://unused.db")
+        .machine_updater("max_concurrent_machine_updates_absolute", 50)
+        .model(&site::r760_bench());
+    let (_path, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let pg = !args.no_pg && pg_reachable().await;
     if !pg {
         rows.push(Row::new("2 scheduler pass", "PostgreSQL", "skipped".into(), "", if args.no_pg { "--no-pg" } else { "PostgreSQL at 127.0.0.1:5432 not reachable" }));
@@ -160,7 +114,6 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     for &n in &args.pass_sizes {
         // SQLite: a fresh file per size.
         let url = format!("sqlite://{}", dir.path().join(format!("pass-{n}.db")).display());
-        Store::connect(&url).await?.close().await;
         let t = Instant::now();
         populate(&url, n).await?;
         eprintln!("pass: SQLite {n} machines inserted in {:.1} s", t.elapsed().as_secs_f64());
@@ -174,7 +127,6 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             sqlx::query(&format!("CREATE DATABASE {db}")).execute(&mut admin).await?;
             let url = format!("postgres://postgres@127.0.0.1:5432/{db}");
             let result = async {
-                Store::connect(&url).await?.close().await;
                 let t = Instant::now();
                 populate(&url, n).await?;
                 eprintln!("pass: PostgreSQL {n} machines inserted in {:.1} s", t.elapsed().as_secs_f64());

@@ -7,29 +7,12 @@ use anyhow::anyhow;
 use hostfw_bmc_sim::FleetSpec;
 use hostfw_store::Store;
 
-use crate::infra::{self, DevServer, SiteOpts, WorkerThread};
+use hostfw_tests::{wait_for, DevServer, WorkerThread};
+use hostfw_tests::temporal::{DevServerOptions, Persistence};
+
+use crate::measure::{max_overlap, update_intervals};
+use crate::site;
 use crate::{Args, Row};
-
-pub const CATALOG: &str = r#"
-[host_models.bench]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-[host_models.bench.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.bench.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "bench/bmc.bin"
-[host_models.bench.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.bench.components.uefi.known_firmware]]
-version = "2.0"
-default = true
-filename = "bench/bios.bin"
-"#;
-
-pub const IMAGES: &[(&str, &str, &str)] = &[("bench/bmc.bin", "^BMC$", "2.0"), ("bench/bios.bin", "^BIOS$", "2.0")];
 
 fn fleet_toml(n: usize, args: &Args) -> String {
     let mut s = format!(
@@ -55,41 +38,30 @@ struct RunResult {
 
 async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Result<RunResult> {
     let n = args.hosts;
-    let server = DevServer::start().await?;
     let dir = tempfile::tempdir()?;
+    let server = DevServer::start(DevServerOptions { persistence: Persistence::File(dir.path().join("temporal.db")), ..Default::default() }).await?;
     let task_queue = format!("bench-rollout-{}", if event_driven { "event" } else { "interval" });
-    let machine_updater = format!(
-        "max_concurrent_machine_updates_absolute = {}\nmachine_update_run_interval = \"{interval}\"\nevent_driven = {event_driven}",
-        args.ceiling
-    );
-    let firmware_global = format!("max_uploads = {}", args.max_uploads);
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n, args)).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    let (_path, site) = infra::write_site(
-        dir.path(),
-        &SiteOpts {
-            temporal_port: server.port,
-            task_queue: &task_queue,
-            database_url: "sqlite://site.db",
-            site_workflows: true,
-            machine_updater: &machine_updater,
-            firmware_global: &firmware_global,
-            site_explorer: "run_interval = \"1h\"\nconcurrency = 16",
-            host_reprovision: infra::SHORT_REPROVISION,
-            catalog: CATALOG,
-            images: IMAGES,
-        },
-    )?;
+    let config = site::short_reprovision(site::config(server.port(), &task_queue))
+        .site_workflows(true)
+        .manager(args.ceiling as i64, interval)
+        .machine_updater("event_driven", event_driven)
+        .max_uploads(args.max_uploads.into())
+        .explorer_interval("1h")
+        .site_explorer("concurrency", 16)
+        .model(&site::r760_bench());
+    let (_path, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let store = Store::connect(&site.site.database_url).await?;
-    infra::register_fleet(&store, &fleet, false).await?;
+    hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 
     let started = Instant::now();
-    let worker = WorkerThread::spawn(site.clone());
+    let worker = WorkerThread::spawn(site.clone(), Vec::new());
     let last_report = std::cell::Cell::new(Instant::now());
-    let result = infra::wait_for("every host compliant", Duration::from_secs(args.rollout_timeout_secs), Duration::from_millis(500), || async {
+    let result = wait_for("every host compliant", Duration::from_secs(args.rollout_timeout_secs), Duration::from_millis(500), || async {
         let compliant = ids
             .iter()
             .filter(|id| {
@@ -112,7 +84,7 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
     let mut intervals = Vec::new();
     let mut fastest = i64::MAX;
     for id in &ids {
-        for (s, e) in infra::update_intervals(&store, id).await? {
+        for (s, e) in update_intervals(&store, id).await? {
             if let Some(e) = e {
                 fastest = fastest.min(e - s);
             }
@@ -121,11 +93,11 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
     }
     store.close().await;
     fleet.shutdown().await;
-    drop(server);
+    server.shutdown().await;
     Ok(RunResult {
         makespan,
         fastest_ms: fastest,
-        highest_in_flight: infra::max_overlap(&intervals),
+        highest_in_flight: max_overlap(&intervals),
         max_concurrent_uploads: stats.max_concurrent_uploads,
         updates: intervals.len(),
     })

@@ -1,6 +1,7 @@
 //! The agent's Temporal settings (`TEMPORAL_*`, e.g. an API key) never reach the script.
 //! Alone in its own test binary because it sets a process environment variable.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::{task, FileServer, Harness};

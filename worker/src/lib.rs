@@ -14,4 +14,4 @@ pub mod site_workflows;
 pub use artifact_server::serve_artifacts;
 pub use connect::connect;
 pub use metrics::{serve_metrics, start_sdk_metrics, SdkMetrics};
-pub use run::{activity_settings, build_deps, run_worker, run_worker_with_telemetry};
+pub use run::{run_worker, run_worker_with_telemetry};

@@ -1,31 +1,14 @@
-//! Building the activity dependencies and running the Temporal worker.
+//! Running the Temporal worker over activity dependencies built by `hostfw_activities::Deps::open`.
 
 use std::future::Future;
 
-use anyhow::{anyhow, Context};
-use hostfw_activities::{ActivitySettings, Deps, HostActivitiesImpl, SiteActivitiesImpl};
-use hostfw_model::SiteConfig;
-use hostfw_store::Store;
+use anyhow::anyhow;
+use hostfw_activities::{Deps, HostActivitiesImpl, SiteActivitiesImpl};
 use hostfw_workflows::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
 use temporalio_client::Client;
 use temporalio_common::telemetry::TelemetryOptions;
 use temporalio_sdk::runtime::RuntimeOptions;
 use temporalio_sdk::{Runtime, Worker, WorkerOptions};
-
-/// The site's activity settings: [`ActivitySettings::from_site`] (kept for the tests and bench).
-pub fn activity_settings(site: &SiteConfig) -> ActivitySettings {
-    ActivitySettings::from_site(site)
-}
-
-/// Open the site database named by the config, then [`Deps::open`]: everything the activities
-/// touch. `settings` replaces the site's own (callers pass [`activity_settings`]).
-pub async fn build_deps(site: &SiteConfig, settings: ActivitySettings, temporal: Option<Client>) -> anyhow::Result<Deps> {
-    let store = Store::connect(&site.site.database_url)
-        .await
-        .with_context(|| format!("site database {}", site.site.database_url))?;
-    let deps = Deps::open(site, store, temporal).await.map_err(|e| anyhow!("{e}"))?;
-    Ok(Deps { settings, ..deps })
-}
 
 /// Run a worker on `task_queue` until `shutdown` resolves, then drain and return.
 ///

@@ -1,0 +1,15 @@
+//! The integration tests of `hostfw-model`, one test binary: one module per concern
+//! (each module's doc says what it covers).
+
+mod common;
+
+mod bmc_address;
+mod catalog_errors;
+mod config;
+mod config_waits;
+mod drift;
+mod gates;
+mod overlay;
+mod selection;
+mod serde_and_names;
+mod version_not_reported;

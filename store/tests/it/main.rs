@@ -1,0 +1,21 @@
+//! The integration tests of `hostfw-store`, one test binary: one module per concern
+//! (each module's doc says what it covers).
+
+#[macro_use]
+mod common;
+
+mod activation_marks;
+mod audit;
+mod audit_target;
+mod connect;
+mod counters;
+mod credentials;
+mod firmware_config;
+mod health;
+mod legacy_addresses;
+mod machines;
+mod reports;
+mod requests;
+mod script_locks;
+mod upload_slots;
+mod windows;

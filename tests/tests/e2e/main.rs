@@ -1,0 +1,21 @@
+//! The end-to-end tests of hostfw, one test binary: each module drives real sites (a Temporal dev
+//! server, a bmc-sim fleet, a site database, the worker) through the test kit (`hostfw_tests`,
+//! `tests/src/`). Each module's doc says what it covers. The chaos suite (`chaos`) is ignored
+//! here; `make chaos` runs it (`cargo test -p hostfw-tests --test e2e -- --ignored chaos::`).
+//!
+//! The child-process tests need the worker binary: `cargo build --workspace --bins` (or
+//! `HOSTFW_WORKER_BIN`).
+
+mod chaos;
+mod compose;
+mod durability;
+mod host_reprovision;
+mod manager;
+mod orphans;
+mod profiles;
+mod recovery;
+mod replay;
+mod routes;
+mod security;
+mod slow_inventory;
+mod uploads;

@@ -1,0 +1,8 @@
+//! The integration tests of `hostfw-worker`, one test binary: one module per concern
+//! (each module's doc says what it covers).
+
+mod common;
+
+mod activation;
+mod crawl;
+mod metrics;
