@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: install what is missing, make sure the services the tests use are up, run the
-# whole suite. The end-to-end tests start their own Temporal dev servers and BMC simulators.
+# `make test`: install what is missing, make sure the services the tests use are up, check the
+# formatting and lints, run the whole suite. The end-to-end tests start their own Temporal dev
+# servers and BMC simulators.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/tools.sh
@@ -17,6 +18,11 @@ export HOSTFW_TEMPORAL_CLI="$PWD/.tools/bin/temporal"
 # tools.sh installed DMTF's Redfish validators: the conformance tests of bmc-sim must not skip
 # for want of them (docs/conformance.md).
 export HOSTFW_CONFORMANCE_REQUIRED=1
+
+echo "test: formatting (cargo fmt --check; rustfmt.toml is the style)"
+cargo fmt --all -- --check
+echo "test: lints (cargo clippy, warnings are errors; workflows/clippy.toml forbids clocks, randomness, threads and I/O)"
+cargo clippy --workspace --all-targets -- -D warnings
 
 echo "test: checking that workflows depend on no side-effecting crate"
 bad=$(cargo tree -p hostfw-workflows -e normal --prefix none | grep -E '^(reqwest|sqlx|hostfw-store|hostfw-redfish) ' || true)

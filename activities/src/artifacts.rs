@@ -27,9 +27,8 @@ pub struct ResolvedArtifact {
 pub fn resolve(settings: &ActivitySettings, artifact: &str) -> Result<ResolvedArtifact, ActivityError> {
     let given = Path::new(artifact);
     let path = if given.is_absolute() { given.to_path_buf() } else { settings.artifact_root.join(given) };
-    let meta = std::fs::metadata(&path).map_err(|e| {
-        error::not_found(format!("artifact {artifact}: {} cannot be read: {e}", path.display()))
-    })?;
+    let meta = std::fs::metadata(&path)
+        .map_err(|e| error::not_found(format!("artifact {artifact}: {} cannot be read: {e}", path.display())))?;
     if !meta.is_file() {
         return Err(error::bad_input(format!("artifact {artifact}: {} is not a file", path.display())));
     }

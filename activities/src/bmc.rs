@@ -22,9 +22,9 @@ use crate::{ActivitySettings, Deps};
 pub enum BmcSetupError {
     #[error("no BMC credentials for machine {machine} in the credential store and no [credentials] default")]
     NoCredentials { machine: String },
-    #[error("reading the credentials of machine {machine}: {source}")]
+    #[error("reading the credentials of machine {machine}")]
     Store { machine: String, source: StoreError },
-    #[error("[redfish] ca_bundle {}: cannot read it: {source}", path.display())]
+    #[error("[redfish] ca_bundle {}: cannot read it", path.display())]
     CaBundle { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Redfish(#[from] RedfishError),
@@ -98,7 +98,11 @@ pub async fn open_client(deps: &Deps, machine: &Machine) -> Result<RedfishClient
     open_with(deps, machine, &deps.settings).await
 }
 
-async fn open_with(deps: &Deps, machine: &Machine, settings: &ActivitySettings) -> Result<RedfishClient, BmcSetupError> {
+async fn open_with(
+    deps: &Deps,
+    machine: &Machine,
+    settings: &ActivitySettings,
+) -> Result<RedfishClient, BmcSetupError> {
     let (username, password) = credentials(deps, machine).await?;
     let endpoint = BmcEndpoint { address: machine.bmc_address.clone(), username, password };
     let options = client_options(settings).map_err(|e| *e)?;
@@ -110,7 +114,7 @@ fn classify(e: BmcSetupError) -> ActivityError {
         BmcSetupError::NoCredentials { .. } => error::not_found(e.to_string()),
         BmcSetupError::Store { source, .. } => error::store(source),
         // Checked at config load, so it went missing since: an operator has to put it back.
-        BmcSetupError::CaBundle { .. } => error::not_found(e.to_string()),
+        BmcSetupError::CaBundle { .. } => error::not_found(hostfw_model::error_chain(&e)),
         BmcSetupError::Redfish(r) => error::redfish(r),
     }
 }
@@ -122,7 +126,11 @@ pub async fn client(deps: &Deps, machine: &Machine) -> Result<RedfishClient, Act
 
 /// [`client`] for a step that runs with the waits its activity timeout was derived from: their
 /// request timeout and reset-Task bound replace the worker's.
-pub async fn client_with_waits(deps: &Deps, machine: &Machine, waits: &BmcWaits) -> Result<RedfishClient, ActivityError> {
+pub async fn client_with_waits(
+    deps: &Deps,
+    machine: &Machine,
+    waits: &BmcWaits,
+) -> Result<RedfishClient, ActivityError> {
     let mut settings = deps.settings.clone();
     settings.redfish_timeout = waits.request_timeout();
     settings.redfish_reset_task_timeout = waits.reset_task_within();
@@ -166,7 +174,11 @@ mod tests {
         assert!(o.ca_bundle.is_none());
         assert_eq!(o.max_body_bytes, 5 * 1024 * 1024, "[redfish] max_response_bytes reaches the client");
         assert_eq!(o.reset_task_wait.poll_interval, Duration::from_secs(1), "reset tasks are polled like update tasks");
-        assert_eq!(o.reset_task_wait.timeout, Duration::from_secs(42), "[redfish] reset_task_timeout reaches the client");
+        assert_eq!(
+            o.reset_task_wait.timeout,
+            Duration::from_secs(42),
+            "[redfish] reset_task_timeout reaches the client"
+        );
         assert_eq!(o.inventory_concurrency, 3, "[redfish] inventory_concurrency reaches the client");
 
         let o = client_options(&settings(None, true)).unwrap();

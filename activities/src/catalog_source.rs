@@ -78,7 +78,11 @@ impl CatalogSource {
             Ok(catalog) => {
                 let catalog = Arc::new(catalog);
                 if cache.is_some() {
-                    tracing::info!(models = catalog.models().len(), runtime_version = version, "catalog changed: reloaded");
+                    tracing::info!(
+                        models = catalog.models().len(),
+                        runtime_version = version,
+                        "catalog changed: reloaded"
+                    );
                 }
                 *cache = Some((fingerprint, catalog.clone()));
                 Ok(catalog)
@@ -89,7 +93,7 @@ impl CatalogSource {
                     *seen = fingerprint;
                     Ok(last.clone())
                 }
-                None => Err(CatalogUnavailable::Invalid(e.to_string())),
+                None => Err(CatalogUnavailable::Invalid(hostfw_model::error_chain(&e))),
             },
         }
     }

@@ -15,10 +15,8 @@ use temporalio_common::error::ApplicationFailure;
 use temporalio_common::ActivityError;
 
 fn failure(type_name: &str, retryable: bool, message: String) -> ActivityError {
-    let failure = ApplicationFailure::builder(message)
-        .type_name(type_name.to_string())
-        .non_retryable(!retryable)
-        .build();
+    let failure =
+        ApplicationFailure::builder(message).type_name(type_name.to_string()).non_retryable(!retryable).build();
     ActivityError::application(failure)
 }
 

@@ -2,13 +2,10 @@
 //! timeout and another worker takes the activity over (and so cancellation reaches the step).
 
 use std::future::Future;
-use std::time::Duration;
 
+pub use crate::tunables::HEARTBEAT_EVERY;
 use temporalio_common::ActivityError;
 use temporalio_sdk::activities::ActivityContext;
-
-/// Heartbeat period: well inside the shortest heartbeat timeout the workflows use.
-pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(2);
 
 /// Run `step`, heartbeating `what` every [`HEARTBEAT_EVERY`]; a cancelled activity stops waiting.
 pub async fn with_heartbeat<T>(

@@ -16,14 +16,15 @@ pub mod error;
 pub mod heartbeat;
 pub mod host;
 pub mod site;
+pub mod tunables;
 
 pub use host::{
     activation, firmware, host_model, host_state, inventory, liveness, platform, reset_types, routes, running_task,
-    script, script_lock, scout_package, upload_slot,
+    scout_package, script, script_lock, upload_slot,
 };
 pub use site::{crawl, manager_pass, repair, site_link, site_view};
 
 pub use catalog_source::CatalogSource;
+pub use deps::{ActivitySettings, Deps};
 pub use host::registry::HostActivitiesImpl;
 pub use site::registry::SiteActivitiesImpl;
-pub use deps::{ActivitySettings, Deps};

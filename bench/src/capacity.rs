@@ -40,7 +40,8 @@ async fn count_substate(store: &Store, substate: &str) -> Option<usize> {
 }
 
 pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let server = DevServer::start(DevServerOptions { persistence: Persistence::InMemory, ..Default::default() }).await?;
+    let server =
+        DevServer::start(DevServerOptions { persistence: Persistence::InMemory, ..Default::default() }).await?;
     let server_pid = server.pid().ok_or_else(|| anyhow!("no process listens on the dev server's port"))?;
     let dir = tempfile::tempdir()?;
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
@@ -55,7 +56,8 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
     hostfw_tests::register_fleet(&store, &fleet, |id| Some(format!("inst-{id}"))).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 
-    let worker = ChildWorker::start_config(hostfw_tests::tools::find_worker_bin("release")?, &config, dir.path()).await?;
+    let worker =
+        ChildWorker::start_config(hostfw_tests::tools::find_worker_bin("release")?, &config, dir.path()).await?;
     let pid = worker.pid().ok_or_else(|| anyhow!("the worker is not running"))?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss_idle = rss_mib(pid).unwrap_or(f64::NAN);

@@ -33,7 +33,9 @@ fn fleet_toml(n: usize) -> String {
 
 pub async fn run_one(n: usize, latency_ms: u64, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    let config = site::config(7233, "bench-crawl").site_explorer("concurrency", i64::from(CONCURRENCY)).model(&site::r760_bench());
+    let config = site::config(7233, "bench-crawl")
+        .site_explorer("concurrency", i64::from(CONCURRENCY))
+        .model(&site::r760_bench());
     let (_config, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let store = Store::connect(&site.site.database_url).await?;
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)

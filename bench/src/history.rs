@@ -10,7 +10,7 @@ use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
 use temporalio_client::{WorkflowFetchHistoryOptions, WorkflowGetResultOptions};
 
 use hostfw_tests::temporal::{DevServerOptions, Persistence};
-use hostfw_tests::{Firmware, HostModel, SiteToml, DevServer, WorkerThread};
+use hostfw_tests::{DevServer, Firmware, HostModel, SiteToml, WorkerThread};
 
 use crate::site;
 use crate::{Args, Row};
@@ -38,7 +38,8 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             model = model.component(c, &format!("^{member}$"), [Firmware::file("2.0", &format!("bench/{c}.bin"))]);
         }
         models.push(model);
-        let members: Vec<String> = comps.iter().map(|(_, m)| format!("{{ id = \"{m}\", version = \"1.0\" }}")).collect();
+        let members: Vec<String> =
+            comps.iter().map(|(_, m)| format!("{{ id = \"{m}\", version = \"1.0\" }}")).collect();
         fleet.push_str(&format!(
             "[[host]]\nid = \"c{k}\"\nvendor = \"Bench\"\nmodel = \"C{k}\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [ {} ]\n",
             members.join(", ")
@@ -47,12 +48,17 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let image_refs: Vec<(&str, &str, &str)> = images.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), *c)).collect();
 
     let dir = tempfile::tempdir()?;
-    let server = DevServer::start(DevServerOptions { persistence: Persistence::File(dir.path().join("temporal.db")), ..Default::default() }).await?;
+    let server = DevServer::start(DevServerOptions {
+        persistence: Persistence::File(dir.path().join("temporal.db")),
+        ..Default::default()
+    })
+    .await?;
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    let config: SiteToml = site::short_reprovision(site::config(server.port(), "bench-history")).catalog(&hostfw_tests::Catalog::of(models));
+    let config: SiteToml = site::short_reprovision(site::config(server.port(), "bench-history"))
+        .catalog(&hostfw_tests::Catalog::of(models));
     let (_path, site) = site::write(dir.path(), &config, &image_refs)?;
     let store = Store::connect(&site.site.database_url).await?;
     hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;

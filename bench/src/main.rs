@@ -204,7 +204,8 @@ async fn main() -> anyhow::Result<()> {
         );
         let (mut runs, mut kept) = (Vec::new(), Vec::new());
         if args.update {
-            let old = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("--update: reading {}: {e}", path.display()))?;
+            let old = std::fs::read_to_string(&path)
+                .map_err(|e| anyhow::anyhow!("--update: reading {}: {e}", path.display()))?;
             let labels: Vec<&str> = ran.iter().map(|b| label(b)).collect();
             runs = report::run_lines(&old)
                 .into_iter()

@@ -78,7 +78,8 @@ async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
 /// Median of three passes: (ms per pass, hosts the pass would start).
 async fn time_pass(url: &str, site: &SiteConfig) -> anyhow::Result<(f64, usize)> {
     let store = Store::connect(url).await?;
-    let catalog = CatalogSource::new(Arc::new(site.clone()), store.clone()).current().await.map_err(|e| anyhow!("{e}"))?;
+    let catalog =
+        CatalogSource::new(Arc::new(site.clone()), store.clone()).current().await.map_err(|e| anyhow!("{e}"))?;
     let mut times = Vec::new();
     let mut started = 0;
     for _ in 0..3 {
@@ -109,7 +110,13 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let (_path, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let pg = !args.no_pg && pg_reachable().await;
     if !pg {
-        rows.push(Row::new("2 scheduler pass", "PostgreSQL", "skipped".into(), "", if args.no_pg { "--no-pg" } else { "PostgreSQL at 127.0.0.1:5432 not reachable" }));
+        rows.push(Row::new(
+            "2 scheduler pass",
+            "PostgreSQL",
+            "skipped".into(),
+            "",
+            if args.no_pg { "--no-pg" } else { "PostgreSQL at 127.0.0.1:5432 not reachable" },
+        ));
     }
     for &n in &args.pass_sizes {
         // SQLite: a fresh file per size.

@@ -7,8 +7,8 @@ use anyhow::anyhow;
 use hostfw_bmc_sim::FleetSpec;
 use hostfw_store::Store;
 
-use hostfw_tests::{wait_for, DevServer, WorkerThread};
 use hostfw_tests::temporal::{DevServerOptions, Persistence};
+use hostfw_tests::{wait_for, DevServer, WorkerThread};
 
 use crate::measure::{max_overlap, update_intervals};
 use crate::site;
@@ -39,7 +39,11 @@ struct RunResult {
 async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Result<RunResult> {
     let n = args.hosts;
     let dir = tempfile::tempdir()?;
-    let server = DevServer::start(DevServerOptions { persistence: Persistence::File(dir.path().join("temporal.db")), ..Default::default() }).await?;
+    let server = DevServer::start(DevServerOptions {
+        persistence: Persistence::File(dir.path().join("temporal.db")),
+        ..Default::default()
+    })
+    .await?;
     let task_queue = format!("bench-rollout-{}", if event_driven { "event" } else { "interval" });
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n, args)).map_err(|e| anyhow!("{e}"))?)
@@ -61,21 +65,29 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
     let started = Instant::now();
     let worker = WorkerThread::spawn(site.clone(), Vec::new());
     let last_report = std::cell::Cell::new(Instant::now());
-    let result = wait_for("every host compliant", Duration::from_secs(args.rollout_timeout_secs), Duration::from_millis(500), || async {
-        let compliant = ids
-            .iter()
-            .filter(|id| {
-                let v = fleet.versions(id);
-                v.iter().all(|(_, version)| version == "2.0")
-            })
-            .count();
-        let requests = store.request_list().await.ok()?.len();
-        if last_report.get().elapsed() > Duration::from_secs(30) {
-            eprintln!("  rollout: {compliant}/{n} compliant, {requests} requests, {:.0} s", started.elapsed().as_secs_f64());
-            last_report.set(Instant::now());
-        }
-        (compliant == n && requests == 0).then(|| started.elapsed())
-    })
+    let result = wait_for(
+        "every host compliant",
+        Duration::from_secs(args.rollout_timeout_secs),
+        Duration::from_millis(500),
+        || async {
+            let compliant = ids
+                .iter()
+                .filter(|id| {
+                    let v = fleet.versions(id);
+                    v.iter().all(|(_, version)| version == "2.0")
+                })
+                .count();
+            let requests = store.request_list().await.ok()?.len();
+            if last_report.get().elapsed() > Duration::from_secs(30) {
+                eprintln!(
+                    "  rollout: {compliant}/{n} compliant, {requests} requests, {:.0} s",
+                    started.elapsed().as_secs_f64()
+                );
+                last_report.set(Instant::now());
+            }
+            (compliant == n && requests == 0).then(|| started.elapsed())
+        },
+    )
     .await;
     let stats = fleet.stats();
     let _ = worker.stop().await;
@@ -125,7 +137,11 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
 
     for (name, r, policy) in [
         ("event-driven", &ev, "hostfw: event_driven = true, run interval 300 s".to_string()),
-        ("NICo interval", &ni, format!("NICo: event_driven = false, run interval {:.2} s", interval_ms as f64 / 1000.0)),
+        (
+            "NICo interval",
+            &ni,
+            format!("NICo: event_driven = false, run interval {:.2} s", interval_ms as f64 / 1000.0),
+        ),
     ] {
         rows.push(Row::new(
             "1 rollout",

@@ -10,9 +10,11 @@ use hostfw_tests::{free_port, Firmware, HostModel, SiteToml};
 
 /// The R760 with both targets at 2.0, images under `bench/`.
 pub fn r760_bench() -> HostModel {
-    r760()
-        .component("bmc", "^BMC$", [Firmware::file("2.0", "bench/bmc.bin")])
-        .component("uefi", "^BIOS$", [Firmware::file("2.0", "bench/bios.bin")])
+    r760().component("bmc", "^BMC$", [Firmware::file("2.0", "bench/bmc.bin")]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::file("2.0", "bench/bios.bin")],
+    )
 }
 
 /// The images of [`r760_bench`].

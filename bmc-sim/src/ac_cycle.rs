@@ -56,12 +56,7 @@ fn cycle(host: Arc<Host>) -> Response {
     host.fleet.counters.ac_cycle();
     tracing::info!(host = %host.spec.id, "AC power cycle");
     if let Some((generation, target)) = pending {
-        tokio::spawn(finish_power_transition(
-            host.clone(),
-            generation,
-            target,
-            delay,
-        ));
+        tokio::spawn(finish_power_transition(host.clone(), generation, target, delay));
     }
     StatusCode::NO_CONTENT.into_response()
 }

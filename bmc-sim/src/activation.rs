@@ -53,14 +53,9 @@ impl Activation {
 
     /// Parse the image-header spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        [
-            Activation::Immediate,
-            Activation::Reset,
-            Activation::AcCycle,
-            Activation::ManagerReset,
-        ]
-        .into_iter()
-        .find(|a| a.as_str() == s)
+        [Activation::Immediate, Activation::Reset, Activation::AcCycle, Activation::ManagerReset]
+            .into_iter()
+            .find(|a| a.as_str() == s)
     }
 
     /// The activation an update gets when its image does not say: from the apply time.
@@ -87,12 +82,7 @@ mod tests {
 
     #[test]
     fn spelling_round_trips() {
-        for a in [
-            Activation::Immediate,
-            Activation::Reset,
-            Activation::AcCycle,
-            Activation::ManagerReset,
-        ] {
+        for a in [Activation::Immediate, Activation::Reset, Activation::AcCycle, Activation::ManagerReset] {
             assert_eq!(Activation::parse(a.as_str()), Some(a));
         }
         assert_eq!(Activation::parse("AcCycle"), None);

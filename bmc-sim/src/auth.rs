@@ -40,7 +40,7 @@ pub fn is_authorized(host: &Host, headers: &HeaderMap) -> bool {
         }
     }
     match basic_credentials(headers) {
-        Some((user, pass)) => user == host.spec.username && pass == host.spec.password,
+        Some((user, pass)) => user == host.spec.username && pass == host.spec.password.expose(),
         None => false,
     }
 }
@@ -51,9 +51,7 @@ fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
     if !scheme.eq_ignore_ascii_case("basic") {
         return None;
     }
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(encoded.trim())
-        .ok()?;
+    let decoded = base64::engine::general_purpose::STANDARD.decode(encoded.trim()).ok()?;
     let text = String::from_utf8(decoded).ok()?;
     let (user, pass) = text.split_once(':')?;
     Some((user.to_string(), pass.to_string()))

@@ -39,10 +39,7 @@ pub(crate) struct BootOverride {
 
 impl Default for BootOverride {
     fn default() -> Self {
-        BootOverride {
-            target: "None",
-            enabled: "Disabled",
-        }
+        BootOverride { target: "None", enabled: "Disabled" }
     }
 }
 
@@ -52,24 +49,15 @@ impl BootOverride {
     pub fn captured(target: Option<&str>, enabled: Option<&str>) -> Self {
         let d = BootOverride::default();
         BootOverride {
-            target: BOOT_TARGETS
-                .into_iter()
-                .find(|t| Some(*t) == target)
-                .unwrap_or(d.target),
-            enabled: BOOT_ENABLED
-                .into_iter()
-                .find(|e| Some(*e) == enabled)
-                .unwrap_or(d.enabled),
+            target: BOOT_TARGETS.into_iter().find(|t| Some(*t) == target).unwrap_or(d.target),
+            enabled: BOOT_ENABLED.into_iter().find(|e| Some(*e) == enabled).unwrap_or(d.enabled),
         }
     }
 
     /// The host powers on: what it boots, consuming a `Once` override.
     pub fn power_on(&mut self) -> BootedImage {
-        let image = if self.target == "Pxe" && self.enabled != "Disabled" {
-            BootedImage::Discovery
-        } else {
-            BootedImage::Os
-        };
+        let image =
+            if self.target == "Pxe" && self.enabled != "Disabled" { BootedImage::Discovery } else { BootedImage::Os };
         if self.enabled == "Once" {
             *self = BootOverride::default();
         }
@@ -93,10 +81,7 @@ mod tests {
 
     #[test]
     fn once_pxe_boots_discovery_then_os() {
-        let mut b = BootOverride {
-            target: "Pxe",
-            enabled: "Once",
-        };
+        let mut b = BootOverride { target: "Pxe", enabled: "Once" };
         assert_eq!(b.power_on(), BootedImage::Discovery);
         assert_eq!(b, BootOverride::default(), "Once is consumed");
         assert_eq!(b.power_on(), BootedImage::Os);
@@ -104,21 +89,12 @@ mod tests {
 
     #[test]
     fn continuous_pxe_stays_and_hdd_or_disabled_boot_os() {
-        let mut b = BootOverride {
-            target: "Pxe",
-            enabled: "Continuous",
-        };
+        let mut b = BootOverride { target: "Pxe", enabled: "Continuous" };
         assert_eq!(b.power_on(), BootedImage::Discovery);
         assert_eq!(b.power_on(), BootedImage::Discovery);
-        let mut b = BootOverride {
-            target: "Pxe",
-            enabled: "Disabled",
-        };
+        let mut b = BootOverride { target: "Pxe", enabled: "Disabled" };
         assert_eq!(b.power_on(), BootedImage::Os);
-        let mut b = BootOverride {
-            target: "Hdd",
-            enabled: "Once",
-        };
+        let mut b = BootOverride { target: "Hdd", enabled: "Once" };
         assert_eq!(b.power_on(), BootedImage::Os);
         assert_eq!(b, BootOverride::default());
     }

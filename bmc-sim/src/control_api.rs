@@ -33,13 +33,11 @@ pub async fn get_faults(State(host): State<Arc<Host>>) -> Response {
 
 pub async fn put_faults(State(host): State<Arc<Host>>, req: Request) -> Response {
     let Ok(bytes) = axum::body::to_bytes(req.into_body(), MAX_FAULT_BODY).await else {
-        return RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.")
-            .into_response();
+        return RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.").into_response();
     };
     // Via a JSON object: serde would also take an array as the struct's fields in order.
-    let fault = parse_object(&bytes).and_then(|m| {
-        serde_json::from_value::<Fault>(m.into()).map_err(RedfishError::malformed_json)
-    });
+    let fault = parse_object(&bytes)
+        .and_then(|m| serde_json::from_value::<Fault>(m.into()).map_err(RedfishError::malformed_json));
     let fault = match fault {
         Ok(f) => f,
         Err(e) => return e.into_response(),
@@ -49,11 +47,8 @@ pub async fn put_faults(State(host): State<Arc<Host>>, req: Request) -> Response
         fault.check(d.members.iter().map(|m| m.id.as_str()))
     };
     if let Err((key, message)) = checked {
-        return RedfishError::bad_request(
-            "PropertyValueNotInList",
-            format!("fault key `{key}`: {message}"),
-        )
-        .into_response();
+        return RedfishError::bad_request("PropertyValueNotInList", format!("fault key `{key}`: {message}"))
+            .into_response();
     }
     tracing::info!(host = %host.spec.id, ?fault, "faults replaced (PUT /sim/faults)");
     replace_faults(&host, fault.clone(), OUTAGE_GRACE);

@@ -18,10 +18,7 @@ pub enum SimError {
 
     /// The fleet text is not valid TOML (or has the wrong overall shape).
     #[error("fleet file {}: {message}", file_label(file))]
-    FleetSyntax {
-        file: Option<PathBuf>,
-        message: String,
-    },
+    FleetSyntax { file: Option<PathBuf>, message: String },
 
     /// One key of one host (or of `[defaults]`) is wrong.
     #[error("fleet file {}: {location}: key `{key}`: {message}", file_label(file))]
@@ -48,11 +45,7 @@ pub enum SimError {
 
     /// A fault set given at run time is invalid for this host.
     #[error("host {host:?}: fault key `{key}`: {message}")]
-    InvalidFault {
-        host: String,
-        key: String,
-        message: String,
-    },
+    InvalidFault { host: String, key: String, message: String },
 
     /// The HTTP client for SimpleUpdate image fetches could not be built.
     #[error("cannot build the HTTP client for SimpleUpdate fetches")]
@@ -74,21 +67,10 @@ impl SimError {
     /// Attach the file name to a spec error produced while parsing text.
     pub(crate) fn in_file(self, path: PathBuf) -> Self {
         match self {
-            SimError::FleetSyntax { message, .. } => SimError::FleetSyntax {
-                file: Some(path),
-                message,
-            },
-            SimError::FleetSpec {
-                location,
-                key,
-                message,
-                ..
-            } => SimError::FleetSpec {
-                file: Some(path),
-                location,
-                key,
-                message,
-            },
+            SimError::FleetSyntax { message, .. } => SimError::FleetSyntax { file: Some(path), message },
+            SimError::FleetSpec { location, key, message, .. } => {
+                SimError::FleetSpec { file: Some(path), location, key, message }
+            }
             other => other,
         }
     }

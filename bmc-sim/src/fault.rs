@@ -57,15 +57,11 @@ impl Fault {
         &self,
         member_ids: impl IntoIterator<Item = &'a str> + Clone,
     ) -> Result<(), (String, String)> {
-        for (key, v) in [
-            ("slow_response_secs", self.slow_response_secs),
-            ("unreachable_for_secs", self.unreachable_for_secs),
-        ] {
+        for (key, v) in
+            [("slow_response_secs", self.slow_response_secs), ("unreachable_for_secs", self.unreachable_for_secs)]
+        {
             if !v.is_finite() || !(0.0..=MAX_FAULT_SECONDS).contains(&v) {
-                return Err((
-                    key.into(),
-                    format!("{v} is not a number of seconds between 0 and {MAX_FAULT_SECONDS}"),
-                ));
+                return Err((key.into(), format!("{v} is not a number of seconds between 0 and {MAX_FAULT_SECONDS}")));
             }
         }
         if let Some(e) = &self.http_errors {
@@ -100,16 +96,9 @@ mod tests {
     fn empty_and_partial_json() {
         let f: Fault = serde_json::from_str("{}").unwrap();
         assert!(f.is_empty());
-        let f: Fault =
-            serde_json::from_str(r#"{"fail_next_tasks":2,"http_errors":{"count":3}}"#).unwrap();
+        let f: Fault = serde_json::from_str(r#"{"fail_next_tasks":2,"http_errors":{"count":3}}"#).unwrap();
         assert_eq!(f.fail_next_tasks, 2);
-        assert_eq!(
-            f.http_errors,
-            Some(HttpErrors {
-                count: 3,
-                status: 503
-            })
-        );
+        assert_eq!(f.http_errors, Some(HttpErrors { count: 3, status: 503 }));
         assert!(serde_json::from_str::<Fault>(r#"{"fail_next_task":1}"#).is_err());
         assert!(serde_json::from_str::<Fault>(r#"{"http_errors":{"count":1,"code":1}}"#).is_err());
     }
@@ -117,29 +106,13 @@ mod tests {
     #[test]
     fn checks_values_and_members() {
         let members = ["BMC", "BIOS"];
-        let ok = Fault {
-            hide_members: vec!["BIOS".into()],
-            slow_response_secs: 0.5,
-            ..Fault::default()
-        };
+        let ok = Fault { hide_members: vec!["BIOS".into()], slow_response_secs: 0.5, ..Fault::default() };
         assert!(ok.check(members).is_ok());
-        let bad = Fault {
-            hide_members: vec!["CPLD".into()],
-            ..Fault::default()
-        };
+        let bad = Fault { hide_members: vec!["CPLD".into()], ..Fault::default() };
         assert_eq!(bad.check(members).unwrap_err().0, "hide_members[0]");
-        let bad = Fault {
-            http_errors: Some(HttpErrors {
-                count: 1,
-                status: 200,
-            }),
-            ..Fault::default()
-        };
+        let bad = Fault { http_errors: Some(HttpErrors { count: 1, status: 200 }), ..Fault::default() };
         assert_eq!(bad.check(members).unwrap_err().0, "http_errors.status");
-        let bad = Fault {
-            unreachable_for_secs: f64::NAN,
-            ..Fault::default()
-        };
+        let bad = Fault { unreachable_for_secs: f64::NAN, ..Fault::default() };
         assert_eq!(bad.check(members).unwrap_err().0, "unreachable_for_secs");
     }
 }

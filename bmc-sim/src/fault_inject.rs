@@ -94,20 +94,12 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
         if malformed {
             d.faults.malformed_json_next -= 1;
         }
-        (
-            take_http_error(&mut d),
-            malformed,
-            clock::secs(d.faults.slow_response_secs),
-        )
+        (take_http_error(&mut d), malformed, clock::secs(d.faults.slow_response_secs))
     };
     if malformed && injected.is_none() {
         tracing::info!(host = %host.spec.id, path = %req.uri().path(), "injected malformed JSON");
         let body = "{\"@odata.id\": \"/redfish/v1/\", \"Members\": [ <html>502 Bad Gateway";
-        return (
-            [(axum::http::header::CONTENT_TYPE, "application/json")],
-            body,
-        )
-            .into_response();
+        return ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response();
     }
     let resp = match injected {
         Some(status) => {

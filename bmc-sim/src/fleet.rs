@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hostfw_model::Secret;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -27,32 +28,17 @@ const FETCH_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Whole-fetch timeout for SimpleUpdate images (large images over loopback are fast).
 const FETCH_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// How to reach one simulated BMC.
-#[derive(Clone, PartialEq, Eq)]
+/// How to reach one simulated BMC. The password is a [`Secret`]: `Debug` redacts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimHost {
     pub id: String,
     pub addr: SocketAddr,
     /// `http://ip:port` (`https://ip:port` for a TLS fleet), no trailing slash.
     pub base_url: String,
     pub username: String,
-    pub password: String,
+    pub password: Secret,
     pub vendor: String,
     pub model: String,
-}
-
-impl std::fmt::Debug for SimHost {
-    // Hand-written so a password never reaches a log line.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SimHost")
-            .field("id", &self.id)
-            .field("addr", &self.addr)
-            .field("base_url", &self.base_url)
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .field("vendor", &self.vendor)
-            .field("model", &self.model)
-            .finish()
-    }
 }
 
 /// A started fleet. Dropping it also stops every BMC (without waiting); prefer [`RunningFleet::shutdown`].
@@ -73,19 +59,12 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
         .timeout(FETCH_TIMEOUT)
         .build()
         .map_err(|source| SimError::HttpClient { source })?;
-    let shared = Arc::new(FleetShared {
-        counters: FleetCounters::default(),
-        http,
-    });
+    let shared = Arc::new(FleetShared { counters: FleetCounters::default(), http });
 
     let tls = spec.tls;
     let mut bound = Vec::with_capacity(spec.hosts.len());
     for h in spec.hosts {
-        let bind_err = |source| SimError::Bind {
-            host: h.id.clone(),
-            addr: h.bmc_address,
-            source,
-        };
+        let bind_err = |source| SimError::Bind { host: h.id.clone(), addr: h.bmc_address, source };
         let listener = TcpListener::bind(h.bmc_address).await.map_err(bind_err)?;
         let addr = listener.local_addr().map_err(bind_err)?;
         bound.push((h, listener, addr));
@@ -106,35 +85,16 @@ pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
             Some(dir) => Some(Profile::load(dir)?),
             None => None,
         };
-        let host = Arc::new(Host::new(
-            h,
-            addr,
-            shared.clone(),
-            down_tx,
-            acceptor,
-            profile,
-        ));
+        let host = Arc::new(Host::new(h, addr, shared.clone(), down_tx, acceptor, profile));
         replace_faults(&host, faults, Duration::ZERO);
         let app = match host.profile.clone() {
             Some(profile) => profile_routes::router(host.clone(), profile),
             None => router(host.clone()),
         };
-        servers.push(tokio::spawn(serve(
-            host.clone(),
-            listener,
-            app,
-            down_rx,
-            shutdown_rx.clone(),
-        )));
+        servers.push(tokio::spawn(serve(host.clone(), listener, app, down_rx, shutdown_rx.clone())));
         hosts.push(host);
     }
-    Ok(RunningFleet {
-        hosts,
-        ca_pem: ca.map(|ca| ca.pem()),
-        shared,
-        shutdown,
-        servers,
-    })
+    Ok(RunningFleet { hosts, ca_pem: ca.map(|ca| ca.pem()), shared, shutdown, servers })
 }
 
 impl RunningFleet {
@@ -150,13 +110,7 @@ impl RunningFleet {
     /// `(member id, running version)` of every inventory member; empty for an unknown host.
     pub fn versions(&self, host_id: &str) -> Vec<(String, String)> {
         self.find(host_id)
-            .map(|h| {
-                h.data()
-                    .members
-                    .iter()
-                    .map(|m| (m.id.clone(), m.version.clone()))
-                    .collect()
-            })
+            .map(|h| h.data().members.iter().map(|m| (m.id.clone(), m.version.clone())).collect())
             .unwrap_or_default()
     }
 
@@ -176,9 +130,7 @@ impl RunningFleet {
     pub fn stats(&self) -> SimStats {
         let mut stats = self.shared.counters.snapshot();
         for h in &self.hosts {
-            stats
-                .per_host
-                .insert(h.spec.id.clone(), h.data().stats.clone());
+            stats.per_host.insert(h.spec.id.clone(), h.data().stats.clone());
         }
         stats
     }

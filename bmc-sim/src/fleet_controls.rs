@@ -14,18 +14,12 @@ impl RunningFleet {
     /// `unreachable_for_secs` takes the BMC off the network at once; clearing it brings the
     /// BMC back at once. Fails for an unknown host or an invalid fault set.
     pub fn set_fault(&self, host_id: &str, fault: Fault) -> Result<(), SimError> {
-        let host = self.find(host_id).ok_or_else(|| SimError::UnknownHost {
-            host: host_id.to_string(),
-        })?;
+        let host = self.find(host_id).ok_or_else(|| SimError::UnknownHost { host: host_id.to_string() })?;
         let checked = {
             let d = host.data();
             fault.check(d.members.iter().map(|m| m.id.as_str()))
         };
-        checked.map_err(|(key, message)| SimError::InvalidFault {
-            host: host_id.to_string(),
-            key,
-            message,
-        })?;
+        checked.map_err(|(key, message)| SimError::InvalidFault { host: host_id.to_string(), key, message })?;
         tracing::info!(host = host_id, ?fault, "faults replaced");
         replace_faults(host, fault, Duration::ZERO);
         Ok(())
@@ -43,13 +37,11 @@ impl RunningFleet {
 
     /// The image the host booted at its last power-on: `"os"` or `"discovery"`.
     pub fn booted_image(&self, host_id: &str) -> Option<String> {
-        self.find(host_id)
-            .map(|h| h.data().booted_image.as_str().to_string())
+        self.find(host_id).map(|h| h.data().booted_image.as_str().to_string())
     }
 
     /// The System's `PowerState`: `"On"`, `"Off"`, `"PoweringOn"` or `"PoweringOff"`.
     pub fn power_state(&self, host_id: &str) -> Option<String> {
-        self.find(host_id)
-            .map(|h| h.data().power.as_str().to_string())
+        self.find(host_id).map(|h| h.data().power.as_str().to_string())
     }
 }

@@ -64,6 +64,7 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use hostfw_model::Secret;
 use serde::{Deserialize, Serialize};
 
 use crate::error::SimError;
@@ -163,17 +164,13 @@ pub struct FirmwareSpec {
 impl FirmwareSpec {
     /// A member with a running version, named after its id, updateable.
     pub fn new(id: impl Into<String>, version: impl Into<String>) -> Self {
-        FirmwareSpec {
-            id: id.into(),
-            version: version.into(),
-            name: None,
-            updateable: true,
-        }
+        FirmwareSpec { id: id.into(), version: version.into(), name: None, updateable: true }
     }
 }
 
 /// One simulated BMC (after `[defaults]` have been merged in).
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+/// The BMC password is a [`Secret`]: `Debug` redacts it (a fleet file written back names it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
     /// Machine id.
@@ -191,8 +188,8 @@ pub struct HostSpec {
     pub bmc_address: SocketAddr,
     #[serde(default = "default_username")]
     pub username: String,
-    #[serde(default = "default_password")]
-    pub password: String,
+    #[serde(default = "default_password", serialize_with = "write_secret")]
+    pub password: Secret,
     #[serde(default)]
     pub upload_style: UploadStyle,
     #[serde(default)]
@@ -230,33 +227,6 @@ pub struct HostSpec {
     /// `profile`, the tree's members; entries written in the fleet file override their versions.
     #[serde(default)]
     pub firmware: Vec<FirmwareSpec>,
-}
-
-impl std::fmt::Debug for HostSpec {
-    // Hand-written so a password never reaches a log line.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HostSpec")
-            .field("id", &self.id)
-            .field("vendor", &self.vendor)
-            .field("model", &self.model)
-            .field("serial", &self.serial)
-            .field("bmc_address", &self.bmc_address)
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .field("upload_style", &self.upload_style)
-            .field("task_style", &self.task_style)
-            .field("apply_time", &self.apply_time)
-            .field("task_seconds", &self.task_seconds)
-            .field("reset_seconds", &self.reset_seconds)
-            .field("manager_reset_seconds", &self.manager_reset_seconds)
-            .field("lockdown", &self.lockdown)
-            .field("faults", &self.faults)
-            .field("profile", &self.profile)
-            .field("required_parts", &self.required_parts)
-            .field("targets_required", &self.targets_required)
-            .field("firmware", &self.firmware)
-            .finish()
-    }
 }
 
 impl HostSpec {
@@ -328,11 +298,7 @@ impl HostSpec {
             if !shape.members.iter().any(|m| m.id == o.id) {
                 return Err((
                     format!("firmware[{i}].id"),
-                    format!(
-                        "{:?} is not a FirmwareInventory member of profile {}",
-                        o.id,
-                        profile.dir.display()
-                    ),
+                    format!("{:?} is not a FirmwareInventory member of profile {}", o.id, profile.dir.display()),
                 ));
             }
         }
@@ -343,10 +309,7 @@ impl HostSpec {
                 let over = overrides.iter().find(|o| o.id == m.id);
                 FirmwareSpec {
                     id: m.id.clone(),
-                    version: over
-                        .map(|o| o.version.clone())
-                        .or_else(|| m.version.clone())
-                        .unwrap_or_default(),
+                    version: over.map(|o| o.version.clone()).or_else(|| m.version.clone()).unwrap_or_default(),
                     name: m.name.clone(),
                     updateable: over.map_or(m.updateable, |o| o.updateable),
                 }
@@ -359,10 +322,7 @@ impl HostSpec {
     fn check(&self) -> Result<(), (String, String)> {
         let bad = |key: &str, msg: String| Err((key.to_string(), msg));
         if self.id.trim().is_empty() || self.id.chars().any(char::is_whitespace) {
-            return bad(
-                "id",
-                format!("{:?} must be non-empty and contain no whitespace", self.id),
-            );
+            return bad("id", format!("{:?} must be non-empty and contain no whitespace", self.id));
         }
         if self.username.is_empty() || self.username.contains(':') {
             return bad("username", "must be non-empty and contain no ':'".into());
@@ -373,19 +333,12 @@ impl HostSpec {
             ("manager_reset_seconds", self.manager_reset_seconds),
         ] {
             if !v.is_finite() || !(0.0..=MAX_SECONDS).contains(&v) {
-                return bad(
-                    key,
-                    format!("{v} is not a number of seconds between 0 and {MAX_SECONDS}"),
-                );
+                return bad(key, format!("{v} is not a number of seconds between 0 and {MAX_SECONDS}"));
             }
         }
         if self.vendor.trim().is_empty() || self.model.trim().is_empty() {
             return bad(
-                if self.vendor.trim().is_empty() {
-                    "vendor"
-                } else {
-                    "model"
-                },
+                if self.vendor.trim().is_empty() { "vendor" } else { "model" },
                 "must be non-empty (or come from a `profile`)".into(),
             );
         }
@@ -404,23 +357,14 @@ impl HostSpec {
             if fw.id.is_empty() || !fw.id.chars().all(is_uri_safe) {
                 return bad(
                     &format!("firmware[{i}].id"),
-                    format!(
-                        "{:?} must be non-empty and use only A-Z a-z 0-9 . _ - : ~",
-                        fw.id
-                    ),
+                    format!("{:?} must be non-empty and use only A-Z a-z 0-9 . _ - : ~", fw.id),
                 );
             }
             if !seen.insert(fw.id.as_str()) {
-                return bad(
-                    &format!("firmware[{i}].id"),
-                    format!("duplicate member id {:?}", fw.id),
-                );
+                return bad(&format!("firmware[{i}].id"), format!("duplicate member id {:?}", fw.id));
             }
             if fw.version.trim().is_empty() {
-                return bad(
-                    &format!("firmware[{i}].version"),
-                    "must be non-empty".into(),
-                );
+                return bad(&format!("firmware[{i}].version"), "must be non-empty".into());
             }
         }
         self.faults
@@ -452,10 +396,8 @@ impl FleetSpec {
     /// Read and validate a fleet file; errors name the file, the host and the key.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, SimError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SimError::ReadFleetFile {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SimError::ReadFleetFile { path: path.to_path_buf(), source })?;
         let base = path.parent().unwrap_or(Path::new("."));
         Self::from_toml_str_in(&text, base).map_err(|e| e.in_file(path.to_path_buf()))
     }
@@ -467,10 +409,8 @@ impl FleetSpec {
 
     /// Parse and validate fleet TOML text whose `profile` folders are relative to `base`.
     pub fn from_toml_str_in(s: &str, base: &Path) -> Result<Self, SimError> {
-        let raw: RawFleet = toml::from_str(s).map_err(|e| SimError::FleetSyntax {
-            file: None,
-            message: e.to_string(),
-        })?;
+        let raw: RawFleet =
+            toml::from_str(s).map_err(|e| SimError::FleetSyntax { file: None, message: e.to_string() })?;
         resolve(raw, base)
     }
 
@@ -557,34 +497,23 @@ fn resolve(raw: RawFleet, base: &Path) -> Result<FleetSpec, SimError> {
         let mut merged = defaults.clone();
         merged.extend(table);
         let mut host = deserialize_located::<HostSpec>(&merged, &loc)?;
-        host.apply_profile(base)
-            .map_err(|(key, msg)| spec_err(&loc, &key, &msg))?;
+        host.apply_profile(base).map_err(|(key, msg)| spec_err(&loc, &key, &msg))?;
         hosts.push(host);
     }
-    let spec = FleetSpec {
-        tls: raw.tls,
-        hosts,
-    };
+    let spec = FleetSpec { tls: raw.tls, hosts };
     spec.validate()?;
     Ok(spec)
 }
 
 /// Deserialize a table, turning serde's error into one that names the key.
-fn deserialize_located<T: serde::de::DeserializeOwned>(
-    table: &toml::Table,
-    location: &str,
-) -> Result<T, SimError> {
+fn deserialize_located<T: serde::de::DeserializeOwned>(table: &toml::Table, location: &str) -> Result<T, SimError> {
     let value = toml::Value::Table(table.clone());
     serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let path = e.path().to_string();
         // toml appends "\nin `key`" lines; the path already names the key.
         let full = e.inner().to_string();
         let message = full.lines().next().unwrap_or_default().trim().to_string();
-        let key = if path.is_empty() || path == "." {
-            first_backticked(&message)
-        } else {
-            path
-        };
+        let key = if path.is_empty() || path == "." { first_backticked(&message) } else { path };
         spec_err(location, &key, &message)
     })
 }
@@ -602,12 +531,7 @@ fn host_location(index: usize, id: Option<&str>) -> String {
 }
 
 fn spec_err(location: &str, key: &str, message: &str) -> SimError {
-    SimError::FleetSpec {
-        file: None,
-        location: location.into(),
-        key: key.into(),
-        message: message.into(),
-    }
+    SimError::FleetSpec { file: None, location: location.into(), key: key.into(), message: message.into() }
 }
 
 fn is_uri_safe(c: char) -> bool {
@@ -623,7 +547,12 @@ fn is_false(b: &bool) -> bool {
 fn default_username() -> String {
     DEFAULT_USERNAME.into()
 }
-fn default_password() -> String {
+/// A fleet file is the simulator's own input: writing one back names the password it serves.
+fn write_secret<S: serde::Serializer>(secret: &Secret, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(secret.expose())
+}
+
+fn default_password() -> Secret {
     DEFAULT_PASSWORD.into()
 }
 fn default_task_seconds() -> f64 {
@@ -665,9 +594,7 @@ apply_time = "OnReset"
 "#;
 
     fn err_of(text: &str) -> String {
-        FleetSpec::from_toml_str(text)
-            .expect_err("must fail")
-            .to_string()
+        FleetSpec::from_toml_str(text).expect_err("must fail").to_string()
     }
 
     #[test]
@@ -676,7 +603,7 @@ apply_time = "OnReset"
         assert_eq!(f.hosts.len(), 2);
         let (a, b) = (&f.hosts[0], &f.hosts[1]);
         assert_eq!(a.username, "root");
-        assert_eq!(a.password, DEFAULT_PASSWORD);
+        assert_eq!(a.password.expose(), DEFAULT_PASSWORD);
         assert_eq!(a.task_style, TaskStyle::Dell);
         assert_eq!(a.firmware.len(), 2);
         assert_eq!(a.firmware[1].name.as_deref(), Some("BIOS"));
@@ -696,19 +623,13 @@ apply_time = "OnReset"
     #[test]
     fn unknown_host_key_names_host_and_key() {
         let e = err_of(&GOOD.replace("serial = \"SN001\"", "serail = \"SN001\""));
-        assert!(
-            e.contains("host \"host-001\"") && e.contains("serail"),
-            "{e}"
-        );
+        assert!(e.contains("host \"host-001\"") && e.contains("serail"), "{e}");
     }
 
     #[test]
     fn wrong_type_names_key() {
         let e = err_of(&GOOD.replace("apply_time = \"OnReset\"", "task_seconds = \"slow\""));
-        assert!(
-            e.contains("host \"host-002\"") && e.contains("key `task_seconds`"),
-            "{e}"
-        );
+        assert!(e.contains("host \"host-002\"") && e.contains("key `task_seconds`"), "{e}");
         let e = err_of(&GOOD.replace("version = \"2.1.0\"", "version = 2"));
         assert!(e.contains("firmware[1].version"), "{e}");
     }
@@ -716,15 +637,9 @@ apply_time = "OnReset"
     #[test]
     fn bad_enum_and_missing_key() {
         let e = err_of(&GOOD.replace("\"bmcweb\"", "\"ilo\""));
-        assert!(
-            e.contains("host-002") && e.contains("task_style") && e.contains("ilo"),
-            "{e}"
-        );
+        assert!(e.contains("host-002") && e.contains("task_style") && e.contains("ilo"), "{e}");
         let e = err_of(&GOOD.replace("bmc_address = \"127.0.0.12:8000\"", ""));
-        assert!(
-            e.contains("host-002") && e.contains("key `bmc_address`"),
-            "{e}"
-        );
+        assert!(e.contains("host-002") && e.contains("key `bmc_address`"), "{e}");
     }
 
     #[test]
@@ -740,10 +655,7 @@ apply_time = "OnReset"
         let e = err_of(&GOOD.replace("host-002", "host-001"));
         assert!(e.contains("duplicate host id"), "{e}");
         let e = err_of(&GOOD.replace("127.0.0.12:8000", "127.0.0.11:8000"));
-        assert!(
-            e.contains("bmc_address") && e.contains("already used"),
-            "{e}"
-        );
+        assert!(e.contains("bmc_address") && e.contains("already used"), "{e}");
         let e = err_of("[defaults]\nusername = \"a\"\n");
         assert!(e.contains("no [[host]]"), "{e}");
         let e = err_of(&GOOD.replace("id = \"BMC\"", "id = \"B/MC\""));
@@ -770,9 +682,7 @@ apply_time = "OnReset"
 
     #[test]
     fn ports_zero_may_repeat() {
-        let text = GOOD
-            .replace("127.0.0.11:8000", "127.0.0.1:0")
-            .replace("127.0.0.12:8000", "127.0.0.1:0");
+        let text = GOOD.replace("127.0.0.11:8000", "127.0.0.1:0").replace("127.0.0.12:8000", "127.0.0.1:0");
         assert!(FleetSpec::from_toml_str(&text).is_ok());
     }
 
@@ -780,29 +690,24 @@ apply_time = "OnReset"
     fn lockdown_defaults_to_true() {
         let f = FleetSpec::from_toml_str(GOOD).unwrap();
         assert!(f.hosts.iter().all(|h| h.lockdown));
-        let f = FleetSpec::from_toml_str(&GOOD.replace("username = \"root\"", "lockdown = false"))
-            .unwrap();
+        let f = FleetSpec::from_toml_str(&GOOD.replace("username = \"root\"", "lockdown = false")).unwrap();
         assert!(f.hosts.iter().all(|h| !h.lockdown));
     }
 
     #[test]
     fn faults_in_defaults_inline_and_subtable() {
-        let text = GOOD.replace(
-            "version = \"1.0\" } ]\n",
-            "version = \"1.0\" } ]\n[defaults.faults]\nslow_response_secs = 0.25\n",
-        )
-        .replace(
-            "serial = \"SN001\"",
-            "serial = \"SN001\"\nfaults = { fail_next_tasks = 2, http_errors = { count = 1, status = 500 } }",
-        ) + "[host.faults]\nhide_members = [\"BMC\"]\nversion_never_changes = true\n";
+        let text = GOOD
+            .replace("version = \"1.0\" } ]\n", "version = \"1.0\" } ]\n[defaults.faults]\nslow_response_secs = 0.25\n")
+            .replace(
+                "serial = \"SN001\"",
+                "serial = \"SN001\"\nfaults = { fail_next_tasks = 2, http_errors = { count = 1, status = 500 } }",
+            )
+            + "[host.faults]\nhide_members = [\"BMC\"]\nversion_never_changes = true\n";
         let f = FleetSpec::from_toml_str(&text).unwrap();
         let (a, b) = (&f.hosts[0].faults, &f.hosts[1].faults);
         assert_eq!(a.fail_next_tasks, 2);
         assert_eq!(a.http_errors.unwrap().status, 500);
-        assert_eq!(
-            a.slow_response_secs, 0.0,
-            "a host's faults replace the default ones"
-        );
+        assert_eq!(a.slow_response_secs, 0.0, "a host's faults replace the default ones");
         assert_eq!(b.hide_members, vec!["BMC".to_string()]);
         assert!(b.version_never_changes);
         let again = FleetSpec::from_toml_str(&f.to_toml_string()).unwrap();
@@ -819,18 +724,10 @@ apply_time = "OnReset"
     #[test]
     fn fault_errors_name_the_key() {
         let e = err_of(&format!("{GOOD}[host.faults]\nhide_members = [\"CPLD\"]\n"));
-        assert!(
-            e.contains("host-002") && e.contains("faults.hide_members[0]") && e.contains("CPLD"),
-            "{e}"
-        );
+        assert!(e.contains("host-002") && e.contains("faults.hide_members[0]") && e.contains("CPLD"), "{e}");
         let e = err_of(&format!("{GOOD}[host.faults]\nfail_next_task = 1\n"));
-        assert!(
-            e.contains("host-002") && e.contains("fail_next_task"),
-            "{e}"
-        );
-        let e = err_of(&format!(
-            "{GOOD}[host.faults]\nhttp_errors = {{ count = 1, status = 302 }}\n"
-        ));
+        assert!(e.contains("host-002") && e.contains("fail_next_task"), "{e}");
+        let e = err_of(&format!("{GOOD}[host.faults]\nhttp_errors = {{ count = 1, status = 302 }}\n"));
         assert!(e.contains("faults.http_errors.status"), "{e}");
         let e = err_of(&GOOD.replace("username = \"root\"", "faults = { slow = 1 }"));
         assert!(e.contains("[defaults]") && e.contains("slow"), "{e}");

@@ -22,33 +22,23 @@ pub async fn host_flash(State(host): State<Arc<Host>>, body: Bytes) -> Response 
     let Some(header) = std::str::from_utf8(first_line).ok().and_then(parse_header) else {
         return RedfishError::bad_request("GeneralError", "image not recognised").into_response();
     };
-    let activation = header
-        .activation
-        .unwrap_or_else(|| Activation::from_apply_time(host.spec.apply_time));
+    let activation = header.activation.unwrap_or_else(|| Activation::from_apply_time(host.spec.apply_time));
     let mut d = host.data();
     let change = !d.faults.version_never_changes;
     let mut flashed = Vec::new();
-    for m in d
-        .members
-        .iter_mut()
-        .filter(|m| header.applies_to.is_match(&m.id))
-    {
+    for m in d.members.iter_mut().filter(|m| header.applies_to.is_match(&m.id)) {
         if change {
             if activation == Activation::Immediate {
                 m.version = header.version.clone();
                 m.staged = None;
             } else {
-                m.staged = Some(Staged {
-                    version: header.version.clone(),
-                    on: activation,
-                });
+                m.staged = Some(Staged { version: header.version.clone(), on: activation });
             }
         }
         flashed.push(m.id.clone());
     }
     if flashed.is_empty() {
-        return RedfishError::bad_request("GeneralError", "no inventory member matches the image")
-            .into_response();
+        return RedfishError::bad_request("GeneralError", "no inventory member matches the image").into_response();
     }
     if change {
         for id in &flashed {

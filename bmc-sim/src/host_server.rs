@@ -77,9 +77,7 @@ enum Stop {
 
 /// Whether an `unreachable_for_secs` outage is in force now.
 fn outage_in_force(host: &Host) -> bool {
-    host.data()
-        .unreachable_until
-        .is_some_and(|t| t > tokio::time::Instant::now())
+    host.data().unreachable_until.is_some_and(|t| t > tokio::time::Instant::now())
 }
 
 /// Wait out an outage (it may be extended, shortened or ended by a new fault set); `false`
@@ -152,13 +150,8 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let tower = TowerToHyperService::new(router);
-    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-        tower.call(normalize_path(req))
-    });
-    if let Err(e) = hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(stream), service)
-        .await
-    {
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| tower.call(normalize_path(req)));
+    if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await {
         tracing::debug!(error = %e, "connection ended with an error");
     }
 }

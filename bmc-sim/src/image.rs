@@ -31,11 +31,9 @@ pub fn firmware_image_with_activation(
     activation: Activation,
     padding: usize,
 ) -> Vec<u8> {
-    let mut out = format!(
-        "{IMAGE_MAGIC} applies_to={applies_to} version={version} activation={}\n",
-        activation.as_str()
-    )
-    .into_bytes();
+    let mut out =
+        format!("{IMAGE_MAGIC} applies_to={applies_to} version={version} activation={}\n", activation.as_str())
+            .into_bytes();
     pad(&mut out, padding);
     out
 }
@@ -57,10 +55,7 @@ pub struct ImageHeader {
 
 /// Parse the first line; `None` means "image not recognised".
 pub fn parse_header(first_line: &str) -> Option<ImageHeader> {
-    let mut words = first_line
-        .trim_end_matches(['\r', '\n'])
-        .split(' ')
-        .filter(|w| !w.is_empty());
+    let mut words = first_line.trim_end_matches(['\r', '\n']).split(' ').filter(|w| !w.is_empty());
     if words.next()? != IMAGE_MAGIC {
         return None;
     }
@@ -73,11 +68,7 @@ pub fn parse_header(first_line: &str) -> Option<ImageHeader> {
             _ => {} // unknown keys are ignored: newer images stay readable
         }
     }
-    Some(ImageHeader {
-        applies_to: Regex::new(applies_to?).ok()?,
-        version: version?.to_string(),
-        activation,
-    })
+    Some(ImageHeader { applies_to: Regex::new(applies_to?).ok()?, version: version?.to_string(), activation })
 }
 
 /// The image grew past [`MAX_IMAGE_BYTES`].
@@ -134,10 +125,7 @@ impl ImageSink {
         } else {
             std::str::from_utf8(&self.head).ok().and_then(parse_header)
         };
-        ReceivedImage {
-            header,
-            size: self.size,
-        }
+        ReceivedImage { header, size: self.size }
     }
 }
 
@@ -169,22 +157,15 @@ mod tests {
     fn junk_is_not_recognised() {
         assert!(receive(b"MZ\x90\x00 garbage", 4).header.is_none());
         assert!(receive(b"HOSTFW-SIM-IMAGE version=1\n", 4).header.is_none());
-        assert!(receive(b"HOSTFW-SIM-IMAGE applies_to=( version=1\n", 4)
-            .header
-            .is_none());
+        assert!(receive(b"HOSTFW-SIM-IMAGE applies_to=( version=1\n", 4).header.is_none());
         assert!(receive(&vec![b'x'; 10_000], 512).header.is_none());
         assert!(receive(b"", 1).header.is_none());
     }
 
     #[test]
     fn header_without_newline_and_crlf() {
-        assert!(receive(b"HOSTFW-SIM-IMAGE applies_to=BMC version=9", 3)
-            .header
-            .is_some());
-        let r = receive(
-            b"HOSTFW-SIM-IMAGE applies_to=BMC version=9 extra=1\r\npad",
-            5,
-        );
+        assert!(receive(b"HOSTFW-SIM-IMAGE applies_to=BMC version=9", 3).header.is_some());
+        let r = receive(b"HOSTFW-SIM-IMAGE applies_to=BMC version=9 extra=1\r\npad", 5);
         assert_eq!(r.header.unwrap().version, "9");
     }
 
@@ -196,20 +177,10 @@ mod tests {
         let h = receive(&img, 8).header.unwrap();
         assert_eq!(h.activation, Some(Activation::AcCycle));
         assert_eq!(h.version, "2.0");
-        let h = receive(
-            b"HOSTFW-SIM-IMAGE applies_to=^CPLD version=2.0 activation=manager_reset\n",
-            4,
-        )
-        .header
-        .unwrap();
+        let h = receive(b"HOSTFW-SIM-IMAGE applies_to=^CPLD version=2.0 activation=manager_reset\n", 4).header.unwrap();
         assert_eq!(h.activation, Some(Activation::ManagerReset));
         assert!(
-            receive(
-                b"HOSTFW-SIM-IMAGE applies_to=X version=1 activation=later\n",
-                4
-            )
-            .header
-            .is_none(),
+            receive(b"HOSTFW-SIM-IMAGE applies_to=X version=1 activation=later\n", 4).header.is_none(),
             "a bad activation value is not silently ignored"
         );
     }

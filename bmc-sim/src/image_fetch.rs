@@ -12,8 +12,7 @@ pub async fn fetch_image(http: &reqwest::Client, uri: &str) -> Result<ReceivedIm
     }
     let mut sink = ImageSink::new();
     while let Some(chunk) = resp.chunk().await.map_err(|e| error_chain(&e))? {
-        sink.push(&chunk)
-            .map_err(|_| format!("image exceeds MaxImageSizeBytes ({MAX_IMAGE_BYTES})"))?;
+        sink.push(&chunk).map_err(|_| format!("image exceeds MaxImageSizeBytes ({MAX_IMAGE_BYTES})"))?;
     }
     Ok(sink.finish())
 }

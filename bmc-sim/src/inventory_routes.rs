@@ -74,12 +74,7 @@ pub(crate) fn system_json(host: &Host, d: &HostData) -> Value {
 
 pub async fn managers(State(_host): State<Arc<Host>>) -> Response {
     let members = vec![uris::MANAGER.to_string()];
-    ok(collection(
-        "#ManagerCollection.ManagerCollection",
-        uris::MANAGERS,
-        "Manager Collection",
-        members,
-    ))
+    ok(collection("#ManagerCollection.ManagerCollection", uris::MANAGERS, "Manager Collection", members))
 }
 
 pub async fn manager(State(host): State<Arc<Host>>) -> Response {
@@ -112,15 +107,9 @@ const STAGED_SUFFIX: &str = "-Staged";
 
 pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
     let d = host.data();
-    let mut members: Vec<String> = d
-        .visible_members()
-        .map(|m| uris::firmware_member(&m.id))
-        .collect();
-    members.extend(
-        d.visible_members()
-            .filter(|m| m.staged.is_some())
-            .map(|m| uris::firmware_member(&staged_id(&m.id))),
-    );
+    let mut members: Vec<String> = d.visible_members().map(|m| uris::firmware_member(&m.id)).collect();
+    members
+        .extend(d.visible_members().filter(|m| m.staged.is_some()).map(|m| uris::firmware_member(&staged_id(&m.id))));
     ok(collection(
         "#SoftwareInventoryCollection.SoftwareInventoryCollection",
         uris::FIRMWARE_INVENTORY,
@@ -129,11 +118,7 @@ pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
     ))
 }
 
-pub async fn firmware_member(
-    State(host): State<Arc<Host>>,
-    Path(id): Path<String>,
-    uri: Uri,
-) -> Response {
+pub async fn firmware_member(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
     let d = host.data();
     let body = match d.visible_members().find(|m| m.id == id) {
         Some(m) => Some(member_json(m)),

@@ -98,9 +98,8 @@ pub use error::SimError;
 pub use fault::{Fault, HttpErrors};
 pub use fleet::{start, RunningFleet, SimHost};
 pub use fleet_spec::{
-    ApplyTime, FirmwareSpec, FleetSpec, HostSpec, TaskStyle, UploadStyle,
-    DEFAULT_MANAGER_RESET_SECONDS, DEFAULT_PASSWORD, DEFAULT_RESET_SECONDS, DEFAULT_TASK_SECONDS,
-    DEFAULT_USERNAME,
+    ApplyTime, FirmwareSpec, FleetSpec, HostSpec, TaskStyle, UploadStyle, DEFAULT_MANAGER_RESET_SECONDS,
+    DEFAULT_PASSWORD, DEFAULT_RESET_SECONDS, DEFAULT_TASK_SECONDS, DEFAULT_USERNAME,
 };
 pub use image::{firmware_image, firmware_image_with_activation, IMAGE_MAGIC, MAX_IMAGE_BYTES};
 pub use profile::{ChassisAction, Profile, ProfileMember, Shape};

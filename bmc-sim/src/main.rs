@@ -30,9 +30,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
@@ -45,10 +43,7 @@ async fn main() -> ExitCode {
         }
     };
     if args.ca_out.is_some() && !spec.tls {
-        eprintln!(
-            "bmc-sim: --ca-out needs `tls = true` in fleet file {}",
-            args.fleet.display()
-        );
+        eprintln!("bmc-sim: --ca-out needs `tls = true` in fleet file {}", args.fleet.display());
         return ExitCode::from(2);
     }
     match run(spec, args.ready_file.as_deref(), args.ca_out.as_deref()).await {
@@ -60,16 +55,10 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(
-    spec: FleetSpec,
-    ready_file: Option<&Path>,
-    ca_out: Option<&Path>,
-) -> anyhow::Result<()> {
+async fn run(spec: FleetSpec, ready_file: Option<&Path>, ca_out: Option<&Path>) -> anyhow::Result<()> {
     // Installed before the ready file exists, so a SIGTERM right after it is handled.
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-    let fleet = hostfw_bmc_sim::start(spec)
-        .await
-        .context("starting the fleet")?;
+    let fleet = hostfw_bmc_sim::start(spec).await.context("starting the fleet")?;
     for h in fleet.hosts() {
         println!("{} {} {} at {}", h.id, h.vendor, h.model, h.base_url);
     }
@@ -90,11 +79,7 @@ async fn run(
 }
 
 fn write_ready_file(fleet: &RunningFleet, path: &Path) -> anyhow::Result<()> {
-    let list: Vec<_> = fleet
-        .hosts()
-        .iter()
-        .map(|h| serde_json::json!({"id": h.id, "base_url": h.base_url}))
-        .collect();
+    let list: Vec<_> = fleet.hosts().iter().map(|h| serde_json::json!({"id": h.id, "base_url": h.base_url})).collect();
     write_atomically(path, &serde_json::to_vec_pretty(&list)?).context("writing the ready file")
 }
 

@@ -57,11 +57,7 @@ const TOP_LEVEL: [(&str, &str); 6] = [
 /// `GET /redfish/v1/odata` of the generic shape.
 pub async fn service_document() -> Response {
     let mut value = vec![json!({"name": "Service", "kind": "Singleton", "url": "/redfish/v1"})];
-    value.extend(
-        TOP_LEVEL
-            .iter()
-            .map(|(name, url)| json!({"name": name, "kind": "Singleton", "url": url})),
-    );
+    value.extend(TOP_LEVEL.iter().map(|(name, url)| json!({"name": name, "kind": "Singleton", "url": url})));
     value.push(json!({"name": "Sessions", "kind": "Singleton", "url": uris::SESSIONS}));
     ok(json!({ "@odata.context": METADATA_URI, "value": value }))
 }
@@ -69,10 +65,7 @@ pub async fn service_document() -> Response {
 /// `GET /redfish/v1/$metadata`: the tree's captured document on a profile BMC, else the
 /// generic shape's.
 pub async fn metadata(State(host): State<Arc<Host>>) -> Response {
-    let captured = host
-        .profile
-        .as_ref()
-        .and_then(|p| std::fs::read(p.dir.join("redfish/v1/$metadata/index.xml")).ok());
+    let captured = host.profile.as_ref().and_then(|p| std::fs::read(p.dir.join("redfish/v1/$metadata/index.xml")).ok());
     xml(captured.unwrap_or_else(|| generic_metadata().into_bytes()))
 }
 
@@ -104,10 +97,7 @@ fn generic_metadata() -> String {
 fn xml(body: Vec<u8>) -> Response {
     let mut resp = (StatusCode::OK, body).into_response();
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/xml"),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/xml"));
     h.insert("OData-Version", HeaderValue::from_static("4.0"));
     resp
 }
@@ -120,11 +110,7 @@ mod tests {
     fn generic_metadata_references_each_namespace_once_and_has_the_container() {
         let doc = generic_metadata();
         for ns in NAMESPACES {
-            assert_eq!(
-                doc.matches(&format!("Namespace=\"{ns}\"")).count(),
-                1,
-                "{ns}"
-            );
+            assert_eq!(doc.matches(&format!("Namespace=\"{ns}\"")).count(), 1, "{ns}");
         }
         assert!(doc.contains("<EntityContainer Name=\"Service\""));
     }

@@ -91,13 +91,8 @@ impl Profile {
     /// `redfish/v1` itself.
     pub fn load(dir: &Path) -> Result<Arc<Profile>, SimError> {
         static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Profile>>>> = OnceLock::new();
-        let bad = |message: String| SimError::Profile {
-            dir: dir.to_path_buf(),
-            message,
-        };
-        let mut root = dir
-            .canonicalize()
-            .map_err(|e| bad(format!("cannot open the folder: {e}")))?;
+        let bad = |message: String| SimError::Profile { dir: dir.to_path_buf(), message };
+        let mut root = dir.canonicalize().map_err(|e| bad(format!("cannot open the folder: {e}")))?;
         if root.ends_with("redfish/v1") {
             root.pop();
             root.pop();
@@ -107,29 +102,18 @@ impl Profile {
             return Ok(p.clone());
         }
         if !root.join("redfish/v1/index.json").is_file() {
-            return Err(bad(
-                "not a Redfish tree: no redfish/v1/index.json in it".into()
-            ));
+            return Err(bad("not a Redfish tree: no redfish/v1/index.json in it".into()));
         }
         let mut files = HashMap::new();
         index(&root.join("redfish/v1"), "/redfish/v1", &mut files)
             .map_err(|e| bad(format!("cannot read the tree: {e}")))?;
         if !files.contains_key("/redfish/v1") {
-            return Err(bad(
-                "not a Redfish tree: no redfish/v1/index.json in it".into()
-            ));
+            return Err(bad("not a Redfish tree: no redfish/v1/index.json in it".into()));
         }
-        let mut profile = Profile {
-            dir: root.clone(),
-            files,
-            shape: Shape::empty(),
-        };
+        let mut profile = Profile { dir: root.clone(), files, shape: Shape::empty() };
         profile.shape = profile.read_shape().map_err(bad)?;
         let profile = Arc::new(profile);
-        cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(root, profile.clone());
+        cache.lock().unwrap_or_else(|e| e.into_inner()).insert(root, profile.clone());
         Ok(profile)
     }
 
@@ -149,24 +133,16 @@ impl Profile {
     }
 
     fn read_shape(&self) -> Result<Shape, String> {
-        let root = self
-            .doc("/redfish/v1")
-            .ok_or("redfish/v1/index.json is not JSON")?;
+        let root = self.doc("/redfish/v1").ok_or("redfish/v1/index.json is not JSON")?;
         let mut shape = Shape::empty();
-        let systems: Vec<(String, Value)> = link(&root, "Systems")
-            .map(|c| self.members_of(&c))
-            .unwrap_or_default();
-        let has_identity =
-            |d: &Value| text(d, "Manufacturer").is_some() && text(d, "Model").is_some();
+        let systems: Vec<(String, Value)> = link(&root, "Systems").map(|c| self.members_of(&c)).unwrap_or_default();
+        let has_identity = |d: &Value| text(d, "Manufacturer").is_some() && text(d, "Model").is_some();
         let has_reset = |d: &Value| action(d, "#ComputerSystem.Reset").is_some();
         let pick = |first: &dyn Fn(&Value) -> bool, then: &dyn Fn(&Value) -> bool| {
-            systems
-                .iter()
-                .find(|(_, d)| first(d) && then(d))
-                .or_else(|| systems.iter().find(|(_, d)| first(d)))
+            systems.iter().find(|(_, d)| first(d) && then(d)).or_else(|| systems.iter().find(|(_, d)| first(d)))
         };
-        let (_, identity) = pick(&has_identity, &has_reset)
-            .ok_or("no ComputerSystem reports both Manufacturer and Model")?;
+        let (_, identity) =
+            pick(&has_identity, &has_reset).ok_or("no ComputerSystem reports both Manufacturer and Model")?;
         shape.vendor = text(identity, "Manufacturer").unwrap_or_default();
         shape.model = text(identity, "Model").unwrap_or_default();
         shape.serial = text(identity, "SerialNumber");
@@ -175,23 +151,16 @@ impl Profile {
             .ok_or("the Systems collection has no member")?;
         shape.system = system.clone();
         if let Some(boot) = sys_doc.get("Boot") {
-            shape.boot = (
-                text(boot, "BootSourceOverrideTarget"),
-                text(boot, "BootSourceOverrideEnabled"),
-            );
+            shape.boot = (text(boot, "BootSourceOverrideTarget"), text(boot, "BootSourceOverrideEnabled"));
         }
         if let Some(a) = action(sys_doc, "#ComputerSystem.Reset") {
             shape.system_reset_target = text(a, "target").map(|t| normalize(&t));
             shape.system_reset_types = self.allowable(a, "ResetType");
         }
 
-        let managers: Vec<(String, Value)> = link(&root, "Managers")
-            .map(|c| self.members_of(&c))
-            .unwrap_or_default();
-        let manager = managers
-            .iter()
-            .find(|(_, d)| text(d, "ManagerType").as_deref() == Some("BMC"))
-            .or(managers.first());
+        let managers: Vec<(String, Value)> = link(&root, "Managers").map(|c| self.members_of(&c)).unwrap_or_default();
+        let manager =
+            managers.iter().find(|(_, d)| text(d, "ManagerType").as_deref() == Some("BMC")).or(managers.first());
         if let Some((uri, doc)) = manager {
             shape.manager = Some(uri.clone());
             if let Some(a) = action(doc, "#Manager.Reset") {
@@ -205,9 +174,8 @@ impl Profile {
                 shape.firmware_inventory = link(&us, "FirmwareInventory");
                 shape.multipart_push = text(&us, "MultipartHttpPushUri").map(|t| normalize(&t));
                 shape.http_push = text(&us, "HttpPushUri").map(|t| normalize(&t));
-                shape.simple_update = action(&us, "#UpdateService.SimpleUpdate")
-                    .and_then(|a| text(a, "target"))
-                    .map(|t| normalize(&t));
+                shape.simple_update =
+                    action(&us, "#UpdateService.SimpleUpdate").and_then(|a| text(a, "target")).map(|t| normalize(&t));
             }
             shape.update_service = Some(us_uri);
         }
@@ -232,33 +200,31 @@ impl Profile {
                 if let Ok(n) = last_segment(&uri).parse::<u64>() {
                     shape.last_captured_task = shape.last_captured_task.max(n);
                 }
-                let target = task
-                    .pointer("/Payload/TargetUri")
-                    .and_then(Value::as_str)
-                    .map(normalize);
+                let target = task.pointer("/Payload/TargetUri").and_then(Value::as_str).map(normalize);
                 if target.is_some() && target == shape.system_reset_target {
                     shape.system_reset_answers_task = true;
                 }
             }
         }
         for (_, chassis) in link(&root, "Chassis").map(|c| self.members_of(&c)).unwrap_or_default() {
-            let hosts_system = chassis
-                .pointer("/Links/ComputerSystems")
-                .and_then(Value::as_array)
-                .is_some_and(|l| l.iter().any(|s| s.get("@odata.id").and_then(Value::as_str).map(normalize) == Some(shape.system.clone())));
+            let hosts_system = chassis.pointer("/Links/ComputerSystems").and_then(Value::as_array).is_some_and(|l| {
+                l.iter()
+                    .any(|s| s.get("@odata.id").and_then(Value::as_str).map(normalize) == Some(shape.system.clone()))
+            });
             let Some(actions) = chassis.get("Actions") else { continue };
             let oem = actions.get("Oem").and_then(Value::as_object).into_iter().flatten();
             let standard = actions.get("#Chassis.Reset").filter(|_| hosts_system).map(|a| ("#Chassis.Reset", a));
             let oem_resets = oem.filter(|(k, _)| k.contains("Reset")).map(|(k, a)| (k.as_str(), a));
             for (_, a) in standard.into_iter().chain(oem_resets) {
                 if let Some(target) = text(a, "target") {
-                    shape.ac_cycle_actions.push(ChassisAction { target: normalize(&target), reset_types: self.allowable(a, "ResetType") });
+                    shape.ac_cycle_actions.push(ChassisAction {
+                        target: normalize(&target),
+                        reset_types: self.allowable(a, "ResetType"),
+                    });
                 }
             }
         }
-        shape.sessions = link(&root, "SessionService")
-            .and_then(|u| self.doc(&u))
-            .and_then(|ss| link(&ss, "Sessions"));
+        shape.sessions = link(&root, "SessionService").and_then(|u| self.doc(&u)).and_then(|ss| link(&ss, "Sessions"));
         Ok(shape)
     }
 
@@ -267,11 +233,7 @@ impl Profile {
         let Some(doc) = self.doc(collection) else {
             return Vec::new();
         };
-        let links = doc
-            .get("Members")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let links = doc.get("Members").and_then(Value::as_array).cloned().unwrap_or_default();
         links
             .iter()
             .filter_map(|m| m.get("@odata.id").and_then(Value::as_str).map(normalize))
@@ -285,16 +247,12 @@ impl Profile {
         if let Some(list) = inline.and_then(Value::as_array) {
             return strings(list);
         }
-        let Some(info) = text(action, "@Redfish.ActionInfo").and_then(|u| self.doc(&normalize(&u)))
-        else {
+        let Some(info) = text(action, "@Redfish.ActionInfo").and_then(|u| self.doc(&normalize(&u))) else {
             return Vec::new();
         };
         info.get("Parameters")
             .and_then(Value::as_array)
-            .and_then(|ps| {
-                ps.iter()
-                    .find(|p| text(p, "Name").as_deref() == Some(parameter))
-            })
+            .and_then(|ps| ps.iter().find(|p| text(p, "Name").as_deref() == Some(parameter)))
             .and_then(|p| p.get("AllowableValues"))
             .and_then(Value::as_array)
             .map(|l| strings(l))
@@ -383,33 +341,21 @@ pub fn link(doc: &Value, key: &str) -> Option<String> {
 
 /// A non-empty string property.
 fn text(doc: &Value, key: &str) -> Option<String> {
-    doc.get(key)?
-        .as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
+    doc.get(key)?.as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 /// `Actions[name]`, also under `Actions.Oem`.
 pub fn action<'a>(doc: &'a Value, name: &str) -> Option<&'a Value> {
     let actions = doc.get("Actions")?;
-    actions
-        .get(name)
-        .or_else(|| actions.get("Oem").and_then(|o| o.get(name)))
+    actions.get(name).or_else(|| actions.get("Oem").and_then(|o| o.get(name)))
 }
 
 fn strings(list: &[Value]) -> Vec<String> {
-    list.iter()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect()
+    list.iter().filter_map(Value::as_str).map(str::to_string).collect()
 }
 
 fn last_segment(uri: &str) -> &str {
-    uri.trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
+    uri.trim_end_matches('/').rsplit('/').next().unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -419,10 +365,7 @@ mod tests {
     #[test]
     fn normalizes_paths() {
         assert_eq!(normalize("/redfish/v1/"), "/redfish/v1");
-        assert_eq!(
-            normalize("/redfish/v1/Systems?$expand=.($levels=1)"),
-            "/redfish/v1/Systems"
-        );
+        assert_eq!(normalize("/redfish/v1/Systems?$expand=.($levels=1)"), "/redfish/v1/Systems");
         assert_eq!(normalize("/a%20b/%3A"), "/a b/:");
         assert_eq!(normalize("/"), "/");
         assert_eq!(normalize("/bad%2"), "/bad%2");

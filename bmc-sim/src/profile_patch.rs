@@ -39,11 +39,7 @@ pub async fn patch(
     let Some(captured) = profile.doc(&path) else {
         return RedfishError::not_found(&path).into_response();
     };
-    let if_match = req
-        .headers()
-        .get(header::IF_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let if_match = req.headers().get(header::IF_MATCH).and_then(|v| v.to_str().ok()).map(str::to_string);
     if let (Some(want), Some(have)) = (&if_match, &current_etag) {
         if want != "*" && want != have {
             return RedfishError::precondition_failed(&path).into_response();
@@ -52,11 +48,7 @@ pub async fn patch(
     let body = match axum::body::to_bytes(req.into_body(), MAX_PATCH_BODY).await {
         Ok(b) => b,
         Err(_) => {
-            return RedfishError::bad_request(
-                "GeneralError",
-                "Unreadable or oversized request body.",
-            )
-            .into_response()
+            return RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.").into_response()
         }
     };
     let changes = match parse_object(&body) {
@@ -80,16 +72,11 @@ pub async fn patch(
             merge(&mut now, o);
         }
         let changes = with_arrays_resolved(&now, Value::Object(changes));
-        let overlay = d
-            .patched
-            .entry(path.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
+        let overlay = d.patched.entry(path.clone()).or_insert_with(|| Value::Object(Map::new()));
         merge(overlay, &changes);
         if let Some((parent_path, _)) = parent {
-            let pending = d
-                .pending_settings
-                .entry(parent_path)
-                .or_insert_with(|| (path.clone(), Value::Object(Map::new())));
+            let pending =
+                d.pending_settings.entry(parent_path).or_insert_with(|| (path.clone(), Value::Object(Map::new())));
             merge(&mut pending.1, &changes);
         }
     }
@@ -101,9 +88,7 @@ pub async fn patch(
 fn settings_parent(profile: &Profile, path: &str) -> Option<(String, Value)> {
     let (parent, _) = path.rsplit_once('/')?;
     let doc = profile.doc(parent)?;
-    let target = doc
-        .pointer("/@Redfish.Settings/SettingsObject/@odata.id")?
-        .as_str()?;
+    let target = doc.pointer("/@Redfish.Settings/SettingsObject/@odata.id")?.as_str()?;
     (crate::profile::normalize(target) == path).then(|| (parent.to_string(), doc))
 }
 
@@ -113,31 +98,19 @@ fn check(doc: &Value, changes: &Value, at: &str) -> Result<(), RedfishError> {
         return Ok(());
     };
     for (key, value) in changes {
-        let name = if at.is_empty() {
-            key.clone()
-        } else {
-            format!("{at}/{key}")
-        };
+        let name = if at.is_empty() { key.clone() } else { format!("{at}/{key}") };
         let Some(have) = doc.get(key) else {
             return Err(RedfishError::bad_request(
                 "PropertyUnknown",
-                format!(
-                    "The property {name} is not in the list of valid properties for the resource."
-                ),
+                format!("The property {name} is not in the list of valid properties for the resource."),
             ));
         };
         // A predefined Role's privileges are fixed (DSP0266 "Roles").
         let predefined = doc.get("IsPredefined") == Some(&Value::Bool(true));
-        if key.starts_with('@')
-            || key == "Id"
-            || key == "Name"
-            || (predefined && key == "AssignedPrivileges")
-        {
+        if key.starts_with('@') || key == "Id" || key == "Name" || (predefined && key == "AssignedPrivileges") {
             return Err(RedfishError::bad_request(
                 "PropertyNotWritable",
-                format!(
-                    "The property {name} is a read only property and cannot be assigned a value."
-                ),
+                format!("The property {name} is a read only property and cannot be assigned a value."),
             ));
         }
         match (have, value) {
@@ -146,10 +119,11 @@ fn check(doc: &Value, changes: &Value, at: &str) -> Result<(), RedfishError> {
             (a, b) if std::mem::discriminant(a) == std::mem::discriminant(b) => {}
             (Value::Number(_), Value::Number(_)) => {}
             _ => {
-                return Err(RedfishError::bad_request(
-                    "PropertyValueTypeError",
-                    format!("The value {value} for the property {name} is of a different type than the property can accept."),
-                ))
+                let message = format!(
+                    "The value {value} for the property {name} is of a different type than the property \
+                     can accept."
+                );
+                return Err(RedfishError::bad_request("PropertyValueTypeError", message));
             }
         }
     }
@@ -209,22 +183,10 @@ mod tests {
     fn arrays_keep_remove_and_truncate_as_dsp0266_says() {
         let now = json!({"NTP": {"NTPServers": ["a", "b", "c"], "Enabled": true}});
         let resolve = |change: Value| with_arrays_resolved(&now, change);
-        assert_eq!(
-            resolve(json!({"NTP": {"NTPServers": [{}, "d"]}})),
-            json!({"NTP": {"NTPServers": ["a", "d"]}})
-        );
-        assert_eq!(
-            resolve(json!({"NTP": {"NTPServers": [null, "b"]}})),
-            json!({"NTP": {"NTPServers": ["b"]}})
-        );
-        assert_eq!(
-            resolve(json!({"NTP": {"Enabled": false}})),
-            json!({"NTP": {"Enabled": false}})
-        );
+        assert_eq!(resolve(json!({"NTP": {"NTPServers": [{}, "d"]}})), json!({"NTP": {"NTPServers": ["a", "d"]}}));
+        assert_eq!(resolve(json!({"NTP": {"NTPServers": [null, "b"]}})), json!({"NTP": {"NTPServers": ["b"]}}));
+        assert_eq!(resolve(json!({"NTP": {"Enabled": false}})), json!({"NTP": {"Enabled": false}}));
         let objects = json!({"L": [{"x": 1, "y": 2}]});
-        assert_eq!(
-            with_arrays_resolved(&objects, json!({"L": [{"y": 3}]})),
-            json!({"L": [{"x": 1, "y": 3}]})
-        );
+        assert_eq!(with_arrays_resolved(&objects, json!({"L": [{"y": 3}]})), json!({"L": [{"x": 1, "y": 3}]}));
     }
 }

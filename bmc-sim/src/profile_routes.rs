@@ -29,8 +29,8 @@ use crate::redfish_json::{link, ok};
 use crate::state::{Host, HostData};
 use crate::task::TASKS_URI;
 use crate::{
-    control_api, host_flash, odata, profile_patch, resets, service_root, sessions, system_patch,
-    task_routes, update_push, update_simple,
+    control_api, host_flash, odata, profile_patch, resets, service_root, sessions, system_patch, task_routes,
+    update_push, update_simple,
 };
 
 /// The router of a BMC serving `profile`: the simulator's `/sim/` API, and one dispatcher for
@@ -39,10 +39,7 @@ pub fn router(host: Arc<Host>, _profile: Arc<Profile>) -> Router {
     let routes = Router::new()
         .route("/sim/state", get(control_api::state))
         .route("/sim/host-flash", post(host_flash::host_flash))
-        .route(
-            "/sim/faults",
-            get(control_api::get_faults).put(control_api::put_faults),
-        )
+        .route("/sim/faults", get(control_api::get_faults).put(control_api::put_faults))
         .fallback(dispatch);
     crate::router::with_layers(routes, host)
 }
@@ -90,22 +87,15 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     if let Some(id) = child_of(&path, shape.sessions.as_deref()) {
         match method {
             Method::GET => return sessions::get_session(st, Path(id), req.uri().clone()).await,
-            Method::DELETE => {
-                return sessions::delete_session(st, Path(id), req.uri().clone()).await
-            }
+            Method::DELETE => return sessions::delete_session(st, Path(id), req.uri().clone()).await,
             _ => {}
         }
     }
     if method != Method::GET && method != Method::HEAD {
         return if profile.has(&path) {
-            let allow = if path == "/redfish/v1" {
-                "GET, HEAD"
-            } else {
-                "GET, HEAD, PATCH"
-            };
+            let allow = if path == "/redfish/v1" { "GET, HEAD" } else { "GET, HEAD, PATCH" };
             let mut resp = RedfishError::method_not_allowed(method.as_str(), &path).into_response();
-            resp.headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static(allow));
+            resp.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
             resp
         } else {
             RedfishError::not_found(&path).into_response()
@@ -130,10 +120,8 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     if let Some(rest) = path.strip_prefix("/redfish/v1/TaskService/TaskMonitors/") {
         return task_routes::spec_monitor(st, Path(rest.to_string()), req.uri().clone()).await;
     }
-    if let Some(id) = path
-        .strip_prefix(TASKS_URI)
-        .and_then(|r| r.strip_prefix('/'))
-        .and_then(|r| r.strip_suffix("/Monitor"))
+    if let Some(id) =
+        path.strip_prefix(TASKS_URI).and_then(|r| r.strip_prefix('/')).and_then(|r| r.strip_suffix("/Monitor"))
     {
         return task_routes::bmcweb_monitor(st, Path(id.to_string()), req.uri().clone()).await;
     }
@@ -177,11 +165,7 @@ fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<O
     if shape.firmware_inventory.as_deref() == Some(path) {
         let mut doc = profile.doc(path)?;
         let mut members: Vec<Value> = d.visible_members().map(|m| link(&m.uri)).collect();
-        members.extend(
-            d.visible_members()
-                .filter(|m| m.staged.is_some())
-                .map(|m| link(&staged_uri(&m.uri))),
-        );
+        members.extend(d.visible_members().filter(|m| m.staged.is_some()).map(|m| link(&staged_uri(&m.uri))));
         doc["Members@odata.count"] = json!(members.len());
         doc["Members"] = Value::Array(members);
         return Some(Some(doc));
@@ -191,10 +175,7 @@ fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<O
             return Some(None);
         }
         let mut doc = profile.doc(path)?;
-        let captured = doc
-            .get("Version")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let captured = doc.get("Version").and_then(Value::as_str).map(str::to_string);
         // A placeholder (null) version stays as captured until something is installed.
         if captured.is_some() || !m.version.is_empty() {
             doc["Version"] = json!(m.version);
@@ -218,11 +199,7 @@ fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<O
     }
     if shape.tasks.as_deref() == Some(path) {
         let mut doc = profile.doc(path)?;
-        let mut members = doc
-            .get("Members")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let mut members = doc.get("Members").and_then(Value::as_array).cloned().unwrap_or_default();
         members.extend(d.tasks.keys().map(|id| link(&format!("{TASKS_URI}/{id}"))));
         doc["Members@odata.count"] = json!(members.len());
         doc["Members"] = Value::Array(members);
@@ -233,12 +210,7 @@ fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<O
 }
 
 /// Lay the accepted PATCHes of `path` over its document.
-fn with_patches(
-    profile: &Profile,
-    d: &HostData,
-    path: &str,
-    doc: Option<Option<Value>>,
-) -> Option<Option<Value>> {
+fn with_patches(profile: &Profile, d: &HostData, path: &str, doc: Option<Option<Value>>) -> Option<Option<Value>> {
     let Some(changes) = d.patched.get(path) else {
         return doc;
     };
@@ -275,9 +247,7 @@ fn with_fresh_etag(profile: &Profile, path: &str, mut doc: Value) -> Value {
 }
 
 fn etag_of(doc: &Value) -> Option<String> {
-    doc.get("@odata.etag")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    doc.get("@odata.etag").and_then(Value::as_str).map(str::to_string)
 }
 
 /// Where the entry of an image staged for the member at `uri` is served.
@@ -293,17 +263,12 @@ fn child_of(path: &str, parent: Option<&str>) -> Option<String> {
 
 /// A captured document, bytes unchanged.
 fn captured(bytes: Vec<u8>) -> Response {
-    let etag = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| {
-        v.get("@odata.etag")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
+    let etag = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("@odata.etag").and_then(Value::as_str).map(str::to_string));
     let mut resp = (StatusCode::OK, Body::from(bytes)).into_response();
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     h.insert("OData-Version", HeaderValue::from_static("4.0"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     if let Some(v) = etag.and_then(|e| HeaderValue::from_str(&e).ok()) {

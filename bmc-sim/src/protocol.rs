@@ -15,16 +15,8 @@ use serde::Deserialize;
 use crate::redfish_error::RedfishError;
 
 /// Query parameters the Redfish specification defines (served, but not applied).
-const KNOWN_QUERY: [&str; 8] = [
-    "$expand",
-    "$select",
-    "$filter",
-    "$top",
-    "$skip",
-    "only",
-    "excerpt",
-    "includeoriginofcondition",
-];
+const KNOWN_QUERY: [&str; 8] =
+    ["$expand", "$select", "$filter", "$top", "$skip", "only", "excerpt", "includeoriginofcondition"];
 /// Largest JSON answer read to find its `@odata.type` (larger ones, and answers of unknown size,
 /// go out without `Link`).
 const MAX_DOC_FOR_LINK: usize = 8 << 20;
@@ -32,8 +24,7 @@ const MAX_DOC_FOR_LINK: usize = 8 << 20;
 pub async fn rules(mut req: Request, next: Next) -> Response {
     if let Some(v) = req.headers().get("OData-Version") {
         if v.as_bytes() != b"4.0" {
-            return RedfishError::odata_version_unsupported(&String::from_utf8_lossy(v.as_bytes()))
-                .into_response();
+            return RedfishError::odata_version_unsupported(&String::from_utf8_lossy(v.as_bytes())).into_response();
         }
     }
     if let Err(e) = check_query(req.uri().query().unwrap_or_default()) {
@@ -48,16 +39,13 @@ pub async fn rules(mut req: Request, next: Next) -> Response {
     }
     let mut resp = next.run(req).await;
     if root && get && resp.status().is_success() && !resp.headers().contains_key(header::ALLOW) {
-        resp.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        resp.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
     }
     let resp = with_link(resp).await;
     if head {
         let (mut parts, body) = resp.into_parts();
         if let Some(n) = body.size_hint().exact() {
-            parts
-                .headers
-                .insert(header::CONTENT_LENGTH, HeaderValue::from(n));
+            parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(n));
         }
         return Response::from_parts(parts, Body::empty());
     }
@@ -82,10 +70,7 @@ fn check_query(query: &str) -> Result<(), RedfishError> {
 /// Add `Link: <https://redfish.dmtf.org/schemas/v1/<Type>.json>; rel=describedby` to a JSON
 /// answer that names its `@odata.type` (versioned types: `<Namespace>.vX_Y_Z.json`).
 async fn with_link(resp: Response) -> Response {
-    let json = resp
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let json = resp.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if !json || resp.status() != StatusCode::OK || resp.headers().contains_key(header::LINK) {
         return resp;
     }
@@ -97,10 +82,7 @@ async fn with_link(resp: Response) -> Response {
     let Ok(bytes) = axum::body::to_bytes(body, MAX_DOC_FOR_LINK).await else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let schema = serde_json::from_slice::<Typed>(&bytes)
-        .ok()
-        .and_then(|t| t.odata_type)
-        .and_then(|t| schema_of(&t));
+    let schema = serde_json::from_slice::<Typed>(&bytes).ok().and_then(|t| t.odata_type).and_then(|t| schema_of(&t));
     if let Some(v) = schema.and_then(|s| HeaderValue::from_str(&s).ok()) {
         parts.headers.insert(header::LINK, v);
     }
@@ -124,9 +106,7 @@ fn schema_of(odata_type: &str) -> Option<String> {
         [version, _] if version.starts_with('v') => format!("{namespace}.{version}"),
         _ => namespace.to_string(),
     };
-    Some(format!(
-        "<https://redfish.dmtf.org/schemas/v1/{file}.json>; rel=describedby"
-    ))
+    Some(format!("<https://redfish.dmtf.org/schemas/v1/{file}.json>; rel=describedby"))
 }
 
 #[cfg(test)]
@@ -153,10 +133,7 @@ mod tests {
         let e = check_query("$rpvunknown").unwrap_err();
         assert_eq!(e.status, StatusCode::NOT_IMPLEMENTED);
         for bad in ["only=foo", "excerpt=foo"] {
-            assert_eq!(
-                check_query(bad).unwrap_err().status,
-                StatusCode::BAD_REQUEST
-            );
+            assert_eq!(check_query(bad).unwrap_err().status, StatusCode::BAD_REQUEST);
         }
     }
 }

@@ -24,25 +24,9 @@ pub struct RedfishError {
 }
 
 impl RedfishError {
-    fn new(
-        status: StatusCode,
-        id: &str,
-        message: impl Into<String>,
-        resolution: &'static str,
-    ) -> Self {
-        let message_id = if id.contains('.') {
-            id.to_string()
-        } else {
-            format!("{BASE_REGISTRY}.{id}")
-        };
-        RedfishError {
-            status,
-            message_id,
-            message: message.into(),
-            resolution,
-            retry_after: None,
-            challenge: false,
-        }
+    fn new(status: StatusCode, id: &str, message: impl Into<String>, resolution: &'static str) -> Self {
+        let message_id = if id.contains('.') { id.to_string() } else { format!("{BASE_REGISTRY}.{id}") };
+        RedfishError { status, message_id, message: message.into(), resolution, retry_after: None, challenge: false }
     }
 
     pub fn not_found(uri: &str) -> Self {
@@ -59,9 +43,7 @@ impl RedfishError {
         Self::new(
             StatusCode::PRECONDITION_FAILED,
             "PreconditionFailed",
-            format!(
-                "The ETag supplied did not match the ETag required to change the resource {uri}."
-            ),
+            format!("The ETag supplied did not match the ETag required to change the resource {uri}."),
             "Try the operation again using the appropriate ETag.",
         )
     }
@@ -87,19 +69,11 @@ impl RedfishError {
     }
 
     pub fn bad_request(id: &str, message: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::BAD_REQUEST,
-            id,
-            message,
-            "Correct the request body and resubmit the request.",
-        )
+        Self::new(StatusCode::BAD_REQUEST, id, message, "Correct the request body and resubmit the request.")
     }
 
     pub fn malformed_json(detail: impl std::fmt::Display) -> Self {
-        Self::bad_request(
-            "MalformedJSON",
-            format!("The request body submitted was malformed JSON: {detail}"),
-        )
+        Self::bad_request("MalformedJSON", format!("The request body submitted was malformed JSON: {detail}"))
     }
 
     pub fn length_required() -> Self {
@@ -141,10 +115,7 @@ impl RedfishError {
         let mut e = Self::new(
             status,
             id,
-            format!(
-                "Injected fault: the service answered HTTP {}.",
-                status.as_u16()
-            ),
+            format!("Injected fault: the service answered HTTP {}.", status.as_u16()),
             "Retry the operation.",
         );
         if matches!(status.as_u16(), 503 | 429) {
@@ -218,10 +189,7 @@ impl IntoResponse for RedfishError {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         if self.challenge {
-            headers.insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Basic realm=\"bmc-sim\""),
-            );
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"bmc-sim\""));
         }
         resp
     }

@@ -18,13 +18,7 @@ use crate::state::{Host, HostData, PowerState};
 use crate::update_params::parse_object;
 
 /// `ResetType@Redfish.AllowableValues` of the ComputerSystem.
-pub const SYSTEM_RESET_TYPES: [&str; 5] = [
-    "On",
-    "ForceOff",
-    "ForceRestart",
-    "GracefulRestart",
-    "PowerCycle",
-];
+pub const SYSTEM_RESET_TYPES: [&str; 5] = ["On", "ForceOff", "ForceRestart", "GracefulRestart", "PowerCycle"];
 /// `ResetType@Redfish.AllowableValues` of the Manager.
 pub const MANAGER_RESET_TYPES: [&str; 2] = ["ForceRestart", "GracefulRestart"];
 /// Time between answering Manager.Reset and going down, so the answer reaches the client.
@@ -47,22 +41,13 @@ pub async fn system_reset(State(host): State<Arc<Host>>, req: Request) -> Respon
     host.fleet.counters.system_reset();
     tracing::info!(host = %host.spec.id, %reset_type, "system reset");
     if let Some((generation, target)) = pending {
-        tokio::spawn(finish_power_transition(
-            host.clone(),
-            generation,
-            target,
-            delay,
-        ));
+        tokio::spawn(finish_power_transition(host.clone(), generation, target, delay));
     }
     StatusCode::NO_CONTENT.into_response()
 }
 
 /// Move to the transition's first state; returns the pending `(generation, final state)`.
-pub(crate) fn start_power_transition(
-    d: &mut HostData,
-    reset_type: &str,
-    instant: bool,
-) -> Option<(u64, PowerState)> {
+pub(crate) fn start_power_transition(d: &mut HostData, reset_type: &str, instant: bool) -> Option<(u64, PowerState)> {
     let off = matches!(d.power, PowerState::Off | PowerState::PoweringOff);
     let reset_type = match reset_type {
         "PushPowerButton" if off => "On",
@@ -87,12 +72,7 @@ pub(crate) fn start_power_transition(
     Some((d.power_generation, target))
 }
 
-pub(crate) async fn finish_power_transition(
-    host: Arc<Host>,
-    generation: u64,
-    target: PowerState,
-    delay: Duration,
-) {
+pub(crate) async fn finish_power_transition(host: Arc<Host>, generation: u64, target: PowerState, delay: Duration) {
     tokio::time::sleep(delay).await;
     let mut d = host.data();
     // A newer reset superseded this one.
@@ -155,9 +135,7 @@ pub(crate) async fn read_reset_type(
 ) -> Result<Option<String>, RedfishError> {
     let bytes = axum::body::to_bytes(req.into_body(), MAX_ACTION_BODY)
         .await
-        .map_err(|_| {
-            RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.")
-        })?;
+        .map_err(|_| RedfishError::bad_request("GeneralError", "Unreadable or oversized request body."))?;
     let body = parse_object(&bytes)?;
     match body.get("ResetType") {
         None if !required => Ok(None),
@@ -169,7 +147,9 @@ pub(crate) async fn read_reset_type(
             Some(t) if allowed.iter().any(|a| a.as_ref() == t) => Ok(Some(t.to_string())),
             _ => Err(RedfishError::bad_request(
                 "ActionParameterValueNotInList",
-                format!("The value {v} for the parameter ResetType is not in the list of acceptable values {allowed:?}."),
+                format!(
+                    "The value {v} for the parameter ResetType is not in the list of acceptable values {allowed:?}."
+                ),
             )),
         },
     }

@@ -16,10 +16,7 @@ use crate::image::MAX_IMAGE_BYTES;
 use crate::redfish_error::RedfishError;
 use crate::state::Host;
 use crate::{ac_cycle, chassis, fault_inject, system_patch};
-use crate::{
-    auth, control_api, inventory_routes as inv, resets, service_root, sessions,
-    task_routes as tasks,
-};
+use crate::{auth, control_api, inventory_routes as inv, resets, service_root, sessions, task_routes as tasks};
 use crate::{odata, protocol, update_push, update_service, update_simple, uris};
 
 /// Room for multipart framing around the largest image.
@@ -33,10 +30,7 @@ pub fn router(host: Arc<Host>) -> Router {
         .route(odata::ODATA_URI, get(odata::service_document))
         .route(odata::METADATA_URI, get(odata::metadata))
         .route(uris::SYSTEMS, get(inv::systems))
-        .route(
-            uris::SYSTEM,
-            get(inv::system).patch(system_patch::patch_system),
-        )
+        .route(uris::SYSTEM, get(inv::system).patch(system_patch::patch_system))
         .route(uris::SYSTEM_RESET, post(resets::system_reset))
         .route(uris::MANAGERS, get(inv::managers))
         .route(uris::MANAGER, get(inv::manager))
@@ -46,41 +40,23 @@ pub fn router(host: Arc<Host>) -> Router {
         .route(uris::CHASSIS_RESET, post(ac_cycle::chassis_reset))
         .route(uris::UPDATE_SERVICE, get(update_service::update_service))
         .route(uris::FIRMWARE_INVENTORY, get(inv::firmware_inventory))
-        .route(
-            "/redfish/v1/UpdateService/FirmwareInventory/{id}",
-            get(inv::firmware_member),
-        )
+        .route("/redfish/v1/UpdateService/FirmwareInventory/{id}", get(inv::firmware_member))
         .route(uris::MULTIPART_PUSH, post(update_push::multipart_push))
         .route(uris::HTTP_PUSH, post(update_push::http_push))
         .route(uris::SIMPLE_UPDATE, post(update_simple::simple_update))
         .route(tasks::TASK_SERVICE_URI, get(tasks::task_service))
         .route("/redfish/v1/TaskService/Tasks", get(tasks::task_collection))
         .route("/redfish/v1/TaskService/Tasks/{id}", get(tasks::task))
-        .route(
-            "/redfish/v1/TaskService/Tasks/{id}/Monitor",
-            get(tasks::bmcweb_monitor),
-        )
-        .route(
-            "/redfish/v1/TaskService/TaskMonitors/{id}",
-            get(tasks::spec_monitor),
-        )
+        .route("/redfish/v1/TaskService/Tasks/{id}/Monitor", get(tasks::bmcweb_monitor))
+        .route("/redfish/v1/TaskService/TaskMonitors/{id}", get(tasks::spec_monitor))
         .route(uris::SESSION_SERVICE, get(sessions::session_service))
-        .route(
-            uris::SESSIONS,
-            get(sessions::list_sessions).post(sessions::login),
-        )
+        .route(uris::SESSIONS, get(sessions::list_sessions).post(sessions::login))
         // DSP0266: a POST to a collection's Members property is a POST to the collection.
         .route(uris::SESSIONS_MEMBERS, post(sessions::login))
-        .route(
-            "/redfish/v1/SessionService/Sessions/{id}",
-            get(sessions::get_session).delete(sessions::delete_session),
-        )
+        .route("/redfish/v1/SessionService/Sessions/{id}", get(sessions::get_session).delete(sessions::delete_session))
         .route("/sim/state", get(control_api::state))
         .route("/sim/host-flash", post(crate::host_flash::host_flash))
-        .route(
-            "/sim/faults",
-            get(control_api::get_faults).put(control_api::put_faults),
-        )
+        .route("/sim/faults", get(control_api::get_faults).put(control_api::put_faults))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     with_layers(routes, host)
@@ -90,22 +66,11 @@ pub fn router(host: Arc<Host>) -> Router {
 /// auth, refusal while down, injected faults, the busy count.
 pub fn with_layers(routes: Router<Arc<Host>>, host: Arc<Host>) -> Router {
     routes
-        .layer(DefaultBodyLimit::max(
-            MAX_IMAGE_BYTES as usize + BODY_LIMIT_SLACK,
-        ))
+        .layer(DefaultBodyLimit::max(MAX_IMAGE_BYTES as usize + BODY_LIMIT_SLACK))
         .layer(middleware::from_fn(protocol::rules))
-        .layer(middleware::from_fn_with_state(
-            host.clone(),
-            auth::require_auth,
-        ))
-        .layer(middleware::from_fn_with_state(
-            host.clone(),
-            refuse_while_down,
-        ))
-        .layer(middleware::from_fn_with_state(
-            host.clone(),
-            fault_inject::inject,
-        ))
+        .layer(middleware::from_fn_with_state(host.clone(), auth::require_auth))
+        .layer(middleware::from_fn_with_state(host.clone(), refuse_while_down))
+        .layer(middleware::from_fn_with_state(host.clone(), fault_inject::inject))
         .layer(middleware::from_fn_with_state(host.clone(), count_busy))
         .with_state(host)
 }
@@ -156,8 +121,7 @@ async fn refuse_while_down(State(host): State<Arc<Host>>, req: Request, next: Ne
     if up {
         next.run(req).await
     } else {
-        RedfishError::temporarily_unavailable(host.spec.manager_reset_seconds.ceil() as u64)
-            .into_response()
+        RedfishError::temporarily_unavailable(host.spec.manager_reset_seconds.ceil() as u64).into_response()
     }
 }
 

@@ -33,49 +33,32 @@ pub async fn session_service(State(_host): State<Arc<Host>>) -> Response {
 }
 
 pub async fn list_sessions(State(host): State<Arc<Host>>) -> Response {
-    let members = host
-        .data()
-        .sessions
-        .keys()
-        .map(|id| uris::session(*id))
-        .collect();
-    ok(collection(
-        "#SessionCollection.SessionCollection",
-        uris::SESSIONS,
-        "Session Collection",
-        members,
-    ))
+    let members = host.data().sessions.keys().map(|id| uris::session(*id)).collect();
+    ok(collection("#SessionCollection.SessionCollection", uris::SESSIONS, "Session Collection", members))
 }
 
 /// `POST /redfish/v1/SessionService/Sessions` `{"UserName","Password"}`.
 pub async fn login(State(host): State<Arc<Host>>, req: Request) -> Response {
     let Ok(bytes) = axum::body::to_bytes(req.into_body(), MAX_LOGIN_BODY).await else {
-        return RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.")
-            .into_response();
+        return RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.").into_response();
     };
     let body = match parse_object(&bytes) {
         Ok(b) => b,
         Err(e) => return e.into_response(),
     };
-    let (Some(user), Some(pass)) = (
-        body.get("UserName").and_then(Value::as_str),
-        body.get("Password").and_then(Value::as_str),
-    ) else {
-        return RedfishError::bad_request("PropertyMissing", "UserName and Password are required.")
-            .into_response();
+    let (Some(user), Some(pass)) =
+        (body.get("UserName").and_then(Value::as_str), body.get("Password").and_then(Value::as_str))
+    else {
+        return RedfishError::bad_request("PropertyMissing", "UserName and Password are required.").into_response();
     };
-    if user != host.spec.username || pass != host.spec.password {
+    if user != host.spec.username || pass != host.spec.password.expose() {
         return RedfishError::unauthorized().into_response();
     }
     let session = {
         let mut d = host.data();
         let id = d.next_session_id;
         d.next_session_id += 1;
-        let s = Session {
-            id,
-            token: uuid::Uuid::new_v4().simple().to_string(),
-            user: user.to_string(),
-        };
+        let s = Session { id, token: uuid::Uuid::new_v4().simple().to_string(), user: user.to_string() };
         d.sessions.insert(id, s.clone());
         while d.sessions.len() > MAX_SESSIONS {
             d.sessions.pop_first();
@@ -84,25 +67,17 @@ pub async fn login(State(host): State<Arc<Host>>, req: Request) -> Response {
     };
     let mut resp = json_response(StatusCode::CREATED, session_json(&session));
     let h = resp.headers_mut();
-    if let (Ok(token), Ok(location)) = (
-        HeaderValue::from_str(&session.token),
-        HeaderValue::from_str(&uris::session(session.id)),
-    ) {
+    if let (Ok(token), Ok(location)) =
+        (HeaderValue::from_str(&session.token), HeaderValue::from_str(&uris::session(session.id)))
+    {
         h.insert("X-Auth-Token", token);
         h.insert(header::LOCATION, location);
     }
     resp
 }
 
-pub async fn get_session(
-    State(host): State<Arc<Host>>,
-    Path(id): Path<String>,
-    uri: Uri,
-) -> Response {
-    let found = id
-        .parse::<u64>()
-        .ok()
-        .and_then(|id| host.data().sessions.get(&id).map(session_json));
+pub async fn get_session(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
+    let found = id.parse::<u64>().ok().and_then(|id| host.data().sessions.get(&id).map(session_json));
     match found {
         Some(body) => ok(body),
         None => RedfishError::not_found(uri.path()).into_response(),
@@ -110,15 +85,8 @@ pub async fn get_session(
 }
 
 /// Log out.
-pub async fn delete_session(
-    State(host): State<Arc<Host>>,
-    Path(id): Path<String>,
-    uri: Uri,
-) -> Response {
-    let removed = id
-        .parse::<u64>()
-        .ok()
-        .and_then(|id| host.data().sessions.remove(&id));
+pub async fn delete_session(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
+    let removed = id.parse::<u64>().ok().and_then(|id| host.data().sessions.remove(&id));
     match removed {
         Some(_) => StatusCode::NO_CONTENT.into_response(),
         None => RedfishError::not_found(uri.path()).into_response(),

@@ -186,17 +186,12 @@ impl HostData {
 
     /// Inventory members not hidden by the `hide_members` fault.
     pub fn visible_members(&self) -> impl Iterator<Item = &Member> {
-        self.members
-            .iter()
-            .filter(|m| !self.faults.hide_members.contains(&m.id))
+        self.members.iter().filter(|m| !self.faults.hide_members.contains(&m.id))
     }
 
     /// BiosVersion: the first member whose id contains "BIOS".
     pub fn bios_version(&self) -> Option<&str> {
-        self.members
-            .iter()
-            .find(|m| m.id.to_ascii_uppercase().contains("BIOS"))
-            .map(|m| m.version.as_str())
+        self.members.iter().find(|m| m.id.to_ascii_uppercase().contains("BIOS")).map(|m| m.version.as_str())
     }
 
     /// Manager.FirmwareVersion: the first member that looks like BMC firmware, else the first member.
@@ -206,20 +201,12 @@ impl HostData {
             let up = id.to_ascii_uppercase();
             BMC_WORDS.iter().any(|w| up.contains(w))
         };
-        self.members
-            .iter()
-            .find(|m| is_bmc(&m.id))
-            .or(self.members.first())
-            .map(|m| m.version.as_str())
+        self.members.iter().find(|m| is_bmc(&m.id)).or(self.members.first()).map(|m| m.version.as_str())
     }
 
     /// The debugging view served at `GET /sim/state`.
     pub fn to_state_json(&self, host_id: &str) -> Value {
-        let versions: BTreeMap<_, _> = self
-            .members
-            .iter()
-            .map(|m| (m.id.clone(), m.version.clone()))
-            .collect();
+        let versions: BTreeMap<_, _> = self.members.iter().map(|m| (m.id.clone(), m.version.clone())).collect();
         let staged: BTreeMap<_, _> = self
             .members
             .iter()
@@ -228,11 +215,8 @@ impl HostData {
                 Some((m.id.clone(), s.version.clone()))
             })
             .collect();
-        let staged_activation: BTreeMap<_, _> = self
-            .members
-            .iter()
-            .filter_map(|m| Some((m.id.clone(), m.staged.as_ref()?.on.as_str())))
-            .collect();
+        let staged_activation: BTreeMap<_, _> =
+            self.members.iter().filter_map(|m| Some((m.id.clone(), m.staged.as_ref()?.on.as_str()))).collect();
         let tasks: Vec<_> = self
             .tasks
             .values()
@@ -302,47 +286,32 @@ impl Host {
     /// Lock the state. Never hold the guard across an `.await`.
     pub fn data(&self) -> MutexGuard<'_, HostData> {
         // A panic elsewhere must not turn every later request into a panic too.
-        self.data
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.data.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The System whose PowerState, Boot and Reset this BMC simulates.
     pub fn system_uri(&self) -> &str {
-        self.profile
-            .as_ref()
-            .map_or(crate::uris::SYSTEM, |p| p.shape.system.as_str())
+        self.profile.as_ref().map_or(crate::uris::SYSTEM, |p| p.shape.system.as_str())
     }
 
     /// The BMC's Manager.
     pub fn manager_uri(&self) -> &str {
-        self.profile
-            .as_ref()
-            .and_then(|p| p.shape.manager.as_deref())
-            .unwrap_or(crate::uris::MANAGER)
+        self.profile.as_ref().and_then(|p| p.shape.manager.as_deref()).unwrap_or(crate::uris::MANAGER)
     }
 
     /// Allowed `ComputerSystem.Reset` types: the tree's, else the generic list.
     pub fn system_reset_types(&self) -> Vec<String> {
         match &self.profile {
             Some(p) if !p.shape.system_reset_types.is_empty() => p.shape.system_reset_types.clone(),
-            _ => crate::resets::SYSTEM_RESET_TYPES
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            _ => crate::resets::SYSTEM_RESET_TYPES.iter().map(|s| s.to_string()).collect(),
         }
     }
 
     /// Allowed `Manager.Reset` types: the tree's, else the generic list.
     pub fn manager_reset_types(&self) -> Vec<String> {
         match &self.profile {
-            Some(p) if !p.shape.manager_reset_types.is_empty() => {
-                p.shape.manager_reset_types.clone()
-            }
-            _ => crate::resets::MANAGER_RESET_TYPES
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            Some(p) if !p.shape.manager_reset_types.is_empty() => p.shape.manager_reset_types.clone(),
+            _ => crate::resets::MANAGER_RESET_TYPES.iter().map(|s| s.to_string()).collect(),
         }
     }
 

@@ -82,9 +82,7 @@ pub async fn patch_system(State(host): State<Arc<Host>>, req: Request) -> Respon
 async fn read_patch(req: Request) -> Result<SystemPatch, RedfishError> {
     let bytes = axum::body::to_bytes(req.into_body(), MAX_PATCH_BODY)
         .await
-        .map_err(|_| {
-            RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.")
-        })?;
+        .map_err(|_| RedfishError::bad_request("GeneralError", "Unreadable or oversized request body."))?;
     let body = parse_object(&bytes)?;
     if body.is_empty() {
         return Err(RedfishError::bad_request(
@@ -108,18 +106,10 @@ fn read_boot(boot: &Map<String, Value>, patch: &mut SystemPatch) -> Result<(), R
     for (key, value) in boot {
         match key.as_str() {
             "BootSourceOverrideTarget" => {
-                patch.boot_target = Some(one_of(
-                    value,
-                    "Boot/BootSourceOverrideTarget",
-                    &BOOT_TARGETS,
-                )?)
+                patch.boot_target = Some(one_of(value, "Boot/BootSourceOverrideTarget", &BOOT_TARGETS)?)
             }
             "BootSourceOverrideEnabled" => {
-                patch.boot_enabled = Some(one_of(
-                    value,
-                    "Boot/BootSourceOverrideEnabled",
-                    &BOOT_ENABLED,
-                )?)
+                patch.boot_enabled = Some(one_of(value, "Boot/BootSourceOverrideEnabled", &BOOT_ENABLED)?)
             }
             k => return Err(unknown(&format!("Boot/{k}"))),
         }
@@ -156,11 +146,7 @@ fn object<'a>(v: &'a Value, property: &str) -> Result<&'a Map<String, Value>, Re
 }
 
 /// The allowed value `v` names, as the `'static` spelling from `allowed`.
-fn one_of(
-    v: &Value,
-    property: &str,
-    allowed: &[&'static str],
-) -> Result<&'static str, RedfishError> {
+fn one_of(v: &Value, property: &str, allowed: &[&'static str]) -> Result<&'static str, RedfishError> {
     let Some(s) = v.as_str() else {
         return Err(RedfishError::bad_request(
             "PropertyValueTypeError",
@@ -170,9 +156,7 @@ fn one_of(
     allowed.iter().copied().find(|a| *a == s).ok_or_else(|| {
         RedfishError::bad_request(
             "PropertyValueNotInList",
-            format!(
-                "The value '{s}' for the property {property} is not in the list of acceptable values {allowed:?}."
-            ),
+            format!("The value '{s}' for the property {property} is not in the list of acceptable values {allowed:?}."),
         )
     })
 }

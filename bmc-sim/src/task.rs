@@ -44,30 +44,15 @@ pub struct TaskMessage {
 
 impl TaskMessage {
     fn new(id: &'static str, severity: &'static str, text: String, args: &[&str]) -> Self {
-        TaskMessage {
-            id,
-            text,
-            args: args.iter().map(|s| s.to_string()).collect(),
-            severity,
-        }
+        TaskMessage { id, text, args: args.iter().map(|s| s.to_string()).collect(), severity }
     }
     pub fn task_started(task: u64) -> Self {
         let t = task.to_string();
-        Self::new(
-            "TaskEvent.1.0.TaskStarted",
-            "OK",
-            format!("The task with Id '{t}' has started."),
-            &[&t],
-        )
+        Self::new("TaskEvent.1.0.TaskStarted", "OK", format!("The task with Id '{t}' has started."), &[&t])
     }
     pub fn transferring(image: &str, target: &str) -> Self {
         let text = format!("Image '{image}' is being transferred to '{target}'.");
-        Self::new(
-            "Update.1.0.TransferringToComponent",
-            "OK",
-            text,
-            &[image, target],
-        )
+        Self::new("Update.1.0.TransferringToComponent", "OK", text, &[image, target])
     }
     pub fn target_determined(target: &str, image: &str) -> Self {
         let text = format!("The target device '{target}' will be updated with image '{image}'.");
@@ -75,40 +60,23 @@ impl TaskMessage {
     }
     pub fn installing(image: &str, target: &str) -> Self {
         let text = format!("Image '{image}' is being installed on '{target}'.");
-        Self::new(
-            "Update.1.0.InstallingOnComponent",
-            "OK",
-            text,
-            &[image, target],
-        )
+        Self::new("Update.1.0.InstallingOnComponent", "OK", text, &[image, target])
     }
     pub fn update_successful(target: &str, image: &str) -> Self {
         let text = format!("Device '{target}' successfully updated with image '{image}'.");
         Self::new("Update.1.0.UpdateSuccessful", "OK", text, &[target, image])
     }
     pub fn await_to_activate(image: &str, target: &str) -> Self {
-        let text = format!(
-            "Awaiting for an action to proceed with activating image '{image}' on '{target}'."
-        );
+        let text = format!("Awaiting for an action to proceed with activating image '{image}' on '{target}'.");
         Self::new("Update.1.0.AwaitToActivate", "OK", text, &[image, target])
     }
     pub fn transfer_failed(image: &str, reason: &str) -> Self {
         let text = format!("Transfer of image '{image}' failed: {reason}");
-        Self::new(
-            "Update.1.0.TransferFailed",
-            "Critical",
-            text,
-            &[image, reason],
-        )
+        Self::new("Update.1.0.TransferFailed", "Critical", text, &[image, reason])
     }
     pub fn verification_failed(image: &str, reason: &str) -> Self {
         let text = format!("Verification of image '{image}' failed: {reason}");
-        Self::new(
-            "Update.1.0.VerificationFailed",
-            "Critical",
-            text,
-            &[image, reason],
-        )
+        Self::new("Update.1.0.VerificationFailed", "Critical", text, &[image, reason])
     }
     pub fn apply_failed(image: &str, reason: &str) -> Self {
         let text = format!("Installation of image '{image}' failed: {reason}");
@@ -116,21 +84,11 @@ impl TaskMessage {
     }
     pub fn completed_ok(task: u64) -> Self {
         let t = task.to_string();
-        Self::new(
-            "TaskEvent.1.0.TaskCompletedOK",
-            "OK",
-            format!("The task with Id '{t}' has completed."),
-            &[&t],
-        )
+        Self::new("TaskEvent.1.0.TaskCompletedOK", "OK", format!("The task with Id '{t}' has completed."), &[&t])
     }
     pub fn aborted(task: u64) -> Self {
         let t = task.to_string();
-        Self::new(
-            "TaskEvent.1.0.TaskAborted",
-            "Critical",
-            format!("The task with Id '{t}' has been aborted."),
-            &[&t],
-        )
+        Self::new("TaskEvent.1.0.TaskAborted", "Critical", format!("The task with Id '{t}' has been aborted."), &[&t])
     }
 
     fn to_json(&self) -> Value {

@@ -32,19 +32,11 @@ pub async fn task_service(State(_host): State<Arc<Host>>) -> Response {
 
 pub async fn task_collection(State(host): State<Arc<Host>>) -> Response {
     let members = host.data().tasks.keys().map(|id| Task::uri(*id)).collect();
-    ok(collection(
-        "#TaskCollection.TaskCollection",
-        TASKS_URI,
-        "Task Collection",
-        members,
-    ))
+    ok(collection("#TaskCollection.TaskCollection", TASKS_URI, "Task Collection", members))
 }
 
 pub async fn task(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
-    let found = id
-        .parse::<u64>()
-        .ok()
-        .and_then(|id| host.data().tasks.get(&id).map(Task::to_json));
+    let found = id.parse::<u64>().ok().and_then(|id| host.data().tasks.get(&id).map(Task::to_json));
     match found {
         Some(body) => ok(body),
         None => RedfishError::not_found(uri.path()).into_response(),
@@ -52,19 +44,11 @@ pub async fn task(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Ur
 }
 
 /// `/redfish/v1/TaskService/TaskMonitors/<n>`.
-pub async fn spec_monitor(
-    State(host): State<Arc<Host>>,
-    Path(id): Path<String>,
-    uri: Uri,
-) -> Response {
+pub async fn spec_monitor(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
     monitor_response(&host, MonitorKind::Spec, &id, uri.path())
 }
 
 /// `/redfish/v1/TaskService/Tasks/<n>/Monitor`.
-pub async fn bmcweb_monitor(
-    State(host): State<Arc<Host>>,
-    Path(id): Path<String>,
-    uri: Uri,
-) -> Response {
+pub async fn bmcweb_monitor(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
     monitor_response(&host, MonitorKind::Bmcweb, &id, uri.path())
 }

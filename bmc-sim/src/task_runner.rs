@@ -45,11 +45,7 @@ pub fn start_update(slot: UpdateSlot, req: UpdateRequest, posted_to: &str) -> Ta
         let mut d = host.data();
         let id = d.next_task_id;
         d.next_task_id += 1;
-        let task = Task::new(
-            id,
-            monitor_uri(host.spec.task_style, id),
-            posted_to.to_string(),
-        );
+        let task = Task::new(id, monitor_uri(host.spec.task_style, id), posted_to.to_string());
         d.tasks.insert(id, task.clone());
         forget_old_tasks(&mut d);
         d.stats.uploads += 1;
@@ -70,9 +66,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
     let (image, name) = match req.source {
         ImageSource::Received { image, name } => (image, name),
         ImageSource::Remote { uri } => {
-            update_task(&host, id, |t| {
-                t.messages.push(TaskMessage::transferring(&uri, "BMC"))
-            });
+            update_task(&host, id, |t| t.messages.push(TaskMessage::transferring(&uri, "BMC")));
             match fetch_image(&host.fleet.http, &uri).await {
                 Ok(image) => (image, uri),
                 Err(reason) => return fail(slot, id, TaskMessage::transfer_failed(&uri, &reason)),
@@ -81,11 +75,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
     };
     tracing::debug!(host = %host.spec.id, task = id, image = %name, bytes = image.size, "image received");
     let Some(header) = image.header else {
-        return fail(
-            slot,
-            id,
-            TaskMessage::verification_failed(&name, "image not recognised"),
-        );
+        return fail(slot, id, TaskMessage::verification_failed(&name, "image not recognised"));
     };
     // Bound first: a guard living through the match would deadlock `fail`.
     let chosen = choose_targets(&host.data(), &header, req.only_members.as_deref());
@@ -95,8 +85,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
     };
     update_task(&host, id, |t| {
         for target in &targets {
-            t.messages
-                .push(TaskMessage::target_determined(target, &name));
+            t.messages.push(TaskMessage::target_determined(target, &name));
             t.messages.push(TaskMessage::installing(&name, target));
         }
     });
@@ -109,16 +98,10 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
     tokio::time::sleep(step).await;
 
     if injected_failure {
-        return fail(
-            slot,
-            id,
-            TaskMessage::apply_failed(&name, "injected failure"),
-        );
+        return fail(slot, id, TaskMessage::apply_failed(&name, "injected failure"));
     }
     let version = header.version;
-    let activation = header
-        .activation
-        .unwrap_or_else(|| Activation::from_apply_time(req.apply_time));
+    let activation = header.activation.unwrap_or_else(|| Activation::from_apply_time(req.apply_time));
     slot.release_with(|d| {
         let change = !d.faults.version_never_changes;
         let mut messages = Vec::new();
@@ -131,10 +114,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
                 messages.push(TaskMessage::update_successful(&m.id, &name));
             } else {
                 if change {
-                    m.staged = Some(Staged {
-                        version: version.clone(),
-                        on: activation,
-                    });
+                    m.staged = Some(Staged { version: version.clone(), on: activation });
                 }
                 messages.push(TaskMessage::await_to_activate(&name, &m.id));
             }
@@ -151,11 +131,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
 }
 
 /// The members this image updates, or why there are none.
-fn choose_targets(
-    d: &HostData,
-    header: &ImageHeader,
-    only: Option<&[String]>,
-) -> Result<Vec<String>, String> {
+fn choose_targets(d: &HostData, header: &ImageHeader, only: Option<&[String]>) -> Result<Vec<String>, String> {
     let matching: Vec<_> = d
         .members
         .iter()
@@ -163,10 +139,7 @@ fn choose_targets(
         .filter(|m| only.is_none_or(|ids| ids.contains(&m.id)))
         .collect();
     if matching.is_empty() {
-        return Err(format!(
-            "no inventory member matches applies_to={}",
-            header.applies_to.as_str()
-        ));
+        return Err(format!("no inventory member matches applies_to={}", header.applies_to.as_str()));
     }
     if let Some(m) = matching.iter().find(|m| !m.updateable) {
         return Err(format!("inventory member {} is not updateable", m.id));
@@ -192,12 +165,7 @@ fn update_task(host: &Arc<Host>, id: u64, f: impl FnOnce(&mut Task)) {
 
 fn forget_old_tasks(d: &mut HostData) {
     while d.tasks.len() > MAX_TASKS_KEPT {
-        let Some(oldest_done) = d
-            .tasks
-            .iter()
-            .find(|(_, t)| t.state.is_done())
-            .map(|(id, _)| *id)
-        else {
+        let Some(oldest_done) = d.tasks.iter().find(|(_, t)| t.state.is_done()).map(|(id, _)| *id) else {
             break;
         };
         d.tasks.remove(&oldest_done);

@@ -48,17 +48,11 @@ pub fn monitor_uri(style: TaskStyle, id: u64) -> String {
 /// The answer to an accepted update POST.
 pub fn accepted_response(style: TaskStyle, task: &Task) -> Response {
     let (status, location, with_body) = match style {
-        TaskStyle::Spec | TaskStyle::Bmcweb => {
-            (StatusCode::ACCEPTED, task.monitor_uri.clone(), true)
-        }
+        TaskStyle::Spec | TaskStyle::Bmcweb => (StatusCode::ACCEPTED, task.monitor_uri.clone(), true),
         TaskStyle::Dell => (StatusCode::ACCEPTED, Task::uri(task.id), true),
         TaskStyle::Sushy => (StatusCode::NO_CONTENT, Task::uri(task.id), false),
     };
-    let mut resp = if with_body {
-        json_response(status, task.to_json())
-    } else {
-        status.into_response()
-    };
+    let mut resp = if with_body { json_response(status, task.to_json()) } else { status.into_response() };
     let h = resp.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&location) {
         h.insert(header::LOCATION, v);
@@ -83,8 +77,7 @@ pub fn monitor_response(host: &Host, kind: MonitorKind, id_segment: &str, uri: &
     };
     if !task.state.is_done() {
         let mut resp = json_response(StatusCode::ACCEPTED, task.to_json());
-        resp.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         if let Ok(v) = HeaderValue::from_str(uri) {
             resp.headers_mut().insert(header::LOCATION, v);
         }

@@ -6,10 +6,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-    KeyUsagePurpose,
-};
+use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose};
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio_rustls::rustls::{crypto::ring, ServerConfig};
 use tokio_rustls::TlsAcceptor;
@@ -32,11 +29,8 @@ impl SimCa {
         let name = format!("hostfw bmc-sim test CA {}", uuid::Uuid::new_v4().simple());
         params.distinguished_name.push(DnType::CommonName, name);
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
+        params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
         let cert = params.self_signed(&key).map_err(tls_err)?;
         Ok(SimCa { cert, key })
     }
@@ -55,19 +49,12 @@ impl SimCa {
         }
         let key = KeyPair::generate().map_err(tls_err)?;
         let mut params = CertificateParams::new(names).map_err(tls_err)?;
-        params
-            .distinguished_name
-            .push(DnType::CommonName, format!("bmc-sim {ip}"));
+        params.distinguished_name.push(DnType::CommonName, format!("bmc-sim {ip}"));
         params.is_ca = IsCa::ExplicitNoCa;
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let cert = params
-            .signed_by(&key, &self.cert, &self.key)
-            .map_err(tls_err)?;
-        let chain = vec![
-            cert.der().clone(),
-            CertificateDer::from(self.cert.der().to_vec()),
-        ];
+        let cert = params.signed_by(&key, &self.cert, &self.key).map_err(tls_err)?;
+        let chain = vec![cert.der().clone(), CertificateDer::from(self.cert.der().to_vec())];
         let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
         let config = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
             .with_safe_default_protocol_versions()
@@ -80,7 +67,5 @@ impl SimCa {
 }
 
 fn tls_err(e: impl std::fmt::Display) -> SimError {
-    SimError::Tls {
-        message: e.to_string(),
-    }
+    SimError::Tls { message: e.to_string() }
 }

@@ -40,25 +40,14 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, RedfishError> {
 fn parse_targets(host: &Host, v: Option<&Value>) -> Result<Option<Vec<String>>, RedfishError> {
     let Some(v) = v else { return Ok(None) };
     let Some(list) = v.as_array() else {
-        return Err(RedfishError::bad_request(
-            "PropertyValueTypeError",
-            "Targets must be an array of URIs.",
-        ));
+        return Err(RedfishError::bad_request("PropertyValueTypeError", "Targets must be an array of URIs."));
     };
     let mut ids = Vec::new();
     let mut unrestricted = list.is_empty();
-    let members: Vec<(String, String)> = host
-        .data()
-        .members
-        .iter()
-        .map(|m| (m.id.clone(), m.uri.clone()))
-        .collect();
+    let members: Vec<(String, String)> = host.data().members.iter().map(|m| (m.id.clone(), m.uri.clone())).collect();
     for t in list {
         let Some(uri) = t.as_str() else {
-            return Err(RedfishError::bad_request(
-                "PropertyValueTypeError",
-                "Targets must be an array of URIs.",
-            ));
+            return Err(RedfishError::bad_request("PropertyValueTypeError", "Targets must be an array of URIs."));
         };
         let uri = uri.trim_end_matches('/');
         if [host.manager_uri(), host.system_uri()].contains(&uri) {

@@ -36,11 +36,8 @@ pub async fn multipart_push(State(host): State<Arc<Host>>, req: Request) -> Resp
     let mut multipart = match Multipart::from_request(req, &()).await {
         Ok(m) => m,
         Err(e) => {
-            return RedfishError::bad_request(
-                "GeneralError",
-                format!("Expected multipart/form-data: {e}"),
-            )
-            .into_response()
+            return RedfishError::bad_request("GeneralError", format!("Expected multipart/form-data: {e}"))
+                .into_response()
         }
     };
     let (params, image) = match read_parts(&host, &mut multipart).await {
@@ -48,11 +45,8 @@ pub async fn multipart_push(State(host): State<Arc<Host>>, req: Request) -> Resp
         Err(e) => return e.into_response(),
     };
     let Some((image, name)) = image else {
-        return RedfishError::bad_request(
-            "ActionParameterMissing",
-            "The multipart request has no UpdateFile part.",
-        )
-        .into_response();
+        return RedfishError::bad_request("ActionParameterMissing", "The multipart request has no UpdateFile part.")
+            .into_response();
     };
     let params = params.unwrap_or_else(|| default_params(&host));
     let req = UpdateRequest {
@@ -80,8 +74,7 @@ async fn read_parts(host: &Host, multipart: &mut Multipart) -> Result<Parts, Red
                 let name = field.file_name().unwrap_or("image").to_string();
                 let mut sink = ImageSink::new();
                 while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-                    sink.push(&chunk)
-                        .map_err(|_| RedfishError::too_large(MAX_IMAGE_BYTES))?;
+                    sink.push(&chunk).map_err(|_| RedfishError::too_large(MAX_IMAGE_BYTES))?;
                 }
                 image = Some((sink.finish(), name));
             }
@@ -108,18 +101,12 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> RedfishError 
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
         RedfishError::too_large(MAX_IMAGE_BYTES)
     } else {
-        RedfishError::bad_request(
-            "GeneralError",
-            format!("Malformed multipart request: {}", e.body_text()),
-        )
+        RedfishError::bad_request("GeneralError", format!("Malformed multipart request: {}", e.body_text()))
     }
 }
 
 fn default_params(host: &Host) -> UpdateParams {
-    UpdateParams {
-        only_members: None,
-        apply_time: host.spec.apply_time,
-    }
+    UpdateParams { only_members: None, apply_time: host.spec.apply_time }
 }
 
 /// `POST HttpPushUri`: the body is the image.
@@ -128,10 +115,7 @@ pub async fn http_push(State(host): State<Arc<Host>>, req: Request) -> Response 
     if host.profile.is_none() && !advertises_http_push(host.spec.upload_style) {
         return reject(req, RedfishError::not_found(uris::HTTP_PUSH)).await;
     }
-    let length = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let length = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     let Some(length) = length else {
         return reject(req, RedfishError::length_required()).await;
     };
@@ -145,18 +129,14 @@ pub async fn http_push(State(host): State<Arc<Host>>, req: Request) -> Response 
     let mut body = req.into_body().into_data_stream();
     while let Some(chunk) = body.next().await {
         let Ok(chunk) = chunk else {
-            return RedfishError::bad_request("GeneralError", "The image upload was interrupted.")
-                .into_response();
+            return RedfishError::bad_request("GeneralError", "The image upload was interrupted.").into_response();
         };
         if sink.push(&chunk).is_err() {
             return RedfishError::too_large(MAX_IMAGE_BYTES).into_response();
         }
     }
     let req = UpdateRequest {
-        source: ImageSource::Received {
-            image: sink.finish(),
-            name: "image".into(),
-        },
+        source: ImageSource::Received { image: sink.finish(), name: "image".into() },
         only_members: None,
         apply_time: host.spec.apply_time,
     };

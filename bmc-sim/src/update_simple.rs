@@ -24,20 +24,19 @@ pub async fn simple_update(State(host): State<Arc<Host>>, req: Request) -> Respo
 }
 
 async fn accept(host: &Arc<Host>, req: Request) -> Result<Response, Response> {
-    let bytes = axum::body::to_bytes(req.into_body(), MAX_ACTION_BODY)
-        .await
-        .map_err(|_| {
-            RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.")
-                .into_response()
-        })?;
+    let bytes = axum::body::to_bytes(req.into_body(), MAX_ACTION_BODY).await.map_err(|_| {
+        RedfishError::bad_request("GeneralError", "Unreadable or oversized request body.").into_response()
+    })?;
     let body = parse_object(&bytes).map_err(IntoResponse::into_response)?;
     let image_uri = match body.get("ImageURI").and_then(|v| v.as_str()) {
         Some(s) if !s.trim().is_empty() => s.trim(),
-        Some(_) | None => return Err(RedfishError::bad_request(
-            "ActionParameterMissing",
-            "The action UpdateService.SimpleUpdate requires the parameter ImageURI to be present.",
-        )
-        .into_response()),
+        Some(_) | None => {
+            return Err(RedfishError::bad_request(
+                "ActionParameterMissing",
+                "The action UpdateService.SimpleUpdate requires the parameter ImageURI to be present.",
+            )
+            .into_response())
+        }
     };
     let protocol = body.get("TransferProtocol").and_then(|v| v.as_str());
     let uri = resolve_uri(image_uri, protocol).map_err(IntoResponse::into_response)?;
@@ -68,16 +67,12 @@ fn resolve_uri(image_uri: &str, protocol: Option<&str>) -> Result<String, Redfis
             other => return Err(unsupported_protocol(other)),
         },
     };
-    reqwest::Url::parse(&full)
-        .map(|u| u.to_string())
-        .map_err(|e| {
-            RedfishError::bad_request(
-                "ActionParameterValueFormatError",
-                format!(
-                    "The value '{image_uri}' for the parameter ImageURI is not a valid URI: {e}"
-                ),
-            )
-        })
+    reqwest::Url::parse(&full).map(|u| u.to_string()).map_err(|e| {
+        RedfishError::bad_request(
+            "ActionParameterValueFormatError",
+            format!("The value '{image_uri}' for the parameter ImageURI is not a valid URI: {e}"),
+        )
+    })
 }
 
 fn unsupported_protocol(p: &str) -> RedfishError {
@@ -93,15 +88,9 @@ mod tests {
 
     #[test]
     fn scheme_wins_and_default_is_http() {
-        assert_eq!(
-            resolve_uri("http://a:1/x.bin", Some("HTTPS")).unwrap(),
-            "http://a:1/x.bin"
-        );
+        assert_eq!(resolve_uri("http://a:1/x.bin", Some("HTTPS")).unwrap(), "http://a:1/x.bin");
         assert_eq!(resolve_uri("a:1/x.bin", None).unwrap(), "http://a:1/x.bin");
-        assert_eq!(
-            resolve_uri("a/x.bin", Some("HTTPS")).unwrap(),
-            "https://a/x.bin"
-        );
+        assert_eq!(resolve_uri("a/x.bin", Some("HTTPS")).unwrap(), "https://a/x.bin");
         assert!(resolve_uri("ftp://a/x.bin", None).is_err());
         assert!(resolve_uri("a/x.bin", Some("NFS")).is_err());
         assert!(resolve_uri("http://", None).is_err());

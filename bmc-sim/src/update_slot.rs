@@ -24,10 +24,7 @@ impl UpdateSlot {
             d.update_busy = true;
         }
         host.fleet.counters.upload_in_flight();
-        Some(UpdateSlot {
-            host: host.clone(),
-            released: false,
-        })
+        Some(UpdateSlot { host: host.clone(), released: false })
     }
 
     pub fn host(&self) -> &Arc<Host> {

@@ -97,7 +97,10 @@ mod tests {
         assert!(e.contains("/redfish/v1/"), "{e}");
         let e = parse(r##"ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "Reset" }"##).unwrap_err();
         assert!(e.contains("ac_cycle.action"), "{e}");
-        let e = parse(r##"ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "#Chassis.Reset", reset_type = " " }"##).unwrap_err();
+        let e = parse(
+            r##"ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "#Chassis.Reset", reset_type = " " }"##,
+        )
+        .unwrap_err();
         assert!(e.contains("reset_type"), "{e}");
     }
 }

@@ -77,22 +77,11 @@ pub(crate) struct Parsed {
 
 impl BmcAddress {
     /// The address of a listener: `scheme://ip:port`. Port 0 is refused.
-    pub fn from_socket_addr(
-        scheme: Scheme,
-        addr: SocketAddr,
-    ) -> Result<BmcAddress, BmcAddressError> {
+    pub fn from_socket_addr(scheme: Scheme, addr: SocketAddr) -> Result<BmcAddress, BmcAddressError> {
         if addr.port() == 0 {
-            return Err(BmcAddressError {
-                input: addr.to_string(),
-                problem: BmcAddressProblem::PortZero,
-            });
+            return Err(BmcAddressError { input: addr.to_string(), problem: BmcAddressProblem::PortZero });
         }
-        Ok(BmcAddress {
-            scheme,
-            host: addr.ip().to_string(),
-            port: addr.port(),
-            path: String::new(),
-        })
+        Ok(BmcAddress { scheme, host: addr.ip().to_string(), port: addr.port(), path: String::new() })
     }
 
     pub fn scheme(&self) -> Scheme {
@@ -135,34 +124,21 @@ impl BmcAddress {
 
     /// The same host, port and path reached over `scheme`.
     pub fn with_scheme(&self, scheme: Scheme) -> BmcAddress {
-        BmcAddress {
-            scheme,
-            ..self.clone()
-        }
+        BmcAddress { scheme, ..self.clone() }
     }
 
     /// The same address on another (non-zero) port.
     pub(crate) fn with_port(&self, port: u16) -> BmcAddress {
         debug_assert_ne!(port, 0);
-        BmcAddress {
-            port,
-            ..self.clone()
-        }
+        BmcAddress { port, ..self.clone() }
     }
 
     /// Parses `input`, remembering which parts were written.
     pub(crate) fn parse_written(input: &str) -> Result<Parsed, BmcAddressError> {
         let text = input.trim();
         let fail = |problem: BmcAddressProblem| {
-            let shown = if problem == BmcAddressProblem::UserInfo {
-                redact_user_info(text)
-            } else {
-                text.to_string()
-            };
-            BmcAddressError {
-                input: shown,
-                problem,
-            }
+            let shown = if problem == BmcAddressProblem::UserInfo { redact_user_info(text) } else { text.to_string() };
+            BmcAddressError { input: shown, problem }
         };
         if text.is_empty() {
             return Err(fail(BmcAddressProblem::Empty));
@@ -181,11 +157,7 @@ impl BmcAddress {
             Some((written, rest)) => match written.to_ascii_lowercase().as_str() {
                 "http" => (Some(Scheme::Http), rest),
                 "https" => (Some(Scheme::Https), rest),
-                _ => {
-                    return Err(fail(BmcAddressProblem::UnknownScheme {
-                        scheme: written.to_string(),
-                    }))
-                }
+                _ => return Err(fail(BmcAddressProblem::UnknownScheme { scheme: written.to_string() })),
             },
             None => (None, text),
         };
@@ -206,21 +178,15 @@ impl BmcAddress {
             port: port.unwrap_or(scheme.default_port()),
             path: normalise_path(path).map_err(fail)?,
         };
-        Ok(Parsed {
-            address,
-            scheme_written,
-            port_written: port.is_some(),
-        })
+        Ok(Parsed { address, scheme_written, port_written: port.is_some() })
     }
 }
 
 /// `("http", "rest")` for `http://rest`; `None` when the text has no `scheme://`.
 fn split_scheme(text: &str) -> Option<(&str, &str)> {
     let (scheme, rest) = text.split_once("://")?;
-    let looks_like_scheme = scheme
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        && !scheme.contains('/');
+    let looks_like_scheme =
+        scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) && !scheme.contains('/');
     looks_like_scheme.then_some((scheme, rest))
 }
 
@@ -231,17 +197,12 @@ fn split_host_port(authority: &str) -> Result<(String, Option<&str>), BmcAddress
     }
     if let Some(inner) = authority.strip_prefix('[') {
         let Some((v6, after)) = inner.split_once(']') else {
-            return Err(invalid_host(
-                authority,
-                "the '[' of an IPv6 address is not closed",
-            ));
+            return Err(invalid_host(authority, "the '[' of an IPv6 address is not closed"));
         };
         if v6.is_empty() {
             return Err(BmcAddressProblem::EmptyHost);
         }
-        let ip: Ipv6Addr = v6
-            .parse()
-            .map_err(|_| invalid_host(v6, "not a valid IPv6 address"))?;
+        let ip: Ipv6Addr = v6.parse().map_err(|_| invalid_host(v6, "not a valid IPv6 address"))?;
         return match after {
             "" => Ok((ip.to_string(), None)),
             _ => match after.strip_prefix(':') {
@@ -253,10 +214,7 @@ fn split_host_port(authority: &str) -> Result<(String, Option<&str>), BmcAddress
     if authority.matches(':').count() > 1 {
         return match authority.parse::<Ipv6Addr>() {
             Ok(ip) => Ok((ip.to_string(), None)),
-            Err(_) => Err(invalid_host(
-                authority,
-                "an IPv6 address with a port is written in brackets: [addr]:port",
-            )),
+            Err(_) => Err(invalid_host(authority, "an IPv6 address with a port is written in brackets: [addr]:port")),
         };
     }
     let (host, port) = match authority.split_once(':') {
@@ -267,10 +225,7 @@ fn split_host_port(authority: &str) -> Result<(String, Option<&str>), BmcAddress
 }
 
 fn invalid_host(host: &str, reason: &str) -> BmcAddressProblem {
-    BmcAddressProblem::InvalidHost {
-        host: host.to_string(),
-        reason: reason.to_string(),
-    }
+    BmcAddressProblem::InvalidHost { host: host.to_string(), reason: reason.to_string() }
 }
 
 /// A dotted IPv4 address or a DNS name, lowercased.
@@ -285,29 +240,17 @@ fn normalise_host(host: &str) -> Result<String, BmcAddressProblem> {
         return Err(invalid_host(host, "not a valid IPv4 address"));
     }
     if !host.is_ascii() {
-        return Err(invalid_host(
-            host,
-            "write an internationalised name in its ASCII (xn--) form",
-        ));
+        return Err(invalid_host(host, "write an internationalised name in its ASCII (xn--) form"));
     }
     if host.len() > 253 {
         return Err(invalid_host(host, "a host name is at most 253 characters"));
     }
     for label in host.split('.') {
         if label.is_empty() || label.len() > 63 {
-            return Err(invalid_host(
-                host,
-                "every dot-separated label has 1 to 63 characters",
-            ));
+            return Err(invalid_host(host, "every dot-separated label has 1 to 63 characters"));
         }
-        if let Some(c) = label
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-        {
-            return Err(invalid_host(
-                host,
-                &format!("character {c:?} is not allowed in a host name"),
-            ));
+        if let Some(c) = label.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
+            return Err(invalid_host(host, &format!("character {c:?} is not allowed in a host name")));
         }
         if label.starts_with('-') || label.ends_with('-') {
             return Err(invalid_host(host, "a label does not start or end with '-'"));
@@ -317,9 +260,7 @@ fn normalise_host(host: &str) -> Result<String, BmcAddressProblem> {
 }
 
 fn parse_port(text: &str) -> Result<u16, BmcAddressProblem> {
-    let not_a_number = || BmcAddressProblem::PortNotANumber {
-        port: text.to_string(),
-    };
+    let not_a_number = || BmcAddressProblem::PortNotANumber { port: text.to_string() };
     if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
         return Err(not_a_number());
     }
@@ -333,16 +274,11 @@ fn parse_port(text: &str) -> Result<u16, BmcAddressProblem> {
 /// `""` or the path without trailing slashes; characters outside a URL path are refused.
 fn normalise_path(path: &str) -> Result<String, BmcAddressProblem> {
     let trimmed = path.trim_end_matches('/');
-    let bad = |reason: String| BmcAddressProblem::InvalidPath {
-        path: path.to_string(),
-        reason,
-    };
+    let bad = |reason: String| BmcAddressProblem::InvalidPath { path: path.to_string(), reason };
     let bytes = trimmed.as_bytes();
     for (i, c) in trimmed.char_indices() {
         if c == '%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+            let hex = bytes.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
             if hex.is_none() {
                 return Err(bad("'%' is not followed by two hex digits".into()));
             }

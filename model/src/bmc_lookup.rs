@@ -36,11 +36,7 @@ impl BmcLookup {
         let mut out = vec![address.clone()];
         if !self.parsed.scheme_written {
             let http = address.with_scheme(Scheme::Http);
-            let port = if self.parsed.port_written {
-                address.port()
-            } else {
-                Scheme::Http.default_port()
-            };
+            let port = if self.parsed.port_written { address.port() } else { Scheme::Http.default_port() };
             out.push(http.with_port(port));
         }
         out
@@ -55,10 +51,7 @@ impl BmcLookup {
             return Vec::new();
         }
         let host = p.address.url_host();
-        [Scheme::Https, Scheme::Http]
-            .iter()
-            .map(|s| format!("{s}://{host}:"))
-            .collect()
+        [Scheme::Https, Scheme::Http].iter().map(|s| format!("{s}://{host}:")).collect()
     }
 }
 
@@ -73,13 +66,7 @@ impl FromStr for BmcLookup {
 /// A lookup of exactly this address (no other scheme, no host-only match).
 impl From<BmcAddress> for BmcLookup {
     fn from(address: BmcAddress) -> Self {
-        BmcLookup {
-            parsed: Parsed {
-                address,
-                scheme_written: true,
-                port_written: true,
-            },
-        }
+        BmcLookup { parsed: Parsed { address, scheme_written: true, port_written: true } }
     }
 }
 

@@ -23,19 +23,14 @@ use crate::reported_version::UnknownVersion;
 /// For each component with a default: the versions of all matching members, in report order
 /// (`""` or a placeholder text for a member whose version is unknown). Components with no
 /// matching member are absent.
-pub fn reported_versions(
-    model: &HostModel,
-    report: &InventoryReport,
-) -> BTreeMap<ComponentType, Vec<String>> {
+pub fn reported_versions(model: &HostModel, report: &InventoryReport) -> BTreeMap<ComponentType, Vec<String>> {
     let mut out = BTreeMap::new();
     for (&component, c) in &model.components {
         if model.default_entry(component).is_none() {
             continue;
         }
-        let versions: Vec<String> = report
-            .matching(&c.current_version_reported_as)
-            .map(|m| m.version.clone())
-            .collect();
+        let versions: Vec<String> =
+            report.matching(&c.current_version_reported_as).map(|m| m.version.clone()).collect();
         if !versions.is_empty() {
             out.insert(component, versions);
         }
@@ -149,10 +144,7 @@ pub(crate) enum ComponentCheck {
 }
 
 /// The one comparison rule of drift and selection (see the module doc).
-pub(crate) fn check_component<'a>(
-    members: impl Iterator<Item = &'a InventoryMember>,
-    desired: &str,
-) -> ComponentCheck {
+pub(crate) fn check_component<'a>(members: impl Iterator<Item = &'a InventoryMember>, desired: &str) -> ComponentCheck {
     let mut any = false;
     let mut unknown = Vec::new();
     for m in members {
@@ -183,16 +175,12 @@ pub fn drift(model: &HostModel, report: &InventoryReport) -> Drift {
             continue;
         };
         let kind = match check_component(report.matching(&c.current_version_reported_as), want) {
-            ComponentCheck::NoMember => DriftKind::NoInventoryMatch {
-                matcher: c.current_version_reported_as.as_str().to_string(),
-            },
+            ComponentCheck::NoMember => {
+                DriftKind::NoInventoryMatch { matcher: c.current_version_reported_as.as_str().to_string() }
+            }
             ComponentCheck::Differs => DriftKind::Differs,
             ComponentCheck::NotReported(members) => {
-                not_reported.push(NotReportedComponent {
-                    component,
-                    desired: want.clone(),
-                    members,
-                });
+                not_reported.push(NotReportedComponent { component, desired: want.clone(), members });
                 continue;
             }
             ComponentCheck::Compliant => continue,
@@ -204,10 +192,5 @@ pub fn drift(model: &HostModel, report: &InventoryReport) -> Drift {
             kind,
         });
     }
-    Drift {
-        desired,
-        reported,
-        differences,
-        not_reported,
-    }
+    Drift { desired, reported, differences, not_reported }
 }

@@ -10,10 +10,7 @@ use crate::error::DurationError;
 
 /// Parses `"90s"`, `"60m"`, `"1h"`, `"500ms"`. A bare number string is rejected (write the unit).
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
-    let fail = |problem: &str| DurationError {
-        value: text.to_string(),
-        problem: problem.to_string(),
-    };
+    let fail = |problem: &str| DurationError { value: text.to_string(), problem: problem.to_string() };
     let trimmed = text.trim();
     let split = trimmed
         .find(|c: char| !c.is_ascii_digit())
@@ -30,9 +27,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
         "h" => 3_600_000,
         _ => return Err(fail("unknown unit; use ms, s, m or h")),
     };
-    let ms = n
-        .checked_mul(per_unit_ms)
-        .ok_or_else(|| fail("number too large"))?;
+    let ms = n.checked_mul(per_unit_ms).ok_or_else(|| fail("number too large"))?;
     Ok(Duration::from_millis(ms))
 }
 

@@ -48,7 +48,7 @@ fn located(file: &std::path::Path, at: &Option<TextPos>) -> String {
 #[derive(Debug, Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{}: cannot read the site config: {source}", file.display())]
+    #[error("{}: cannot read the site config", file.display())]
     Read {
         file: PathBuf,
         #[source]
@@ -70,7 +70,7 @@ pub enum ConfigError {
 #[derive(Debug, Error)]
 pub enum CatalogError {
     /// A catalog file or the firmware directory could not be read.
-    #[error("{}: cannot read the firmware catalog: {source}", file.display())]
+    #[error("{}: cannot read the firmware catalog", file.display())]
     Read {
         file: PathBuf,
         #[source]
@@ -147,4 +147,32 @@ pub enum BmcAddressProblem {
     InvalidHost { host: String, reason: String },
     #[error("path prefix {path:?}: {reason}")]
     InvalidPath { path: String, reason: String },
+}
+
+/// `err` and each of its sources, joined by ": ": how an error is written where only text can go
+/// (an activity failure message, a report). Messages name their own context only and mark the
+/// cause as `#[source]`; this is the one place that puts the chain together.
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut next = err.source();
+    while let Some(cause) = next {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::*;
+
+    #[test]
+    fn the_chain_names_every_cause_once() {
+        let e = ConfigError::Read {
+            file: "/etc/hostfw/site.toml".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"),
+        };
+        assert_eq!(error_chain(&e), "/etc/hostfw/site.toml: cannot read the site config: No such file or directory");
+    }
 }

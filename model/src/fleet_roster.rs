@@ -183,7 +183,14 @@ fn resolve(raw: RawHost, base: &Path, location: &str) -> Result<RosterHost, Flee
             return Err(host_err(location, key, "must be non-empty (or come from a `profile`)"));
         }
     }
-    Ok(RosterHost { id: raw.id, bmc_address: raw.bmc_address, vendor, model, username: raw.username, password: raw.password })
+    Ok(RosterHost {
+        id: raw.id,
+        bmc_address: raw.bmc_address,
+        vendor,
+        model,
+        username: raw.username,
+        password: raw.password,
+    })
 }
 
 /// Deserialize a host table, turning serde's error into one that names the key.
@@ -193,11 +200,8 @@ fn deserialize_located(table: toml::Table, location: &str) -> Result<RawHost, Fl
         // toml appends "\nin `key`" lines; the path already names the key.
         let full = e.inner().to_string();
         let message = full.lines().next().unwrap_or_default().trim().to_string();
-        let key = if path.is_empty() || path == "." {
-            message.split('`').nth(1).unwrap_or("?").to_string()
-        } else {
-            path
-        };
+        let key =
+            if path.is_empty() || path == "." { message.split('`').nth(1).unwrap_or("?").to_string() } else { path };
         host_err(location, &key, &message)
     })
 }
@@ -226,9 +230,8 @@ fn profile_identity(dir: &Path) -> Result<(String, String), String> {
         let text = std::fs::read(root.join(uri).join("index.json")).ok()?;
         serde_json::from_slice(&text).ok()
     };
-    let service_root = doc("/redfish/v1").ok_or_else(|| {
-        format!("{}: not a Redfish tree: no readable redfish/v1/index.json in it", dir.display())
-    })?;
+    let service_root = doc("/redfish/v1")
+        .ok_or_else(|| format!("{}: not a Redfish tree: no readable redfish/v1/index.json in it", dir.display()))?;
     let odata_id = |v: &Value| v.get("@odata.id").and_then(Value::as_str).map(str::to_string);
     let systems: Vec<Value> = service_root
         .get("Systems")
@@ -240,7 +243,9 @@ fn profile_identity(dir: &Path) -> Result<(String, String), String> {
         .filter_map(odata_id)
         .filter_map(|uri| doc(&uri))
         .collect();
-    let text = |d: &Value, key: &str| d.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    let text = |d: &Value, key: &str| {
+        d.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+    };
     let identity = |d: &&Value| text(d, "Manufacturer").is_some() && text(d, "Model").is_some();
     let resets = |d: &&Value| d.get("Actions").and_then(|a| a.get("#ComputerSystem.Reset")).is_some();
     let system = systems

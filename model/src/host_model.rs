@@ -68,18 +68,11 @@ impl HostModel {
     /// `preingestion_exclusive_config`. The catalog loader rejects two such entries; for a model
     /// built by hand with two, the first wins.
     pub fn default_entry(&self, component: ComponentType) -> Option<&FirmwareEntry> {
-        self.components
-            .get(&component)?
-            .known_firmware
-            .iter()
-            .find(|e| e.is_managed_default())
+        self.components.get(&component)?.known_firmware.iter().find(|e| e.is_managed_default())
     }
 
     /// Target version per component, for the components that have a managed default entry.
     pub fn desired_versions(&self) -> BTreeMap<ComponentType, String> {
-        self.components
-            .keys()
-            .filter_map(|&c| self.default_entry(c).map(|e| (c, e.version.clone())))
-            .collect()
+        self.components.keys().filter_map(|&c| self.default_entry(c).map(|e| (c, e.version.clone()))).collect()
     }
 }

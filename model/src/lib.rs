@@ -7,18 +7,18 @@
 mod names;
 mod toml_doc;
 
+pub mod ac_cycle;
 pub mod bmc_address;
 pub mod bmc_lookup;
 pub mod catalog;
 pub mod component;
 pub mod config;
 pub mod drift;
-pub mod fleet_roster;
 pub mod duration;
 pub mod error;
+pub mod fleet_roster;
 pub mod gates;
 pub mod host_model;
-pub mod ac_cycle;
 pub mod inventory;
 pub mod lockdown;
 pub mod matcher;
@@ -31,31 +31,31 @@ pub mod update_intervals;
 pub mod upload_setting;
 pub mod window;
 
+pub use ac_cycle::AcCycleSetting;
 pub use bmc_address::{BmcAddress, Scheme};
 pub use bmc_lookup::BmcLookup;
 pub use catalog::{Catalog, ComponentDoc, HostModelDoc};
 pub use component::{Component, ComponentType, FirmwareEntry};
 pub use config::SiteConfig;
-pub use drift::{
-    drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember,
+pub use drift::{drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember};
+pub use duration::{format_duration, parse_duration};
+pub use error::{
+    error_chain, BmcAddressError, BmcAddressProblem, CatalogError, ConfigError, DurationError, MatcherError,
+    ParseNameError, TextPos,
 };
 pub use fleet_roster::{FleetRoster, FleetRosterError, RosterHost};
-pub use duration::{format_duration, parse_duration};
-pub use error::{BmcAddressError, BmcAddressProblem, CatalogError, ConfigError, DurationError, MatcherError, ParseNameError, TextPos};
 pub use gates::{
-    ceiling, firmware_status, plan, Ceiling, CeilingLimits, FirmwareStatus, FleetHealth,
-    HostView, PassInput, Plan, SchedulingPolicy, SkipReason, Skipped,
-    UnmatchedComponent,
+    ceiling, firmware_status, plan, Ceiling, CeilingLimits, FirmwareStatus, FleetHealth, HostView, PassInput, Plan,
+    SchedulingPolicy, SkipReason, Skipped, UnmatchedComponent,
 };
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
-pub use ac_cycle::AcCycleSetting;
 pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
-pub use upload_setting::{TargetsKeyword, UploadRouteName, UploadSetting, UploadTargets};
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};
-pub use selection::{select_component, select_with, verify, verify_matching, Selection, UnmatchedRule, Verification};
 pub use secret::Secret;
+pub use selection::{select_component, select_with, verify, verify_matching, Selection, UnmatchedRule, Verification};
 pub use substate::{HostState, HostSubstate};
 pub use time_text::{parse_rfc3339, rfc3339_utc, TimeTextError};
+pub use upload_setting::{TargetsKeyword, UploadRouteName, UploadSetting, UploadTargets};
 pub use window::TimeWindow;

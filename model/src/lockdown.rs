@@ -110,17 +110,9 @@ impl TryFrom<RawLockdown> for LockdownSetting {
             ));
         }
         if raw.enabled == raw.disabled {
-            return Err(format!(
-                "lockdown: enabled and disabled are both {}",
-                raw.enabled
-            ));
+            return Err(format!("lockdown: enabled and disabled are both {}", raw.enabled));
         }
-        Ok(LockdownSetting {
-            resource,
-            property,
-            enabled: raw.enabled,
-            disabled: raw.disabled,
-        })
+        Ok(LockdownSetting { resource, property, enabled: raw.enabled, disabled: raw.disabled })
     }
 }
 
@@ -133,22 +125,14 @@ mod tests {
         struct Doc {
             lockdown: LockdownSetting,
         }
-        toml::from_str::<Doc>(text)
-            .map(|d| d.lockdown)
-            .map_err(|e| e.to_string())
+        toml::from_str::<Doc>(text).map(|d| d.lockdown).map_err(|e| e.to_string())
     }
 
     #[test]
     fn reads_each_vendor_shape() {
         let dell = parse(r#"lockdown = { resource = "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes/", property = "Attributes/Lockdown.1.SystemLockdown", enabled = "Enabled", disabled = "Disabled" }"#).unwrap();
-        assert_eq!(
-            dell.resource,
-            "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes"
-        );
-        assert_eq!(
-            dell.property_path(),
-            vec!["Attributes", "Lockdown.1.SystemLockdown"]
-        );
+        assert_eq!(dell.resource, "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes");
+        assert_eq!(dell.property_path(), vec!["Attributes", "Lockdown.1.SystemLockdown"]);
         assert_eq!(dell.state_of(&serde_json::json!("Enabled")), Some(true));
         assert_eq!(dell.state_of(&serde_json::json!("Disabled")), Some(false));
         assert_eq!(dell.state_of(&serde_json::json!("Other")), None);
@@ -159,11 +143,15 @@ mod tests {
 
     #[test]
     fn refuses_what_cannot_work() {
-        let e = parse(r#"lockdown = { resource = "Managers/1", property = "X", enabled = true, disabled = false }"#).unwrap_err();
+        let e = parse(r#"lockdown = { resource = "Managers/1", property = "X", enabled = true, disabled = false }"#)
+            .unwrap_err();
         assert!(e.contains("/redfish/v1/"), "{e}");
         let e = parse(r#"lockdown = { resource = "/redfish/v1/Managers/1", property = "A//B", enabled = true, disabled = false }"#).unwrap_err();
         assert!(e.contains("lockdown.property"), "{e}");
-        let e = parse(r#"lockdown = { resource = "/redfish/v1/Managers/1", property = "A", enabled = "On", disabled = "On" }"#).unwrap_err();
+        let e = parse(
+            r#"lockdown = { resource = "/redfish/v1/Managers/1", property = "A", enabled = "On", disabled = "On" }"#,
+        )
+        .unwrap_err();
         assert!(e.contains("both"), "{e}");
         let e = parse(r#"lockdown = { resource = "/redfish/v1/Managers/1", property = "A", enabled = 1, disabled = 0, extra = 1 }"#).unwrap_err();
         assert!(e.contains("extra"), "{e}");

@@ -23,10 +23,7 @@ impl Matcher {
     pub fn new(source: &str) -> Result<Matcher, MatcherError> {
         Regex::new(source)
             .map(|regex| Matcher { regex })
-            .map_err(|e| MatcherError {
-                pattern: source.to_string(),
-                problem: short_reason(&e),
-            })
+            .map_err(|e| MatcherError { pattern: source.to_string(), problem: short_reason(&e) })
     }
 
     /// True when the pattern matches anywhere in `member_id` (use `^`/`$` to anchor).

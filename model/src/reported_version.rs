@@ -70,9 +70,7 @@ impl fmt::Display for UnknownVersion {
 pub fn classify(version: Option<&str>, state: Option<&str>) -> Option<UnknownVersion> {
     if let Some(state) = state.map(str::trim) {
         if UNKNOWN_STATES.iter().any(|s| s.eq_ignore_ascii_case(state)) {
-            return Some(UnknownVersion::State {
-                state: state.to_string(),
-            });
+            return Some(UnknownVersion::State { state: state.to_string() });
         }
     }
     let Some(text) = version.map(str::trim) else {

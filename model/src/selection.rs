@@ -27,18 +27,10 @@ use crate::matcher::Matcher;
 pub enum Selection {
     /// Install `entry` (version `target_version`) on `component`; `current` are the versions of all
     /// matching members, in report order.
-    Install {
-        component: ComponentType,
-        target_version: String,
-        entry: FirmwareEntry,
-        current: Vec<String>,
-    },
+    Install { component: ComponentType, target_version: String, entry: FirmwareEntry, current: Vec<String> },
     /// `component`'s matcher finds no inventory member: nothing can be installed or verified.
     /// Only under [`UnmatchedRule::Stop`].
-    NoInventoryMatch {
-        component: ComponentType,
-        matcher: String,
-    },
+    NoInventoryMatch { component: ComponentType, matcher: String },
     /// Every component with a default reports it on every matching member.
     Compliant,
     /// Nothing to install, but these components are neither drifted nor compliant: a matching
@@ -47,10 +39,7 @@ pub enum Selection {
     /// Nothing more can be installed, but `unmatched` components find no inventory member (their
     /// typed reason: the matcher), so the host cannot be brought fully to the catalog. Components
     /// in `not_reported` do not report a version either. Only under [`UnmatchedRule::Skip`].
-    NotFullyInstallable {
-        unmatched: Vec<UnmatchedComponent>,
-        not_reported: Vec<ComponentType>,
-    },
+    NotFullyInstallable { unmatched: Vec<UnmatchedComponent>, not_reported: Vec<ComponentType> },
 }
 
 /// What the walk does at a component whose matcher finds no inventory member.
@@ -72,10 +61,7 @@ pub fn select_with(model: &HostModel, report: &InventoryReport, rule: UnmatchedR
     let mut not_reported = Vec::new();
     let mut unmatched = Vec::new();
     for component in model.effective_ordering() {
-        let (Some(c), Some(entry)) = (
-            model.components.get(&component),
-            model.default_entry(component),
-        ) else {
+        let (Some(c), Some(entry)) = (model.components.get(&component), model.default_entry(component)) else {
             continue;
         };
         let matching = || report.matching(&c.current_version_reported_as);
@@ -100,16 +86,11 @@ pub fn select_with(model: &HostModel, report: &InventoryReport, rule: UnmatchedR
         }
     }
     if !unmatched.is_empty() {
-        Selection::NotFullyInstallable {
-            unmatched,
-            not_reported,
-        }
+        Selection::NotFullyInstallable { unmatched, not_reported }
     } else if not_reported.is_empty() {
         Selection::Compliant
     } else {
-        Selection::VersionNotReported {
-            components: not_reported,
-        }
+        Selection::VersionNotReported { components: not_reported }
     }
 }
 
@@ -131,16 +112,9 @@ pub enum Verification {
 }
 
 /// Checks `report` for `component` at `target` (see `Verification`).
-pub fn verify(
-    model: &HostModel,
-    component: ComponentType,
-    target: &str,
-    report: &InventoryReport,
-) -> Verification {
+pub fn verify(model: &HostModel, component: ComponentType, target: &str, report: &InventoryReport) -> Verification {
     let Some(c) = model.components.get(&component) else {
-        return Verification::NoInventoryMatch {
-            matcher: String::new(),
-        };
+        return Verification::NoInventoryMatch { matcher: String::new() };
     };
     verify_matching(report, &c.current_version_reported_as, target)
 }
@@ -150,26 +124,14 @@ pub fn verify(
 pub fn verify_matching(report: &InventoryReport, matcher: &Matcher, target: &str) -> Verification {
     let members: Vec<&InventoryMember> = report.matching(matcher).collect();
     if members.is_empty() {
-        return Verification::NoInventoryMatch {
-            matcher: matcher.as_str().to_string(),
-        };
+        return Verification::NoInventoryMatch { matcher: matcher.as_str().to_string() };
     }
     let known: Vec<&str> = members.iter().filter_map(|m| m.known_version()).collect();
     if known.is_empty() {
-        Verification::VersionNotReported {
-            members: members
-                .iter()
-                .filter_map(|m| UnknownMember::of(m))
-                .collect(),
-        }
+        Verification::VersionNotReported { members: members.iter().filter_map(|m| UnknownMember::of(m)).collect() }
     } else if known.iter().all(|v| *v == target) {
         Verification::AllAtTarget
     } else {
-        Verification::Pending {
-            reported: members
-                .iter()
-                .map(|m| (m.id.clone(), m.version.clone()))
-                .collect(),
-        }
+        Verification::Pending { reported: members.iter().map(|m| (m.id.clone(), m.version.clone())).collect() }
     }
 }

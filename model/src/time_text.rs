@@ -56,7 +56,8 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_rfc3339() {
-        for bad in ["", "soon", "2026-01-01", "2026-01-01T00:00:00", "2026-01-01T00:00:00+0000", "2026-02-30T00:00:00Z"] {
+        for bad in ["", "soon", "2026-01-01", "2026-01-01T00:00:00", "2026-01-01T00:00:00+0000", "2026-02-30T00:00:00Z"]
+        {
             let e = parse_rfc3339(bad).expect_err(bad);
             assert!(e.to_string().contains(&format!("`{bad}`")), "{e}");
         }

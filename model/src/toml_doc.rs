@@ -36,14 +36,8 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str, key_prefix: &str) -> Result
         let key = join_key(key_prefix, &path);
         let inner = err.inner();
         ParseFailure {
-            key: if key.is_empty() {
-                "(document)".to_string()
-            } else {
-                key
-            },
-            at: inner
-                .span()
-                .map(|span| TextPos::of_offset(text, span.start)),
+            key: if key.is_empty() { "(document)".to_string() } else { key },
+            at: inner.span().map(|span| TextPos::of_offset(text, span.start)),
             problem: inner.message().trim().replace('\n', "; "),
         }
     })

@@ -82,7 +82,9 @@ impl TryFrom<RawUpload> for UploadSetting {
                 return Err(format!("upload.targets: {bad:?} is not a /redfish/v1/ URI"));
             }
         }
-        if !raw.multipart_parts.is_empty() && matches!(raw.route, Some(UploadRouteName::Httppush | UploadRouteName::Simpleupdate)) {
+        if !raw.multipart_parts.is_empty()
+            && matches!(raw.route, Some(UploadRouteName::Httppush | UploadRouteName::Simpleupdate))
+        {
             return Err("upload.multipart_parts needs the multipart route".into());
         }
         Ok(UploadSetting { route: raw.route, targets: raw.targets, multipart_parts: raw.multipart_parts })
@@ -103,10 +105,15 @@ mod tests {
 
     #[test]
     fn reads_the_supermicro_quirk_and_a_forced_route() {
-        let smc = parse(r#"upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "BMC"}' } }"#).unwrap();
+        let smc =
+            parse(r#"upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "BMC"}' } }"#)
+                .unwrap();
         assert_eq!(smc.targets, Some(UploadTargets::Keyword(TargetsKeyword::Matched)));
         assert_eq!(smc.multipart_parts["OemParameters"], r#"{"ImageType": "BMC"}"#);
-        let forced = parse(r#"upload = { route = "simpleupdate", targets = ["/redfish/v1/UpdateService/FirmwareInventory/BIOS"] }"#).unwrap();
+        let forced = parse(
+            r#"upload = { route = "simpleupdate", targets = ["/redfish/v1/UpdateService/FirmwareInventory/BIOS"] }"#,
+        )
+        .unwrap();
         assert_eq!(forced.route, Some(UploadRouteName::Simpleupdate));
     }
 

@@ -15,10 +15,7 @@ pub(crate) enum BodyError {
 }
 
 /// The whole body of `resp`, at most `limit` bytes; reading stops at the first chunk past it.
-pub(crate) async fn read_bounded(
-    mut resp: reqwest::Response,
-    limit: u64,
-) -> Result<Vec<u8>, BodyError> {
+pub(crate) async fn read_bounded(mut resp: reqwest::Response, limit: u64) -> Result<Vec<u8>, BodyError> {
     let declared = resp.content_length();
     if declared.is_some_and(|n| n > limit) {
         return Err(BodyError::TooLarge { declared });

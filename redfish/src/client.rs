@@ -94,13 +94,7 @@ impl fmt::Debug for ClientOptions {
             .field("request_timeout", &self.request_timeout)
             .field("auth", &self.auth)
             .field("accept_invalid_certs", &self.accept_invalid_certs)
-            .field(
-                "ca_bundle",
-                &self
-                    .ca_bundle
-                    .as_ref()
-                    .map(|b| format!("<{} bytes>", b.len())),
-            )
+            .field("ca_bundle", &self.ca_bundle.as_ref().map(|b| format!("<{} bytes>", b.len())))
             .field("max_body_bytes", &self.max_body_bytes)
             .field("reset_task_wait", &self.reset_task_wait)
             .field("inventory_concurrency", &self.inventory_concurrency)
@@ -159,8 +153,7 @@ pub(crate) enum Auth {
 
 /// Builds the body and extra headers of a request; called again if the request is retried after
 /// a re-login, so streaming bodies are reopened each time.
-pub(crate) type BuildRequest<'a> =
-    &'a (dyn Fn(RequestBuilder) -> Result<RequestBuilder, RedfishError> + Send + Sync);
+pub(crate) type BuildRequest<'a> = &'a (dyn Fn(RequestBuilder) -> Result<RequestBuilder, RedfishError> + Send + Sync);
 
 /// A request's outcome: any HTTP status, with the whole body read.
 #[derive(Debug)]
@@ -178,11 +171,7 @@ impl Reply {
     }
 
     pub fn header(&self, name: impl reqwest::header::AsHeaderName) -> Option<String> {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+        self.headers.get(name).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
     }
 
     /// The `Location` header, verbatim.
@@ -192,8 +181,7 @@ impl Reply {
 
     /// The `Retry-After` header (seconds or HTTP-date), as a delay from now.
     pub fn retry_after(&self) -> Option<Duration> {
-        self.header(RETRY_AFTER)
-            .and_then(|v| parse_retry_after(&v, SystemTime::now()))
+        self.header(RETRY_AFTER).and_then(|v| parse_retry_after(&v, SystemTime::now()))
     }
 
     /// The body as a JSON value, if it is JSON at all (empty or non-JSON bodies give `None`).
@@ -294,10 +282,7 @@ impl RedfishClient {
             .user_agent(concat!("hostfw-redfish/", env!("CARGO_PKG_VERSION")));
         let http = tls::configure(builder, &options, &bmc)?
             .build()
-            .map_err(|e| RedfishError::ClientBuild {
-                bmc: bmc.clone(),
-                cause: error_chain(&e),
-            })?;
+            .map_err(|e| RedfishError::ClientBuild { bmc: bmc.clone(), cause: error_chain(&e) })?;
         Ok(RedfishClient {
             inner: Arc::new(Inner {
                 endpoint,
@@ -345,11 +330,7 @@ impl RedfishClient {
     /// origin (only their path and query are kept): a BMC behind NAT may name itself by another
     /// address, and credentials must never be sent to a host the BMC merely names. Relative
     /// references are resolved against `current` (the URL of the document they came from).
-    pub(crate) fn resolve_from(
-        &self,
-        link: &str,
-        current: Option<&Url>,
-    ) -> Result<Url, RedfishError> {
+    pub(crate) fn resolve_from(&self, link: &str, current: Option<&Url>) -> Result<Url, RedfishError> {
         let link = link.trim();
         let bad = |what: String| RedfishError::Missing {
             bmc: self.bmc(),
@@ -374,9 +355,7 @@ impl RedfishClient {
                     Some(u) => u.clone(),
                     None => self.root_url_guess(),
                 };
-                return base
-                    .join(link)
-                    .map_err(|e| bad(format!("a valid link (got {link:?}: {e})")));
+                return base.join(link).map_err(|e| bad(format!("a valid link (got {link:?}: {e})")));
             }
         };
         let prefix = &self.inner.prefix;
@@ -389,10 +368,7 @@ impl RedfishClient {
         } else {
             format!("{prefix}{path_and_query}")
         };
-        self.inner
-            .origin
-            .join(&full)
-            .map_err(|e| bad(format!("a valid link (got {link:?}: {e})")))
+        self.inner.origin.join(&full).map_err(|e| bad(format!("a valid link (got {link:?}: {e})")))
     }
 
     /// `resolve_from` without a current document.
@@ -419,10 +395,7 @@ impl RedfishClient {
             .ok()
             .and_then(|g| g.clone())
             .unwrap_or_else(|| format!("{}/redfish/v1/", self.inner.prefix));
-        self.inner
-            .origin
-            .join(&path)
-            .unwrap_or_else(|_| self.inner.origin.clone())
+        self.inner.origin.join(&path).unwrap_or_else(|_| self.inner.origin.clone())
     }
 
     /// The error for a non-success reply: `Unauthorized` for 401, `Http` otherwise.
@@ -458,41 +431,15 @@ impl RedfishClient {
     }
 
     fn transport_error(&self, method: &Method, url: &Url, e: &reqwest::Error) -> RedfishError {
-        let (bmc, method, url, cause) = (
-            self.bmc(),
-            method.to_string(),
-            url.to_string(),
-            error_chain(e),
-        );
+        let (bmc, method, url, cause) = (self.bmc(), method.to_string(), url.to_string(), error_chain(e));
         if let Some(problem) = tls::certificate_problem(e) {
-            RedfishError::Certificate {
-                bmc,
-                method,
-                url,
-                cause: problem,
-            }
+            RedfishError::Certificate { bmc, method, url, cause: problem }
         } else if e.is_connect() {
-            RedfishError::Connect {
-                bmc,
-                method,
-                url,
-                cause,
-            }
+            RedfishError::Connect { bmc, method, url, cause }
         } else if e.is_timeout() {
-            RedfishError::Timeout {
-                bmc,
-                method,
-                url,
-                timeout: self.inner.options.request_timeout,
-                cause,
-            }
+            RedfishError::Timeout { bmc, method, url, timeout: self.inner.options.request_timeout, cause }
         } else {
-            RedfishError::Transport {
-                bmc,
-                method,
-                url,
-                cause,
-            }
+            RedfishError::Transport { bmc, method, url, cause }
         }
     }
 
@@ -513,10 +460,7 @@ impl RedfishClient {
             match (auth, self.inner.options.auth) {
                 (Auth::Anonymous, _) => {}
                 (Auth::Basic, _) | (Auth::Default, AuthMode::Basic) => {
-                    rb = rb.basic_auth(
-                        &self.inner.endpoint.username,
-                        Some(self.inner.endpoint.password.expose()),
-                    );
+                    rb = rb.basic_auth(&self.inner.endpoint.username, Some(self.inner.endpoint.password.expose()));
                 }
                 (Auth::Default, AuthMode::Session) => {
                     let token = self.session_token(None).await?;
@@ -538,17 +482,9 @@ impl RedfishClient {
         }
     }
 
-    async fn execute(
-        &self,
-        method: &Method,
-        url: &Url,
-        rb: RequestBuilder,
-    ) -> Result<Reply, RedfishError> {
+    async fn execute(&self, method: &Method, url: &Url, rb: RequestBuilder) -> Result<Reply, RedfishError> {
         tracing::debug!(bmc = %self.address(), %method, %url, "redfish request");
-        let resp = rb
-            .send()
-            .await
-            .map_err(|e| self.transport_error(method, url, &e))?;
+        let resp = rb.send().await.map_err(|e| self.transport_error(method, url, &e))?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let limit = self.inner.options.max_body_bytes;
@@ -568,13 +504,7 @@ impl RedfishClient {
                 }
             })?;
         tracing::debug!(bmc = %self.address(), %method, %url, status, "redfish reply");
-        Ok(Reply {
-            method: method.clone(),
-            url: url.clone(),
-            status,
-            headers,
-            body,
-        })
+        Ok(Reply { method: method.clone(), url: url.clone(), status, headers, body })
     }
 
     /// GET with the client's auth, any status.
@@ -595,16 +525,10 @@ impl RedfishClient {
 
     /// The ServiceRoot, trying `/redfish/v1/` then `/redfish/v1` (services differ on the
     /// trailing slash). An anonymous fetch answered 401 is retried with Basic credentials.
-    pub(crate) async fn service_root_with(
-        &self,
-        auth: Auth,
-    ) -> Result<(Url, ServiceRoot), RedfishError> {
+    pub(crate) async fn service_root_with(&self, auth: Auth) -> Result<(Url, ServiceRoot), RedfishError> {
         let prefix = &self.inner.prefix;
         let remembered = self.inner.root_path.lock().ok().and_then(|g| g.clone());
-        let mut candidates = vec![
-            format!("{prefix}/redfish/v1/"),
-            format!("{prefix}/redfish/v1"),
-        ];
+        let mut candidates = vec![format!("{prefix}/redfish/v1/"), format!("{prefix}/redfish/v1")];
         if let Some(p) = remembered {
             candidates.retain(|c| *c != p);
             candidates.insert(0, p);
@@ -615,10 +539,7 @@ impl RedfishClient {
                 .inner
                 .origin
                 .join(&path)
-                .map_err(|e| RedfishError::InvalidAddress {
-                    bmc: self.bmc(),
-                    reason: format!("{path}: {e}"),
-                })?;
+                .map_err(|e| RedfishError::InvalidAddress { bmc: self.bmc(), reason: format!("{path}: {e}") })?;
             let mut reply = self.send(Method::GET, &url, &Ok, auth).await?;
             if reply.status == 401 && auth == Auth::Anonymous {
                 reply = self.send(Method::GET, &url, &Ok, Auth::Basic).await?;
@@ -678,19 +599,15 @@ impl RedfishClient {
         let sessions_url = match root.links.as_ref().and_then(|l| link_target(&l.sessions)) {
             Some(link) => self.resolve_from(link, Some(&root_url))?,
             None => {
-                let service_link =
-                    link_target(&root.session_service).ok_or_else(|| RedfishError::Unsupported {
-                        bmc: self.bmc(),
-                        url: root_url.to_string(),
-                        what: "session login: the ServiceRoot has neither Links.Sessions nor SessionService".into(),
-                    })?;
+                let service_link = link_target(&root.session_service).ok_or_else(|| RedfishError::Unsupported {
+                    bmc: self.bmc(),
+                    url: root_url.to_string(),
+                    what: "session login: the ServiceRoot has neither Links.Sessions nor SessionService".into(),
+                })?;
                 let service_url = self.resolve_from(service_link, Some(&root_url))?;
-                let reply = self
-                    .send(Method::GET, &service_url, &Ok, Auth::Anonymous)
-                    .await?;
+                let reply = self.send(Method::GET, &service_url, &Ok, Auth::Anonymous).await?;
                 let reply = if reply.status == 401 {
-                    self.send(Method::GET, &service_url, &Ok, Auth::Basic)
-                        .await?
+                    self.send(Method::GET, &service_url, &Ok, Auth::Basic).await?
                 } else {
                     reply
                 };
@@ -709,13 +626,9 @@ impl RedfishClient {
         });
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let build = move |rb: RequestBuilder| {
-            Ok(rb
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(bytes.clone()))
+            Ok(rb.header(reqwest::header::CONTENT_TYPE, "application/json").body(bytes.clone()))
         };
-        let reply = self
-            .send(Method::POST, &sessions_url, &build, Auth::Anonymous)
-            .await?;
+        let reply = self.send(Method::POST, &sessions_url, &build, Auth::Anonymous).await?;
         if reply.status == 401 || reply.status == 403 {
             return Err(RedfishError::Unauthorized {
                 bmc: self.bmc(),
@@ -726,19 +639,13 @@ impl RedfishClient {
             });
         }
         let reply = self.ensure_success(reply)?;
-        let token = reply
-            .header("X-Auth-Token")
-            .ok_or_else(|| RedfishError::Missing {
-                bmc: self.bmc(),
-                url: sessions_url.to_string(),
-                what: "X-Auth-Token header in the session login answer".into(),
-            })?;
+        let token = reply.header("X-Auth-Token").ok_or_else(|| RedfishError::Missing {
+            bmc: self.bmc(),
+            url: sessions_url.to_string(),
+            what: "X-Auth-Token header in the session login answer".into(),
+        })?;
         let uri = reply.location().or_else(|| {
-            reply.json_value().and_then(|v| {
-                v.get("@odata.id")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
+            reply.json_value().and_then(|v| v.get("@odata.id").and_then(Value::as_str).map(str::to_string))
         });
         tracing::info!(bmc = %self.address(), "logged in (Redfish session)");
         Ok(Session { token, uri })
@@ -748,18 +655,12 @@ impl RedfishClient {
     /// is fine). No-op in Basic mode.
     pub async fn logout(&self) -> Result<(), RedfishError> {
         let session = self.inner.session.lock().await.take();
-        let Some(Session {
-            token,
-            uri: Some(uri),
-        }) = session
-        else {
+        let Some(Session { token, uri: Some(uri) }) = session else {
             return Ok(());
         };
         let url = self.resolve(&uri)?;
         let build = move |rb: RequestBuilder| Ok(rb.header("X-Auth-Token", token.as_str()));
-        let reply = self
-            .send(Method::DELETE, &url, &build, Auth::Anonymous)
-            .await?;
+        let reply = self.send(Method::DELETE, &url, &build, Auth::Anonymous).await?;
         if reply.is_success() || reply.status == 404 || reply.status == 401 {
             Ok(())
         } else {
@@ -774,11 +675,7 @@ mod tests {
 
     fn client(address: &str) -> RedfishClient {
         RedfishClient::new(
-            BmcEndpoint {
-                address: address.parse().unwrap(),
-                username: "u".into(),
-                password: "secret-pw".into(),
-            },
+            BmcEndpoint { address: address.parse().unwrap(), username: "u".into(), password: "secret-pw".into() },
             ClientOptions::default(),
         )
         .unwrap()
@@ -789,10 +686,7 @@ mod tests {
         let now = SystemTime::now();
         assert_eq!(parse_retry_after("5", now), Some(Duration::from_secs(5)));
         assert_eq!(parse_retry_after(" 0 ", now), Some(Duration::ZERO));
-        assert_eq!(
-            parse_retry_after("1.5", now),
-            Some(Duration::from_millis(1500))
-        );
+        assert_eq!(parse_retry_after("1.5", now), Some(Duration::from_millis(1500)));
         assert_eq!(parse_retry_after("-3", now), None);
         assert_eq!(parse_retry_after("soon", now), None);
         assert_eq!(parse_retry_after("", now), None);
@@ -801,70 +695,29 @@ mod tests {
     #[test]
     fn retry_after_http_date() {
         let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT", now),
-            Some(Duration::from_secs(30))
-        );
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT", now), Some(Duration::from_secs(30)));
         // a date in the past means "now"
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), Some(Duration::ZERO));
         // the obsolete RFC 850 form is accepted too
-        assert_eq!(
-            parse_retry_after("Sunday, 06-Nov-94 08:49:47 GMT", now),
-            Some(Duration::from_secs(10))
-        );
+        assert_eq!(parse_retry_after("Sunday, 06-Nov-94 08:49:47 GMT", now), Some(Duration::from_secs(10)));
     }
 
     #[test]
     fn address_forms() {
-        let systems = |address: &str| {
-            client(address)
-                .resolve("/redfish/v1/Systems")
-                .unwrap()
-                .to_string()
-        };
+        let systems = |address: &str| client(address).resolve("/redfish/v1/Systems").unwrap().to_string();
         // A bare address is https (443 when no port): Basic auth never goes out in clear unasked.
-        assert_eq!(
-            systems("127.0.0.1:8000"),
-            "https://127.0.0.1:8000/redfish/v1/Systems"
-        );
-        assert_eq!(
-            systems("10.0.4.17:443"),
-            "https://10.0.4.17/redfish/v1/Systems"
-        );
+        assert_eq!(systems("127.0.0.1:8000"), "https://127.0.0.1:8000/redfish/v1/Systems");
+        assert_eq!(systems("10.0.4.17:443"), "https://10.0.4.17/redfish/v1/Systems");
         assert_eq!(systems("10.0.4.17"), "https://10.0.4.17/redfish/v1/Systems");
-        assert_eq!(
-            client("10.0.4.17").address().to_string(),
-            "https://10.0.4.17:443"
-        );
+        assert_eq!(client("10.0.4.17").address().to_string(), "https://10.0.4.17:443");
         // http only when written (80 when no port); scheme and host in any case, trailing slash.
-        assert_eq!(
-            systems("http://127.0.0.1:8000"),
-            "http://127.0.0.1:8000/redfish/v1/Systems"
-        );
-        assert_eq!(
-            systems("HTTP://127.0.0.1:8000/"),
-            "http://127.0.0.1:8000/redfish/v1/Systems"
-        );
-        assert_eq!(
-            systems("http://bmc-1.Example"),
-            "http://bmc-1.example/redfish/v1/Systems"
-        );
-        assert_eq!(
-            systems("https://10.0.0.1"),
-            "https://10.0.0.1/redfish/v1/Systems"
-        );
-        assert_eq!(
-            systems("[fe80::1]:8443"),
-            "https://[fe80::1]:8443/redfish/v1/Systems"
-        );
+        assert_eq!(systems("http://127.0.0.1:8000"), "http://127.0.0.1:8000/redfish/v1/Systems");
+        assert_eq!(systems("HTTP://127.0.0.1:8000/"), "http://127.0.0.1:8000/redfish/v1/Systems");
+        assert_eq!(systems("http://bmc-1.Example"), "http://bmc-1.example/redfish/v1/Systems");
+        assert_eq!(systems("https://10.0.0.1"), "https://10.0.0.1/redfish/v1/Systems");
+        assert_eq!(systems("[fe80::1]:8443"), "https://[fe80::1]:8443/redfish/v1/Systems");
         // Errors name the BMC by its canonical text.
-        assert_eq!(
-            client("HTTP://127.0.0.1:8000/").bmc(),
-            "http://127.0.0.1:8000"
-        );
+        assert_eq!(client("HTTP://127.0.0.1:8000/").bmc(), "http://127.0.0.1:8000");
     }
 
     #[test]
@@ -880,9 +733,7 @@ mod tests {
         );
         // absolute URLs naming another host are rebased onto ours
         assert_eq!(
-            c.resolve("https://192.168.1.5/redfish/v1/TaskService/Tasks/1?x=1")
-                .unwrap()
-                .as_str(),
+            c.resolve("https://192.168.1.5/redfish/v1/TaskService/Tasks/1?x=1").unwrap().as_str(),
             "http://127.0.0.1:9000/bmc/h1/redfish/v1/TaskService/Tasks/1?x=1"
         );
         // query-only links resolve against the current document
@@ -910,14 +761,13 @@ mod tests {
             body: body.as_bytes().to_vec(),
         };
         assert_eq!(
-            reply(r##"{"error":{"message":"bad","@Message.ExtendedInfo":[{"MessageId":"Base.1.0.X","Message":"why"}]}}"##)
-                .error_message(),
+            reply(
+                r##"{"error":{"message":"bad","@Message.ExtendedInfo":[{"MessageId":"Base.1.0.X","Message":"why"}]}}"##
+            )
+            .error_message(),
             "bad; Base.1.0.X: why"
         );
-        assert_eq!(
-            reply("<html>oops</html>").error_message(),
-            "<html>oops</html>"
-        );
+        assert_eq!(reply("<html>oops</html>").error_message(), "<html>oops</html>");
         assert_eq!(reply(r##"{"odd":1}"##).error_message(), "");
         let long = "x".repeat(1000);
         assert!(reply(&long).error_message().chars().count() <= timeouts::MAX_ERROR_BODY_QUOTE + 1);

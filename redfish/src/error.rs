@@ -23,51 +23,24 @@ pub enum RedfishError {
 
     /// No TCP/TLS connection could be made (refused, unreachable, DNS, connect timeout).
     #[error("BMC {bmc}: {method} {url}: cannot connect: {cause}")]
-    Connect {
-        bmc: String,
-        method: String,
-        url: String,
-        cause: String,
-    },
+    Connect { bmc: String, method: String, url: String, cause: String },
 
     /// The request was sent but no complete answer arrived within the request timeout.
     #[error("BMC {bmc}: {method} {url}: timed out after {timeout:?}: {cause}")]
-    Timeout {
-        bmc: String,
-        method: String,
-        url: String,
-        timeout: Duration,
-        cause: String,
-    },
+    Timeout { bmc: String, method: String, url: String, timeout: Duration, cause: String },
 
     /// The BMC's TLS certificate could not be verified (unknown issuer, wrong name, expired).
     /// Not transient: retrying cannot help until the site trusts the right CA or opts out.
     #[error("BMC {bmc}: {method} {url}: the BMC's TLS certificate could not be verified ({cause}); trust the CA that signed it with `[redfish] ca_bundle`, or set `[redfish] insecure_skip_verify = true` for a site whose BMCs have self-signed certificates")]
-    Certificate {
-        bmc: String,
-        method: String,
-        url: String,
-        cause: String,
-    },
+    Certificate { bmc: String, method: String, url: String, cause: String },
 
     /// The connection broke during the exchange (reset, EOF, malformed HTTP).
     #[error("BMC {bmc}: {method} {url}: transport error: {cause}")]
-    Transport {
-        bmc: String,
-        method: String,
-        url: String,
-        cause: String,
-    },
+    Transport { bmc: String, method: String, url: String, cause: String },
 
     /// The BMC rejected the credentials (HTTP 401, or 403 on a login).
     #[error("BMC {bmc}: {method} {url}: authentication failed (HTTP {status}); check the BMC username and password{}", fmt_message(.message))]
-    Unauthorized {
-        bmc: String,
-        method: String,
-        url: String,
-        status: u16,
-        message: String,
-    },
+    Unauthorized { bmc: String, method: String, url: String, status: u16, message: String },
 
     /// Any other non-success HTTP status. `message` holds the BMC's own explanation
     /// (`error.message` and `@Message.ExtendedInfo`), when it gave one.
@@ -84,37 +57,20 @@ pub enum RedfishError {
 
     /// The BMC answered 2xx but the body is not the JSON document expected.
     #[error("BMC {bmc}: GET {url}: cannot parse the response: {cause}")]
-    Parse {
-        bmc: String,
-        url: String,
-        cause: String,
-    },
+    Parse { bmc: String, url: String, cause: String },
 
     /// A document lacks a link or property the operation needs (e.g. no `Systems` in the root).
     #[error("BMC {bmc}: {url}: missing {what}")]
-    Missing {
-        bmc: String,
-        url: String,
-        what: String,
-    },
+    Missing { bmc: String, url: String, what: String },
 
     /// The BMC does not offer what the operation needs (e.g. only SimpleUpdate and no image URI).
     #[error("BMC {bmc}: {url}: unsupported: {what}")]
-    Unsupported {
-        bmc: String,
-        url: String,
-        what: String,
-    },
+    Unsupported { bmc: String, url: String, what: String },
 
     /// None of the wanted ResetTypes (the caller's preferences) is among the values the BMC
     /// advertises for the action.
     #[error("BMC {bmc}: {url}: {}; allowed values: {}", fmt_wanted(.wanted), .allowed.join(", "))]
-    ResetTypeNotAllowed {
-        bmc: String,
-        url: String,
-        wanted: Vec<String>,
-        allowed: Vec<String>,
-    },
+    ResetTypeNotAllowed { bmc: String, url: String, wanted: Vec<String>, allowed: Vec<String> },
 
     /// A reset answered with a Task, and the Task ended without completing (`Exception`,
     /// `Killed`, `Cancelled`, `Interrupted`, or Completed with a Critical status). `url` is the
@@ -132,21 +88,11 @@ pub enum RedfishError {
     /// A property value is not among the values the BMC advertises for it
     /// (`<Property>@Redfish.AllowableValues`), e.g. a boot override target.
     #[error("BMC {bmc}: {url}: {property} {value:?} is not allowed; allowed values: {}", .allowed.join(", "))]
-    ValueNotAllowed {
-        bmc: String,
-        url: String,
-        property: String,
-        value: String,
-        allowed: Vec<String>,
-    },
+    ValueNotAllowed { bmc: String, url: String, property: String, value: String, allowed: Vec<String> },
 
     /// The firmware image file could not be read.
     #[error("BMC {bmc}: firmware image {}: {cause}", .path.display())]
-    File {
-        bmc: String,
-        path: PathBuf,
-        cause: String,
-    },
+    File { bmc: String, path: PathBuf, cause: String },
 
     /// The firmware image is empty; an empty upload is never sent.
     #[error("BMC {bmc}: firmware image {} is empty (0 bytes); refusing to upload it", .path.display())]
@@ -154,23 +100,11 @@ pub enum RedfishError {
 
     /// The firmware image is larger than the BMC's `MaxImageSizeBytes`.
     #[error("BMC {bmc}: {url}: firmware image {} is {size} bytes, larger than the BMC's MaxImageSizeBytes {max}", .path.display())]
-    ImageTooLarge {
-        bmc: String,
-        url: String,
-        path: PathBuf,
-        size: u64,
-        max: u64,
-    },
+    ImageTooLarge { bmc: String, url: String, path: PathBuf, size: u64, max: u64 },
 
     /// A task did not reach a final state within the wait timeout.
     #[error("BMC {bmc}: task monitor {url}: no final state after {waited:?} (last state: {last_state}){}", fmt_last_error(.last_error))]
-    TaskTimeout {
-        bmc: String,
-        url: String,
-        waited: Duration,
-        last_state: String,
-        last_error: Option<String>,
-    },
+    TaskTimeout { bmc: String, url: String, waited: Duration, last_state: String, last_error: Option<String> },
 
     /// The reply body was larger than the client's bound (`[redfish] max_response_bytes`);
     /// reading stopped there. Not transient: a BMC that answers this much will do it again.
@@ -204,12 +138,7 @@ pub enum RedfishError {
 
     /// The BMC did not come back (ServiceRoot plus an authenticated GET) within the timeout.
     #[error("BMC {bmc}: {url}: not reachable after {waited:?}: {last_error}")]
-    NotReachable {
-        bmc: String,
-        url: String,
-        waited: Duration,
-        last_error: String,
-    },
+    NotReachable { bmc: String, url: String, waited: Duration, last_error: String },
 }
 
 fn fmt_message(message: &str) -> String {
@@ -226,10 +155,7 @@ fn fmt_wanted(wanted: &[String]) -> String {
         [one] => format!("ResetType {one:?} is not allowed"),
         many => format!(
             "none of the ResetTypes {} is allowed",
-            many.iter()
-                .map(|w| format!("{w:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            many.iter().map(|w| format!("{w:?}")).collect::<Vec<_>>().join(", ")
         ),
     }
 }
@@ -389,12 +315,7 @@ mod tests {
             cause: "refused".into()
         }
         .is_transient());
-        assert!(!RedfishError::Parse {
-            bmc: "b".into(),
-            url: "u".into(),
-            cause: "x".into()
-        }
-        .is_transient());
+        assert!(!RedfishError::Parse { bmc: "b".into(), url: "u".into(), cause: "x".into() }.is_transient());
         assert!(!RedfishError::Unauthorized {
             bmc: "b".into(),
             method: "GET".into(),

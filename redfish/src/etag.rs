@@ -30,12 +30,7 @@ impl Reply {
     /// and a `W/` prefix included, as `If-Match` wants it back).
     pub(crate) fn etag(&self) -> Option<String> {
         self.header(ETAG).or_else(|| {
-            self.json_value()?
-                .get("@odata.etag")?
-                .as_str()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
+            self.json_value()?.get("@odata.etag")?.as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
         })
     }
 }
@@ -47,34 +42,16 @@ fn precondition_refused(status: u16) -> bool {
 
 impl RedfishClient {
     /// GET a JSON document with its ETag; non-2xx and unparseable bodies are errors.
-    pub(crate) async fn get_fetched<T: DeserializeOwned>(
-        &self,
-        url: &Url,
-    ) -> Result<Fetched<T>, RedfishError> {
+    pub(crate) async fn get_fetched<T: DeserializeOwned>(&self, url: &Url) -> Result<Fetched<T>, RedfishError> {
         let reply = self.ensure_success(self.get(url).await?)?;
-        Ok(Fetched {
-            url: url.clone(),
-            doc: reply.json(self.bmc_text())?,
-            etag: reply.etag(),
-        })
+        Ok(Fetched { url: url.clone(), doc: reply.json(self.bmc_text())?, etag: reply.etag() })
     }
 
     /// PATCH `body` onto a resource read earlier, with `If-Match` when it served an ETag (see the
     /// module docs for 412). Non-2xx is an error.
-    pub(crate) async fn patch_resource<T>(
-        &self,
-        resource: &Fetched<T>,
-        body: &Value,
-    ) -> Result<Reply, RedfishError> {
-        let reply = self
-            .conditional(
-                Method::PATCH,
-                &resource.url,
-                &resource.url,
-                resource.etag.as_deref(),
-                body,
-            )
-            .await?;
+    pub(crate) async fn patch_resource<T>(&self, resource: &Fetched<T>, body: &Value) -> Result<Reply, RedfishError> {
+        let reply =
+            self.conditional(Method::PATCH, &resource.url, &resource.url, resource.etag.as_deref(), body).await?;
         self.ensure_success(reply)
     }
 
@@ -88,8 +65,7 @@ impl RedfishClient {
         owner_etag: Option<&str>,
         body: &Value,
     ) -> Result<Reply, RedfishError> {
-        self.conditional(Method::POST, target, owner, owner_etag, body)
-            .await
+        self.conditional(Method::POST, target, owner, owner_etag, body).await
     }
 
     /// One conditional write, and after a 412/428 one re-read of `resource` and one retry with
@@ -111,9 +87,7 @@ impl RedfishClient {
             return Err(self.precondition_failed(&reply, resource, etag, None));
         };
         tracing::info!(bmc = %self.address(), %method, %url, sent = ?etag, fresh = %fresh, status = reply.status, "precondition refused; retrying once with the fresh ETag");
-        let retry = self
-            .send_json_if_match(&method, url, Some(&fresh), body)
-            .await?;
+        let retry = self.send_json_if_match(&method, url, Some(&fresh), body).await?;
         if precondition_refused(retry.status) {
             return Err(self.precondition_failed(&retry, resource, etag, Some(&fresh)));
         }
@@ -190,16 +164,11 @@ mod tests {
     #[test]
     fn etag_from_header_or_body() {
         assert_eq!(
-            reply(Some("W/\"h1\""), r#"{"@odata.etag":"\"b1\""}"#)
-                .etag()
-                .as_deref(),
+            reply(Some("W/\"h1\""), r#"{"@odata.etag":"\"b1\""}"#).etag().as_deref(),
             Some("W/\"h1\""),
             "the header wins"
         );
-        assert_eq!(
-            reply(None, r#"{"@odata.etag":"\"b1\""}"#).etag().as_deref(),
-            Some("\"b1\"")
-        );
+        assert_eq!(reply(None, r#"{"@odata.etag":"\"b1\""}"#).etag().as_deref(), Some("\"b1\""));
         assert_eq!(reply(None, r#"{"@odata.etag":""}"#).etag(), None);
         assert_eq!(reply(None, r#"{"Id":"1"}"#).etag(), None);
         assert_eq!(reply(None, "").etag(), None);

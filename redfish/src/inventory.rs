@@ -33,20 +33,12 @@ impl RedfishClient {
         let systems = self.systems_from(&root_url, &root).await?;
         let identity = systems.identity().map(|s| s.doc.clone()).unwrap_or_default();
         // The host's power state; the identity System's when the host cannot be told.
-        let power_state = systems
-            .host()
-            .map_or_else(|| identity.power_state.clone(), |h| h.doc.power_state.clone());
-        let Fetched {
-            url: us_url,
-            doc: update_service,
-            ..
-        } = self.update_service_doc_from(&root_url, &root).await?;
-        let inventory_link = link_target(&update_service.firmware_inventory).ok_or_else(|| {
-            RedfishError::Missing {
-                bmc: self.bmc(),
-                url: us_url.to_string(),
-                what: "FirmwareInventory link in the UpdateService".into(),
-            }
+        let power_state = systems.host().map_or_else(|| identity.power_state.clone(), |h| h.doc.power_state.clone());
+        let Fetched { url: us_url, doc: update_service, .. } = self.update_service_doc_from(&root_url, &root).await?;
+        let inventory_link = link_target(&update_service.firmware_inventory).ok_or_else(|| RedfishError::Missing {
+            bmc: self.bmc(),
+            url: us_url.to_string(),
+            what: "FirmwareInventory link in the UpdateService".into(),
         })?;
         let inventory_url = self.resolve_from(inventory_link, Some(&us_url))?;
         let member_urls = self.collection_members(&inventory_url).await?;
@@ -60,11 +52,7 @@ impl RedfishClient {
         // Images staged until their activation: (running member's @odata.id, staged version).
         let mut staged: Vec<(String, String)> = Vec::new();
         for (link, doc) in docs {
-            let odata_id = doc
-                .odata_id
-                .clone()
-                .filter(|s| !s.trim().is_empty())
-                .unwrap_or(link);
+            let odata_id = doc.odata_id.clone().filter(|s| !s.trim().is_empty()).unwrap_or(link);
             if doc.staged == Some(true) {
                 // Not a running version: remember it for the members it is staged for.
                 let version = doc.version.as_deref().unwrap_or_default().trim().to_string();
@@ -73,14 +61,10 @@ impl RedfishClient {
                 }
                 continue;
             }
-            let id = doc.id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| {
-                odata_id
-                    .trim_end_matches('/')
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or_default()
-                    .to_string()
-            });
+            let id =
+                doc.id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| {
+                    odata_id.trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_string()
+                });
             let state = doc.status.as_ref().and_then(|s| s.state.as_deref());
             let member = InventoryMember {
                 name: doc.name.clone(),
@@ -94,10 +78,7 @@ impl RedfishClient {
         }
         for (target, version) in staged {
             let target = target.trim_end_matches('/');
-            if let Some(m) = members
-                .iter_mut()
-                .find(|m| m.odata_id.trim_end_matches('/') == target)
-            {
+            if let Some(m) = members.iter_mut().find(|m| m.odata_id.trim_end_matches('/') == target) {
                 m.staged_version = Some(version);
             }
         }
@@ -130,12 +111,7 @@ impl RedfishClient {
         let mut first: Option<Fetched<Manager>> = None;
         for (_, url) in members {
             let manager: Fetched<Manager> = self.get_fetched(&url).await?;
-            if manager
-                .doc
-                .manager_type
-                .as_deref()
-                .is_some_and(|t| t.eq_ignore_ascii_case("BMC"))
-            {
+            if manager.doc.manager_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("BMC")) {
                 return Ok(manager);
             }
             if first.is_none() {
@@ -171,10 +147,7 @@ impl RedfishClient {
 
     /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and
     /// without duplicates, as (link as written by the BMC, resolved URL).
-    pub(crate) async fn collection_members(
-        &self,
-        collection: &Url,
-    ) -> Result<Vec<(String, Url)>, RedfishError> {
+    pub(crate) async fn collection_members(&self, collection: &Url) -> Result<Vec<(String, Url)>, RedfishError> {
         let mut out = Vec::new();
         let mut seen_members = HashSet::new();
         let mut seen_pages = HashSet::new();
@@ -214,14 +187,7 @@ fn staged_targets(doc: &SoftwareInventory) -> Vec<String> {
         .and_then(|l| l.get("StagedTargets"))
         .and_then(|t| t.as_array())
         .map(|targets| {
-            targets
-                .iter()
-                .filter_map(|t| {
-                    t.get("@odata.id")
-                        .and_then(|v| v.as_str())
-                        .map(str::to_string)
-                })
-                .collect()
+            targets.iter().filter_map(|t| t.get("@odata.id").and_then(|v| v.as_str()).map(str::to_string)).collect()
         })
         .unwrap_or_default()
 }

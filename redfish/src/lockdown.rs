@@ -33,10 +33,7 @@ impl LockdownState {
 impl RedfishClient {
     /// The lockdown state read from `setting.resource` (and its settings object, if any). A
     /// value that is neither `enabled` nor `disabled` is a `Parse` error naming both.
-    pub async fn lockdown_state(
-        &self,
-        setting: &LockdownSetting,
-    ) -> Result<LockdownState, RedfishError> {
+    pub async fn lockdown_state(&self, setting: &LockdownSetting) -> Result<LockdownState, RedfishError> {
         let url = self.resolve_from(&setting.resource, None)?;
         let doc: Value = self.get_json(&url).await?;
         let running = self.read_state(&url, &doc, setting)?;
@@ -46,9 +43,7 @@ impl RedfishClient {
                 let so: Value = self.get_json(&so_url).await?;
                 // A sparse settings object may not list the property: nothing pending then.
                 match lookup(&so, setting) {
-                    Some(_) => {
-                        Some(self.read_state(&so_url, &so, setting)?).filter(|p| *p != running)
-                    }
+                    Some(_) => Some(self.read_state(&so_url, &so, setting)?).filter(|p| *p != running),
                     None => None,
                 }
             }
@@ -80,20 +75,12 @@ impl RedfishClient {
         Ok(deferred)
     }
 
-    fn read_state(
-        &self,
-        url: &Url,
-        doc: &Value,
-        setting: &LockdownSetting,
-    ) -> Result<bool, RedfishError> {
+    fn read_state(&self, url: &Url, doc: &Value, setting: &LockdownSetting) -> Result<bool, RedfishError> {
         let Some(value) = lookup(doc, setting) else {
             return Err(RedfishError::Unsupported {
                 bmc: self.bmc(),
                 url: url.to_string(),
-                what: format!(
-                    "platform lockdown: the resource has no property {}",
-                    setting.property
-                ),
+                what: format!("platform lockdown: the resource has no property {}", setting.property),
             });
         };
         setting.state_of(value).ok_or_else(|| RedfishError::Parse {
@@ -108,10 +95,7 @@ impl RedfishClient {
 }
 
 fn lookup<'a>(doc: &'a Value, setting: &LockdownSetting) -> Option<&'a Value> {
-    setting
-        .property_path()
-        .into_iter()
-        .try_fold(doc, |v, key| v.get(key))
+    setting.property_path().into_iter().try_fold(doc, |v, key| v.get(key))
 }
 
 /// The settings object changes must go through: the resource's `@Redfish.Settings` object,
@@ -126,8 +110,5 @@ fn settings_object(doc: &Value) -> Option<String> {
     if immediate {
         return None;
     }
-    settings
-        .pointer("/SettingsObject/@odata.id")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    settings.pointer("/SettingsObject/@odata.id").and_then(Value::as_str).map(str::to_string)
 }

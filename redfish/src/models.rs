@@ -59,12 +59,7 @@ where
     T: DeserializeOwned,
 {
     Ok(match Value::deserialize(d)? {
-        Value::Array(items) => Some(
-            items
-                .into_iter()
-                .filter_map(|v| serde_json::from_value(v).ok())
-                .collect(),
-        ),
+        Value::Array(items) => Some(items.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect()),
         v @ Value::Object(_) => serde_json::from_value(v).ok().map(|one| vec![one]),
         _ => None,
     })
@@ -91,9 +86,7 @@ pub fn value_to_u64(v: &Value) -> Option<u64> {
         Value::Number(n) => n.as_u64().or_else(|| float_to_u64(n.as_f64()?)),
         Value::String(s) => {
             let s = s.trim();
-            s.parse::<u64>()
-                .ok()
-                .or_else(|| float_to_u64(s.parse::<f64>().ok()?))
+            s.parse::<u64>().ok().or_else(|| float_to_u64(s.parse::<f64>().ok()?))
         }
         _ => None,
     }
@@ -129,16 +122,10 @@ pub struct ODataLink {
 impl<'de> Deserialize<'de> for ODataLink {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(match Value::deserialize(d)? {
-            Value::String(s) => ODataLink {
-                odata_id: Some(s),
-                extra: Extra::new(),
-            },
+            Value::String(s) => ODataLink { odata_id: Some(s), extra: Extra::new() },
             Value::Object(mut map) => {
                 let odata_id = map.remove("@odata.id").as_ref().and_then(value_to_string);
-                ODataLink {
-                    odata_id,
-                    extra: map,
-                }
+                ODataLink { odata_id, extra: map }
             }
             _ => ODataLink::default(),
         })
@@ -265,9 +252,7 @@ impl ActionDef {
 
     /// `<parameter>@Redfish.AllowableValues`, when annotated on the action.
     pub fn allowable_values(&self, parameter: &str) -> Option<Vec<String>> {
-        self.extra
-            .get(&format!("{parameter}@Redfish.AllowableValues"))
-            .and_then(value_to_strings)
+        self.extra.get(&format!("{parameter}@Redfish.AllowableValues")).and_then(value_to_strings)
     }
 }
 
@@ -279,10 +264,7 @@ pub struct Actions(pub Extra);
 impl Actions {
     /// The named action (e.g. `"#ComputerSystem.Reset"`), if present and an object.
     pub fn get(&self, name: &str) -> Option<ActionDef> {
-        self.0
-            .get(name)
-            .filter(|v| v.is_object())
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
+        self.0.get(name).filter(|v| v.is_object()).and_then(|v| serde_json::from_value(v.clone()).ok())
     }
 }
 
@@ -358,11 +340,7 @@ pub struct ComputerSystem {
 impl ComputerSystem {
     /// `Oem.<vendor>.<property>`, when present and not null.
     pub fn oem_property(&self, vendor: &str, property: &str) -> Option<&Value> {
-        self.oem
-            .as_ref()?
-            .get(vendor)?
-            .get(property)
-            .filter(|v| !v.is_null())
+        self.oem.as_ref()?.get(vendor)?.get(property).filter(|v| !v.is_null())
     }
 }
 
@@ -370,15 +348,9 @@ impl ComputerSystem {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct Boot {
-    #[serde(
-        rename = "BootSourceOverrideTarget",
-        deserialize_with = "lenient_string"
-    )]
+    #[serde(rename = "BootSourceOverrideTarget", deserialize_with = "lenient_string")]
     pub boot_source_override_target: Option<String>,
-    #[serde(
-        rename = "BootSourceOverrideEnabled",
-        deserialize_with = "lenient_string"
-    )]
+    #[serde(rename = "BootSourceOverrideEnabled", deserialize_with = "lenient_string")]
     pub boot_source_override_enabled: Option<String>,
     #[serde(rename = "BootSourceOverrideMode", deserialize_with = "lenient_string")]
     pub boot_source_override_mode: Option<String>,
@@ -390,9 +362,7 @@ pub struct Boot {
 impl Boot {
     /// `<property>@Redfish.AllowableValues`, when annotated.
     pub fn allowable_values(&self, property: &str) -> Option<Vec<String>> {
-        self.extra
-            .get(&format!("{property}@Redfish.AllowableValues"))
-            .and_then(value_to_strings)
+        self.extra.get(&format!("{property}@Redfish.AllowableValues")).and_then(value_to_strings)
     }
 }
 
@@ -548,20 +518,12 @@ pub struct Task {
 impl Task {
     /// Whether the document is a Task: typed `#Task.` or carrying a `TaskState`.
     pub fn looks_like_task(&self) -> bool {
-        self.task_state.is_some()
-            || self
-                .odata_type
-                .as_deref()
-                .is_some_and(|t| t.contains("#Task."))
+        self.task_state.is_some() || self.odata_type.as_deref().is_some_and(|t| t.contains("#Task."))
     }
 
     /// The Dell job state (`Oem.Dell.JobState`), used when `TaskState` is absent.
     pub fn dell_job_state(&self) -> Option<String> {
-        self.oem
-            .as_ref()?
-            .get("Dell")?
-            .get("JobState")
-            .and_then(value_to_string)
+        self.oem.as_ref()?.get("Dell")?.get("JobState").and_then(value_to_string)
     }
 }
 
@@ -633,19 +595,9 @@ impl ErrorBody {
             if let Some(m) = info.message.as_deref().filter(|m| !m.is_empty()) {
                 out.push(m.to_string());
             }
-            out.extend(
-                info.extended_info
-                    .iter()
-                    .flatten()
-                    .filter_map(Message::summary),
-            );
+            out.extend(info.extended_info.iter().flatten().filter_map(Message::summary));
         }
-        out.extend(
-            self.extended_info
-                .iter()
-                .flatten()
-                .filter_map(Message::summary),
-        );
+        out.extend(self.extended_info.iter().flatten().filter_map(Message::summary));
         out
     }
 }
@@ -670,22 +622,17 @@ mod tests {
         assert_eq!(m.version.as_deref(), Some("1.45"));
         assert_eq!(m.updateable, Some(true));
         assert_eq!(m.release_date.as_deref(), Some("2017-08-22T12:00:00"));
-        assert_eq!(
-            m.related_item.unwrap()[0].target(),
-            Some("/redfish/v1/Managers/BMC")
-        );
+        assert_eq!(m.related_item.unwrap()[0].target(), Some("/redfish/v1/Managers/BMC"));
         assert!(m.extra.contains_key("AdditionalVersions"));
     }
 
     #[test]
     fn missing_and_null_fields_are_none() {
-        let m: SoftwareInventory =
-            serde_json::from_str(r##"{"Id": "BIOS", "Version": null}"##).unwrap();
+        let m: SoftwareInventory = serde_json::from_str(r##"{"Id": "BIOS", "Version": null}"##).unwrap();
         assert_eq!(m.version, None);
         assert_eq!(m.name, None);
         assert!(m.status.is_none());
-        let m: SoftwareInventory =
-            serde_json::from_str(r##"{"Status": {"State": "Absent", "Health": 3}}"##).unwrap();
+        let m: SoftwareInventory = serde_json::from_str(r##"{"Status": {"State": "Absent", "Health": 3}}"##).unwrap();
         let status = m.status.unwrap();
         assert_eq!(status.state.as_deref(), Some("Absent"));
         assert_eq!(status.health.as_deref(), Some("3"));
@@ -704,10 +651,7 @@ mod tests {
         assert!(r.links.is_none());
         assert_eq!(link_target(&r.systems), Some("/redfish/v1/Systems"));
         // a bare string link is accepted
-        assert_eq!(
-            link_target(&r.update_service),
-            Some("/redfish/v1/UpdateService")
-        );
+        assert_eq!(link_target(&r.update_service), Some("/redfish/v1/UpdateService"));
         // a link of the wrong type is just absent
         assert_eq!(link_target(&r.managers), None);
     }
@@ -722,21 +666,10 @@ mod tests {
         .unwrap();
         assert_eq!(u.max_image_size_bytes, None);
         assert_eq!(u.multipart_http_push_uri, None);
-        let a = u
-            .actions
-            .unwrap()
-            .get("#UpdateService.SimpleUpdate")
-            .unwrap();
-        assert_eq!(
-            a.target(),
-            Some("/redfish/v1/UpdateService/Actions/SimpleUpdate")
-        );
-        assert_eq!(
-            a.allowable_values("TransferProtocol"),
-            Some(vec!["HTTP".to_string(), "HTTPS".to_string()])
-        );
-        let u: UpdateService =
-            serde_json::from_str(r##"{"MaxImageSizeBytes":"1048576"}"##).unwrap();
+        let a = u.actions.unwrap().get("#UpdateService.SimpleUpdate").unwrap();
+        assert_eq!(a.target(), Some("/redfish/v1/UpdateService/Actions/SimpleUpdate"));
+        assert_eq!(a.allowable_values("TransferProtocol"), Some(vec!["HTTP".to_string(), "HTTPS".to_string()]));
+        let u: UpdateService = serde_json::from_str(r##"{"MaxImageSizeBytes":"1048576"}"##).unwrap();
         assert_eq!(u.max_image_size_bytes, Some(1_048_576));
     }
 
@@ -750,15 +683,9 @@ mod tests {
         .unwrap();
         assert!(t.looks_like_task());
         assert_eq!(t.percent_complete, Some(40));
-        let msgs: Vec<String> = t
-            .messages
-            .unwrap()
-            .iter()
-            .filter_map(Message::summary)
-            .collect();
+        let msgs: Vec<String> = t.messages.unwrap().iter().filter_map(Message::summary).collect();
         assert_eq!(msgs, vec!["Update.1.0.ApplyFailed: boom", "plain"]);
-        let t: Task =
-            serde_json::from_str(r##"{"PercentComplete": 33.6, "Messages": "nope"}"##).unwrap();
+        let t: Task = serde_json::from_str(r##"{"PercentComplete": 33.6, "Messages": "nope"}"##).unwrap();
         assert_eq!(t.percent_complete, Some(34));
         assert!(t.messages.is_none());
         assert!(!t.looks_like_task());
@@ -771,13 +698,7 @@ mod tests {
                 "Members@odata.nextLink":"/redfish/v1/X?$skip=2"}"##,
         )
         .unwrap();
-        let targets: Vec<_> = c
-            .members
-            .as_ref()
-            .unwrap()
-            .iter()
-            .filter_map(|m| m.target())
-            .collect();
+        let targets: Vec<_> = c.members.as_ref().unwrap().iter().filter_map(|m| m.target()).collect();
         assert_eq!(targets, vec!["/a", "/b"]);
         assert_eq!(c.members_count, Some(3));
         assert_eq!(c.next_link.as_deref(), Some("/redfish/v1/X?$skip=2"));
@@ -792,10 +713,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             e.messages(),
-            vec![
-                "A general error has occurred.".to_string(),
-                "Base.1.8.ResourceAtUriUnauthorized: nope".to_string()
-            ]
+            vec!["A general error has occurred.".to_string(), "Base.1.8.ResourceAtUriUnauthorized: nope".to_string()]
         );
     }
 
@@ -805,10 +723,7 @@ mod tests {
             r##"{"Parameters":[{"Name":"ResetType","Required":true,"AllowableValues":["On","ForceOff"]}]}"##,
         )
         .unwrap();
-        assert_eq!(
-            a.allowable_values("ResetType"),
-            Some(vec!["On".to_string(), "ForceOff".to_string()])
-        );
+        assert_eq!(a.allowable_values("ResetType"), Some(vec!["On".to_string(), "ForceOff".to_string()]));
         assert_eq!(a.allowable_values("Other"), None);
     }
 
@@ -827,10 +742,7 @@ mod tests {
             Some(vec!["None".to_string(), "Pxe".to_string()])
         );
         assert_eq!(boot.allowable_values("BootSourceOverrideEnabled"), None);
-        assert_eq!(
-            s.oem_property("Hostfw", "Lockdown"),
-            Some(&Value::String("Enabled".into()))
-        );
+        assert_eq!(s.oem_property("Hostfw", "Lockdown"), Some(&Value::String("Enabled".into())));
         assert_eq!(s.oem_property("Hostfw", "BootedImage"), None);
         assert_eq!(s.oem_property("Dell", "Lockdown"), None);
         let s: ComputerSystem = serde_json::from_str(r##"{"Boot":"odd","Oem":7}"##).unwrap();

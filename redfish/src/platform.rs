@@ -26,19 +26,12 @@ impl RedfishClient {
     pub async fn set_boot_override(&self, target: &str, enabled: &str) -> Result<(), RedfishError> {
         let system = self.host_system().await?;
         let url = &system.url;
-        let boot = system
-            .doc
-            .boot
-            .as_ref()
-            .ok_or_else(|| RedfishError::Unsupported {
-                bmc: self.bmc(),
-                url: url.to_string(),
-                what: "boot override: the ComputerSystem has no Boot property".into(),
-            })?;
-        for (property, value) in [
-            ("BootSourceOverrideTarget", target),
-            ("BootSourceOverrideEnabled", enabled),
-        ] {
+        let boot = system.doc.boot.as_ref().ok_or_else(|| RedfishError::Unsupported {
+            bmc: self.bmc(),
+            url: url.to_string(),
+            what: "boot override: the ComputerSystem has no Boot property".into(),
+        })?;
+        for (property, value) in [("BootSourceOverrideTarget", target), ("BootSourceOverrideEnabled", enabled)] {
             match boot.allowable_values(property) {
                 Some(allowed) if !allowed.is_empty() && !allowed.iter().any(|a| a == value) => {
                     return Err(RedfishError::ValueNotAllowed {
@@ -67,9 +60,6 @@ impl RedfishClient {
     /// "discovery"); `None` when the BMC does not report it.
     pub async fn booted_image(&self) -> Result<Option<String>, RedfishError> {
         let system = self.host_system().await?.doc;
-        Ok(system
-            .oem_property(OEM_VENDOR, "BootedImage")
-            .and_then(Value::as_str)
-            .map(str::to_string))
+        Ok(system.oem_property(OEM_VENDOR, "BootedImage").and_then(Value::as_str).map(str::to_string))
     }
 }

@@ -47,15 +47,9 @@ pub struct ResetDone {
 
 /// The first of `preferences` among `allowed`; with no list (or an empty one), the first
 /// preference. `None` when the list names none of them (or there are no preferences).
-pub(crate) fn choose_reset_type<'a>(
-    preferences: &[&'a str],
-    allowed: Option<&[String]>,
-) -> Option<&'a str> {
+pub(crate) fn choose_reset_type<'a>(preferences: &[&'a str], allowed: Option<&[String]>) -> Option<&'a str> {
     match allowed {
-        Some(list) if !list.is_empty() => preferences
-            .iter()
-            .copied()
-            .find(|p| list.iter().any(|a| a == p)),
+        Some(list) if !list.is_empty() => preferences.iter().copied().find(|p| list.iter().any(|a| a == p)),
         _ => preferences.first().copied(),
     }
 }
@@ -67,12 +61,8 @@ impl RedfishClient {
     /// `ResetTaskFailed` carrying the Task's messages.
     pub async fn reset_system(&self, preferences: &[&str]) -> Result<ResetDone, RedfishError> {
         let system = self.host_system().await?;
-        let action = self.reset_action(
-            &system.url,
-            system.etag.as_deref(),
-            system.doc.actions.as_ref(),
-            RESET_ACTION,
-        )?;
+        let action =
+            self.reset_action(&system.url, system.etag.as_deref(), system.doc.actions.as_ref(), RESET_ACTION)?;
         let reset_type = self.pick_reset_type(&action, preferences).await?;
         let reply = self
             .post_action(
@@ -85,15 +75,10 @@ impl RedfishClient {
         let reply = self.ensure_success(reply)?;
         let Some(task) = self.task_of_answer(&reply).await else {
             tracing::info!(bmc = %self.address(), reset_type, "system reset accepted");
-            return Ok(ResetDone {
-                reset_type,
-                task: None,
-            });
+            return Ok(ResetDone { reset_type, task: None });
         };
         tracing::info!(bmc = %self.address(), reset_type, monitor = %task.monitor_uri, "system reset answered with a task; following it");
-        let outcome = self
-            .wait_task(&task, self.options().reset_task_wait, |_| {})
-            .await?;
+        let outcome = self.wait_task(&task, self.options().reset_task_wait, |_| {}).await?;
         match &outcome.state {
             _ if outcome.succeeded() => {
                 tracing::info!(bmc = %self.address(), reset_type, "system reset task completed");
@@ -106,9 +91,7 @@ impl RedfishClient {
             _ => {
                 return Err(RedfishError::ResetTaskFailed {
                     bmc: self.bmc(),
-                    url: self
-                        .resolve(&task.monitor_uri)
-                        .map_or_else(|_| task.monitor_uri.clone(), |u| u.to_string()),
+                    url: self.resolve(&task.monitor_uri).map_or_else(|_| task.monitor_uri.clone(), |u| u.to_string()),
                     reset_type,
                     state: outcome.state.clone(),
                     status: outcome.status.clone(),
@@ -116,10 +99,7 @@ impl RedfishClient {
                 })
             }
         }
-        Ok(ResetDone {
-            reset_type,
-            task: Some(outcome),
-        })
+        Ok(ResetDone { reset_type, task: Some(outcome) })
     }
 
     /// Resets the BMC (`#Manager.Reset` of the BMC Manager) with the first of `preferences` the
@@ -129,12 +109,8 @@ impl RedfishClient {
     /// Sessions die with the reset; `wait_reachable` logs in again.
     pub async fn reset_manager(&self, preferences: &[&str]) -> Result<ResetDone, RedfishError> {
         let manager = self.bmc_manager().await?;
-        let action = self.reset_action(
-            &manager.url,
-            manager.etag.as_deref(),
-            manager.doc.actions.as_ref(),
-            "#Manager.Reset",
-        )?;
+        let action =
+            self.reset_action(&manager.url, manager.etag.as_deref(), manager.doc.actions.as_ref(), "#Manager.Reset")?;
         let reset_type = self.pick_reset_type(&action, preferences).await?;
         match self
             .post_action(
@@ -154,10 +130,7 @@ impl RedfishClient {
             }
             Err(e) => return Err(e),
         }
-        Ok(ResetDone {
-            reset_type,
-            task: None,
-        })
+        Ok(ResetDone { reset_type, task: None })
     }
 
     /// Waits until the BMC answers again: the ServiceRoot, then (after a fresh login in session
@@ -234,33 +207,23 @@ impl RedfishClient {
         actions: Option<&Actions>,
         name: &str,
     ) -> Result<ResetAction, RedfishError> {
-        let def = actions
-            .and_then(|a| a.get(name))
-            .ok_or_else(|| RedfishError::Unsupported {
-                bmc: self.bmc(),
-                url: owner.to_string(),
-                what: format!("no {name} action"),
-            })?;
+        let def = actions.and_then(|a| a.get(name)).ok_or_else(|| RedfishError::Unsupported {
+            bmc: self.bmc(),
+            url: owner.to_string(),
+            what: format!("no {name} action"),
+        })?;
         let target = def.target().ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
             url: owner.to_string(),
             what: format!("target of the {name} action"),
         })?;
         let target = self.resolve_from(target, Some(owner))?;
-        Ok(ResetAction {
-            target,
-            def,
-            owner: owner.clone(),
-            owner_etag: owner_etag.map(str::to_string),
-        })
+        Ok(ResetAction { target, def, owner: owner.clone(), owner_etag: owner_etag.map(str::to_string) })
     }
 
     /// The ResetTypes the BMC lists for this action: `ResetType@Redfish.AllowableValues`, or the
     /// action's `@Redfish.ActionInfo` when that is all there is. `None` (or empty): no list.
-    pub(crate) async fn allowed_reset_types(
-        &self,
-        action: &ResetAction,
-    ) -> Result<Option<Vec<String>>, RedfishError> {
+    pub(crate) async fn allowed_reset_types(&self, action: &ResetAction) -> Result<Option<Vec<String>>, RedfishError> {
         let mut allowed = action.def.allowable_values("ResetType");
         if allowed.as_ref().is_none_or(Vec::is_empty) {
             if let Some(info_link) = action.def.action_info.as_deref().filter(|s| !s.is_empty()) {
@@ -278,11 +241,7 @@ impl RedfishClient {
 
     /// The ResetType to send: the first of `preferences` the BMC allows (see
     /// `choose_reset_type`), logged; `ResetTypeNotAllowed` naming the allowed values otherwise.
-    async fn pick_reset_type(
-        &self,
-        action: &ResetAction,
-        preferences: &[&str],
-    ) -> Result<String, RedfishError> {
+    async fn pick_reset_type(&self, action: &ResetAction, preferences: &[&str]) -> Result<String, RedfishError> {
         let allowed = self.allowed_reset_types(action).await?;
         match choose_reset_type(preferences, allowed.as_deref()) {
             Some(chosen) => {
@@ -311,24 +270,11 @@ mod tests {
     fn first_allowed_preference_wins() {
         let bmc = ["ForceRestart", "GracefulRestart"];
         // Dell and Supermicro managers: GracefulRestart only.
-        assert_eq!(
-            choose_reset_type(&bmc, Some(&list(&["GracefulRestart"]))),
-            Some("GracefulRestart")
-        );
+        assert_eq!(choose_reset_type(&bmc, Some(&list(&["GracefulRestart"]))), Some("GracefulRestart"));
         // DGX manager: ForceRestart only; GB200: both, in another order.
+        assert_eq!(choose_reset_type(&bmc, Some(&list(&["ForceRestart"]))), Some("ForceRestart"));
         assert_eq!(
-            choose_reset_type(&bmc, Some(&list(&["ForceRestart"]))),
-            Some("ForceRestart")
-        );
-        assert_eq!(
-            choose_reset_type(
-                &bmc,
-                Some(&list(&[
-                    "GracefulRestart",
-                    "ForceRestart",
-                    "GracefulShutdown"
-                ]))
-            ),
+            choose_reset_type(&bmc, Some(&list(&["GracefulRestart", "ForceRestart", "GracefulShutdown"]))),
             Some("ForceRestart"),
             "the caller's order decides, not the BMC's"
         );
@@ -343,10 +289,7 @@ mod tests {
 
     #[test]
     fn none_allowed_or_none_wanted() {
-        assert_eq!(
-            choose_reset_type(&["ForceRestart"], Some(&list(&["On", "ForceOff"]))),
-            None
-        );
+        assert_eq!(choose_reset_type(&["ForceRestart"], Some(&list(&["On", "ForceOff"]))), None);
         assert_eq!(choose_reset_type(&[], None), None);
         assert_eq!(choose_reset_type(&[], Some(&list(&["On"]))), None);
     }

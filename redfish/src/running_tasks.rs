@@ -85,33 +85,21 @@ fn running_update(task: &Task, uri: &str) -> Option<RunningUpdateTask> {
 }
 
 fn is_update(task: &Task) -> bool {
-    let payload_uri = task
-        .extra
-        .get("Payload")
-        .and_then(|p| p.get("TargetUri"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let payload_uri =
+        task.extra.get("Payload").and_then(|p| p.get("TargetUri")).and_then(Value::as_str).unwrap_or_default();
     let text = |key: &str| task.extra.get(key).and_then(Value::as_str).map(str::to_ascii_lowercase);
     let says_update = [task.name.as_deref().map(str::to_ascii_lowercase), text("Description")]
         .into_iter()
         .flatten()
         .any(|t| t.contains("update") || t.contains("firmware"));
     payload_uri.to_ascii_lowercase().contains("/updateservice")
-        || task
-            .messages
-            .iter()
-            .flatten()
-            .any(|m| m.message_id.as_deref().is_some_and(|id| id.starts_with("Update.")))
+        || task.messages.iter().flatten().any(|m| m.message_id.as_deref().is_some_and(|id| id.starts_with("Update.")))
         || says_update
 }
 
 fn names(task: &Task) -> Vec<String> {
-    let mut out: Vec<String> = task
-        .messages
-        .iter()
-        .flatten()
-        .flat_map(|m| m.message_args.iter().flatten().cloned())
-        .collect();
+    let mut out: Vec<String> =
+        task.messages.iter().flatten().flat_map(|m| m.message_args.iter().flatten().cloned()).collect();
     let body = task.extra.get("Payload").and_then(|p| p.get("JsonBody"));
     let body = match body {
         Some(Value::String(s)) => serde_json::from_str::<Value>(s).ok(),

@@ -36,10 +36,7 @@ fn has_identity(s: &ComputerSystem) -> bool {
 
 /// Offers `#ComputerSystem.Reset` with a target.
 fn has_reset(s: &ComputerSystem) -> bool {
-    s.actions
-        .as_ref()
-        .and_then(|a| a.get(RESET_ACTION))
-        .is_some_and(|d| d.target().is_some())
+    s.actions.as_ref().and_then(|a| a.get(RESET_ACTION)).is_some_and(|d| d.target().is_some())
 }
 
 /// The index of the System that names the machine (see the module docs); `None` only when
@@ -112,11 +109,7 @@ impl Systems {
 
 impl RedfishClient {
     /// Every member of the Systems collection the ServiceRoot links to.
-    pub(crate) async fn systems_from(
-        &self,
-        root_url: &Url,
-        root: &ServiceRoot,
-    ) -> Result<Systems, RedfishError> {
+    pub(crate) async fn systems_from(&self, root_url: &Url, root: &ServiceRoot) -> Result<Systems, RedfishError> {
         let link = link_target(&root.systems).ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
             url: root_url.to_string(),
@@ -134,18 +127,13 @@ impl RedfishClient {
                 what: "any member in the Systems collection".into(),
             });
         }
-        Ok(Systems {
-            collection,
-            members,
-        })
+        Ok(Systems { collection, members })
     }
 
     /// The host System: the reset, power-state and boot-override target (see the module docs).
     pub(crate) async fn host_system(&self) -> Result<Fetched<ComputerSystem>, RedfishError> {
         let (root_url, root) = self.service_root().await?;
-        self.systems_from(&root_url, &root)
-            .await?
-            .into_host(self.bmc())
+        self.systems_from(&root_url, &root).await?.into_host(self.bmc())
     }
 }
 
@@ -157,13 +145,13 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
-    const RESET: &str = r##""Actions":{"#ComputerSystem.Reset":{"target":"/redfish/v1/Systems/X/Actions/ComputerSystem.Reset"}}"##;
+    const RESET: &str =
+        r##""Actions":{"#ComputerSystem.Reset":{"target":"/redfish/v1/Systems/X/Actions/ComputerSystem.Reset"}}"##;
 
     #[test]
     fn gb200_identity_and_host_are_different_systems() {
         let system_0 = sys(&format!(r##"{{"Id":"System_0",{RESET}}}"##));
-        let baseboard =
-            sys(r##"{"Id":"HGX_Baseboard_0","Manufacturer":"NVIDIA","Model":"GB200 NVL"}"##);
+        let baseboard = sys(r##"{"Id":"HGX_Baseboard_0","Manufacturer":"NVIDIA","Model":"GB200 NVL"}"##);
         let all = [&system_0, &baseboard];
         assert_eq!(identity_index(&all), Some(1));
         assert_eq!(host_index(&all), Some(0));
@@ -171,9 +159,7 @@ mod tests {
 
     #[test]
     fn dgx_uses_the_system_with_both() {
-        let dgx = sys(&format!(
-            r##"{{"Id":"DGX","Manufacturer":"NVIDIA","Model":"DGXH100",{RESET}}}"##
-        ));
+        let dgx = sys(&format!(r##"{{"Id":"DGX","Manufacturer":"NVIDIA","Model":"DGXH100",{RESET}}}"##));
         let baseboard = sys(r##"{"Id":"HGX_Baseboard_0","Manufacturer":"NVIDIA"}"##);
         assert_eq!(identity_index(&[&dgx, &baseboard]), Some(0));
         assert_eq!(host_index(&[&dgx, &baseboard]), Some(0));

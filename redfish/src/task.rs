@@ -71,10 +71,7 @@ impl TaskOutcome {
     /// Completed and not Critical.
     pub fn succeeded(&self) -> bool {
         self.state == TaskFinal::Completed
-            && !self
-                .status
-                .as_deref()
-                .is_some_and(|s| s.eq_ignore_ascii_case("Critical"))
+            && !self.status.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("Critical"))
     }
 }
 
@@ -103,10 +100,7 @@ pub struct WaitOptions {
 
 impl Default for WaitOptions {
     fn default() -> Self {
-        WaitOptions {
-            poll_interval: timeouts::DEFAULT_TASK_POLL_INTERVAL,
-            timeout: timeouts::DEFAULT_TASK_TIMEOUT,
-        }
+        WaitOptions { poll_interval: timeouts::DEFAULT_TASK_POLL_INTERVAL, timeout: timeouts::DEFAULT_TASK_TIMEOUT }
     }
 }
 
@@ -147,34 +141,20 @@ impl PollMemory {
             return None;
         }
         let trimmed = monitor.trim_end_matches('/');
-        trimmed
-            .strip_suffix("/Monitor")
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
+        trimmed.strip_suffix("/Monitor").filter(|s| !s.is_empty()).map(str::to_string)
     }
 }
 
 /// Whether a `TaskState` means "still going".
 fn is_running_state(state: &str) -> bool {
-    const RUNNING: [&str; 8] = [
-        "New",
-        "Starting",
-        "Running",
-        "Suspended",
-        "Pending",
-        "Stopping",
-        "Cancelling",
-        "Service",
-    ];
+    const RUNNING: [&str; 8] =
+        ["New", "Starting", "Running", "Suspended", "Pending", "Stopping", "Cancelling", "Service"];
     RUNNING.iter().any(|r| r.eq_ignore_ascii_case(state))
 }
 
 /// The task's state (`TaskState`, else the Dell job state) when it is still going.
 pub(crate) fn is_running_task(task: &Task) -> Option<String> {
-    let state = task
-        .task_state
-        .clone()
-        .or_else(|| task.dell_job_state().map(|s| dell_job_state_as_task_state(&s)))?;
+    let state = task.task_state.clone().or_else(|| task.dell_job_state().map(|s| dell_job_state_as_task_state(&s)))?;
     is_running_state(&state).then_some(state)
 }
 
@@ -201,11 +181,7 @@ fn dell_job_state_as_task_state(job_state: &str) -> String {
 }
 
 fn messages_of(task: &Task) -> Vec<String> {
-    task.messages
-        .iter()
-        .flatten()
-        .filter_map(Message::summary)
-        .collect()
+    task.messages.iter().flatten().filter_map(Message::summary).collect()
 }
 
 /// A Task body, when the reply is a JSON object at all (anything else gives `None`).
@@ -219,16 +195,11 @@ fn task_body(reply: &Reply) -> Option<Task> {
 
 /// Interprets a Task document: running, or done with its outcome.
 pub(crate) fn interpret_task(task: &Task, retry_after: Option<Duration>) -> TaskPoll {
-    let state = task.task_state.clone().or_else(|| {
-        task.dell_job_state()
-            .map(|s| dell_job_state_as_task_state(&s))
-    });
+    let state = task.task_state.clone().or_else(|| task.dell_job_state().map(|s| dell_job_state_as_task_state(&s)));
     match state {
-        Some(state) if is_running_state(&state) => TaskPoll::Running {
-            state,
-            percent: task.percent_complete,
-            retry_after,
-        },
+        Some(state) if is_running_state(&state) => {
+            TaskPoll::Running { state, percent: task.percent_complete, retry_after }
+        }
         Some(state) => TaskPoll::Done(TaskOutcome {
             state: final_state(&state),
             status: task.task_status.clone(),
@@ -247,22 +218,10 @@ pub(crate) fn interpret_task(task: &Task, retry_after: Option<Duration>) -> Task
 pub(crate) fn interpret_202(task: Option<&Task>, retry_after: Option<Duration>) -> TaskPoll {
     match task.filter(|t| t.id.is_some()) {
         Some(t) => {
-            let state = t
-                .task_state
-                .clone()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "Running".into());
-            TaskPoll::Running {
-                state,
-                percent: t.percent_complete,
-                retry_after,
-            }
+            let state = t.task_state.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| "Running".into());
+            TaskPoll::Running { state, percent: t.percent_complete, retry_after }
         }
-        None => TaskPoll::Running {
-            state: "Running".into(),
-            percent: None,
-            retry_after,
-        },
+        None => TaskPoll::Running { state: "Running".into(), percent: None, retry_after },
     }
 }
 
@@ -284,10 +243,7 @@ pub(crate) fn task_ref_from_reply(client: &RedfishClient, reply: &Reply) -> Opti
             .map(|u| RedfishClient::path_of(&u))
             .unwrap_or_else(|_| link.to_string())
     };
-    Some(TaskRef {
-        monitor_uri: normalise(&monitor),
-        task_uri: body_task_id.as_deref().map(normalise),
-    })
+    Some(TaskRef { monitor_uri: normalise(&monitor), task_uri: body_task_id.as_deref().map(normalise) })
 }
 
 /// The `Id` of a Task body lacking `@odata.id` (used to find the Task through the TaskService).
@@ -307,10 +263,7 @@ impl RedfishClient {
         match task.as_mut() {
             None => {
                 let uri = self.find_task_uri_by_id(&orphan_task_id(reply)?).await?;
-                task = Some(TaskRef {
-                    monitor_uri: uri.clone(),
-                    task_uri: Some(uri),
-                });
+                task = Some(TaskRef { monitor_uri: uri.clone(), task_uri: Some(uri) });
             }
             Some(t) if t.task_uri.is_none() => {
                 if let Some(id) = orphan_task_id(reply) {
@@ -328,11 +281,7 @@ impl RedfishClient {
         self.poll_once(task, &mut memory).await
     }
 
-    async fn poll_once(
-        &self,
-        task: &TaskRef,
-        memory: &mut PollMemory,
-    ) -> Result<TaskPoll, RedfishError> {
+    async fn poll_once(&self, task: &TaskRef, memory: &mut PollMemory) -> Result<TaskPoll, RedfishError> {
         let url = self.resolve(&task.monitor_uri)?;
         let reply = self.get(&url).await?;
         let retry_after = reply.retry_after();
@@ -383,31 +332,19 @@ impl RedfishClient {
 
     /// After the monitor answered 204 (now or earlier): read the Task for the real state; no
     /// Task to read (or it is gone) means Completed.
-    async fn outcome_after_204(
-        &self,
-        task: &TaskRef,
-        memory: &mut PollMemory,
-    ) -> Result<TaskPoll, RedfishError> {
+    async fn outcome_after_204(&self, task: &TaskRef, memory: &mut PollMemory) -> Result<TaskPoll, RedfishError> {
         let monitor_url = self.resolve(&task.monitor_uri)?;
         if let Some(uri) = memory.task_after_204(&task.monitor_uri) {
             if let Some(poll) = self.read_task(&uri, &monitor_url).await? {
                 return Ok(poll);
             }
         }
-        Ok(TaskPoll::Done(TaskOutcome {
-            state: TaskFinal::Completed,
-            status: None,
-            messages: Vec::new(),
-        }))
+        Ok(TaskPoll::Done(TaskOutcome { state: TaskFinal::Completed, status: None, messages: Vec::new() }))
     }
 
     /// GETs a Task resource (not the monitor itself): `Some(poll)` if it is a Task, `None` if it
     /// is gone (404/410), is the monitor we just read, or is not a Task.
-    async fn read_task(
-        &self,
-        uri: &str,
-        monitor_url: &Url,
-    ) -> Result<Option<TaskPoll>, RedfishError> {
+    async fn read_task(&self, uri: &str, monitor_url: &Url) -> Result<Option<TaskPoll>, RedfishError> {
         let url = self.resolve(uri)?;
         if url == *monitor_url {
             return Ok(None);
@@ -418,9 +355,7 @@ impl RedfishClient {
         }
         let reply = self.ensure_success(reply)?;
         let retry_after = reply.retry_after();
-        Ok(task_body(&reply)
-            .filter(Task::looks_like_task)
-            .map(|t| interpret_task(&t, retry_after)))
+        Ok(task_body(&reply).filter(Task::looks_like_task).map(|t| interpret_task(&t, retry_after)))
     }
 
     /// Polls until the task is final, honouring `Retry-After` (else `opts.poll_interval`) and
@@ -447,34 +382,21 @@ impl RedfishClient {
                     match poll {
                         TaskPoll::Done(outcome) => return Ok(outcome),
                         TaskPoll::Vanished => {
-                            return Ok(TaskOutcome {
-                                state: TaskFinal::Vanished,
-                                status: None,
-                                messages: Vec::new(),
-                            })
+                            return Ok(TaskOutcome { state: TaskFinal::Vanished, status: None, messages: Vec::new() })
                         }
-                        TaskPoll::Running {
-                            state,
-                            percent,
-                            retry_after,
-                        } => {
+                        TaskPoll::Running { state, percent, retry_after } => {
                             last_state = match percent {
                                 Some(p) => format!("{state} {p}%"),
                                 None => state,
                             };
                             last_error = None;
-                            retry_after
-                                .map(|r| r.min(timeouts::MAX_RETRY_AFTER))
-                                .unwrap_or(opts.poll_interval)
+                            retry_after.map(|r| r.min(timeouts::MAX_RETRY_AFTER)).unwrap_or(opts.poll_interval)
                         }
                     }
                 }
                 Err(e) if e.is_transient() => {
                     tracing::info!(bmc = %self.address(), monitor = %task.monitor_uri, error = %e, "task poll failed; will retry");
-                    let delay = e
-                        .retry_after()
-                        .map(|r| r.min(timeouts::MAX_RETRY_AFTER))
-                        .unwrap_or(opts.poll_interval);
+                    let delay = e.retry_after().map(|r| r.min(timeouts::MAX_RETRY_AFTER)).unwrap_or(opts.poll_interval);
                     last_error = Some(e.to_string());
                     delay
                 }
@@ -484,9 +406,7 @@ impl RedfishClient {
             if now >= deadline {
                 return Err(RedfishError::TaskTimeout {
                     bmc: self.bmc(),
-                    url: self
-                        .resolve(&task.monitor_uri)
-                        .map_or_else(|_| task.monitor_uri.clone(), |u| u.to_string()),
+                    url: self.resolve(&task.monitor_uri).map_or_else(|_| task.monitor_uri.clone(), |u| u.to_string()),
                     waited: now - start,
                     last_state,
                     last_error,
@@ -501,33 +421,23 @@ impl RedfishClient {
     /// `@odata.id`). Best effort: `None` on any failure.
     pub(crate) async fn find_task_uri_by_id(&self, id: &str) -> Option<String> {
         let (root_url, root) = self.service_root().await.ok()?;
-        let service_url = self
-            .resolve_from(link_target(&root.tasks)?, Some(&root_url))
-            .ok()?;
+        let service_url = self.resolve_from(link_target(&root.tasks)?, Some(&root_url)).ok()?;
         let service: TaskService = self.get_json(&service_url).await.ok()?;
-        let tasks_url = self
-            .resolve_from(link_target(&service.tasks)?, Some(&service_url))
-            .ok()?;
+        let tasks_url = self.resolve_from(link_target(&service.tasks)?, Some(&service_url)).ok()?;
         let members = self.collection_members(&tasks_url).await.ok()?;
         members.into_iter().find_map(|(link, url)| {
             let last = url.path().trim_end_matches('/').rsplit('/').next()?;
-            (last == id)
-                .then(|| RedfishClient::path_of(&url))
-                .or_else(|| {
-                    // keep the link as the BMC wrote it when it matches textually
-                    link.trim_end_matches('/')
-                        .ends_with(&format!("/{id}"))
-                        .then_some(link)
-                })
+            (last == id).then(|| RedfishClient::path_of(&url)).or_else(|| {
+                // keep the link as the BMC wrote it when it matches textually
+                link.trim_end_matches('/').ends_with(&format!("/{id}")).then_some(link)
+            })
         })
     }
 }
 
 /// Messages of a non-Task final answer (`@Message.ExtendedInfo`), as `"MessageId: Message"`.
 fn reply_messages(reply: &Reply) -> Vec<String> {
-    serde_json::from_slice::<crate::models::ErrorBody>(&reply.body)
-        .map(|b| b.messages())
-        .unwrap_or_default()
+    serde_json::from_slice::<crate::models::ErrorBody>(&reply.body).map(|b| b.messages()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -540,17 +450,8 @@ mod tests {
 
     #[test]
     fn running_states() {
-        for s in [
-            "New",
-            "Starting",
-            "Running",
-            "Suspended",
-            "Pending",
-            "Stopping",
-            "Cancelling",
-            "Service",
-            "running",
-        ] {
+        for s in ["New", "Starting", "Running", "Suspended", "Pending", "Stopping", "Cancelling", "Service", "running"]
+        {
             let poll = interpret_task(&task(&format!(r##"{{"Id":"1","TaskState":"{s}"}}"##)), None);
             assert!(matches!(poll, TaskPoll::Running { .. }), "{s}: {poll:?}");
         }
@@ -584,23 +485,15 @@ mod tests {
             ),
             None,
         );
-        let TaskPoll::Done(outcome) = poll else {
-            panic!("{poll:?}")
-        };
+        let TaskPoll::Done(outcome) = poll else { panic!("{poll:?}") };
         assert!(!outcome.succeeded());
-        assert_eq!(
-            outcome.messages,
-            vec!["Update.1.0.ApplyFailed: Installation failed on BMC_0.".to_string()]
-        );
+        assert_eq!(outcome.messages, vec!["Update.1.0.ApplyFailed: Installation failed on BMC_0.".to_string()]);
     }
 
     #[test]
     fn succeeded_rules() {
-        let o = |state, status: Option<&str>| TaskOutcome {
-            state,
-            status: status.map(str::to_string),
-            messages: vec![],
-        };
+        let o =
+            |state, status: Option<&str>| TaskOutcome { state, status: status.map(str::to_string), messages: vec![] };
         assert!(o(TaskFinal::Completed, None).succeeded());
         assert!(o(TaskFinal::Completed, Some("OK")).succeeded());
         assert!(o(TaskFinal::Completed, Some("Warning")).succeeded());
@@ -615,80 +508,45 @@ mod tests {
         let partial = task(r##"{"TaskState":"Exception","PercentComplete":90}"##);
         assert_eq!(
             interpret_202(Some(&partial), Some(Duration::from_secs(3))),
-            TaskPoll::Running {
-                state: "Running".into(),
-                percent: None,
-                retry_after: Some(Duration::from_secs(3))
-            }
+            TaskPoll::Running { state: "Running".into(), percent: None, retry_after: Some(Duration::from_secs(3)) }
         );
         let full = task(r##"{"Id":"4","TaskState":"Starting","PercentComplete":"10"}"##);
         assert_eq!(
             interpret_202(Some(&full), None),
-            TaskPoll::Running {
-                state: "Starting".into(),
-                percent: Some(10),
-                retry_after: None
-            }
+            TaskPoll::Running { state: "Starting".into(), percent: Some(10), retry_after: None }
         );
-        assert!(matches!(
-            interpret_202(None, None),
-            TaskPoll::Running { .. }
-        ));
+        assert!(matches!(interpret_202(None, None), TaskPoll::Running { .. }));
     }
 
     #[test]
     fn dell_job_state_fallback() {
         let poll = interpret_task(
-            &task(
-                r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"JID_1","Oem":{"Dell":{"JobState":"Scheduled"}}}"##,
-            ),
+            &task(r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"JID_1","Oem":{"Dell":{"JobState":"Scheduled"}}}"##),
             None,
         );
         assert!(matches!(poll, TaskPoll::Running { .. }));
         let poll = interpret_task(
-            &task(
-                r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"JID_1","Oem":{"Dell":{"JobState":"Failed"}}}"##,
-            ),
+            &task(r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"JID_1","Oem":{"Dell":{"JobState":"Failed"}}}"##),
             None,
         );
-        assert!(matches!(
-            poll,
-            TaskPoll::Done(TaskOutcome {
-                state: TaskFinal::Exception,
-                ..
-            })
-        ));
-        let poll = interpret_task(
-            &task(r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"9"}"##),
-            None,
-        );
-        assert!(matches!(
-            poll,
-            TaskPoll::Done(TaskOutcome {
-                state: TaskFinal::Unknown(_),
-                ..
-            })
-        ));
+        assert!(matches!(poll, TaskPoll::Done(TaskOutcome { state: TaskFinal::Exception, .. })));
+        let poll = interpret_task(&task(r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"9"}"##), None);
+        assert!(matches!(poll, TaskPoll::Done(TaskOutcome { state: TaskFinal::Unknown(_), .. })));
     }
 
     #[test]
     fn monitor_suffix_derivation_only_when_no_task_seen() {
         let mut m = PollMemory::default();
         assert_eq!(
-            m.task_after_204("/redfish/v1/TaskService/Tasks/5/Monitor")
-                .as_deref(),
+            m.task_after_204("/redfish/v1/TaskService/Tasks/5/Monitor").as_deref(),
             Some("/redfish/v1/TaskService/Tasks/5")
         );
         assert_eq!(m.task_after_204("/redfish/v1/TaskMonitors/5"), None);
         m.task_body_seen = true;
-        assert_eq!(
-            m.task_after_204("/redfish/v1/TaskService/Tasks/5/Monitor"),
-            None
-        );
+        assert_eq!(m.task_after_204("/redfish/v1/TaskService/Tasks/5/Monitor"), None);
         m.task_uri = Some("/redfish/v1/TaskService/Tasks/6".into());
         assert_eq!(
-            m.task_after_204("/redfish/v1/TaskService/Tasks/5/Monitor")
-                .as_deref(),
+            m.task_after_204("/redfish/v1/TaskService/Tasks/5/Monitor").as_deref(),
             Some("/redfish/v1/TaskService/Tasks/6")
         );
     }
@@ -736,51 +594,22 @@ mod tests {
             })
         );
         // sushy: 204 + Location, no body; an absolute Location is kept as a path on our BMC.
-        let r = reply(
-            204,
-            Some("http://bmc.example:443/redfish/v1/TaskService/Tasks/42"),
-            "",
-        );
+        let r = reply(204, Some("http://bmc.example:443/redfish/v1/TaskService/Tasks/42"), "");
         assert_eq!(
             task_ref_from_reply(&c, &r),
-            Some(TaskRef {
-                monitor_uri: "/redfish/v1/TaskService/Tasks/42".into(),
-                task_uri: None,
-            })
+            Some(TaskRef { monitor_uri: "/redfish/v1/TaskService/Tasks/42".into(), task_uri: None })
         );
         // A 202 partial body (no Id) is ignored entirely: no Location, no task.
-        let r = reply(
-            202,
-            None,
-            r##"{"@odata.id":"/redfish/v1/TaskService/Tasks/5"}"##,
-        );
+        let r = reply(202, None, r##"{"@odata.id":"/redfish/v1/TaskService/Tasks/5"}"##);
         assert_eq!(task_ref_from_reply(&c, &r), None);
         // A 202 partial body next to a Location: the monitor only.
-        let r = reply(
-            202,
-            Some("/taskmon/5"),
-            r##"{"@odata.id":"/redfish/v1/TaskService/Tasks/5"}"##,
-        );
-        assert_eq!(
-            task_ref_from_reply(&c, &r),
-            Some(TaskRef {
-                monitor_uri: "/taskmon/5".into(),
-                task_uri: None,
-            })
-        );
+        let r = reply(202, Some("/taskmon/5"), r##"{"@odata.id":"/redfish/v1/TaskService/Tasks/5"}"##);
+        assert_eq!(task_ref_from_reply(&c, &r), Some(TaskRef { monitor_uri: "/taskmon/5".into(), task_uri: None }));
         // 200 with a non-Task body and no Location: synchronous, nothing to follow.
-        let r = reply(
-            200,
-            None,
-            r##"{"@odata.id":"/redfish/v1/UpdateService","Id":"UpdateService"}"##,
-        );
+        let r = reply(200, None, r##"{"@odata.id":"/redfish/v1/UpdateService","Id":"UpdateService"}"##);
         assert_eq!(task_ref_from_reply(&c, &r), None);
         // A Task with Id but no @odata.id: to be looked up through the TaskService.
-        let r = reply(
-            202,
-            None,
-            r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"JID_123","TaskState":"New"}"##,
-        );
+        let r = reply(202, None, r##"{"@odata.type":"#Task.v1_4_3.Task","Id":"JID_123","TaskState":"New"}"##);
         assert_eq!(task_ref_from_reply(&c, &r), None);
         assert_eq!(orphan_task_id(&r).as_deref(), Some("JID_123"));
         // A relative Location resolves against the request URL.
@@ -793,10 +622,7 @@ mod tests {
 
     #[test]
     fn task_ref_serde_round_trip() {
-        let t = TaskRef {
-            monitor_uri: "/m".into(),
-            task_uri: None,
-        };
+        let t = TaskRef { monitor_uri: "/m".into(), task_uri: None };
         let s = serde_json::to_string(&t).unwrap();
         assert_eq!(s, r##"{"monitor_uri":"/m"}"##);
         assert_eq!(serde_json::from_str::<TaskRef>(&s).unwrap(), t);

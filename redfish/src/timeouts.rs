@@ -83,17 +83,8 @@ mod tests {
 
     #[test]
     fn upload_timeout_scales_with_size() {
-        assert_eq!(
-            upload_timeout(Duration::from_secs(30), 10),
-            UPLOAD_MIN_TIMEOUT
-        );
-        assert_eq!(
-            upload_timeout(Duration::from_secs(30), 200 * 1024 * 1024),
-            Duration::from_secs(400)
-        );
-        assert_eq!(
-            upload_timeout(Duration::from_secs(600), 1),
-            Duration::from_secs(600)
-        );
+        assert_eq!(upload_timeout(Duration::from_secs(30), 10), UPLOAD_MIN_TIMEOUT);
+        assert_eq!(upload_timeout(Duration::from_secs(30), 200 * 1024 * 1024), Duration::from_secs(400));
+        assert_eq!(upload_timeout(Duration::from_secs(600), 1), Duration::from_secs(600));
     }
 }

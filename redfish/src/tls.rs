@@ -20,10 +20,9 @@ pub(crate) fn configure(
     bmc: &str,
 ) -> Result<ClientBuilder, RedfishError> {
     if let Some(pem) = &options.ca_bundle {
-        for cert in parse_bundle(pem).map_err(|cause| RedfishError::ClientBuild {
-            bmc: bmc.to_string(),
-            cause: format!("CA bundle: {cause}"),
-        })? {
+        for cert in parse_bundle(pem)
+            .map_err(|cause| RedfishError::ClientBuild { bmc: bmc.to_string(), cause: format!("CA bundle: {cause}") })?
+        {
             builder = builder.add_root_certificate(cert);
         }
     }
@@ -54,10 +53,7 @@ fn find_rustls_error<'a>(e: &'a (dyn StdError + 'static)) -> Option<&'a rustls::
     if let Some(r) = e.downcast_ref::<rustls::Error>() {
         return Some(r);
     }
-    if let Some(inner) = e
-        .downcast_ref::<std::io::Error>()
-        .and_then(|io| io.get_ref())
-    {
+    if let Some(inner) = e.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
         if let Some(r) = find_rustls_error(inner) {
             return Some(r);
         }
@@ -73,9 +69,8 @@ mod tests {
     fn bundles_without_certificates_are_refused() {
         assert!(parse_bundle(b"").is_err());
         assert!(parse_bundle(b"not a certificate").is_err());
-        let e = parse_bundle(b"-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n")
-            .err()
-            .unwrap_or_default();
+        let e =
+            parse_bundle(b"-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n").err().unwrap_or_default();
         assert!(!e.is_empty());
     }
 }

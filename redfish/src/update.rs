@@ -184,13 +184,8 @@ impl RedfishClient {
             }
         }
         let image_uri = req.image_uri.as_deref().filter(|s| !s.trim().is_empty());
-        let route = choose_route(&info, req.force_route, image_uri.is_some()).map_err(|what| {
-            RedfishError::Unsupported {
-                bmc: self.bmc(),
-                url: us_url.to_string(),
-                what,
-            }
-        })?;
+        let route = choose_route(&info, req.force_route, image_uri.is_some())
+            .map_err(|what| RedfishError::Unsupported { bmc: self.bmc(), url: us_url.to_string(), what })?;
         let timeout = timeouts::upload_timeout(self.options().request_timeout, size);
         tracing::info!(bmc = %self.address(), ?route, file = %req.file.display(), size, "uploading firmware image");
         let reply = match route {
@@ -240,11 +235,8 @@ impl RedfishClient {
                 self.send(Method::POST, &url, &build, Auth::Default).await?
             }
             UploadRoute::SimpleUpdate => {
-                let action = doc
-                    .actions
-                    .as_ref()
-                    .and_then(|a| a.get("#UpdateService.SimpleUpdate"))
-                    .unwrap_or_default();
+                let action =
+                    doc.actions.as_ref().and_then(|a| a.get("#UpdateService.SimpleUpdate")).unwrap_or_default();
                 let target = info.simple_update_target.as_deref().unwrap_or_default();
                 let url = self.resolve_from(target, Some(us_url))?;
                 // Inline, else through the action's ActionInfo (Supermicro, DGX list them there).
@@ -266,8 +258,7 @@ impl RedfishClient {
                     allowed.as_deref(),
                 );
                 // An action of the UpdateService: If-Match its ETag when it served one.
-                self.post_action(&url, us_url, us.etag.as_deref(), &body)
-                    .await?
+                self.post_action(&url, us_url, us.etag.as_deref(), &body).await?
             }
         };
         self.accepted(route, reply).await
@@ -284,10 +275,7 @@ impl RedfishClient {
             });
         }
         if meta.len() == 0 {
-            return Err(RedfishError::EmptyImage {
-                bmc: self.bmc(),
-                path: path.to_path_buf(),
-            });
+            return Err(RedfishError::EmptyImage { bmc: self.bmc(), path: path.to_path_buf() });
         }
         Ok(meta.len())
     }
@@ -296,11 +284,7 @@ impl RedfishClient {
     /// by PATCH (with If-Match when the service served an ETag). They are patched only when the
     /// service advertises them; otherwise the request's targets/apply time cannot be conveyed
     /// and a warning says so.
-    async fn prepare_http_push(
-        &self,
-        us: &Fetched<UpdateService>,
-        req: &UploadRequest,
-    ) -> Result<(), RedfishError> {
+    async fn prepare_http_push(&self, us: &Fetched<UpdateService>, req: &UploadRequest) -> Result<(), RedfishError> {
         let (us_url, doc) = (&us.url, &us.doc);
         let mut patch = serde_json::Map::new();
         if !req.targets.is_empty() {
@@ -355,11 +339,7 @@ impl RedfishClient {
 
     /// Turns an upload/action answer into `UploadAccepted`: any 2xx is accepted (200, 201, 202
     /// and 204 in practice); the task comes from `Location` or a Task body.
-    async fn accepted(
-        &self,
-        route: UploadRoute,
-        reply: Reply,
-    ) -> Result<UploadAccepted, RedfishError> {
+    async fn accepted(&self, route: UploadRoute, reply: Reply) -> Result<UploadAccepted, RedfishError> {
         let reply = self.ensure_success(reply)?;
         let task = self.task_of_answer(&reply).await;
         if task.is_none() {
@@ -377,11 +357,7 @@ fn file_name_of(path: &Path) -> String {
 }
 
 fn file_error(bmc: &str, path: &Path, e: impl std::fmt::Display) -> RedfishError {
-    RedfishError::File {
-        bmc: bmc.to_string(),
-        path: path.to_path_buf(),
-        cause: e.to_string(),
-    }
+    RedfishError::File { bmc: bmc.to_string(), path: path.to_path_buf(), cause: e.to_string() }
 }
 
 /// Opens the image as a streaming request body (reopened on every attempt).
@@ -405,18 +381,9 @@ mod tests {
 
     #[test]
     fn route_preference() {
-        assert_eq!(
-            choose_route(&info(true, true, true), None, true),
-            Ok(UploadRoute::Multipart)
-        );
-        assert_eq!(
-            choose_route(&info(false, true, true), None, true),
-            Ok(UploadRoute::HttpPush)
-        );
-        assert_eq!(
-            choose_route(&info(false, false, true), None, true),
-            Ok(UploadRoute::SimpleUpdate)
-        );
+        assert_eq!(choose_route(&info(true, true, true), None, true), Ok(UploadRoute::Multipart));
+        assert_eq!(choose_route(&info(false, true, true), None, true), Ok(UploadRoute::HttpPush));
+        assert_eq!(choose_route(&info(false, false, true), None, true), Ok(UploadRoute::SimpleUpdate));
         let e = choose_route(&info(false, false, true), None, false).unwrap_err();
         assert!(e.contains("only SimpleUpdate"), "{e}");
         assert!(choose_route(&info(false, false, false), None, true).is_err());
@@ -428,21 +395,10 @@ mod tests {
             choose_route(&info(true, true, true), Some(UploadRoute::HttpPush), false),
             Ok(UploadRoute::HttpPush)
         );
-        assert!(
-            choose_route(&info(false, true, true), Some(UploadRoute::Multipart), true).is_err()
-        );
-        assert!(choose_route(
-            &info(true, true, true),
-            Some(UploadRoute::SimpleUpdate),
-            false
-        )
-        .is_err());
+        assert!(choose_route(&info(false, true, true), Some(UploadRoute::Multipart), true).is_err());
+        assert!(choose_route(&info(true, true, true), Some(UploadRoute::SimpleUpdate), false).is_err());
         assert_eq!(
-            choose_route(
-                &info(true, true, true),
-                Some(UploadRoute::SimpleUpdate),
-                true
-            ),
+            choose_route(&info(true, true, true), Some(UploadRoute::SimpleUpdate), true),
             Ok(UploadRoute::SimpleUpdate)
         );
     }
@@ -456,14 +412,8 @@ mod tests {
         .unwrap();
         let i = UpdateServiceInfo::from_doc(&doc);
         assert_eq!(i.multipart_uri, None);
-        assert_eq!(
-            i.http_push_uri.as_deref(),
-            Some("/redfish/v1/UpdateService/push")
-        );
-        assert_eq!(
-            i.simple_update_target.as_deref(),
-            Some("/redfish/v1/UpdateService/Actions/SimpleUpdate")
-        );
+        assert_eq!(i.http_push_uri.as_deref(), Some("/redfish/v1/UpdateService/push"));
+        assert_eq!(i.simple_update_target.as_deref(), Some("/redfish/v1/UpdateService/Actions/SimpleUpdate"));
         assert_eq!(i.max_image_size, None);
     }
 
@@ -484,9 +434,6 @@ mod tests {
             simple_update_body("tftp://h/fw.bin", &[], Some("Immediate"), Some(&allowed)),
             json!({"ImageURI": "tftp://h/fw.bin", "@Redfish.OperationApplyTime": "Immediate"})
         );
-        assert_eq!(
-            simple_update_body("http://h/fw.bin", &[], None, None),
-            json!({"ImageURI": "http://h/fw.bin"})
-        );
+        assert_eq!(simple_update_body("http://h/fw.bin", &[], None, None), json!({"ImageURI": "http://h/fw.bin"}));
     }
 }

@@ -28,10 +28,10 @@ use tracing::Instrument;
 use crate::error::ScoutError;
 use crate::ledger::{Ledger, TaskRecord, KEEP_RECORDS};
 use crate::process::ProcessId;
-use hostfw_script_runner::process::kill_group;
-use hostfw_script_runner::ScriptEvent;
 use crate::settings::ScoutSettings;
 use crate::upgrade::{execute, TaskContext};
+use hostfw_script_runner::process::kill_group;
+use hostfw_script_runner::ScriptEvent;
 
 /// Failure type of the agent's own errors; retried by the workflow's retry policy.
 pub const AGENT_FAILURE_TYPE: &str = "ScoutAgent";
@@ -109,7 +109,9 @@ impl ScoutActivitiesImpl {
         let held = match turn.clone().try_lock_owned() {
             Ok(held) => held,
             Err(_) => {
-                tracing::warn!("an earlier attempt of this task is still running in this agent; waiting for its result");
+                tracing::warn!(
+                    "an earlier attempt of this task is still running in this agent; waiting for its result"
+                );
                 let what = || "waiting for the earlier attempt of this task".to_string();
                 self.heartbeating(ctx, what, turn.clone().lock_owned()).await?
             }
@@ -138,7 +140,11 @@ impl ScoutActivitiesImpl {
 
     /// The task was taken by an attempt that is gone, after its script may have started: wait for
     /// that script if it still runs, then record and report an unknown outcome.
-    async fn settle_interrupted(&self, ctx: &ActivityContext, mut record: TaskRecord) -> Result<ScoutResult, ActivityError> {
+    async fn settle_interrupted(
+        &self,
+        ctx: &ActivityContext,
+        mut record: TaskRecord,
+    ) -> Result<ScoutResult, ActivityError> {
         let agent = record.agent.as_ref().map_or_else(|| "an unknown pid".to_string(), |a| format!("pid {}", a.pid));
         let script = match &record.script {
             None => "may have started (the agent stopped while starting it)".to_string(),
@@ -152,7 +158,10 @@ impl ScoutActivitiesImpl {
                         break;
                     }
                     if !killed && record.deadline_ms.is_some_and(|d| now_ms() >= d) {
-                        tracing::warn!(script_pid = p.pid, "the orphaned script passed its execution timeout; killing it");
+                        tracing::warn!(
+                            script_pid = p.pid,
+                            "the orphaned script passed its execution timeout; killing it"
+                        );
                         kill_group(p.pid);
                         killed = true;
                     }
@@ -271,11 +280,9 @@ impl ScoutActivitiesImpl {
 }
 
 fn agent_failure(err: ScoutError) -> ActivityError {
-    tracing::error!(error = %err, "scout could not carry out the task");
+    let message = hostfw_model::error_chain(&err);
+    tracing::error!(error = %message, "scout could not carry out the task");
     ActivityError::application(
-        ApplicationFailure::builder(err.to_string())
-            .type_name(AGENT_FAILURE_TYPE.to_string())
-            .non_retryable(false)
-            .build(),
+        ApplicationFailure::builder(message).type_name(AGENT_FAILURE_TYPE.to_string()).non_retryable(false).build(),
     )
 }

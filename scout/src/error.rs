@@ -8,25 +8,25 @@ use std::path::PathBuf;
 /// The agent itself could not do its job (local disk, process spawning, HTTP client setup).
 #[derive(Debug, thiserror::Error)]
 pub enum ScoutError {
-    #[error("creating a working directory under {root}: {source}", root = root.display())]
+    #[error("creating a working directory under {root}", root = root.display())]
     WorkDir {
         root: PathBuf,
         #[source]
         source: io::Error,
     },
-    #[error("writing {path}: {source}", path = path.display())]
+    #[error("writing {path}", path = path.display())]
     LocalFile {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
-    #[error("starting `sh {script}`: {source}", script = script.display())]
+    #[error("starting `sh {script}`", script = script.display())]
     Spawn {
         script: PathBuf,
         #[source]
         source: io::Error,
     },
-    #[error("waiting for `sh {script}`: {source}", script = script.display())]
+    #[error("waiting for `sh {script}`", script = script.display())]
     Wait {
         script: PathBuf,
         #[source]
@@ -34,7 +34,7 @@ pub enum ScoutError {
     },
     #[error("task record {path}: {problem}", path = path.display())]
     Ledger { path: PathBuf, problem: String },
-    #[error("building the HTTP client: {source}")]
+    #[error("building the HTTP client")]
     HttpClient {
         #[source]
         source: reqwest::Error,

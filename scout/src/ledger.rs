@@ -53,7 +53,13 @@ impl Ledger {
         // Task ids are UUIDs; anything else is made a safe, still distinct, file name.
         let safe: String = task_id
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c.to_string() } else { format!("%{:x}", c as u32) })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c.to_string()
+                } else {
+                    format!("%{:x}", c as u32)
+                }
+            })
             .collect();
         self.dir.join(format!("{safe}.json"))
     }
@@ -100,7 +106,11 @@ impl Ledger {
     pub fn prune(&self, keep: Duration) -> usize {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return 0 };
         let old = |e: &std::fs::DirEntry| {
-            e.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > keep)
+            e.metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > keep)
         };
         entries
             .filter_map(Result::ok)

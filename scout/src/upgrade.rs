@@ -12,8 +12,8 @@ use tokio::sync::watch;
 
 use crate::download::{fetch_verified, FetchPolicy};
 use crate::error::{ScoutError, StepError, TaskFailure};
-use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
 use crate::settings::ScoutSettings;
+use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
 
 /// Name of the artifact directory inside the working directory (the script's `DOWNLOAD_DIR`).
 pub const DOWNLOAD_DIR_NAME: &str = "download";

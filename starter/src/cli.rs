@@ -317,7 +317,8 @@ mod tests {
 
     #[test]
     fn the_legacy_update_firmware_flag_is_accepted() {
-        let cli = Cli::try_parse_from(["hostfw", "host", "reprovision", "set", "--id", "m1", "--update-firmware"]).unwrap();
+        let cli =
+            Cli::try_parse_from(["hostfw", "host", "reprovision", "set", "--id", "m1", "--update-firmware"]).unwrap();
         assert!(matches!(
             cli.command,
             Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { ref id, update_firmware: true, .. })) if id == "m1"
@@ -328,7 +329,8 @@ mod tests {
     fn missing_and_unknown_arguments_are_refused() {
         let err = Cli::try_parse_from(["hostfw", "host", "reprovision", "set"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
-        let err = Cli::try_parse_from(["hostfw", "machine", "add", "--id", "x", "--bmc", "1.2.3.4:1", "--bogus"]).unwrap_err();
+        let err = Cli::try_parse_from(["hostfw", "machine", "add", "--id", "x", "--bmc", "1.2.3.4:1", "--bogus"])
+            .unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
         let err = Cli::try_parse_from(["hostfw", "--format", "yaml", "machine", "list"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);

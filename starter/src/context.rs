@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context as _};
+use anyhow::Context as _;
 use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 use temporalio_client::Client;
@@ -20,7 +20,7 @@ pub struct Context {
 
 impl Context {
     pub async fn open(config: &Path, format: Format) -> anyhow::Result<Context> {
-        let site = SiteConfig::load(config).map_err(|e| anyhow!("{e}"))?;
+        let site = SiteConfig::load(config)?;
         let store = Store::connect(&site.site.database_url)
             .await
             .with_context(|| format!("opening the site database {}", site.site.database_url))?;

@@ -74,7 +74,11 @@ pub async fn doctor(ctx: &Context, fix: bool) -> anyhow::Result<()> {
         .collect();
     output::print(ctx.format, &rows, &["MACHINE", "KIND", "PROBLEM", if fix { "DONE" } else { "FIX (--fix)" }], table)?;
     if left > 0 {
-        anyhow::bail!("{left} of {} inconsistencies left{}", rows.len(), if fix { "" } else { "; run `hostfw doctor --fix`" });
+        anyhow::bail!(
+            "{left} of {} inconsistencies left{}",
+            rows.len(),
+            if fix { "" } else { "; run `hostfw doctor --fix`" }
+        );
     }
     Ok(())
 }

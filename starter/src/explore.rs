@@ -2,9 +2,9 @@
 //! showing what was stored.
 
 use anyhow::{anyhow, bail};
-use hostfw_model::BmcLookup;
 use hostfw_activities::crawl;
 use hostfw_model::drift;
+use hostfw_model::BmcLookup;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
@@ -15,7 +15,12 @@ use crate::report_view::{self, ComponentView, MemberView};
 /// Explore `only` (every machine when `None`) with at most `concurrency` BMCs at once, through the
 /// Site Explorer's crawl loop (`hostfw_activities::crawl::explore_all`).
 /// Returns `(explored, failed)` counts; failures are stored with the report and printed.
-pub async fn explore(ctx: &Context, only: Option<&str>, concurrency: usize, quiet: bool) -> anyhow::Result<(usize, usize)> {
+pub async fn explore(
+    ctx: &Context,
+    only: Option<&str>,
+    concurrency: usize,
+    quiet: bool,
+) -> anyhow::Result<(usize, usize)> {
     let mut machines = ctx.store.machine_list().await?;
     if let Some(id) = only {
         machines.retain(|m| m.id == id);
@@ -89,12 +94,8 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
         crate::outln!("Vendor:      {}", r.vendor);
         crate::outln!("Model:       {}", r.model);
         crate::outln!("\nFirmware inventory (versions quoted as sent):");
-        let rows: Vec<Vec<String>> = r
-            .members
-            .iter()
-            .map(MemberView::of)
-            .map(|m| vec![format!("  {}", m.id), m.value(), m.note()])
-            .collect();
+        let rows: Vec<Vec<String>> =
+            r.members.iter().map(MemberView::of).map(|m| vec![format!("  {}", m.id), m.value(), m.note()]).collect();
         crate::out!("{}", output::table(&["  ID", "VERSION", "NOTE"], &rows));
     }
     match &view.components {

@@ -28,7 +28,7 @@ pub fn catalog_with(
     site: &hostfw_model::SiteConfig,
     runtime: Option<&FirmwareConfigVersion>,
 ) -> anyhow::Result<Catalog> {
-    catalog_source::load(site, runtime).map_err(|e| anyhow!("{e}"))
+    catalog_source::load(site, runtime).map_err(anyhow::Error::from)
 }
 
 /// The effective catalog: static config, firmware directory, then the latest stored

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod auto_update;
 pub mod cli;
 pub mod context;
+pub mod doctor;
 pub mod explore;
 pub mod firmware;
 pub mod firmware_config;
@@ -22,22 +23,21 @@ pub mod report_view;
 pub mod reprovision;
 pub mod rollout;
 pub mod signals;
-pub mod doctor;
 pub mod start_updates;
 pub mod wake;
 pub mod watch;
 pub mod window_time;
 
+use cli::FirmwareConfigCmd;
 use cli::{
     Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
     SiteExplorerCmd,
 };
-use cli::FirmwareConfigCmd;
 use context::Context;
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
 pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
-    hostfw_activities::Deps::open(&ctx.site, ctx.store.clone(), None).await.map_err(|e| anyhow::anyhow!("{e}"))
+    Ok(hostfw_activities::Deps::open(&ctx.site, ctx.store.clone(), None).await?)
 }
 
 /// Run one command line.
@@ -79,15 +79,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
         Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
-        Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => {
-            start_updates::start_updates(&ctx, &args).await
-        }
+        Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,
         Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Set { file }) => firmware_config::set(&ctx, &file).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
-        Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => {
-            firmware_config::history(&ctx, limit).await
-        }
+        Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
     }
 }

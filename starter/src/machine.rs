@@ -70,7 +70,7 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
 /// with its BMC login, all or nothing. A fleet serves plain http unless it says `tls = true`, so its hosts are registered as
 /// `http://ip:port` (or `https://ip:port`), the scheme written out.
 pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()> {
-    let spec = hostfw_model::FleetRoster::load(fleet).map_err(|e| anyhow!("{e}"))?;
+    let spec = hostfw_model::FleetRoster::load(fleet)?;
     let scheme = if spec.tls { Scheme::Https } else { Scheme::Http };
     let mut batch = Vec::with_capacity(spec.hosts.len());
     for host in &spec.hosts {

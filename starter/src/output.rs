@@ -87,27 +87,10 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS UTC`.
+/// Milliseconds since the epoch as RFC 3339 UTC (`2026-12-31T00:00:00Z`), the one way hostfw writes
+/// a time (`hostfw_model::rfc3339_utc`).
 pub fn time(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, (rem % 3600) / 60, rem % 60)
-}
-
-/// Days since 1970-01-01 to a (year, month, day) in the proleptic Gregorian calendar.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    hostfw_model::rfc3339_utc(ms)
 }
 
 #[cfg(test)]
@@ -116,8 +99,8 @@ mod tests {
 
     #[test]
     fn formats_epoch_times() {
-        assert_eq!(time(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(time(1_798_675_200_000), "2026-12-31 00:00:00 UTC");
+        assert_eq!(time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(time(1_798_675_200_000), "2026-12-31T00:00:00Z");
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! Owns the get-report view (its JSON shape and its text lines). It must not decide drift: the
 //! status of each component comes from `hostfw_model::drift`.
 
-use hostfw_model::{drift, ComponentType, DriftKind, HostModel, InventoryMember, InventoryReport, UnknownVersion};
 use hostfw_model::VERSION_NOT_REPORTED;
+use hostfw_model::{drift, ComponentType, DriftKind, HostModel, InventoryMember, InventoryReport, UnknownVersion};
 use serde::Serialize;
 
 /// One inventory member as get-report shows it.
@@ -41,10 +41,7 @@ impl MemberView {
 
     /// `version not reported: placeholder Version` for an unknown version, else empty.
     pub fn note(&self) -> String {
-        self.version_unknown
-            .as_ref()
-            .map(|why| format!("{VERSION_NOT_REPORTED}: {why}"))
-            .unwrap_or_default()
+        self.version_unknown.as_ref().map(|why| format!("{VERSION_NOT_REPORTED}: {why}")).unwrap_or_default()
     }
 }
 
@@ -110,9 +107,7 @@ pub fn components(model: &HostModel, report: &InventoryReport) -> Vec<ComponentV
             let status = match d.differences.iter().find(|x| x.component == *component).map(|x| &x.kind) {
                 Some(DriftKind::Differs) => ComponentStatus::Drifted,
                 Some(DriftKind::NoInventoryMatch { .. }) => ComponentStatus::NoInventoryMatch,
-                None if d.not_reported.iter().any(|x| x.component == *component) => {
-                    ComponentStatus::VersionNotReported
-                }
+                None if d.not_reported.iter().any(|x| x.component == *component) => ComponentStatus::VersionNotReported,
                 None => ComponentStatus::Compliant,
             };
             let members = model

@@ -12,7 +12,9 @@ use anyhow::bail;
 use hostfw_model::{drift, BmcAddress, BmcLookup, Catalog, ComponentType, HostSubstate, InventoryReport};
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 use indicatif::{ProgressBar, ProgressStyle};
-use temporalio_client::{WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowGetResultOptions, WorkflowQueryOptions};
+use temporalio_client::{
+    WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowGetResultOptions, WorkflowQueryOptions,
+};
 
 use crate::cli::RolloutArgs;
 use crate::context::Context;
@@ -76,7 +78,9 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     let client = ctx.temporal().await?;
     let mut requested = Vec::new();
     for id in &drifted {
-        match reprovision::request(ctx, &client, id, reprovision::INITIATOR_CLI, Some(args.update_message.clone())).await {
+        match reprovision::request(ctx, &client, id, reprovision::INITIATOR_CLI, Some(args.update_message.clone()))
+            .await
+        {
             Ok(_) => requested.push(id.clone()),
             Err(e) => eprintln!("{id}: {e}"),
         }
@@ -154,7 +158,11 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
         }
         if Instant::now() > deadline {
             bar.abandon();
-            bail!("gave up after {} s with {} hosts still updating", args.timeout_secs, requested.len() - finished.len());
+            bail!(
+                "gave up after {} s with {} hosts still updating",
+                args.timeout_secs,
+                requested.len() - finished.len()
+            );
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }

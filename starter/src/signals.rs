@@ -22,7 +22,10 @@ async fn require_request(ctx: &Context, machine_id: &str) -> anyhow::Result<host
         .ok_or_else(|| anyhow!("host {machine_id} has no reprovisioning request; nothing to do"))
 }
 
-async fn handle(ctx: &Context, machine_id: &str) -> anyhow::Result<temporalio_client::WorkflowHandle<temporalio_client::Client, HostReprovisionWorkflow>> {
+async fn handle(
+    ctx: &Context,
+    machine_id: &str,
+) -> anyhow::Result<temporalio_client::WorkflowHandle<temporalio_client::Client, HostReprovisionWorkflow>> {
     let client = ctx.temporal().await?;
     Ok(client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id)))
 }
@@ -54,7 +57,11 @@ pub async fn mark_manual_upgrade_complete(ctx: &Context, machine_id: &str) -> an
     ctx.store.request_mark_manual_upgrade_completed(machine_id, hostfw_store::now_ms()).await?;
     handle(ctx, machine_id)
         .await?
-        .signal(HostReprovisionWorkflow::mark_manual_upgrade_complete, ctx.actor.clone(), WorkflowSignalOptions::default())
+        .signal(
+            HostReprovisionWorkflow::mark_manual_upgrade_complete,
+            ctx.actor.clone(),
+            WorkflowSignalOptions::default(),
+        )
         .await
         .map_err(|e| anyhow!("signalling the workflow of {machine_id}: {e}"))?;
     ctx.audit("host reprovision mark-manual-upgrade-complete", machine_id, "").await?;
@@ -107,7 +114,10 @@ pub async fn instance_reboot(ctx: &Context, instance_id: &str, apply_updates: bo
             )
         })?;
     if again {
-        crate::outln!("updates of instance {instance_id} (machine {}) were already approved; the workflow was told again", machine.id);
+        crate::outln!(
+            "updates of instance {instance_id} (machine {}) were already approved; the workflow was told again",
+            machine.id
+        );
         return Ok(());
     }
     crate::outln!("updates approved for instance {instance_id} (machine {}): the update starts now", machine.id);

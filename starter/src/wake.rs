@@ -15,7 +15,11 @@ pub async fn wake(ctx: &Context, reason: &str) {
     };
     match tokio::time::timeout(std::time::Duration::from_secs(5), attempt).await {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::warn!(error = %e, "could not wake the machine update manager; the change applies at its next pass"),
-        Err(_) => tracing::warn!("the Temporal server did not answer in 5 s; the change applies at the manager's next pass"),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "could not wake the machine update manager; the change applies at its next pass")
+        }
+        Err(_) => {
+            tracing::warn!("the Temporal server did not answer in 5 s; the change applies at the manager's next pass")
+        }
     }
 }

@@ -40,14 +40,11 @@ async fn tally(ctx: &Context) -> anyhow::Result<(Tally, u32)> {
     let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
     let ceiling = gates::plan(&view.input).ceiling.limit;
     let machines = ctx.store.machine_list().await?;
-    let substates: BTreeMap<&str, Option<HostSubstate>> = machines.iter().map(|m| (m.id.as_str(), m.substate)).collect();
+    let substates: BTreeMap<&str, Option<HostSubstate>> =
+        machines.iter().map(|m| (m.id.as_str(), m.substate)).collect();
     let max_retries = ctx.site.host_reprovision.max_retries;
-    let exhausted: Vec<&str> = view
-        .requests
-        .iter()
-        .filter(|r| r.retry_count >= max_retries)
-        .map(|r| r.machine_id.as_str())
-        .collect();
+    let exhausted: Vec<&str> =
+        view.requests.iter().filter(|r| r.retry_count >= max_retries).map(|r| r.machine_id.as_str()).collect();
     let mut t = Tally { total: view.input.hosts.len(), ..Tally::default() };
     for host in &view.input.hosts {
         let substate = substates.get(host.machine_id.as_str()).copied().flatten();
@@ -138,13 +135,15 @@ async fn report(ctx: &Context, t: &Tally, ceiling: u32, took: Duration) -> anyho
         if h.firmware.is_compliant() && !h.has_request {
             entry.1 += 1;
         } else {
-            not_compliant.push(format!("{} ({})", m.id, m.substate.map_or_else(|| m.state.to_string(), |s| s.to_string())));
+            not_compliant.push(format!(
+                "{} ({})",
+                m.id,
+                m.substate.map_or_else(|| m.state.to_string(), |s| s.to_string())
+            ));
         }
     }
-    let rows: Vec<Vec<String>> = per_model
-        .iter()
-        .map(|(model, (hosts, ok))| vec![model.clone(), hosts.to_string(), ok.to_string()])
-        .collect();
+    let rows: Vec<Vec<String>> =
+        per_model.iter().map(|(model, (hosts, ok))| vec![model.clone(), hosts.to_string(), ok.to_string()]).collect();
     crate::outln!();
     crate::out!("{}", crate::output::table(&["MODEL", "HOSTS", "COMPLIANT"], &rows));
     if !not_compliant.is_empty() {

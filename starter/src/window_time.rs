@@ -146,11 +146,20 @@ mod tests {
 
     #[test]
     fn defaults_are_now_and_a_day() {
-        assert_eq!(resolve_window(None, None, NOW, plus_two).unwrap(), TimeWindow { start_ms: NOW, end_ms: NOW + 24 * HOUR });
+        assert_eq!(
+            resolve_window(None, None, NOW, plus_two).unwrap(),
+            TimeWindow { start_ms: NOW, end_ms: NOW + 24 * HOUR }
+        );
         let start = "2026-03-02T00:00:00+0000";
-        assert_eq!(resolve_window(Some(start), None, NOW, plus_two).unwrap(), TimeWindow { start_ms: NOW + 12 * HOUR, end_ms: NOW + 36 * HOUR });
+        assert_eq!(
+            resolve_window(Some(start), None, NOW, plus_two).unwrap(),
+            TimeWindow { start_ms: NOW + 12 * HOUR, end_ms: NOW + 36 * HOUR }
+        );
         let end = "2026-03-01T13:00:00+0000";
-        assert_eq!(resolve_window(None, Some(end), NOW, plus_two).unwrap(), TimeWindow { start_ms: NOW, end_ms: NOW + HOUR });
+        assert_eq!(
+            resolve_window(None, Some(end), NOW, plus_two).unwrap(),
+            TimeWindow { start_ms: NOW, end_ms: NOW + HOUR }
+        );
     }
 
     #[test]

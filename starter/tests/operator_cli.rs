@@ -728,12 +728,9 @@ async fn the_shipped_site_config_and_catalog_load() {
     // `make demo` without the captured trees: the generic fleet's catalog (firmware-generic/).
     site.firmware_global.firmware_directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/firmware-generic");
     let generic = hostfw_model::Catalog::load(&site).unwrap_or_else(|e| panic!("{e}"));
-    for (vendor, model) in [
-        ("Dell", "PowerEdge R760"),
-        ("Supermicro", "SYS-821GE-TNHR"),
-        ("Nvidia", "DGX H100"),
-        ("Nvidia", "GB200 NVL"),
-    ] {
+    for (vendor, model) in
+        [("Dell", "PowerEdge R760"), ("Supermicro", "SYS-821GE-TNHR"), ("Nvidia", "DGX H100"), ("Nvidia", "GB200 NVL")]
+    {
         assert!(generic.find(vendor, model).is_some(), "{vendor} {model} in {:?}", generic.models());
     }
     assert!(generic.find("Nvidia", "GB200 NVL").unwrap().ac_cycle.is_none(), "the generic GB200 needs no power drain");
@@ -796,9 +793,15 @@ async fn machine_add_refuses_bad_addresses_naming_them_and_writes_nothing() {
 async fn machine_add_refuses_a_bmc_another_machine_has_in_any_spelling() {
     let site = Site::new();
     site.ok(&["machine", "add", "--id", "first", "--bmc", "http://10.0.4.17:8000"]).await;
-    for (n, bmc) in ["10.0.4.17:8000", "http://10.0.4.17:8000/", "HTTP://10.0.4.17:8000", "HTTP://10.0.4.17:8000/", "https://10.0.4.17:8000"]
-        .iter()
-        .enumerate()
+    for (n, bmc) in [
+        "10.0.4.17:8000",
+        "http://10.0.4.17:8000/",
+        "HTTP://10.0.4.17:8000",
+        "HTTP://10.0.4.17:8000/",
+        "https://10.0.4.17:8000",
+    ]
+    .iter()
+    .enumerate()
     {
         let id = format!("dup-{n}");
         let err = site.fails(&["machine", "add", "--id", &id, "--bmc", bmc]).await;
@@ -809,11 +812,25 @@ async fn machine_add_refuses_a_bmc_another_machine_has_in_any_spelling() {
     assert_eq!(site.audit_count().await, 1, "only the first add is audited");
 
     // Re-adding the same machine with its own address (any spelling) stays a refresh.
-    site.ok(&["machine", "add", "--id", "first", "--bmc", "HTTP://10.0.4.17:8000/", "--state", "Assigned", "--instance", "i-1"])
-        .await;
+    site.ok(&[
+        "machine",
+        "add",
+        "--id",
+        "first",
+        "--bmc",
+        "HTTP://10.0.4.17:8000/",
+        "--state",
+        "Assigned",
+        "--instance",
+        "i-1",
+    ])
+    .await;
     let store = site.store().await;
     let first = store.machine_get("first").await.unwrap().unwrap();
-    assert_eq!((first.bmc_address.to_string(), first.state.as_str()), ("http://10.0.4.17:8000".to_string(), "Assigned"));
+    assert_eq!(
+        (first.bmc_address.to_string(), first.state.as_str()),
+        ("http://10.0.4.17:8000".to_string(), "Assigned")
+    );
     store.close().await;
     // A machine may not move onto another machine's BMC either.
     site.ok(&["machine", "add", "--id", "second", "--bmc", "10.0.4.18"]).await;

@@ -16,7 +16,13 @@ const KEEP_MS: i64 = 24 * 3600 * 1000;
 impl Store {
     /// Record that the step (`run_id`, `activity_id`) on `machine_id` issued its reset at
     /// `issued_at_ms`; replaces an earlier mark of the same step.
-    pub async fn activation_mark_put(&self, run_id: &str, activity_id: &str, machine_id: &str, issued_at_ms: i64) -> Result<()> {
+    pub async fn activation_mark_put(
+        &self,
+        run_id: &str,
+        activity_id: &str,
+        machine_id: &str,
+        issued_at_ms: i64,
+    ) -> Result<()> {
         const OP: &str = "activation_mark_put";
         sqlx::query("DELETE FROM activation_marks WHERE issued_at_ms < $1")
             .bind(now_ms() - KEEP_MS)

@@ -35,11 +35,8 @@ pub(crate) async fn find_by_bmc<T>(
     }
     let mut found = Vec::new();
     for prefix in lookup.host_prefixes() {
-        let rows = sqlx::query(by_prefix)
-            .bind(prefix)
-            .fetch_all(pool)
-            .await
-            .map_err(StoreError::db(op, shown.as_str()))?;
+        let rows =
+            sqlx::query(by_prefix).bind(prefix).fetch_all(pool).await.map_err(StoreError::db(op, shown.as_str()))?;
         found.extend(rows);
     }
     match found.as_slice() {

@@ -42,13 +42,7 @@ fn audit_from_row(row: &AnyRow) -> std::result::Result<AuditEntry, sqlx::Error> 
 
 impl Store {
     /// Appends an audit entry.
-    pub async fn audit_append(
-        &self,
-        actor: &str,
-        action: &str,
-        target: &str,
-        detail: &str,
-    ) -> Result<()> {
+    pub async fn audit_append(&self, actor: &str, action: &str, target: &str, detail: &str) -> Result<()> {
         let now = now_ms();
         let mut attempt = 0;
         loop {
@@ -74,13 +68,11 @@ impl Store {
 
     /// The latest `limit` audit entries, newest first.
     pub async fn audit_list(&self, limit: u32) -> Result<Vec<AuditEntry>> {
-        sqlx::query(
-            "SELECT seq, at_ms, actor, action, target, detail FROM audit_log ORDER BY seq DESC LIMIT $1",
-        )
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await
-        .and_then(|rows| rows.iter().map(audit_from_row).collect())
-        .map_err(StoreError::db("audit_list", ""))
+        sqlx::query("SELECT seq, at_ms, actor, action, target, detail FROM audit_log ORDER BY seq DESC LIMIT $1")
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .and_then(|rows| rows.iter().map(audit_from_row).collect())
+            .map_err(StoreError::db("audit_list", ""))
     }
 }

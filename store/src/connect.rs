@@ -11,9 +11,7 @@ use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Executor};
 
 use crate::error::{Result, StoreError};
-use crate::tuning::{
-    ACQUIRE_TIMEOUT, POSTGRES_MAX_CONNECTIONS, SQLITE_BUSY_TIMEOUT_MS, SQLITE_MAX_CONNECTIONS,
-};
+use crate::tuning::{ACQUIRE_TIMEOUT, POSTGRES_MAX_CONNECTIONS, SQLITE_BUSY_TIMEOUT_MS, SQLITE_MAX_CONNECTIONS};
 use crate::Backend;
 
 /// The migrations in `store/migrations/`, embedded at compile time; the same files for both backends.
@@ -36,11 +34,7 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
         Target::Postgres { .. } => Backend::Postgres,
         Target::SqliteFile { .. } | Target::SqliteMemory { .. } => Backend::Sqlite,
     };
-    let connect_err = |source| StoreError::Connect {
-        backend,
-        url: shown.clone(),
-        source,
-    };
+    let connect_err = |source| StoreError::Connect { backend, url: shown.clone(), source };
 
     let pool = match &target {
         Target::Postgres { url } => AnyPoolOptions::new()
@@ -51,20 +45,13 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
             .map_err(connect_err)?,
         Target::SqliteFile { url, path } => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                    path: dir.display().to_string(),
-                    source,
-                })?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|source| StoreError::CreateDir { path: dir.display().to_string(), source })?;
             }
-            let pool = sqlite_options(SQLITE_MAX_CONNECTIONS)
-                .connect(url)
-                .await
-                .map_err(connect_err)?;
+            let pool = sqlite_options(SQLITE_MAX_CONNECTIONS).connect(url).await.map_err(connect_err)?;
             // WAL is a property of the file: set once here, every later connection inherits it.
-            let mode: String = sqlx::query_scalar("PRAGMA journal_mode = WAL")
-                .fetch_one(&pool)
-                .await
-                .map_err(connect_err)?;
+            let mode: String =
+                sqlx::query_scalar("PRAGMA journal_mode = WAL").fetch_one(&pool).await.map_err(connect_err)?;
             if !mode.eq_ignore_ascii_case("wal") {
                 tracing::warn!(journal_mode = %mode, "SQLite site database is not in WAL mode");
             }
@@ -80,42 +67,31 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
             .map_err(connect_err)?,
     };
 
-    MIGRATOR
-        .run(&pool)
-        .await
-        .map_err(|source| StoreError::Migrate { backend, source })?;
+    MIGRATOR.run(&pool).await.map_err(|source| StoreError::Migrate { backend, source })?;
     tracing::info!(backend = %backend, url = %shown, "site database opened and migrated");
     Ok((pool, backend))
 }
 
 /// Pool options for SQLite: bounded pool, busy timeout on every connection.
 fn sqlite_options(max_connections: u32) -> AnyPoolOptions {
-    AnyPoolOptions::new()
-        .max_connections(max_connections)
-        .acquire_timeout(ACQUIRE_TIMEOUT)
-        .after_connect(|conn, _meta| {
+    AnyPoolOptions::new().max_connections(max_connections).acquire_timeout(ACQUIRE_TIMEOUT).after_connect(
+        |conn, _meta| {
             Box::pin(async move {
-                conn.execute(format!("PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}").as_str())
-                    .await?;
+                conn.execute(format!("PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}").as_str()).await?;
                 Ok(())
             })
-        })
+        },
+    )
 }
 
 /// Decides the backend and rewrites SQLite URLs to an absolute file path with `mode=rwc`.
 fn parse_target(url: &str) -> Result<Target> {
     let lower = url.to_ascii_lowercase();
     if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-        return Ok(Target::Postgres {
-            url: url.to_owned(),
-        });
+        return Ok(Target::Postgres { url: url.to_owned() });
     }
-    let unsupported = || StoreError::UnsupportedUrl {
-        url: redact_url(url),
-    };
-    let (path_part, params) = if let Some(rest) = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
+    let unsupported = || StoreError::UnsupportedUrl { url: redact_url(url) };
+    let (path_part, params) = if let Some(rest) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))
     {
         match rest.split_once('?') {
             Some((p, q)) => (percent_decode(p).ok_or_else(unsupported)?, q.to_owned()),
@@ -128,21 +104,11 @@ fn parse_target(url: &str) -> Result<Target> {
         (url.to_owned(), String::new())
     };
 
-    let has_param = |key: &str| {
-        params
-            .split('&')
-            .any(|kv| kv.split('=').next() == Some(key))
-    };
+    let has_param = |key: &str| params.split('&').any(|kv| kv.split('=').next() == Some(key));
     let memory = path_part == ":memory:" || params.split('&').any(|kv| kv == "mode=memory");
     if memory {
-        let query = if params.is_empty() {
-            String::new()
-        } else {
-            format!("?{params}")
-        };
-        return Ok(Target::SqliteMemory {
-            url: format!("sqlite::memory:{query}"),
-        });
+        let query = if params.is_empty() { String::new() } else { format!("?{params}") };
+        return Ok(Target::SqliteMemory { url: format!("sqlite::memory:{query}") });
     }
     if path_part.is_empty() {
         return Err(unsupported());
@@ -156,10 +122,7 @@ fn parse_target(url: &str) -> Result<Target> {
         }
         query.push_str("mode=rwc");
     }
-    let url = format!(
-        "sqlite://{}?{query}",
-        percent_encode_path(&path.to_string_lossy())
-    );
+    let url = format!("sqlite://{}?{query}", percent_encode_path(&path.to_string_lossy()));
     Ok(Target::SqliteFile { url, path })
 }
 
@@ -168,9 +131,7 @@ fn absolute(path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir()
-            .map(|cwd| cwd.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
+        std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
     }
 }
 
@@ -237,31 +198,20 @@ mod tests {
 
     #[test]
     fn postgres_urls_pass_through() {
-        for url in [
-            "postgres://u@h/db",
-            "postgresql://u:p@h:5432/db?sslmode=disable",
-        ] {
-            assert_eq!(
-                parse_target(url).unwrap(),
-                Target::Postgres {
-                    url: url.to_owned()
-                }
-            );
+        for url in ["postgres://u@h/db", "postgresql://u:p@h:5432/db?sslmode=disable"] {
+            assert_eq!(parse_target(url).unwrap(), Target::Postgres { url: url.to_owned() });
         }
     }
 
     #[test]
     fn sqlite_urls_get_absolute_paths_and_rwc() {
-        let Target::SqliteFile { url, path } =
-            parse_target("sqlite:///var/lib/hostfw/site.db").unwrap()
-        else {
+        let Target::SqliteFile { url, path } = parse_target("sqlite:///var/lib/hostfw/site.db").unwrap() else {
             panic!("not a file target")
         };
         assert_eq!(url, "sqlite:///var/lib/hostfw/site.db?mode=rwc");
         assert_eq!(path, PathBuf::from("/var/lib/hostfw/site.db"));
 
-        let Target::SqliteFile { url, .. } = parse_target("sqlite:///x/site.db?mode=ro").unwrap()
-        else {
+        let Target::SqliteFile { url, .. } = parse_target("sqlite:///x/site.db?mode=ro").unwrap() else {
             panic!("not a file target")
         };
         assert_eq!(url, "sqlite:///x/site.db?mode=ro");
@@ -280,41 +230,17 @@ mod tests {
 
     #[test]
     fn memory_and_unsupported() {
-        assert!(matches!(
-            parse_target("sqlite::memory:"),
-            Ok(Target::SqliteMemory { .. })
-        ));
-        assert!(matches!(
-            parse_target("mysql://h/db"),
-            Err(StoreError::UnsupportedUrl { .. })
-        ));
-        assert!(matches!(
-            parse_target(""),
-            Err(StoreError::UnsupportedUrl { .. })
-        ));
-        assert!(matches!(
-            parse_target("sqlite://"),
-            Err(StoreError::UnsupportedUrl { .. })
-        ));
+        assert!(matches!(parse_target("sqlite::memory:"), Ok(Target::SqliteMemory { .. })));
+        assert!(matches!(parse_target("mysql://h/db"), Err(StoreError::UnsupportedUrl { .. })));
+        assert!(matches!(parse_target(""), Err(StoreError::UnsupportedUrl { .. })));
+        assert!(matches!(parse_target("sqlite://"), Err(StoreError::UnsupportedUrl { .. })));
     }
 
     #[test]
     fn passwords_are_redacted() {
-        assert_eq!(
-            redact_url("postgres://u:secret@h:5432/db"),
-            "postgres://u:***@h:5432/db"
-        );
+        assert_eq!(redact_url("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
         assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
-        assert_eq!(
-            redact_url("postgres://h/db?user=u&password=secret"),
-            "postgres://h/db?user=u&password=***"
-        );
-        assert!(!format!(
-            "{}",
-            StoreError::UnsupportedUrl {
-                url: redact_url("mysql://a:pw@h/d")
-            }
-        )
-        .contains("pw@"));
+        assert_eq!(redact_url("postgres://h/db?user=u&password=secret"), "postgres://h/db?user=u&password=***");
+        assert!(!format!("{}", StoreError::UnsupportedUrl { url: redact_url("mysql://a:pw@h/d") }).contains("pw@"));
     }
 }

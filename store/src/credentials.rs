@@ -43,17 +43,8 @@ pub(crate) async fn credentials_put_in(
 impl Store {
     /// Stores (or replaces) the BMC login of `machine_id`. The machine row need not exist yet
     /// (credentials may be loaded before the host is registered).
-    pub async fn credentials_put(
-        &self,
-        machine_id: &str,
-        username: &str,
-        password: &Secret,
-    ) -> Result<()> {
-        let mut conn = self
-            .pool
-            .acquire()
-            .await
-            .map_err(StoreError::db("credentials_put", machine_id))?;
+    pub async fn credentials_put(&self, machine_id: &str, username: &str, password: &Secret) -> Result<()> {
+        let mut conn = self.pool.acquire().await.map_err(StoreError::db("credentials_put", machine_id))?;
         credentials_put_in(&mut conn, machine_id, username, password.expose())
             .await
             .map_err(StoreError::db("credentials_put", machine_id))

@@ -10,7 +10,9 @@ use crate::Backend;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The URL is neither SQLite nor PostgreSQL.
-    #[error("unsupported site database URL {url:?}: expected sqlite://<path>, a file path, postgres:// or postgresql://")]
+    #[error(
+        "unsupported site database URL {url:?}: expected sqlite://<path>, a file path, postgres:// or postgresql://"
+    )]
     UnsupportedUrl {
         /// The URL with any password removed.
         url: String,
@@ -131,20 +133,14 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 impl StoreError {
     /// A closure turning a driver error into `StoreError::Database` for `op` on `id`.
-    pub(crate) fn db(
-        op: &'static str,
-        id: impl Into<String>,
-    ) -> impl FnOnce(sqlx::Error) -> StoreError {
+    pub(crate) fn db(op: &'static str, id: impl Into<String>) -> impl FnOnce(sqlx::Error) -> StoreError {
         let id = id.into();
         move |source| StoreError::Database { op, id, source }
     }
 
     /// A `NotFound` for `what` `id`.
     pub(crate) fn not_found(what: &'static str, id: impl Into<String>) -> StoreError {
-        StoreError::NotFound {
-            what,
-            id: id.into(),
-        }
+        StoreError::NotFound { what, id: id.into() }
     }
 
     /// True for `NotFound`.

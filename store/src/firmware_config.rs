@@ -92,28 +92,20 @@ impl Store {
 
     /// The version in effect (the highest), if any was ever stored.
     pub async fn firmware_config_latest(&self) -> Result<Option<FirmwareConfigVersion>> {
-        sqlx::query(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM firmware_config_versions ORDER BY version DESC LIMIT 1"
-        ))
-        .fetch_optional(&self.pool)
-        .await
-        .and_then(|row| row.as_ref().map(version_from_row).transpose())
-        .map_err(StoreError::db("firmware_config_latest", ""))
+        sqlx::query(concat!("SELECT ", columns!(), " FROM firmware_config_versions ORDER BY version DESC LIMIT 1"))
+            .fetch_optional(&self.pool)
+            .await
+            .and_then(|row| row.as_ref().map(version_from_row).transpose())
+            .map_err(StoreError::db("firmware_config_latest", ""))
     }
 
     /// The latest `limit` versions, newest first.
     pub async fn firmware_config_history(&self, limit: u32) -> Result<Vec<FirmwareConfigVersion>> {
-        sqlx::query(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM firmware_config_versions ORDER BY version DESC LIMIT $1"
-        ))
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await
-        .and_then(|rows| rows.iter().map(version_from_row).collect())
-        .map_err(StoreError::db("firmware_config_history", ""))
+        sqlx::query(concat!("SELECT ", columns!(), " FROM firmware_config_versions ORDER BY version DESC LIMIT $1"))
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .and_then(|rows| rows.iter().map(version_from_row).collect())
+            .map_err(StoreError::db("firmware_config_history", ""))
     }
 }

@@ -34,11 +34,7 @@ fn health_from_row(row: &AnyRow) -> std::result::Result<HealthReport, sqlx::Erro
         source: row.try_get("source")?,
         alert_id: row.try_get("alert_id")?,
         message: row.try_get("message")?,
-        classifications: classifications
-            .split(',')
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned)
-            .collect(),
+        classifications: classifications.split(',').filter(|c| !c.is_empty()).map(str::to_owned).collect(),
     })
 }
 
@@ -48,11 +44,7 @@ impl Store {
     pub async fn health_report_put(&self, report: &HealthReport) -> Result<()> {
         const OP: &str = "health_report_put";
         let id = report.machine_id.as_str();
-        if let Some(bad) = report
-            .classifications
-            .iter()
-            .find(|c| c.is_empty() || c.contains(','))
-        {
+        if let Some(bad) = report.classifications.iter().find(|c| c.is_empty() || c.contains(',')) {
             return Err(StoreError::Invalid {
                 op: OP,
                 id: id.to_owned(),

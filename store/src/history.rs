@@ -31,7 +31,9 @@ pub struct HistoryEntry {
 }
 
 /// A stored state or substate name; an unknown one is a decode error naming the value.
-fn parse_name<T: std::str::FromStr<Err = hostfw_model::ParseNameError>>(text: String) -> std::result::Result<T, sqlx::Error> {
+fn parse_name<T: std::str::FromStr<Err = hostfw_model::ParseNameError>>(
+    text: String,
+) -> std::result::Result<T, sqlx::Error> {
     text.parse().map_err(|e: hostfw_model::ParseNameError| sqlx::Error::Decode(Box::new(e)))
 }
 

@@ -25,11 +25,7 @@ const OP: &str = "normalise_bmc_addresses";
 /// The canonical text of a stored address under the legacy rule.
 fn legacy_canonical(stored: &str) -> std::result::Result<String, hostfw_model::BmcAddressError> {
     let text = stored.trim();
-    let with_scheme = if text.contains("://") {
-        text.to_string()
-    } else {
-        format!("http://{text}")
-    };
+    let with_scheme = if text.contains("://") { text.to_string() } else { format!("http://{text}") };
     with_scheme.parse::<BmcAddress>().map(|a| a.to_string())
 }
 
@@ -57,19 +53,13 @@ pub(crate) fn plan(machines: &[(String, String)], reports: &[(String, i64)]) -> 
                 e.problem
             ),
         })?;
-        owners
-            .entry(canonical.clone())
-            .or_default()
-            .push((id, stored));
+        owners.entry(canonical.clone()).or_default().push((id, stored));
         if *stored != canonical {
             out.machines.push((id.clone(), stored.clone(), canonical));
         }
     }
     if let Some((canonical, rows)) = owners.iter().find(|(_, rows)| rows.len() > 1) {
-        let list: Vec<String> = rows
-            .iter()
-            .map(|(id, stored)| format!("{id} (stored as {stored:?})"))
-            .collect();
+        let list: Vec<String> = rows.iter().map(|(id, stored)| format!("{id} (stored as {stored:?})")).collect();
         return Err(StoreError::Conflict {
             op: OP,
             id: rows[0].0.to_string(),
@@ -115,22 +105,13 @@ pub(crate) async fn normalise(pool: &AnyPool) -> Result<()> {
     let machines: Vec<(String, String)> = sqlx::query("SELECT id, bmc_address FROM machines")
         .fetch_all(pool)
         .await
-        .and_then(|rows| {
-            rows.iter()
-                .map(|r| Ok((r.try_get("id")?, r.try_get("bmc_address")?)))
-                .collect()
-        })
+        .and_then(|rows| rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("bmc_address")?))).collect())
         .map_err(StoreError::db(OP, "machines"))?;
-    let reports: Vec<(String, i64)> =
-        sqlx::query("SELECT bmc_address, explored_at_ms FROM explored_reports")
-            .fetch_all(pool)
-            .await
-            .and_then(|rows| {
-                rows.iter()
-                    .map(|r| Ok((r.try_get("bmc_address")?, r.try_get("explored_at_ms")?)))
-                    .collect()
-            })
-            .map_err(StoreError::db(OP, "explored_reports"))?;
+    let reports: Vec<(String, i64)> = sqlx::query("SELECT bmc_address, explored_at_ms FROM explored_reports")
+        .fetch_all(pool)
+        .await
+        .and_then(|rows| rows.iter().map(|r| Ok((r.try_get("bmc_address")?, r.try_get("explored_at_ms")?))).collect())
+        .map_err(StoreError::db(OP, "explored_reports"))?;
     let plan = plan(&machines, &reports)?;
     if plan == Plan::default() {
         return Ok(());
@@ -177,35 +158,18 @@ mod tests {
     use super::*;
 
     fn m(rows: &[(&str, &str)]) -> Vec<(String, String)> {
-        rows.iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect()
+        rows.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
     }
 
     #[test]
     fn bare_rows_keep_their_http_meaning() {
-        let p = plan(
-            &m(&[
-                ("a", "10.0.0.1:443"),
-                ("b", "HTTPS://10.0.0.2/"),
-                ("c", "http://10.0.0.3:8000"),
-            ]),
-            &[],
-        )
-        .unwrap();
+        let p =
+            plan(&m(&[("a", "10.0.0.1:443"), ("b", "HTTPS://10.0.0.2/"), ("c", "http://10.0.0.3:8000")]), &[]).unwrap();
         assert_eq!(
             p.machines,
             [
-                (
-                    "a".into(),
-                    "10.0.0.1:443".into(),
-                    "http://10.0.0.1:443".into()
-                ),
-                (
-                    "b".into(),
-                    "HTTPS://10.0.0.2/".into(),
-                    "https://10.0.0.2:443".into()
-                ),
+                ("a".into(), "10.0.0.1:443".into(), "http://10.0.0.1:443".into()),
+                ("b".into(), "HTTPS://10.0.0.2/".into(), "https://10.0.0.2:443".into()),
             ]
         );
         assert_eq!(legacy_canonical("10.0.0.9").unwrap(), "http://10.0.0.9:80");
@@ -213,16 +177,10 @@ mod tests {
 
     #[test]
     fn two_machines_on_one_bmc_are_refused_naming_both() {
-        let e = plan(
-            &m(&[("a", "http://10.0.0.1:80/"), ("b", "HTTP://10.0.0.1")]),
-            &[],
-        )
-        .unwrap_err();
+        let e = plan(&m(&[("a", "http://10.0.0.1:80/"), ("b", "HTTP://10.0.0.1")]), &[]).unwrap_err();
         let text = e.to_string();
         assert!(
-            text.contains("a (stored as")
-                && text.contains("b (stored as")
-                && text.contains("http://10.0.0.1:80"),
+            text.contains("a (stored as") && text.contains("b (stored as") && text.contains("http://10.0.0.1:80"),
             "{text}"
         );
     }
@@ -230,10 +188,7 @@ mod tests {
     #[test]
     fn a_machine_address_that_is_not_one_is_refused() {
         let e = plan(&m(&[("a", "ftp://10.0.0.1:21")]), &[]).unwrap_err();
-        assert!(
-            matches!(&e, StoreError::Corrupt { id, .. } if id == "a"),
-            "{e:?}"
-        );
+        assert!(matches!(&e, StoreError::Corrupt { id, .. } if id == "a"), "{e:?}");
         assert!(e.to_string().contains("ftp"), "{e}");
     }
 
@@ -246,18 +201,9 @@ mod tests {
             ("gopher://x".to_string(), 1),
         ];
         let p = plan(&[], &reports).unwrap();
-        assert_eq!(
-            p.reports,
-            [(
-                "http://10.0.0.1".to_string(),
-                "http://10.0.0.1:80".to_string()
-            )]
-        );
+        assert_eq!(p.reports, [("http://10.0.0.1".to_string(), "http://10.0.0.1:80".to_string())]);
         let mut dropped = p.drop_reports.clone();
         dropped.sort();
-        assert_eq!(
-            dropped,
-            ["gopher://x", "http://10.0.0.1:80", "http://10.0.0.1:80/"]
-        );
+        assert_eq!(dropped, ["gopher://x", "http://10.0.0.1:80", "http://10.0.0.1:80/"]);
     }
 }

@@ -77,9 +77,7 @@ pub struct Store {
 impl fmt::Debug for Store {
     // Not derived: the pool's options hold the database URL, which may carry a password.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store")
-            .field("backend", &self.backend)
-            .finish_non_exhaustive()
+        f.debug_struct("Store").field("backend", &self.backend).finish_non_exhaustive()
     }
 }
 
@@ -108,9 +106,7 @@ impl Store {
 
 /// Now, as unix milliseconds (the unit of every time column).
 pub fn now_ms() -> i64 {
-    let since_epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
 }
 

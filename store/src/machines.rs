@@ -68,16 +68,12 @@ macro_rules! machine_columns {
 
 fn machine_from_row(row: &AnyRow) -> Result<Machine> {
     let id = || row.try_get::<String, _>("id").unwrap_or_default();
-    let address: String = row
-        .try_get("bmc_address")
-        .map_err(StoreError::db("machine_decode", id()))?;
-    let bmc_address = address
-        .parse::<BmcAddress>()
-        .map_err(|e| StoreError::Corrupt {
-            op: "machine_decode",
-            id: id(),
-            detail: e.to_string(),
-        })?;
+    let address: String = row.try_get("bmc_address").map_err(StoreError::db("machine_decode", id()))?;
+    let bmc_address = address.parse::<BmcAddress>().map_err(|e| StoreError::Corrupt {
+        op: "machine_decode",
+        id: id(),
+        detail: e.to_string(),
+    })?;
     let corrupt = |detail: String| StoreError::Corrupt { op: "machine_decode", id: id(), detail };
     let state: String = row.try_get("state").map_err(StoreError::db("machine_decode", id()))?;
     let state = state.parse::<HostState>().map_err(|e| corrupt(e.to_string()))?;
@@ -94,9 +90,7 @@ fn machine_from_row(row: &AnyRow) -> Result<Machine> {
             state,
             substate,
             instance_id: row.try_get("instance_id")?,
-            auto_update: row
-                .try_get::<Option<i64>, _>("auto_update")?
-                .map(bool_from_db),
+            auto_update: row.try_get::<Option<i64>, _>("auto_update")?.map(bool_from_db),
             window: window_start.zip(window_end).map(|(start_ms, end_ms)| TimeWindow { start_ms, end_ms }),
             created_at_ms: row.try_get("created_at_ms")?,
             updated_at_ms: row.try_get("updated_at_ms")?,
@@ -112,18 +106,14 @@ fn machine_from_row(row: &AnyRow) -> Result<Machine> {
 impl Store {
     /// The machine with this id.
     pub async fn machine_get(&self, id: &str) -> Result<Option<Machine>> {
-        sqlx::query(concat!(
-            "SELECT ",
-            machine_columns!(),
-            " FROM machines WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(StoreError::db("machine_get", id))?
-        .as_ref()
-        .map(machine_from_row)
-        .transpose()
+        sqlx::query(concat!("SELECT ", machine_columns!(), " FROM machines WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::db("machine_get", id))?
+            .as_ref()
+            .map(machine_from_row)
+            .transpose()
     }
 
     /// The machine whose BMC `bmc` names, by `BmcLookup`'s rule (any written form of the address;
@@ -146,17 +136,13 @@ impl Store {
 
     /// Every machine, ordered by id.
     pub async fn machine_list(&self) -> Result<Vec<Machine>> {
-        sqlx::query(concat!(
-            "SELECT ",
-            machine_columns!(),
-            " FROM machines ORDER BY id"
-        ))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(StoreError::db("machine_list", ""))?
-        .iter()
-        .map(machine_from_row)
-        .collect()
+        sqlx::query(concat!("SELECT ", machine_columns!(), " FROM machines ORDER BY id"))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(StoreError::db("machine_list", ""))?
+            .iter()
+            .map(machine_from_row)
+            .collect()
     }
 
     /// How many machines there are.
@@ -182,23 +168,19 @@ impl Store {
         let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
         // The UPDATE comes first: it takes the row lock (PostgreSQL) / write lock (SQLite), which
         // serialises concurrent state changes of this machine, history numbering included.
-        let updated = sqlx::query(
-            "UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(state.as_str())
-        .bind(substate.map(HostSubstate::as_str))
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(StoreError::db(OP, id))?;
+        let updated = sqlx::query("UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4 WHERE id = $1")
+            .bind(id)
+            .bind(state.as_str())
+            .bind(substate.map(HostSubstate::as_str))
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, id))?;
         if updated.rows_affected() == 0 {
             tx.rollback().await.map_err(StoreError::db(OP, id))?;
             return Err(StoreError::not_found("machine", id));
         }
-        history::history_append_in(&mut tx, id, state, substate, message, now)
-            .await
-            .map_err(StoreError::db(OP, id))?;
+        history::history_append_in(&mut tx, id, state, substate, message, now).await.map_err(StoreError::db(OP, id))?;
         tx.commit().await.map_err(StoreError::db(OP, id))?;
         Ok(())
     }
@@ -206,14 +188,13 @@ impl Store {
     /// Sets (`Some`) or clears (`None` = site default) the per-host auto-update override.
     pub async fn machine_set_auto_update(&self, id: &str, auto_update: Option<bool>) -> Result<()> {
         const OP: &str = "machine_set_auto_update";
-        let done =
-            sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3 WHERE id = $1")
-                .bind(id)
-                .bind(auto_update.map(bool_to_db))
-                .bind(now_ms())
-                .execute(&self.pool)
-                .await
-                .map_err(StoreError::db(OP, id))?;
+        let done = sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3 WHERE id = $1")
+            .bind(id)
+            .bind(auto_update.map(bool_to_db))
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::db(OP, id))?;
         if done.rows_affected() == 0 {
             return Err(StoreError::not_found("machine", id));
         }

@@ -47,19 +47,13 @@ impl Store {
     /// `machine_upsert` of every machine plus its login, in one transaction: either all are
     /// registered or (on any refusal or failure) nothing is written.
     pub async fn machines_register(&self, batch: &[Registration]) -> Result<()> {
-        let items: Vec<Item<'_>> = batch
-            .iter()
-            .map(|r| (&r.machine, r.login.as_ref(), r.keep_state))
-            .collect();
+        let items: Vec<Item<'_>> = batch.iter().map(|r| (&r.machine, r.login.as_ref(), r.keep_state)).collect();
         self.register("machines_register", &items).await
     }
 
     async fn register(&self, op: &'static str, items: &[Item<'_>]) -> Result<()> {
         check_batch(items)?;
-        let first = items
-            .first()
-            .map(|(m, _, _)| m.id.as_str())
-            .unwrap_or_default();
+        let first = items.first().map(|(m, _, _)| m.id.as_str()).unwrap_or_default();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
         for (m, login, keep_state) in items {
@@ -67,15 +61,11 @@ impl Store {
             match upsert_in(&mut tx, m, *keep_state, now).await {
                 Ok(true) => {}
                 Ok(false) => {
-                    tx.rollback()
-                        .await
-                        .map_err(StoreError::db(op, m.id.as_str()))?;
+                    tx.rollback().await.map_err(StoreError::db(op, m.id.as_str()))?;
                     return Err(StoreError::MachineBusy { machine: m.id.clone() });
                 }
                 Err(e) => {
-                    tx.rollback()
-                        .await
-                        .map_err(StoreError::db(op, m.id.as_str()))?;
+                    tx.rollback().await.map_err(StoreError::db(op, m.id.as_str()))?;
                     return Err(if is_unique_violation(&e) {
                         self.taken_or_conflict(op, m).await
                     } else {
@@ -87,13 +77,9 @@ impl Store {
                 Scheme::Http => Scheme::Https,
                 Scheme::Https => Scheme::Http,
             });
-            let owner = owner_of(&mut tx, &other, &m.id)
-                .await
-                .map_err(StoreError::db(op, m.id.as_str()))?;
+            let owner = owner_of(&mut tx, &other, &m.id).await.map_err(StoreError::db(op, m.id.as_str()))?;
             if let Some((owner, owned)) = owner {
-                tx.rollback()
-                    .await
-                    .map_err(StoreError::db(op, m.id.as_str()))?;
+                tx.rollback().await.map_err(StoreError::db(op, m.id.as_str()))?;
                 return Err(taken(m, owner, owned));
             }
             if let Some(c) = login {
@@ -117,10 +103,7 @@ impl Store {
             Ok(None) => StoreError::Conflict {
                 op,
                 id: m.id.clone(),
-                detail: format!(
-                    "BMC address {} already belongs to another machine",
-                    m.bmc_address
-                ),
+                detail: format!("BMC address {} already belongs to another machine", m.bmc_address),
             },
             Err(e) => StoreError::db(op, m.id.as_str())(e),
         }
@@ -145,12 +128,7 @@ fn check_batch(items: &[Item<'_>]) -> Result<()> {
 }
 
 fn taken(m: &NewMachine, owner: String, owned: String) -> StoreError {
-    StoreError::BmcAddressTaken {
-        machine: m.id.clone(),
-        address: m.bmc_address.to_string(),
-        owner,
-        owned,
-    }
+    StoreError::BmcAddressTaken { machine: m.id.clone(), address: m.bmc_address.to_string(), owner, owned }
 }
 
 /// The machine other than `id` stored with exactly `address`, and its stored text.
@@ -159,13 +137,13 @@ async fn owner_of(
     address: &BmcAddress,
     id: &str,
 ) -> std::result::Result<Option<(String, String)>, sqlx::Error> {
-    let row = sqlx::query("SELECT id, bmc_address FROM machines WHERE bmc_address = $1 AND id <> $2 ORDER BY id LIMIT 1")
-        .bind(address.to_string())
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.map(|r| Ok((r.try_get("id")?, r.try_get("bmc_address")?)))
-        .transpose()
+    let row =
+        sqlx::query("SELECT id, bmc_address FROM machines WHERE bmc_address = $1 AND id <> $2 ORDER BY id LIMIT 1")
+            .bind(address.to_string())
+            .bind(id)
+            .fetch_optional(conn)
+            .await?;
+    row.map(|r| Ok((r.try_get("id")?, r.try_get("bmc_address")?))).transpose()
 }
 
 /// Insert or refresh `m`; false when refused because the machine is being updated and the

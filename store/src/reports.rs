@@ -36,36 +36,25 @@ macro_rules! report_columns {
 }
 
 fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
-    let stored: String = row
-        .try_get("bmc_address")
-        .map_err(StoreError::db("report_decode", ""))?;
-    let bmc_address = stored
-        .parse::<BmcAddress>()
-        .map_err(|e| StoreError::Corrupt {
-            op: "report_decode",
-            id: stored.clone(),
-            detail: e.to_string(),
-        })?;
+    let stored: String = row.try_get("bmc_address").map_err(StoreError::db("report_decode", ""))?;
+    let bmc_address = stored.parse::<BmcAddress>().map_err(|e| StoreError::Corrupt {
+        op: "report_decode",
+        id: stored.clone(),
+        detail: e.to_string(),
+    })?;
     let col_err = || StoreError::db("report_decode", stored.as_str());
     let machine_id: Option<String> = row.try_get("machine_id").map_err(col_err())?;
     let report_json: Option<String> = row.try_get("report_json").map_err(col_err())?;
     let error: Option<String> = row.try_get("error").map_err(col_err())?;
     let explored_at_ms: i64 = row.try_get("explored_at_ms").map_err(col_err())?;
-    let report = report_json
-        .map(|json| serde_json::from_str::<InventoryReport>(&json))
-        .transpose()
-        .map_err(|e| StoreError::Corrupt {
+    let report = report_json.map(|json| serde_json::from_str::<InventoryReport>(&json)).transpose().map_err(|e| {
+        StoreError::Corrupt {
             op: "report_decode",
             id: stored.clone(),
             detail: format!("report_json is not an InventoryReport: {e}"),
-        })?;
-    Ok(ExploredReport {
-        bmc_address,
-        machine_id,
-        report,
-        error,
-        explored_at_ms,
-    })
+        }
+    })?;
+    Ok(ExploredReport { bmc_address, machine_id, report, error, explored_at_ms })
 }
 
 impl Store {
@@ -116,10 +105,7 @@ impl Store {
             .bind(message.as_str())
             .bind(now),
         };
-        query
-            .execute(&self.pool)
-            .await
-            .map_err(StoreError::db(OP, key.as_str()))?;
+        query.execute(&self.pool).await.map_err(StoreError::db(OP, key.as_str()))?;
         Ok(())
     }
 
@@ -141,7 +127,15 @@ impl Store {
                 if k > 0 {
                     sql.push_str(", ");
                 }
-                sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, NULL, ${})", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6));
+                sql.push_str(&format!(
+                    "(${}, ${}, ${}, ${}, ${}, NULL, ${})",
+                    b + 1,
+                    b + 2,
+                    b + 3,
+                    b + 4,
+                    b + 5,
+                    b + 6
+                ));
             }
             sql.push_str(
                 " ON CONFLICT (bmc_address) DO UPDATE SET \
@@ -207,16 +201,12 @@ impl Store {
 
     /// Every stored report, ordered by BMC address.
     pub async fn report_list(&self) -> Result<Vec<ExploredReport>> {
-        sqlx::query(concat!(
-            "SELECT ",
-            report_columns!(),
-            " FROM explored_reports ORDER BY bmc_address"
-        ))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(StoreError::db("report_list", ""))?
-        .iter()
-        .map(report_from_row)
-        .collect()
+        sqlx::query(concat!("SELECT ", report_columns!(), " FROM explored_reports ORDER BY bmc_address"))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(StoreError::db("report_list", ""))?
+            .iter()
+            .map(report_from_row)
+            .collect()
     }
 }

@@ -81,9 +81,7 @@ macro_rules! request_columns {
 }
 
 fn request_from_row(row: &AnyRow) -> Result<Request> {
-    let machine_id: String = row
-        .try_get("machine_id")
-        .map_err(StoreError::db("request_decode", ""))?;
+    let machine_id: String = row.try_get("machine_id").map_err(StoreError::db("request_decode", ""))?;
     let decode = || -> std::result::Result<(Request, i64), sqlx::Error> {
         let request = Request {
             machine_id: machine_id.clone(),
@@ -100,8 +98,7 @@ fn request_from_row(row: &AnyRow) -> Result<Request> {
         };
         Ok((request, row.try_get("retry_count")?))
     };
-    let (mut request, retry_count) =
-        decode().map_err(StoreError::db("request_decode", &machine_id))?;
+    let (mut request, retry_count) = decode().map_err(StoreError::db("request_decode", &machine_id))?;
     request.retry_count = u32::try_from(retry_count).map_err(|_| StoreError::Corrupt {
         op: "request_decode",
         id: machine_id.clone(),
@@ -156,18 +153,14 @@ impl Store {
 
     /// The request of `machine_id`.
     pub async fn request_get(&self, machine_id: &str) -> Result<Option<Request>> {
-        sqlx::query(concat!(
-            "SELECT ",
-            request_columns!(),
-            " FROM reprovision_requests WHERE machine_id = $1"
-        ))
-        .bind(machine_id)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(StoreError::db("request_get", machine_id))?
-        .as_ref()
-        .map(request_from_row)
-        .transpose()
+        sqlx::query(concat!("SELECT ", request_columns!(), " FROM reprovision_requests WHERE machine_id = $1"))
+            .bind(machine_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::db("request_get", machine_id))?
+            .as_ref()
+            .map(request_from_row)
+            .transpose()
     }
 
     /// Every request, oldest first.
@@ -232,11 +225,7 @@ impl Store {
 
     /// Records whether a host reset was requested. Unknown request: `NotFound` (NICo silently
     /// did nothing here).
-    pub async fn request_set_reset_requested(
-        &self,
-        machine_id: &str,
-        requested: bool,
-    ) -> Result<()> {
+    pub async fn request_set_reset_requested(&self, machine_id: &str, requested: bool) -> Result<()> {
         self.request_update(
             "request_set_reset_requested",
             "UPDATE reprovision_requests SET reset_requested = $2 WHERE machine_id = $1",
@@ -247,11 +236,7 @@ impl Store {
     }
 
     /// Records that an operator finished a manual upgrade at `at_ms`. Unknown request: `NotFound`.
-    pub async fn request_mark_manual_upgrade_completed(
-        &self,
-        machine_id: &str,
-        at_ms: i64,
-    ) -> Result<()> {
+    pub async fn request_mark_manual_upgrade_completed(&self, machine_id: &str, at_ms: i64) -> Result<()> {
         self.request_update(
             "request_mark_manual_upgrade_completed",
             "UPDATE reprovision_requests SET manual_upgrade_completed_ms = $2 WHERE machine_id = $1",
@@ -264,13 +249,12 @@ impl Store {
     /// Sets the workflow id carrying the request out. Unknown request: `NotFound`.
     pub async fn request_set_workflow_id(&self, machine_id: &str, workflow_id: &str) -> Result<()> {
         const OP: &str = "request_set_workflow_id";
-        let done =
-            sqlx::query("UPDATE reprovision_requests SET workflow_id = $2 WHERE machine_id = $1")
-                .bind(machine_id)
-                .bind(workflow_id)
-                .execute(&self.pool)
-                .await
-                .map_err(StoreError::db(OP, machine_id))?;
+        let done = sqlx::query("UPDATE reprovision_requests SET workflow_id = $2 WHERE machine_id = $1")
+            .bind(machine_id)
+            .bind(workflow_id)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::db(OP, machine_id))?;
         if done.rows_affected() == 0 {
             return Err(StoreError::not_found("request", machine_id));
         }
@@ -290,33 +274,23 @@ impl Store {
     /// Removes the request only if it has not started, atomically (one conditional DELETE); if
     /// nothing was removed, says why.
     pub async fn request_delete_if_not_started(&self, machine_id: &str) -> Result<ClearOutcome> {
-        let done = sqlx::query(
-            "DELETE FROM reprovision_requests WHERE machine_id = $1 AND started_at_ms IS NULL",
-        )
-        .bind(machine_id)
-        .execute(&self.pool)
-        .await
-        .map_err(StoreError::db("request_delete_if_not_started", machine_id))?;
+        let done = sqlx::query("DELETE FROM reprovision_requests WHERE machine_id = $1 AND started_at_ms IS NULL")
+            .bind(machine_id)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::db("request_delete_if_not_started", machine_id))?;
         if done.rows_affected() > 0 {
             return Ok(ClearOutcome::Cleared);
         }
         Ok(match self.request_get(machine_id).await? {
-            Some(request) if request.started_at_ms.is_some() => {
-                ClearOutcome::AlreadyStarted(request)
-            }
+            Some(request) if request.started_at_ms.is_some() => ClearOutcome::AlreadyStarted(request),
             // Deleted by someone else in between, or (impossible after the DELETE) unstarted.
             _ => ClearOutcome::NotFound,
         })
     }
 
     /// Runs `sql` (`$1` = machine id, `$2` = value) and maps "no row" to `NotFound`.
-    async fn request_update(
-        &self,
-        op: &'static str,
-        sql: &'static str,
-        machine_id: &str,
-        value: i64,
-    ) -> Result<()> {
+    async fn request_update(&self, op: &'static str, sql: &'static str, machine_id: &str, value: i64) -> Result<()> {
         let done = sqlx::query(sql)
             .bind(machine_id)
             .bind(value)

@@ -78,7 +78,8 @@ impl Store {
             .await
             .map_err(StoreError::db("upload_slot_acquire", holder))?;
             if let Some(row) = taken {
-                let generation: i64 = row.try_get("generation").map_err(StoreError::db("upload_slot_acquire", holder))?;
+                let generation: i64 =
+                    row.try_get("generation").map_err(StoreError::db("upload_slot_acquire", holder))?;
                 return Ok(Some(SlotGrant { slot: slot as u32, generation }));
             }
         }

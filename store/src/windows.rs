@@ -13,11 +13,7 @@ impl Store {
     /// Sets (`Some`, start before end) or clears (`None`) the update window
     /// of every machine in `ids`, in one transaction. Any unknown id: `NotFound { what: "machine" }`
     /// naming every unknown id (comma-separated), and nothing is written. Duplicates are harmless.
-    pub async fn machine_set_update_windows(
-        &self,
-        ids: &[String],
-        window: Option<TimeWindow>,
-    ) -> Result<()> {
+    pub async fn machine_set_update_windows(&self, ids: &[String], window: Option<TimeWindow>) -> Result<()> {
         const OP: &str = "machine_set_update_windows";
         let label = ids.join(",");
         if let Some(TimeWindow { start_ms: start, end_ms: end }) = window {
@@ -30,11 +26,7 @@ impl Store {
             }
         }
         let now = now_ms();
-        let mut tx = self
-            .pool
-            .begin()
-            .await
-            .map_err(StoreError::db(OP, label.as_str()))?;
+        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, label.as_str()))?;
         let mut unknown: Vec<&str> = Vec::new();
         for id in ids {
             let done = sqlx::query(
@@ -53,14 +45,10 @@ impl Store {
             }
         }
         if !unknown.is_empty() {
-            tx.rollback()
-                .await
-                .map_err(StoreError::db(OP, label.as_str()))?;
+            tx.rollback().await.map_err(StoreError::db(OP, label.as_str()))?;
             return Err(StoreError::not_found("machine", unknown.join(", ")));
         }
-        tx.commit()
-            .await
-            .map_err(StoreError::db(OP, label.as_str()))?;
+        tx.commit().await.map_err(StoreError::db(OP, label.as_str()))?;
         Ok(())
     }
 }

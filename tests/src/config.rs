@@ -112,8 +112,11 @@ impl SiteToml {
 
     /// The worker's artifact server (what BMCs download images from) on 127.0.0.1.
     pub fn artifact_port(self, port: u16) -> SiteToml {
-        self.set("worker", "artifact_listen", format!("127.0.0.1:{port}"))
-            .set("worker", "artifact_base_url", format!("http://127.0.0.1:{port}"))
+        self.set("worker", "artifact_listen", format!("127.0.0.1:{port}")).set(
+            "worker",
+            "artifact_base_url",
+            format!("http://127.0.0.1:{port}"),
+        )
     }
 
     /// Whether the worker starts the site workflows (Machine Update Manager, Site Explorer).

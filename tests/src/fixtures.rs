@@ -51,7 +51,12 @@ impl HostModel {
 
     /// Component `kind` (e.g. `bmc`), recognised in the inventory by the regex `reported_as`, with
     /// its known firmware entries.
-    pub fn component(mut self, kind: &str, reported_as: &str, firmware: impl IntoIterator<Item = Firmware>) -> HostModel {
+    pub fn component(
+        mut self,
+        kind: &str,
+        reported_as: &str,
+        firmware: impl IntoIterator<Item = Firmware>,
+    ) -> HostModel {
         let mut component = Table::new();
         component.insert("current_version_reported_as".into(), reported_as.into());
         let entries: Vec<Value> = firmware.into_iter().map(|f| Value::Table(f.0)).collect();
@@ -147,9 +152,11 @@ pub fn r760() -> HostModel {
 
 /// The R760 with its BIOS only: BIOS 3.0 (`dell/bios.bin`).
 pub fn r760_bios() -> HostModel {
-    HostModel::new("r760", "Dell", "PowerEdge R760")
-        .ordering(&["uefi"])
-        .component("uefi", "^BIOS$", [Firmware::file("3.0", "dell/bios.bin")])
+    HostModel::new("r760", "Dell", "PowerEdge R760").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::file("3.0", "dell/bios.bin")],
+    )
 }
 
 /// The images of [`r760`] and [`r760_bios`]: (path under the firmware dir, applies_to, version).
@@ -158,17 +165,21 @@ pub const R760_IMAGES: &[(&str, &str, &str)] = &[("dell/bmc.bin", "^BMC$", "2.0"
 /// The Nvidia DGX H100 (`[host_models.dgx]`): NIC 28.43 (`dgx/nic.bin`, member `NIC_0`), which a
 /// Scout package for `nvidia/dgx_h100/nic` installs.
 pub fn dgx_h100() -> HostModel {
-    HostModel::new("dgx", "Nvidia", "DGX H100")
-        .ordering(&["nic"])
-        .component("nic", "^NIC_0$", [Firmware::file("28.43", "dgx/nic.bin")])
+    HostModel::new("dgx", "Nvidia", "DGX H100").ordering(&["nic"]).component(
+        "nic",
+        "^NIC_0$",
+        [Firmware::file("28.43", "dgx/nic.bin")],
+    )
 }
 
 /// The Lenovo SR630 (`[host_models.sr630]`): BIOS 3.0 by the Core-local script `script` (a path
 /// under the firmware directory, e.g. `scripts/slow-flash.sh`).
 pub fn sr630_script(script: &str) -> HostModel {
-    HostModel::new("sr630", "Lenovo", "SR630")
-        .ordering(&["uefi"])
-        .component("uefi", "^BIOS$", [Firmware::script("3.0", script)])
+    HostModel::new("sr630", "Lenovo", "SR630").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::script("3.0", script)],
+    )
 }
 
 /// A Core-local flash script (under `<site>/firmware/scripts/`) that writes only to files (its
@@ -210,11 +221,7 @@ finish 3
 /// apart; exit 4 if it never completes). With `echo_login` it prints the login, as careless vendor
 /// scripts do (what the redaction tests need).
 pub fn dell_bios_flash_script(echo_login: bool) -> String {
-    let (login_line, failed) = if echo_login {
-        ("echo \"logging in as $auth\"\n", " (login $auth)")
-    } else {
-        ("", "")
-    };
+    let (login_line, failed) = if echo_login { ("echo \"logging in as $auth\"\n", " (login $auth)") } else { ("", "") };
     format!(
         r#"#!/bin/sh
 set -eu

@@ -77,8 +77,7 @@ pub fn activity_records(history: &serde_json::Value, name: &str) -> Vec<Activity
             "ActivityTaskStartedEventAttributes" => {
                 if let Some(i) = record(&mut records) {
                     records[i].attempt = attributes["attempt"].as_i64().unwrap_or(1);
-                    records[i].last_failure =
-                        attributes.get("last_failure").filter(|f| !f.is_null()).map(failure_text);
+                    records[i].last_failure = attributes.get("last_failure").filter(|f| !f.is_null()).map(failure_text);
                 }
             }
             "ActivityTaskTimedOutEventAttributes" => {
@@ -104,8 +103,7 @@ pub fn history_contains(history: &serde_json::Value, needle: &str) -> bool {
     fn walk(v: &serde_json::Value, needle: &str) -> bool {
         match v {
             serde_json::Value::String(s) => {
-                s.contains(needle)
-                    || base64_decode(s).is_some_and(|b| String::from_utf8_lossy(&b).contains(needle))
+                s.contains(needle) || base64_decode(s).is_some_and(|b| String::from_utf8_lossy(&b).contains(needle))
             }
             serde_json::Value::Array(a) => a.iter().any(|x| walk(x, needle)),
             serde_json::Value::Object(o) => o.iter().any(|(k, x)| k.contains(needle) || walk(x, needle)),

@@ -21,9 +21,9 @@ use hostfw_bmc_sim::{FleetSpec, RunningFleet};
 use hostfw_model::SiteConfig;
 use hostfw_store::{NewMachine, Store};
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
+use tempfile::TempDir;
 use temporalio_client::errors::WorkflowGetResultError;
 use temporalio_client::{Client, WorkflowGetResultOptions};
-use tempfile::TempDir;
 
 use crate::config::SiteToml;
 use crate::fixtures::write_image;
@@ -125,7 +125,11 @@ pub fn write_dir(
 
 /// Register every host of `fleet` and its BMC login (through the store, 64 hosts at a time);
 /// `instance(host id)` names the tenant instance of an Assigned host, `None` for a Ready one.
-pub async fn register_fleet(store: &Store, fleet: &RunningFleet, instance: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+pub async fn register_fleet(
+    store: &Store,
+    fleet: &RunningFleet,
+    instance: impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<()> {
     let hosts = fleet.hosts();
     let instance = &instance;
     futures::future::try_join_all(hosts.chunks(64).map(|chunk| async move {
@@ -137,11 +141,15 @@ pub async fn register_fleet(store: &Store, fleet: &RunningFleet, instance: impl 
                     bmc_address: host.base_url.parse()?,
                     vendor: Some(host.vendor.clone()),
                     model: Some(host.model.clone()),
-                    state: if instance_id.is_some() { hostfw_model::HostState::Assigned } else { hostfw_model::HostState::Ready },
+                    state: if instance_id.is_some() {
+                        hostfw_model::HostState::Assigned
+                    } else {
+                        hostfw_model::HostState::Ready
+                    },
                     instance_id,
                 })
                 .await?;
-            store.credentials_put(&host.id, &host.username, &host.password.as_str().into()).await?;
+            store.credentials_put(&host.id, &host.username, &host.password).await?;
         }
         anyhow::Ok(())
     }))
@@ -158,7 +166,11 @@ impl Site {
         let artifact_reservation =
             if spec.external_worker { TcpListener::bind(("127.0.0.1", artifact_port)).ok() } else { None };
         let temporal = DevServer::start(DevServerOptions {
-            persistence: if spec.temporal_db { Persistence::File(dir.path().join("temporal.db")) } else { Persistence::InMemory },
+            persistence: if spec.temporal_db {
+                Persistence::File(dir.path().join("temporal.db"))
+            } else {
+                Persistence::InMemory
+            },
             dynamic_config: spec.temporal_dynamic_config.iter().map(|s| s.to_string()).collect(),
         })
         .await?;
@@ -171,10 +183,12 @@ impl Site {
         let fleet_spec = FleetSpec::from_toml_str(spec.fleet).map_err(|e| anyhow!("{e}"))?;
         let fleet = hostfw_bmc_sim::start(fleet_spec).await.map_err(|e| anyhow!("{e}"))?;
         let assigned = spec.assigned;
-        register_fleet(&store, &fleet, |id| assigned.iter().find(|(m, _)| *m == id).map(|(_, i)| i.to_string())).await?;
+        register_fleet(&store, &fleet, |id| assigned.iter().find(|(m, _)| *m == id).map(|(_, i)| i.to_string()))
+            .await?;
 
         let scout_hosts = if spec.scout { fleet.hosts().into_iter().map(|h| h.id).collect() } else { Vec::new() };
-        let worker = if spec.external_worker { WorkerThread::none() } else { WorkerThread::spawn(site.clone(), scout_hosts) };
+        let worker =
+            if spec.external_worker { WorkerThread::none() } else { WorkerThread::spawn(site.clone(), scout_hosts) };
         Ok(Site {
             dir,
             config_path,
@@ -220,7 +234,8 @@ impl Site {
 
     /// Await the end of a host's workflow.
     pub async fn host_result(&self, machine_id: &str) -> Result<HostOutcome, WorkflowGetResultError> {
-        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let handle =
+            self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
         tokio::time::timeout(Duration::from_secs(180), handle.get_result(WorkflowGetResultOptions::default()))
             .await
             .expect("host workflow finished within 180 s")
@@ -234,7 +249,11 @@ impl Site {
 
     /// Like [`Site::record_history`] for any workflow ID (e.g. the site workflows, still running:
     /// a partial history replays up to its last event).
-    pub async fn record_workflow_history<W: temporalio_common::HasWorkflowDefinition>(&self, workflow_id: &str, name: &str) {
+    pub async fn record_workflow_history<W: temporalio_common::HasWorkflowDefinition>(
+        &self,
+        workflow_id: &str,
+        name: &str,
+    ) {
         if std::env::var("HOSTFW_RECORD_HISTORIES").as_deref() != Ok("1") {
             return;
         }
@@ -251,11 +270,9 @@ impl Site {
 
     /// The `status` query of a host's workflow.
     pub async fn status(&self, machine_id: &str) -> Option<hostfw_workflows::HostStatus> {
-        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
-        handle
-            .query(HostReprovisionWorkflow::status, (), temporalio_client::WorkflowQueryOptions::default())
-            .await
-            .ok()
+        let handle =
+            self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        handle.query(HostReprovisionWorkflow::status, (), temporalio_client::WorkflowQueryOptions::default()).await.ok()
     }
 
     /// Wait until the host's recorded substate is `substate`.
@@ -314,18 +331,18 @@ impl Site {
 
     /// Whether the host's workflow is still running (read from the server: needs no worker).
     pub async fn workflow_running(&self, machine_id: &str) -> bool {
-        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
-        let description = handle
-            .describe(temporalio_client::WorkflowDescribeOptions::default())
-            .await
-            .expect("workflow described");
+        let handle =
+            self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let description =
+            handle.describe(temporalio_client::WorkflowDescribeOptions::default()).await.expect("workflow described");
         let status = description.raw_description.workflow_execution_info.as_ref().map(|i| i.status).unwrap_or_default();
         status == temporalio_common::protos::temporal::api::enums::v1::WorkflowExecutionStatus::Running as i32
     }
 
     /// The host workflow's pending activities (read from the server: needs no worker).
     pub async fn pending_activities(&self, machine_id: &str) -> Vec<PendingActivity> {
-        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let handle =
+            self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
         let Ok(description) = handle.describe(temporalio_client::WorkflowDescribeOptions::default()).await else {
             return Vec::new();
         };
@@ -351,7 +368,8 @@ impl Site {
 
     /// The full history of the host's workflow, in the SDK's JSON form (payload bytes base64).
     pub async fn history_json(&self, machine_id: &str) -> serde_json::Value {
-        let handle = self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+        let handle =
+            self.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
         let bytes = handle
             .fetch_history(temporalio_client::WorkflowFetchHistoryOptions::default())
             .to_json()

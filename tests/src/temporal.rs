@@ -147,7 +147,11 @@ impl DevServer {
 /// loaded 2-core machine (a build beside the tests) sometimes misses.
 const START_ATTEMPTS: u32 = 3;
 
-async fn launch(port: u16, extra_args: &[String], db: &Option<PathBuf>) -> anyhow::Result<WorkflowEnvironment<LocalServer>> {
+async fn launch(
+    port: u16,
+    extra_args: &[String],
+    db: &Option<PathBuf>,
+) -> anyhow::Result<WorkflowEnvironment<LocalServer>> {
     let mut attempt = 1;
     loop {
         let options = LocalWorkflowEnvironmentOptions::builder()
@@ -159,11 +163,16 @@ async fn launch(port: u16, extra_args: &[String], db: &Option<PathBuf>) -> anyho
         match WorkflowEnvironment::start_local(options).await {
             Ok(env) => return Ok(env),
             Err(e) if attempt < START_ATTEMPTS => {
-                eprintln!("the Temporal dev server on port {port} did not start (attempt {attempt}): {e}; trying again");
+                eprintln!(
+                    "the Temporal dev server on port {port} did not start (attempt {attempt}): {e}; trying again"
+                );
                 // The failed server process is killed on drop; let its port go.
-                let _ = wait_for("the dev server's port to be free", Duration::from_secs(10), Duration::from_millis(100), || async {
-                    listener_pid(port).is_none().then_some(())
-                })
+                let _ = wait_for(
+                    "the dev server's port to be free",
+                    Duration::from_secs(10),
+                    Duration::from_millis(100),
+                    || async { listener_pid(port).is_none().then_some(()) },
+                )
                 .await;
                 attempt += 1;
             }

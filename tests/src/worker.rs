@@ -210,7 +210,10 @@ impl ChildWorker {
         let all: Vec<&str> = log.lines().collect();
         let tail = all[all.len().saturating_sub(lines)..].join("\n");
         let files: Vec<String> = self.logs.iter().map(|p| p.display().to_string()).collect();
-        format!("--- last {lines} lines of the worker log ({}) ---\n{tail}\n--- end of worker log ---", files.join(", "))
+        format!(
+            "--- last {lines} lines of the worker log ({}) ---\n{tail}\n--- end of worker log ---",
+            files.join(", ")
+        )
     }
 
     async fn spawn(&mut self) -> anyhow::Result<()> {

@@ -6,10 +6,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Context};
+use anyhow::Context;
 use clap::Parser;
-use hostfw_model::SiteConfig;
 use hostfw_activities::{ActivitySettings, Deps};
+use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 use hostfw_worker::{connect, run_worker_with_telemetry, serve_artifacts, serve_metrics, start_sdk_metrics};
 use tracing_subscriber::EnvFilter;
@@ -46,18 +46,21 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
     let args = Args::parse();
-    let site = SiteConfig::load(&args.config).map_err(|e| anyhow!("{e}"))?;
+    let site = SiteConfig::load(&args.config)?;
     let settings = ActivitySettings::from_site(&site);
-    let (artifact_addr, _server) =
-        serve_artifacts(settings.artifact_root.clone(), settings.scout_scripts_dir.clone(), &site.worker.artifact_listen)
-        .await
-        .context("starting the artifact server")?;
+    let (artifact_addr, _server) = serve_artifacts(
+        settings.artifact_root.clone(),
+        settings.scout_scripts_dir.clone(),
+        &site.worker.artifact_listen,
+    )
+    .await
+    .context("starting the artifact server")?;
     tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");
     let client = connect(&site, "hostfw-worker").await?;
     let store = Store::connect(&site.site.database_url)
         .await
         .with_context(|| format!("site database {}", site.site.database_url))?;
-    let deps = Deps::open(&site, store, Some(client.clone())).await.map_err(|e| anyhow!("{e}"))?;
+    let deps = Deps::open(&site, store, Some(client.clone())).await?;
     let sdk_metrics = start_sdk_metrics()?;
     let (metrics_addr, _metrics) = serve_metrics(&site.worker.metrics_listen, deps.clone(), Some(sdk_metrics.addr))
         .await

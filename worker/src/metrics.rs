@@ -87,9 +87,8 @@ pub async fn scrape(deps: &Deps) -> String {
 
 async fn read_gauges(deps: &Deps) -> Result<Gauges, String> {
     let catalog = deps.catalog.current().await.map_err(|e| e.to_string())?;
-    let view = site_view::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms())
-        .await
-        .map_err(|e| e.to_string())?;
+    let view =
+        site_view::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await.map_err(|e| e.to_string())?;
     let plan = gates::plan(&view.input);
     Ok(compute_gauges(&view.requests, &plan))
 }

@@ -47,8 +47,7 @@ pub async fn run_worker_with_telemetry(
         .register_activities(HostActivitiesImpl::new(deps.clone()))
         .register_activities(SiteActivitiesImpl::new(deps.clone()))
         .build();
-    let mut worker =
-        Worker::new(&runtime, client.clone(), options).map_err(|e| anyhow!("creating the worker: {e}"))?;
+    let mut worker = Worker::new(&runtime, client.clone(), options).map_err(|e| anyhow!("creating the worker: {e}"))?;
     let stop = worker.shutdown_handle();
     let (stopped_tx, stopped_rx) = tokio::sync::watch::channel(false);
     let watcher = async move {

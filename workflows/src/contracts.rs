@@ -148,7 +148,8 @@ mod task_result_tests {
         let old: TaskResult =
             serde_json::from_str(r#"{"succeeded":false,"state":"Unknown(\"vanished\")","messages":[]}"#).unwrap();
         assert!(old.vanished);
-        let failed: TaskResult = serde_json::from_str(r#"{"succeeded":false,"state":"Exception","messages":["x"]}"#).unwrap();
+        let failed: TaskResult =
+            serde_json::from_str(r#"{"succeeded":false,"state":"Exception","messages":["x"]}"#).unwrap();
         assert!(!failed.vanished);
         let new = TaskResult { succeeded: false, state: "vanished".into(), messages: vec![], vanished: true };
         let back: TaskResult = serde_json::from_str(&serde_json::to_string(&new).unwrap()).unwrap();

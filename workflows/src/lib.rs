@@ -31,12 +31,12 @@ pub use host::{activation, carried, host_reprovision, settings, status};
 pub use site::{contracts as site_contracts, machine_update_manager, site_explorer};
 
 pub use contracts::*;
-pub use site_contracts::*;
-pub use machine_update_manager::MachineUpdateManagerWorkflow;
-pub use site_explorer::SiteExplorerWorkflow;
 pub use host::attempt::PATCH_INSTALL_ROUTES;
 pub use host::platform_steps::PATCH_PLATFORM_FAILURES;
 pub use host_reprovision::HostReprovisionWorkflow;
+pub use machine_update_manager::MachineUpdateManagerWorkflow;
+pub use site_contracts::*;
+pub use site_explorer::SiteExplorerWorkflow;
 pub use status::{HostOutcome, HostStatus, InstalledComponent, StatusEvent};
 
 /// The workflow ID of the reprovisioning of one host: at most one runs per host, so the ID is

@@ -4,11 +4,11 @@
 //!
 //! Declarations only; the implementation is the `scout` binary.
 
+pub use crate::tunables::SCOUT_OUTPUT_LIMIT;
 use hostfw_model::ComponentType;
 use serde::{Deserialize, Serialize};
 use temporalio_common::ActivityError;
 use temporalio_macros::activity_definitions;
-pub use crate::tunables::SCOUT_OUTPUT_LIMIT;
 
 /// Prefix of the task queue a host's Scout polls: `scout/<machine-id>`.
 pub const SCOUT_TASK_QUEUE_PREFIX: &str = "scout/";

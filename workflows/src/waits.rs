@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{ActivationStep, PlatformStep};
-pub use crate::tunables::{ISSUE_REQUESTS, POLL_PAUSE, INVENTORY_FIXED_GETS, INVENTORY_MEMBERS_BOUND};
+pub use crate::tunables::{INVENTORY_FIXED_GETS, INVENTORY_MEMBERS_BOUND, ISSUE_REQUESTS, POLL_PAUSE};
 
 fn d_request_timeout_ms() -> u64 {
     30_000

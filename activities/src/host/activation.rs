@@ -14,13 +14,11 @@ use hostfw_workflows::{ActivateInput, ActivationStep};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
-use crate::host::host_model::host_model;
 use crate::error;
+use crate::host::host_model::host_model;
 use crate::host::reset_types;
+use crate::tunables::HEALTHY_READ_PAUSE;
 use crate::Deps;
-
-/// Pause between the healthy reads required after a BMC reset, and between power-state reads.
-const HEALTHY_READ_PAUSE: Duration = Duration::from_millis(500);
 
 /// Identifies one activation step across its attempts: the workflow run and the activity id
 /// (every retry of one activity shares both).
@@ -66,7 +64,9 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
         None => {
             issue(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
             if let Some(k) = &key {
-                if let Err(e) = deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await {
+                if let Err(e) =
+                    deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await
+                {
                     tracing::warn!(machine = %machine.id, error = %e, "recording the activation mark failed; a retry would issue the step again");
                 }
             }

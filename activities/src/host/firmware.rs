@@ -119,12 +119,9 @@ async fn upload_holding(
     let targets = match (&setting.targets, &input.precheck, input.install_only_specified) {
         (Some(UploadTargets::List(list)), _, _) => list.clone(),
         (Some(UploadTargets::Keyword(TargetsKeyword::Matched)), _, _) => matched(),
-        (None, Some(p), true) => report
-            .members
-            .iter()
-            .filter(|m| p.matcher.is_match(&m.id))
-            .map(|m| m.odata_id.clone())
-            .collect(),
+        (None, Some(p), true) => {
+            report.members.iter().filter(|m| p.matcher.is_match(&m.id)).map(|m| m.odata_id.clone()).collect()
+        }
         _ => Vec::new(),
     };
     let request = UploadRequest {
@@ -193,7 +190,11 @@ async fn beating<T>(
 
 /// Refuse to start a transfer that cannot end before the activity's deadline (a long wait for a
 /// slot must not cut a transfer short: the retry gets a fresh start-to-close instead).
-fn transfer_fits_before_deadline(ctx: &ActivityContext, deps: &Deps, file: &std::path::Path) -> Result<(), ActivityError> {
+fn transfer_fits_before_deadline(
+    ctx: &ActivityContext,
+    deps: &Deps,
+    file: &std::path::Path,
+) -> Result<(), ActivityError> {
     let Some(deadline) = ctx.info().deadline else { return Ok(()) };
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let needed = hostfw_redfish::timeouts::upload_timeout(deps.settings.redfish_timeout, size);
@@ -234,18 +235,11 @@ fn grant_of(lease: &SlotLease) -> SlotGrant {
 }
 
 /// Follow the task until it ends, heartbeating the last progress seen.
-pub async fn wait_task(
-    deps: &Deps,
-    ctx: &ActivityContext,
-    input: WaitTaskInput,
-) -> Result<TaskResult, ActivityError> {
+pub async fn wait_task(deps: &Deps, ctx: &ActivityContext, input: WaitTaskInput) -> Result<TaskResult, ActivityError> {
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
     let task = TaskRef { monitor_uri: input.task.monitor_uri.clone(), task_uri: input.task.task_uri.clone() };
-    let options = WaitOptions {
-        timeout: deps.settings.task_timeout,
-        poll_interval: deps.settings.task_poll_interval,
-    };
+    let options = WaitOptions { timeout: deps.settings.task_timeout, poll_interval: deps.settings.task_poll_interval };
     let (progress_tx, progress_rx) = watch::channel(String::from("submitted"));
     let wait = client.wait_task(&task, options, move |poll| {
         let _ = progress_tx.send(describe(poll));

@@ -26,7 +26,13 @@ pub async fn host_model(deps: &Deps, machine: &Machine, client: &RedfishClient) 
 }
 
 async fn identity(deps: &Deps, machine: &Machine, client: &RedfishClient) -> Result<(String, String), ActivityError> {
-    let report = deps.store.report_get(&hostfw_model::BmcLookup::from(machine.bmc_address.clone())).await.ok().flatten().and_then(|r| r.report);
+    let report = deps
+        .store
+        .report_get(&hostfw_model::BmcLookup::from(machine.bmc_address.clone()))
+        .await
+        .ok()
+        .flatten()
+        .and_then(|r| r.report);
     if let Some(r) = report.filter(|r| !r.vendor.is_empty() && !r.model.is_empty()) {
         return Ok((r.vendor, r.model));
     }

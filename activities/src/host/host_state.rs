@@ -7,7 +7,9 @@ use hostfw_store::{
     now_ms, HealthReport, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED,
     PHASE_STARTED,
 };
-use hostfw_workflows::{ApprovalInputs, HostContext, RetryLimits, ProtectInput, RestoreInput, RetryRecord, SubstateUpdate};
+use hostfw_workflows::{
+    ApprovalInputs, HostContext, ProtectInput, RestoreInput, RetryLimits, RetryRecord, SubstateUpdate,
+};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
@@ -65,7 +67,12 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
         )
         .await
         .map_err(error::store)?;
-    Ok(HostContext { machine_id: machine.id, bmc_address: machine.bmc_address.to_string(), prior_state, cleared: false })
+    Ok(HostContext {
+        machine_id: machine.id,
+        bmc_address: machine.bmc_address.to_string(),
+        prior_state,
+        cleared: false,
+    })
 }
 
 /// The request was cleared before the update started: nothing was touched.
@@ -119,12 +126,7 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), Activit
             .map_err(error::store)?;
     }
     store
-        .machine_set_state(
-            &input.machine_id,
-            HostState::HostReprovision,
-            Some(FAILED),
-            &input.message,
-        )
+        .machine_set_state(&input.machine_id, HostState::HostReprovision, Some(FAILED), &input.message)
         .await
         .map_err(error::store)?;
     // A failed attempt records either the next retry (count > 0) or the spent budget; a reset

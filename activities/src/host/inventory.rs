@@ -25,7 +25,7 @@ async fn explore_and_store(
 
 /// Explore `machine`'s BMC and store the result. Used by the CLI's `site-explorer explore`.
 pub async fn explore_machine(deps: &Deps, machine: &Machine) -> Result<InventoryReport, String> {
-    let client = bmc::open_client(deps, machine).await.map_err(|e| e.to_string())?;
+    let client = bmc::open_client(deps, machine).await.map_err(|e| hostfw_model::error_chain(&e))?;
     explore_and_store(deps, machine, &client)
         .await
         .map_err(|e| format!("storing the report of {}: {e}", machine.id))?

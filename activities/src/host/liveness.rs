@@ -28,14 +28,9 @@ use temporalio_sdk::activities::ActivityContext;
 use tokio::time::Instant;
 
 use crate::error;
-
-/// Bound on one confirmed-heartbeat call (a down server must not stall the caller).
-const CONFIRM_RPC_TIMEOUT: Duration = Duration::from_secs(2);
-/// Safety margin kept before the server's heartbeat deadline: the time the step about to start
-/// needs to begin, clock granularity and the server's own timer slack.
-pub const MARGIN: Duration = Duration::from_secs(1);
-/// Pause between confirmation tries while the gate waits for the server to answer.
-const CONFIRM_RETRY: Duration = Duration::from_millis(500);
+use crate::tunables::CONFIRM_RETRY;
+use crate::tunables::CONFIRM_RPC_TIMEOUT;
+pub use crate::tunables::LIVENESS_MARGIN as MARGIN;
 
 /// Heartbeat bookkeeping of one activity attempt.
 pub struct Liveness {
@@ -102,9 +97,9 @@ impl Liveness {
             return Ok(true);
         }
         let sent = Instant::now();
-        let handle = ctx
-            .client()
-            .get_async_activity_handle(ActivityIdentifier::from_task_token(TaskToken::from(ctx.info().task_token.clone())));
+        let handle = ctx.client().get_async_activity_handle(ActivityIdentifier::from_task_token(TaskToken::from(
+            ctx.info().task_token.clone(),
+        )));
         let options = RpcOptions::builder().timeout(CONFIRM_RPC_TIMEOUT).build();
         let call = handle.heartbeat(Some(details.to_string()), options);
         match tokio::time::timeout(CONFIRM_RPC_TIMEOUT, call).await {

@@ -8,10 +8,10 @@ use hostfw_store::Machine;
 use hostfw_workflows::{PlatformInput, PlatformStep};
 use temporalio_common::ActivityError;
 
-use crate::host::activation::wait_power;
 use crate::bmc;
-use crate::host::host_model::{host_model, HostIdentity};
 use crate::error;
+use crate::host::activation::wait_power;
+use crate::host::host_model::{host_model, HostIdentity};
 use crate::host::reset_types;
 use crate::Deps;
 
@@ -45,29 +45,18 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
 
 /// Lockdown through the model's own property (catalog `lockdown`). A model without one has no
 /// lockdown to change: the step counts as done, and says so.
-async fn lockdown(
-    deps: &Deps,
-    machine: &Machine,
-    client: &RedfishClient,
-    enabled: bool,
-) -> Result<(), ActivityError> {
+async fn lockdown(deps: &Deps, machine: &Machine, client: &RedfishClient, enabled: bool) -> Result<(), ActivityError> {
     let HostIdentity { vendor, model, entry } = host_model(deps, machine, client).await?;
     let Some(setting) = entry.and_then(|m| m.lockdown) else {
         tracing::info!(machine = %machine.id, %vendor, %model, enabled,
             "platform lockdown not supported on this model (no catalog lockdown setting): counted as done");
         return Ok(());
     };
-    let state = client
-        .lockdown_state(&setting)
-        .await
-        .map_err(error::redfish)?;
+    let state = client.lockdown_state(&setting).await.map_err(error::redfish)?;
     if state.effective() == enabled {
         return Ok(());
     }
-    let deferred = client
-        .set_lockdown_at(&setting, enabled)
-        .await
-        .map_err(error::redfish)?;
+    let deferred = client.set_lockdown_at(&setting, enabled).await.map_err(error::redfish)?;
     if deferred {
         tracing::info!(machine = %machine.id, enabled, "platform lockdown change runs after the next host reset");
     }

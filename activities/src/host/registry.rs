@@ -6,8 +6,9 @@ use std::sync::Arc;
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::{
-    ActivateInput, ApprovalInputs, CatalogQuery, RetryLimits, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput, RetryRecord,
-    RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult, WaitTaskInput,
+    ActivateInput, ApprovalInputs, CatalogQuery, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput,
+    RetryLimits, RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput,
+    UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -30,33 +31,57 @@ impl HostActivitiesImpl {
 #[activities]
 impl HostActivitiesImpl {
     #[activity(definition = defs::Protect)]
-    pub async fn protect(self: Arc<Self>, _ctx: ActivityContext, input: ProtectInput) -> Result<HostContext, ActivityError> {
+    pub async fn protect(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        input: ProtectInput,
+    ) -> Result<HostContext, ActivityError> {
         host_state::protect(&self.deps, input).await
     }
 
     #[activity(definition = defs::RecordSubstate)]
-    pub async fn record_substate(self: Arc<Self>, _ctx: ActivityContext, input: SubstateUpdate) -> Result<(), ActivityError> {
+    pub async fn record_substate(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        input: SubstateUpdate,
+    ) -> Result<(), ActivityError> {
         host_state::record_substate(&self.deps, input).await
     }
 
     #[activity(definition = defs::RefreshInventory)]
-    pub async fn refresh_inventory(self: Arc<Self>, ctx: ActivityContext, machine_id: String) -> Result<InventoryReport, ActivityError> {
+    pub async fn refresh_inventory(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        machine_id: String,
+    ) -> Result<InventoryReport, ActivityError> {
         // A crawl of a slow BMC takes minutes: heartbeats tell a dead worker from a slow read.
         with_heartbeat(&ctx, "reading the Redfish inventory", inventory::refresh(&self.deps, &machine_id)).await
     }
 
     #[activity(definition = defs::CatalogLookup)]
-    pub async fn catalog_lookup(self: Arc<Self>, _ctx: ActivityContext, input: CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
+    pub async fn catalog_lookup(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        input: CatalogQuery,
+    ) -> Result<Option<HostModel>, ActivityError> {
         inventory::catalog_lookup(&self.deps, &input).await
     }
 
     #[activity(definition = defs::Upload)]
-    pub async fn upload(self: Arc<Self>, ctx: ActivityContext, input: UploadInput) -> Result<UploadResult, ActivityError> {
+    pub async fn upload(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: UploadInput,
+    ) -> Result<UploadResult, ActivityError> {
         firmware::upload(&self.deps, &ctx, input).await
     }
 
     #[activity(definition = defs::WaitTask)]
-    pub async fn wait_task(self: Arc<Self>, ctx: ActivityContext, input: WaitTaskInput) -> Result<TaskResult, ActivityError> {
+    pub async fn wait_task(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: WaitTaskInput,
+    ) -> Result<TaskResult, ActivityError> {
         firmware::wait_task(&self.deps, &ctx, input).await
     }
 
@@ -77,12 +102,20 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::ApprovalInputs)]
-    pub async fn approval_inputs(self: Arc<Self>, _ctx: ActivityContext, machine_id: String) -> Result<ApprovalInputs, ActivityError> {
+    pub async fn approval_inputs(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        machine_id: String,
+    ) -> Result<ApprovalInputs, ActivityError> {
         host_state::approval_inputs(&self.deps, &machine_id).await
     }
 
     #[activity(definition = defs::RetryLimits)]
-    pub async fn retry_limits(self: Arc<Self>, _ctx: ActivityContext, _machine_id: String) -> Result<RetryLimits, ActivityError> {
+    pub async fn retry_limits(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        _machine_id: String,
+    ) -> Result<RetryLimits, ActivityError> {
         host_state::retry_limits(&self.deps)
     }
 
@@ -92,12 +125,20 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::PlanRoute)]
-    pub async fn plan_route(self: Arc<Self>, _ctx: ActivityContext, input: RouteQuery) -> Result<InstallRoute, ActivityError> {
+    pub async fn plan_route(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        input: RouteQuery,
+    ) -> Result<InstallRoute, ActivityError> {
         routes::plan_route(&self.deps, &input)
     }
 
     #[activity(definition = defs::RunScript)]
-    pub async fn run_script(self: Arc<Self>, ctx: ActivityContext, input: ScriptInput) -> Result<ScriptResult, ActivityError> {
+    pub async fn run_script(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: ScriptInput,
+    ) -> Result<ScriptResult, ActivityError> {
         script::run_script(&self.deps, &ctx, input).await
     }
 

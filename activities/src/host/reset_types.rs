@@ -33,21 +33,9 @@ mod tests {
 
     #[test]
     fn the_plans_reset_type_comes_first_then_the_fallbacks() {
-        assert_eq!(
-            preferences("ForceRestart", BMC_RESTART),
-            vec!["ForceRestart", "GracefulRestart"]
-        );
-        assert_eq!(
-            preferences("ForceRestart", SYSTEM_RESTART),
-            vec!["ForceRestart", "GracefulRestart", "PowerCycle"]
-        );
-        assert_eq!(
-            preferences("GracefulRestart", BMC_RESTART),
-            vec!["GracefulRestart", "ForceRestart"]
-        );
-        assert_eq!(
-            preferences("PowerCycle", SYSTEM_RESTART),
-            vec!["PowerCycle", "ForceRestart", "GracefulRestart"]
-        );
+        assert_eq!(preferences("ForceRestart", BMC_RESTART), vec!["ForceRestart", "GracefulRestart"]);
+        assert_eq!(preferences("ForceRestart", SYSTEM_RESTART), vec!["ForceRestart", "GracefulRestart", "PowerCycle"]);
+        assert_eq!(preferences("GracefulRestart", BMC_RESTART), vec!["GracefulRestart", "ForceRestart"]);
+        assert_eq!(preferences("PowerCycle", SYSTEM_RESTART), vec!["PowerCycle", "ForceRestart", "GracefulRestart"]);
     }
 }

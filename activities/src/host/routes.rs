@@ -32,7 +32,7 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
             tracing::debug!(machine = %query.machine_id, reason = %e, "no Scout package possible");
             None
         }
-        Err(e) => return Err(error::bad_input(e.to_string())),
+        Err(e) => return Err(error::bad_input(hostfw_model::error_chain(&e))),
     };
     if let Some(package) = package {
         let base = settings.artifact_base_url.trim_end_matches('/');
@@ -49,7 +49,8 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
                     "artifact {artifact} lies outside the firmware directory, so Scout cannot download it"
                 ))
             })?;
-            let sha256 = scout_package::sha256_file(&resolved.path).map_err(|e| error::bad_input(e.to_string()))?;
+            let sha256 = scout_package::sha256_file(&resolved.path)
+                .map_err(|e| error::bad_input(hostfw_model::error_chain(&e)))?;
             let file_name = resolved
                 .path
                 .file_name()

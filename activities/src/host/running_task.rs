@@ -36,6 +36,9 @@ fn is_ours(task: &RunningUpdateTask, report: &InventoryReport, matcher: Option<&
         let last = name.trim_end_matches('/').rsplit('/').next().unwrap_or(name);
         matcher.is_match(name)
             || matcher.is_match(last)
-            || report.members.iter().any(|m| matcher.is_match(&m.id) && m.odata_id.trim_end_matches('/') == name.trim_end_matches('/'))
+            || report
+                .members
+                .iter()
+                .any(|m| matcher.is_match(&m.id) && m.odata_id.trim_end_matches('/') == name.trim_end_matches('/'))
     })
 }

@@ -36,7 +36,7 @@ pub enum ScoutPackageError {
     MetadataKey { path: PathBuf, key: String, problem: String },
     #[error("{path}: not a regular file", path = path.display())]
     NotAFile { path: PathBuf },
-    #[error("{path}: {source}", path = path.display())]
+    #[error("{path}: cannot read it", path = path.display())]
     Io {
         path: PathBuf,
         #[source]

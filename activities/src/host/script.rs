@@ -22,25 +22,24 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use hostfw_model::BmcAddress;
+use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
 use hostfw_store::{ScriptLock, Store};
 use hostfw_workflows::{ScriptInput, ScriptResult};
 use temporalio_common::ActivityError;
-use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
 use temporalio_sdk::activities::ActivityContext;
 
 use crate::bmc;
 use crate::error;
 use crate::host::script_lock::{
-    self, claim_or_wait, kill_group, Claim, ClaimError, ThisHost, WaitPolicy, HARD_TIMEOUT_MARGIN, POLL_EVERY, STALE_MARGIN,
+    self, claim_or_wait, kill_group, Claim, ClaimError, ThisHost, WaitPolicy, HARD_TIMEOUT_MARGIN, POLL_EVERY,
+    STALE_MARGIN,
 };
 use crate::Deps;
 
-/// Longest output tail kept, per stream, in characters.
-pub const OUTPUT_LIMIT: usize = 1500;
-/// How long to wait for the script's output to close once its group is dead (a straggler that
-/// escaped the group may hold the pipes): then what was read is reported.
-pub const OUTPUT_DRAIN_GRACE: Duration = Duration::from_secs(2);
 use crate::heartbeat::HEARTBEAT_EVERY;
+pub use crate::tunables::OUTPUT_DRAIN_GRACE;
+pub use crate::tunables::OUTPUT_LIMIT;
+use crate::tunables::RELEASE_RETRY_FOR;
 
 /// The script's environment variables describing where the BMC is (see the module doc).
 fn address_env(address: &BmcAddress) -> [(&'static str, String); 5] {
@@ -104,9 +103,6 @@ impl RunGuard {
         }
     }
 }
-
-/// How long a finished run keeps trying to release its lock after a failed release.
-const RELEASE_RETRY_FOR: Duration = Duration::from_secs(5 * 60);
 
 impl Drop for RunGuard {
     fn drop(&mut self) {
@@ -251,13 +247,8 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         Ending::Exited(code) => Some(code),
         Ending::Signalled(_) => None,
     };
-    let result = ScriptResult {
-        success: exit_code == Some(0),
-        exit_code,
-        stdout: run.stdout,
-        stderr: run.stderr,
-        error: None,
-    };
+    let result =
+        ScriptResult { success: exit_code == Some(0), exit_code, stdout: run.stdout, stderr: run.stderr, error: None };
     tracing::info!(machine = %machine.id, script = %path.display(), exit = ?result.exit_code,
         seconds = started.elapsed().as_secs(), "script finished");
     Ok(result)
@@ -284,7 +275,10 @@ mod tests {
         };
         // A bare address is https on 443: the script is told so, not left to guess http.
         assert_eq!(env("10.0.0.1"), e("https://10.0.0.1:443", "https", "10.0.0.1", "443", "10.0.0.1:443"));
-        assert_eq!(env("HTTPS://10.0.0.1:8443/"), e("https://10.0.0.1:8443", "https", "10.0.0.1", "8443", "10.0.0.1:8443"));
+        assert_eq!(
+            env("HTTPS://10.0.0.1:8443/"),
+            e("https://10.0.0.1:8443", "https", "10.0.0.1", "8443", "10.0.0.1:8443")
+        );
         assert_eq!(env("http://bmc-1"), e("http://bmc-1:80", "http", "bmc-1", "80", "bmc-1:80"));
         assert_eq!(
             env("http://[fe80::1]:8000/bmc/h1"),

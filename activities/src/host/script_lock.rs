@@ -26,19 +26,13 @@ use std::time::{Duration, Instant};
 
 use hostfw_store::{ScriptLock, Store, StoreError};
 
+pub use crate::tunables::DEADLINE_GRACE;
+pub use crate::tunables::HARD_TIMEOUT_MARGIN;
+pub use crate::tunables::SCRIPT_POLL_EVERY as POLL_EVERY;
+pub use crate::tunables::STALE_MARGIN;
+use hostfw_script_runner::process::{boot_id, group_has_live_members};
 /// `/proc` as the runner reads it (one reading for Scout and the Core-local route).
 pub use hostfw_script_runner::process::{kill_group, proc_stat, ProcStat};
-use hostfw_script_runner::process::{boot_id, group_has_live_members};
-
-/// The worker kills a script at its timeout; `timeout(1)` kills the group this much later on its
-/// own, for the case that the worker is dead by then.
-pub const HARD_TIMEOUT_MARGIN: Duration = Duration::from_secs(5);
-
-/// After an unverifiable run's deadline, how long more to allow for its kill to take effect.
-pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
-
-/// How often a waiter looks at the earlier run again (and heartbeats).
-pub const POLL_EVERY: Duration = Duration::from_secs(1);
 
 /// Who this worker is, as recorded in a lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +44,8 @@ pub struct ThisHost {
 impl ThisHost {
     /// Read the host name and boot id from `/proc` (Linux).
     pub fn read() -> ThisHost {
-        let name = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
+        let name =
+            std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
         ThisHost { name, boot_id: boot_id() }
     }
 }
@@ -89,9 +84,7 @@ pub fn judge(lock: &ScriptLock, here: &ThisHost) -> Verdict {
 
 /// One line naming the run a lock records.
 pub fn describe(lock: &ScriptLock) -> String {
-    let started = chrono::DateTime::from_timestamp_millis(lock.started_at_ms)
-        .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-        .unwrap_or_else(|| lock.started_at_ms.to_string());
+    let started = hostfw_model::rfc3339_utc(lock.started_at_ms);
     let pid = lock.pid.map_or_else(|| "pid not recorded".to_string(), |p| format!("pid {p}"));
     format!("an earlier run of {} ({pid} on worker host {}, started {started})", lock.script, lock.worker_host)
 }
@@ -129,9 +122,6 @@ pub struct WaitPolicy {
     /// [`STALE_MARGIN`]; `i64::MIN` never takes over silently.
     pub stale_before_ms: i64,
 }
-
-/// How long before an activity was scheduled its workflow's inventory read surely happened.
-pub const STALE_MARGIN: Duration = Duration::from_secs(5 * 60);
 
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -184,7 +174,9 @@ where
             Verdict::Alive { pid } => {
                 let past_deadline = now_ms() >= earlier.deadline_ms;
                 if killed.is_none() && (began.elapsed() >= policy.orphan_wait || past_deadline) {
-                    let why = if past_deadline { "its deadline passed".to_string() } else {
+                    let why = if past_deadline {
+                        "its deadline passed".to_string()
+                    } else {
                         format!("it was still running after script_orphan_wait ({} s)", policy.orphan_wait.as_secs())
                     };
                     tracing::warn!(machine = %lock.machine_id, component = %lock.component, pid,

@@ -34,13 +34,10 @@ use tokio::sync::Notify;
 use crate::error;
 use crate::heartbeat::HEARTBEAT_EVERY;
 use crate::host::liveness::Liveness;
+pub use crate::tunables::SLOT_LEASE_MS;
+use crate::tunables::SLOT_POLL_FIRST as POLL_FIRST;
+use crate::tunables::SLOT_POLL_MAX as POLL_MAX;
 use crate::Deps;
-
-/// Lease of a slot while its holder runs (renewed every heartbeat).
-pub const SLOT_LEASE_MS: i64 = 60_000;
-/// Poll interval bounds of a waiter (see the module docs).
-const POLL_FIRST: Duration = Duration::from_millis(500);
-const POLL_MAX: Duration = Duration::from_secs(5);
 
 /// Woken whenever this worker releases a slot.
 static RELEASED: Notify = Notify::const_new();
@@ -98,7 +95,9 @@ impl HeldSlot {
 pub async fn release(deps: &Deps, grant: SlotGrant, holder: &str) {
     match deps.store.upload_slot_release(grant, holder).await {
         Ok(()) => RELEASED.notify_waiters(),
-        Err(e) => tracing::warn!(slot = grant.slot, holder, error = %e, "releasing the upload slot failed; its lease expires"),
+        Err(e) => {
+            tracing::warn!(slot = grant.slot, holder, error = %e, "releasing the upload slot failed; its lease expires")
+        }
     }
 }
 
@@ -114,8 +113,11 @@ pub async fn acquire(
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
     loop {
         TRIES.fetch_add(1, Ordering::Relaxed);
-        if let Some(grant) =
-            deps.store.upload_slot_acquire(holder, deps.settings.max_uploads, SLOT_LEASE_MS).await.map_err(error::store)?
+        if let Some(grant) = deps
+            .store
+            .upload_slot_acquire(holder, deps.settings.max_uploads, SLOT_LEASE_MS)
+            .await
+            .map_err(error::store)?
         {
             return Ok(HeldSlot { grant, holder: holder.to_string() });
         }

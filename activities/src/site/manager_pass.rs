@@ -53,9 +53,8 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         "machine update manager pass"
     );
     let run_interval_secs = deps.site.machine_updater.machine_update_run_interval.as_secs().max(1);
-    let next_wake_secs = plan
-        .next_window_open_ms
-        .map(|at| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
+    let next_wake_secs =
+        plan.next_window_open_ms.map(|at| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
     Ok(PassSummary {
         total: plan.fleet.total,
         unhealthy: plan.fleet.unhealthy,
@@ -78,17 +77,24 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
 /// resumes from fresh inventory (`repair`). A workflow that runs (e.g. an assigned host waiting
 /// for its tenant) is left alone.
 async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64) {
-    let found = match crate::site::repair::requests_without_workflow(&deps.store, client, now, crate::site::repair::SETTLE_MS).await {
-        Ok(found) => found,
-        Err(e) => {
-            tracing::warn!(error = %e, "machine update manager could not check requests against their workflows");
-            return;
-        }
-    };
+    let found =
+        match crate::site::repair::requests_without_workflow(&deps.store, client, now, crate::site::repair::SETTLE_MS)
+            .await
+        {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::warn!(error = %e, "machine update manager could not check requests against their workflows");
+                return;
+            }
+        };
     for finding in &found {
         match crate::site::repair::fix(deps, client, finding, "the machine update manager").await {
-            Ok(done) => tracing::warn!(machine = %finding.machine_id(), problem = %finding.problem(), %done, "repaired"),
-            Err(e) => tracing::warn!(machine = %finding.machine_id(), error = %e, "could not start the workflow of a request"),
+            Ok(done) => {
+                tracing::warn!(machine = %finding.machine_id(), problem = %finding.problem(), %done, "repaired")
+            }
+            Err(e) => {
+                tracing::warn!(machine = %finding.machine_id(), error = %e, "could not start the workflow of a request")
+            }
         }
     }
 }
@@ -100,7 +106,9 @@ fn drift_message(hosts: &[gates::HostView], id: &str) -> String {
         _ => None,
     });
     match differing {
-        Some(list) if !list.is_empty() => format!("scheduled by the machine update manager: {} differ", list.join(", ")),
+        Some(list) if !list.is_empty() => {
+            format!("scheduled by the machine update manager: {} differ", list.join(", "))
+        }
         _ => "scheduled by the machine update manager".to_string(),
     }
 }

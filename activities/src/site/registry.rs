@@ -26,12 +26,20 @@ impl SiteActivitiesImpl {
 #[activities]
 impl SiteActivitiesImpl {
     #[activity(definition = site_defs::ManagerPass)]
-    pub async fn manager_pass(self: Arc<Self>, ctx: ActivityContext, input: PassRequest) -> Result<PassSummary, ActivityError> {
+    pub async fn manager_pass(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: PassRequest,
+    ) -> Result<PassSummary, ActivityError> {
         with_heartbeat(&ctx, "scheduler pass", manager_pass::pass(&self.deps, input)).await
     }
 
     #[activity(definition = site_defs::ExplorerCrawl)]
-    pub async fn explorer_crawl(self: Arc<Self>, ctx: ActivityContext, input: CrawlRequest) -> Result<CrawlSummary, ActivityError> {
+    pub async fn explorer_crawl(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: CrawlRequest,
+    ) -> Result<CrawlSummary, ActivityError> {
         with_heartbeat(&ctx, "site explorer crawl", crawl::crawl(&self.deps, input)).await
     }
 }

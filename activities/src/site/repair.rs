@@ -31,13 +31,9 @@ use temporalio_client::{
 
 use crate::host::host_state::HEALTH_SOURCE;
 use crate::site::site_link::adopt_request;
+pub use crate::tunables::DOCTOR_SETTLE_MS;
+pub use crate::tunables::SETTLE_MS;
 use crate::Deps;
-
-/// The scheduler leaves requests younger than this alone: their maker may be starting the
-/// workflow right now (it writes the request first).
-pub const SETTLE_MS: i64 = 30_000;
-/// `hostfw doctor` (an operator looking at a quiet site) waits less.
-pub const DOCTOR_SETTLE_MS: i64 = 5_000;
 
 /// One disagreement between the site database and Temporal.
 #[derive(Debug, Clone, PartialEq, Eq)]

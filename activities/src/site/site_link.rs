@@ -10,9 +10,11 @@
 use hostfw_model::SiteConfig;
 use hostfw_store::{NewRequest, RequestCreate, Store};
 use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings};
-use hostfw_workflows::waits::BmcWaits;
 use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
-use hostfw_workflows::{host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow, MachineUpdateManagerWorkflow};
+use hostfw_workflows::waits::BmcWaits;
+use hostfw_workflows::{
+    host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow, MachineUpdateManagerWorkflow,
+};
 use temporalio_client::errors::WorkflowStartError;
 use temporalio_client::{Client, WorkflowIdConflictPolicy, WorkflowSignalOptions, WorkflowStartOptions};
 use temporalio_common::search_attributes::SearchAttributes;
@@ -25,7 +27,9 @@ pub const INITIATOR_AUTOMATED: &str = "Automated";
 pub enum StartError {
     #[error("machine {0} is not registered (see `hostfw machine list`)")]
     UnknownMachine(String),
-    #[error("host {machine} already has a reprovisioning request (initiator {initiator}, {started}); refusing a second one")]
+    #[error(
+        "host {machine} already has a reprovisioning request (initiator {initiator}, {started}); refusing a second one"
+    )]
     AlreadyRequested { machine: String, initiator: String, started: &'static str },
     #[error("a reprovisioning workflow is already running for host {machine} ({workflow_id}); refusing a second one")]
     AlreadyRunning { machine: String, workflow_id: String },
@@ -175,9 +179,8 @@ async fn start_workflow(
 /// runs a pass when it starts, so a failure is only logged.
 pub async fn wake_manager(client: &Client, reason: &str) {
     let handle = client.get_workflow_handle::<MachineUpdateManagerWorkflow>(MACHINE_UPDATE_MANAGER_ID);
-    if let Err(e) = handle
-        .signal(MachineUpdateManagerWorkflow::wake, reason.to_string(), WorkflowSignalOptions::default())
-        .await
+    if let Err(e) =
+        handle.signal(MachineUpdateManagerWorkflow::wake, reason.to_string(), WorkflowSignalOptions::default()).await
     {
         tracing::debug!(error = %e, reason, "could not wake the machine update manager");
     }

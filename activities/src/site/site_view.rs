@@ -23,12 +23,8 @@ pub async fn read(store: &Store, catalog: &Catalog, site: &SiteConfig, now_ms: i
     let machines = store.machine_list().await?;
     let requests = store.request_list().await?;
     let requested: HashSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
-    let reports: HashMap<String, hostfw_store::ExploredReport> = store
-        .report_list()
-        .await?
-        .into_iter()
-        .filter_map(|r| r.machine_id.clone().map(|id| (id, r)))
-        .collect();
+    let reports: HashMap<String, hostfw_store::ExploredReport> =
+        store.report_list().await?.into_iter().filter_map(|r| r.machine_id.clone().map(|id| (id, r))).collect();
     // Any health report but our own update marker makes a host unhealthy.
     let unhealthy: HashSet<String> = store
         .health_report_list()
@@ -58,8 +54,5 @@ pub async fn read(store: &Store, catalog: &Catalog, site: &SiteConfig, now_ms: i
             }
         })
         .collect();
-    Ok(SiteView {
-        input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts },
-        requests,
-    })
+    Ok(SiteView { input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts }, requests })
 }

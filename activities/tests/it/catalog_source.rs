@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use hostfw_activities::catalog_source::CatalogUnavailable;
 use hostfw_activities::CatalogSource;
-use temporalio_common::ActivityError;
 use hostfw_model::{Catalog, ComponentType, SiteConfig};
 use hostfw_store::Store;
+use temporalio_common::ActivityError;
 
 const SITE: &str = r#"
 [site]

@@ -1,7 +1,6 @@
 //! The integration tests of `hostfw-activities`, one test binary: one module per concern
 //! (each module's doc says what it covers).
 
-
 mod catalog_source;
 mod scout_package;
 mod script_lock;

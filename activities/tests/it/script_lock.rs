@@ -109,9 +109,10 @@ async fn a_free_lock_is_claimed_and_a_second_claim_finds_it() {
     let here = ThisHost::read();
     assert!(!here.name.is_empty() && !here.boot_id.is_empty(), "{here:?}");
     let beats = Beats::default();
-    let got = claim_or_wait(&db.store, &lock("a", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
-        .await
-        .unwrap();
+    let got =
+        claim_or_wait(&db.store, &lock("a", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
+            .await
+            .unwrap();
     assert_eq!(got, Claim::Claimed);
     assert_eq!(db.store.script_lock_get("m1", "uefi").await.unwrap().unwrap().holder, "a");
 }
@@ -128,18 +129,20 @@ async fn a_stale_lock_whose_process_died_is_taken_over_without_waiting() {
 
     let beats = Beats::default();
     let started = Instant::now();
-    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
-        .await
-        .unwrap();
+    let got =
+        claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
+            .await
+            .unwrap();
     assert!(started.elapsed() < Duration::from_secs(2), "no wait for a dead process");
     let Claim::EarlierRun { report, killed } = got else { panic!("{got:?}") };
     assert!(!killed);
     assert!(report.contains("have exited") && report.contains("scripts/flash.sh"), "{report}");
     assert_eq!(db.store.script_lock_get("m1", "uefi").await.unwrap(), None, "the stale lock was removed");
     // The next run claims it.
-    let got = claim_or_wait(&db.store, &lock("c", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
-        .await
-        .unwrap();
+    let got =
+        claim_or_wait(&db.store, &lock("c", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
+            .await
+            .unwrap();
     assert_eq!(got, Claim::Claimed);
 }
 
@@ -261,9 +264,10 @@ async fn a_run_on_another_host_is_over_at_its_deadline() {
     db.store.script_lock_claim(&earlier).await.unwrap();
     let beats = Beats::default();
     let started = Instant::now();
-    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_millis(1)), beats.sink(), never())
-        .await
-        .unwrap();
+    let got =
+        claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_millis(1)), beats.sink(), never())
+            .await
+            .unwrap();
     let Claim::EarlierRun { report, .. } = got else { panic!("{got:?}") };
     assert!(report.contains("deadline has passed"), "{report}");
     assert!(started.elapsed() >= DEADLINE_GRACE, "waited past the deadline and its grace: {:?}", started.elapsed());
@@ -306,9 +310,10 @@ async fn an_earlier_run_that_is_a_zombie_is_over() {
     child.kill().unwrap(); // not reaped: a zombie
     until("the process to be a zombie", || proc_stat(pid).is_some_and(|s| s.zombie)).await;
     let beats = Beats::default();
-    let got = claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
-        .await
-        .unwrap();
+    let got =
+        claim_or_wait(&db.store, &lock("b", &here), &here, &policy(Duration::from_secs(60)), beats.sink(), never())
+            .await
+            .unwrap();
     assert!(matches!(got, Claim::EarlierRun { killed: false, .. }), "{got:?}");
     child.wait().unwrap();
 }

@@ -4,9 +4,7 @@
 use crate::common;
 
 use common::*;
-use hostfw_bmc_sim::{
-    firmware_image, firmware_image_with_activation, Activation, ApplyTime, FirmwareSpec,
-};
+use hostfw_bmc_sim::{firmware_image, firmware_image_with_activation, Activation, ApplyTime, FirmwareSpec};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -25,17 +23,13 @@ async fn flash(c: &Client, image: Vec<u8>) -> serde_json::Value {
 }
 
 async fn ac_cycle(c: &Client) {
-    let r = c
-        .post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"}))
-        .await;
+    let r = c.post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.raw);
     wait_power(c, "On").await;
 }
 
 async fn system_restart(c: &Client) {
-    let r = c
-        .post(SYSTEM_RESET, json!({"ResetType": "ForceRestart"}))
-        .await;
+    let r = c.post(SYSTEM_RESET, json!({"ResetType": "ForceRestart"})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.raw);
     wait_power(c, "On").await;
 }
@@ -54,31 +48,20 @@ async fn chassis_is_linked_and_offers_power_cycle() {
     let coll_uri = root["Chassis"]["@odata.id"].as_str().unwrap().to_string();
     let coll = c.resource(&coll_uri).await;
     assert_eq!(coll["Members@odata.count"], 1);
-    let chassis_uri = coll["Members"][0]["@odata.id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let chassis_uri = coll["Members"][0]["@odata.id"].as_str().unwrap().to_string();
     assert_eq!(chassis_uri, "/redfish/v1/Chassis/1");
     let chassis = c.resource(&chassis_uri).await;
     let action = &chassis["Actions"]["#Chassis.Reset"];
     assert_eq!(action["target"], CHASSIS_RESET);
-    assert_eq!(
-        action["ResetType@Redfish.AllowableValues"],
-        json!(["PowerCycle"])
-    );
+    assert_eq!(action["ResetType@Redfish.AllowableValues"], json!(["PowerCycle"]));
     assert_eq!(chassis["PowerState"], "On");
-    assert_eq!(
-        c.resource(SYSTEM).await["Links"]["Chassis"][0]["@odata.id"],
-        chassis_uri.as_str()
-    );
+    assert_eq!(c.resource(SYSTEM).await["Links"]["Chassis"][0]["@odata.id"], chassis_uri.as_str());
 
     for body in [json!({"ResetType": "ForceOff"}), json!({})] {
         let r = c.post(CHASSIS_RESET, body.clone()).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {}", r.raw);
     }
-    let r = Client::anonymous(&fleet.hosts()[0])
-        .post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"}))
-        .await;
+    let r = Client::anonymous(&fleet.hosts()[0]).post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"})).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(fleet.stats().ac_cycles_total, 0);
     fleet.shutdown().await;
@@ -91,20 +74,11 @@ async fn ac_cycle_powers_the_host_off_and_on_while_the_bmc_stays_up() {
     let fleet = start_fleet(vec![h, host("host-002")]).await;
     let mut c = Client::new(&fleet.hosts()[0]);
     assert_eq!(c.login().await.status, StatusCode::CREATED);
-    let r = c
-        .post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"}))
-        .await;
+    let r = c.post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.raw);
     assert_eq!(fleet.power_state("host-001").as_deref(), Some("Off"));
-    assert_eq!(
-        c.resource("/redfish/v1/Chassis/1").await["PowerState"],
-        "Off"
-    );
-    assert_eq!(
-        c.get("/redfish/v1/Managers/BMC").await.status,
-        StatusCode::OK,
-        "the BMC and its sessions stay up"
-    );
+    assert_eq!(c.resource("/redfish/v1/Chassis/1").await["PowerState"], "Off");
+    assert_eq!(c.get("/redfish/v1/Managers/BMC").await.status, StatusCode::OK, "the BMC and its sessions stay up");
     wait_power(&c, "On").await;
     let stats = fleet.stats();
     assert_eq!(stats.ac_cycles_total, 1);
@@ -125,17 +99,10 @@ async fn ac_cycle_image_waits_for_an_ac_cycle() {
     assert_eq!(task["TaskState"], "Completed", "{task}");
     assert!(message_ids(&task).contains(&"Update.1.0.AwaitToActivate".to_string()));
     assert_eq!(c.version_of(CPLD).await, "1.0");
-    assert_eq!(
-        fleet.staged_versions("host-001"),
-        vec![(CPLD.to_string(), "2.0".to_string())]
-    );
+    assert_eq!(fleet.staged_versions("host-001"), vec![(CPLD.to_string(), "2.0".to_string())]);
 
     system_restart(&c).await;
-    assert_eq!(
-        c.version_of(CPLD).await,
-        "1.0",
-        "a system reset is not an AC cycle"
-    );
+    assert_eq!(c.version_of(CPLD).await, "1.0", "a system reset is not an AC cycle");
     manager_reset(&c).await;
     assert_eq!(c.version_of(CPLD).await, "1.0", "nor is a BMC reset");
 
@@ -159,10 +126,7 @@ async fn manager_reset_image_waits_for_a_bmc_reset() {
     assert_eq!(c.version_of(BMC_MEMBER).await, "7.00.00.00");
     manager_reset(&c).await;
     assert_eq!(c.version_of(BMC_MEMBER).await, "7.50");
-    assert_eq!(
-        c.resource("/redfish/v1/Managers/BMC").await["FirmwareVersion"],
-        "7.50"
-    );
+    assert_eq!(c.resource("/redfish/v1/Managers/BMC").await["FirmwareVersion"], "7.50");
     fleet.shutdown().await;
 }
 
@@ -194,17 +158,10 @@ async fn image_activation_overrides_the_apply_time() {
     let image = firmware_image_with_activation("BIOS", "3.0", Activation::Reset, 10);
     assert_eq!(flash(&c2, image).await["TaskState"], "Completed");
     assert_eq!(c2.version_of(BIOS_MEMBER).await, "2.1.0");
-    assert_eq!(
-        flash(&c2, firmware_image("iDRAC", "7.8", 10)).await["TaskState"],
-        "Completed"
-    );
+    assert_eq!(flash(&c2, firmware_image("iDRAC", "7.8", 10)).await["TaskState"], "Completed");
     assert_eq!(c2.version_of(BMC_MEMBER).await, "7.8");
     ac_cycle(&c2).await;
-    assert_eq!(
-        c2.version_of(BIOS_MEMBER).await,
-        "3.0",
-        "an AC cycle is also a reset"
-    );
+    assert_eq!(c2.version_of(BIOS_MEMBER).await, "3.0", "an AC cycle is also a reset");
     fleet.shutdown().await;
 }
 

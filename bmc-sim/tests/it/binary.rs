@@ -37,53 +37,25 @@ bmc_address = "127.0.0.1:0"
 fn bad_fleet_file_exits_2_naming_file_host_and_key() {
     let dir = temp_dir("bad");
     let file = dir.join("fleet.toml");
-    std::fs::write(
-        &file,
-        FLEET.replace(
-            "model = \"SR650\"",
-            "model = \"SR650\"\ntask_style = \"ilo\"",
-        ),
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-sim"))
-        .arg("--fleet")
-        .arg(&file)
-        .output()
-        .unwrap();
+    std::fs::write(&file, FLEET.replace("model = \"SR650\"", "model = \"SR650\"\ntask_style = \"ilo\"")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-sim")).arg("--fleet").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("fleet.toml") && err.contains("host-002") && err.contains("task_style"),
-        "{err}"
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-sim"))
-        .arg("--fleet")
-        .arg(dir.join("absent.toml"))
-        .output()
-        .unwrap();
+    assert!(err.contains("fleet.toml") && err.contains("host-002") && err.contains("task_style"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-sim")).arg("--fleet").arg(dir.join("absent.toml")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
 /// The host list the simulator writes to its `--ready-file` once it serves, when it appears.
 async fn read_ready(ready: &std::path::Path) -> serde_json::Value {
-    eventually("ready file", || async {
-        serde_json::from_slice(&std::fs::read(ready).ok()?).ok()
-    })
-    .await
+    eventually("ready file", || async { serde_json::from_slice(&std::fs::read(ready).ok()?).ok() }).await
 }
 
 /// SIGTERM the simulator and wait for it: it must exit 0 within 20 s. Its output.
 async fn terminate(child: tokio::process::Child) -> std::process::Output {
     let pid = child.id().unwrap().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output()).await.unwrap().unwrap();
     assert_eq!(out.status.code(), Some(0));
     out
 }
@@ -110,24 +82,13 @@ async fn runs_writes_ready_file_and_stops_on_sigterm() {
     assert_eq!(list.len(), 2);
     assert_eq!(list[1]["id"], "host-002");
     let base = list[0]["base_url"].as_str().unwrap();
-    let root: serde_json::Value = reqwest::get(format!("{base}/redfish/v1"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let root: serde_json::Value = reqwest::get(format!("{base}/redfish/v1")).await.unwrap().json().await.unwrap();
     assert_eq!(root["Vendor"], "Dell");
 
     let out = terminate(child).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.contains(&format!("host-001 Dell PowerEdge R760 at {base}")),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("host-002 Lenovo SR650 at http://127.0.0.1:"),
-        "{stdout}"
-    );
+    assert!(stdout.contains(&format!("host-001 Dell PowerEdge R760 at {base}")), "{stdout}");
+    assert!(stdout.contains("host-002 Lenovo SR650 at http://127.0.0.1:"), "{stdout}");
 }
 
 #[tokio::test]
@@ -156,18 +117,9 @@ async fn tls_fleet_writes_the_ca_file_and_https_base_urls() {
     let ca = std::fs::read(&ca_file).expect("CA file written");
     let base = list[0]["base_url"].as_str().unwrap().to_string();
     assert!(base.starts_with("https://127.0.0.1:"), "{base}");
-    let http = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-        .build()
-        .unwrap();
-    let root: serde_json::Value = http
-        .get(format!("{base}/redfish/v1"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let http =
+        reqwest::Client::builder().add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap()).build().unwrap();
+    let root: serde_json::Value = http.get(format!("{base}/redfish/v1")).send().await.unwrap().json().await.unwrap();
     assert_eq!(root["Vendor"], "Dell");
     terminate(child).await;
 }
@@ -186,8 +138,5 @@ fn ca_out_without_tls_exits_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("--ca-out") && err.contains("tls = true"),
-        "{err}"
-    );
+    assert!(err.contains("--ca-out") && err.contains("tls = true"), "{err}");
 }

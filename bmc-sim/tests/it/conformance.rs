@@ -22,9 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use hostfw_bmc_sim::{
-    firmware_image, ApplyTime, FleetSpec, HostSpec, Profile, SimHost, TaskStyle, UploadStyle,
-};
+use hostfw_bmc_sim::{firmware_image, ApplyTime, FleetSpec, HostSpec, Profile, SimHost, TaskStyle, UploadStyle};
 use reqwest::StatusCode;
 use serde_json::json;
 use validators::{shared, tools_python, tree, workspace};
@@ -49,10 +47,7 @@ impl Report {
             self.validated.iter().any(|v| v.trim_end_matches('/') == u)
         };
         let missed: Vec<&String> = uris.iter().filter(|u| !seen(u)).collect();
-        assert!(
-            missed.is_empty(),
-            "{host}: the validator did not reach {missed:?}"
-        );
+        assert!(missed.is_empty(), "{host}: the validator did not reach {missed:?}");
     }
 }
 
@@ -63,7 +58,7 @@ async fn validate(python: &Path, shared: &Path, host: &SimHost) -> Report {
     let mut cmd = Command::new(python);
     cmd.arg(workspace().join("scripts/conformance/service_validator.py"))
         .args(["--rhost", &host.base_url])
-        .args(["--user", &host.username, "--password", &host.password])
+        .args(["--user", &host.username, "--password", host.password.expose()])
         .arg("--schema-dir")
         .arg(shared.join("csdl"))
         .arg("--report-dir")
@@ -71,10 +66,7 @@ async fn validate(python: &Path, shared: &Path, host: &SimHost) -> Report {
         .arg("--out")
         .arg(&out);
     let started = std::time::Instant::now();
-    let output = tokio::task::spawn_blocking(move || cmd.output())
-        .await
-        .unwrap()
-        .expect("the validator starts");
+    let output = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().expect("the validator starts");
     assert!(
         output.status.success(),
         "the validator failed to run on {} ({}):\n{}{}",
@@ -83,11 +75,7 @@ async fn validate(python: &Path, shared: &Path, host: &SimHost) -> Report {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    eprintln!(
-        "{} ({:.0} s)",
-        String::from_utf8_lossy(&output.stdout).trim(),
-        started.elapsed().as_secs_f64()
-    );
+    eprintln!("{} ({:.0} s)", String::from_utf8_lossy(&output.stdout).trim(), started.elapsed().as_secs_f64());
     let read = |ext: &str| std::fs::read_to_string(format!("{}.{ext}", out.display())).unwrap();
     let validated = read("resources").lines().map(str::to_string).collect();
     let failures = read("messages")
@@ -95,16 +83,10 @@ async fn validate(python: &Path, shared: &Path, host: &SimHost) -> Report {
         .map(|line| {
             let mut fields = line.splitn(4, '\t');
             let key: Vec<&str> = fields.by_ref().take(3).collect();
-            Failure {
-                key: key.join("\t"),
-                message: fields.next().unwrap_or_default().to_string(),
-            }
+            Failure { key: key.join("\t"), message: fields.next().unwrap_or_default().to_string() }
         })
         .collect();
-    Report {
-        failures,
-        validated,
-    }
+    Report { failures, validated }
 }
 
 fn listing(failures: &[&Failure]) -> String {
@@ -117,27 +99,16 @@ fn listing(failures: &[&Failure]) -> String {
 
 /// A session, a system reset, a boot override PATCH and an update, on a running BMC. Returns the
 /// URIs of the resources it made: the Session and the Task.
-async fn exercise(
-    c: &mut Client,
-    system: &str,
-    reset: (&str, &str),
-    upload: Upload<'_>,
-) -> Vec<String> {
+async fn exercise(c: &mut Client, system: &str, reset: (&str, &str), upload: Upload<'_>) -> Vec<String> {
     let login = c.login().await;
     assert_eq!(login.status, StatusCode::CREATED, "login: {}", login.raw);
-    let session = login
-        .header("Location")
-        .expect("session Location")
-        .to_string();
+    let session = login.header("Location").expect("session Location").to_string();
     let (target, reset_type) = reset;
     let r = c.post(target, json!({ "ResetType": reset_type })).await;
     assert!(r.status.is_success(), "reset: {} {}", r.status, r.raw);
-    eventually("the host is on again", || async {
-        (c.resource(system).await["PowerState"] == "On").then_some(())
-    })
-    .await;
-    let boot =
-        json!({"Boot": {"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"}});
+    eventually("the host is on again", || async { (c.resource(system).await["PowerState"] == "On").then_some(()) })
+        .await;
+    let boot = json!({"Boot": {"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"}});
     let r = c.patch(system, boot).await;
     assert!(r.status.is_success(), "boot PATCH: {} {}", r.status, r.raw);
     let accepted = match upload {
@@ -150,10 +121,7 @@ async fn exercise(
         Upload::Simple => {
             let image = firmware_image("^BIOS$", "9.9.9", 1024);
             let base = serve_files(vec![("/bios.bin", image)]).await;
-            c.simple_update(
-                json!({"ImageURI": format!("{base}/bios.bin"), "TransferProtocol": "HTTP"}),
-            )
-            .await
+            c.simple_update(json!({"ImageURI": format!("{base}/bios.bin"), "TransferProtocol": "HTTP"})).await
         }
     };
     let task = c.wait_task(&accepted).await;
@@ -180,19 +148,14 @@ async fn the_generic_shape_has_no_failure() {
     let styles = [
         (UploadStyle::Multipart, TaskStyle::Spec, ApplyTime::OnReset),
         (UploadStyle::HttpPush, TaskStyle::Dell, ApplyTime::Immediate),
-        (
-            UploadStyle::SimpleUpdate,
-            TaskStyle::Bmcweb,
-            ApplyTime::Immediate,
-        ),
+        (UploadStyle::SimpleUpdate, TaskStyle::Bmcweb, ApplyTime::Immediate),
     ];
     let hosts = styles
         .iter()
         .enumerate()
         .map(|(i, (upload, task, apply))| {
             let mut h = common::host(&format!("generic-{i}"));
-            h.firmware
-                .push(hostfw_bmc_sim::FirmwareSpec::new("BIOS", "1.0"));
+            h.firmware.push(hostfw_bmc_sim::FirmwareSpec::new("BIOS", "1.0"));
             (h.upload_style, h.task_style, h.apply_time) = (*upload, *task, *apply);
             h
         })
@@ -203,10 +166,9 @@ async fn the_generic_shape_has_no_failure() {
     for (h, (style, _, apply)) in fleet.hosts().iter().zip(styles) {
         let mut c = Client::new(h);
         let upload = match style {
-            UploadStyle::Multipart => Upload::Multipart {
-                uri: "/redfish/v1/UpdateService/upload",
-                member: ("BIOS", member),
-            },
+            UploadStyle::Multipart => {
+                Upload::Multipart { uri: "/redfish/v1/UpdateService/upload", member: ("BIOS", member) }
+            }
             UploadStyle::HttpPush => Upload::HttpPush,
             UploadStyle::SimpleUpdate => Upload::Simple,
         };
@@ -218,10 +180,7 @@ async fn the_generic_shape_has_no_failure() {
         }
         let report = validate(&python, &shared, h).await;
         report.assert_validated(&h.id, &made);
-        all.extend(report.failures.into_iter().map(|f| Failure {
-            key: format!("{}: {}", h.id, f.key),
-            ..f
-        }));
+        all.extend(report.failures.into_iter().map(|f| Failure { key: format!("{}: {}", h.id, f.key), ..f }));
     }
     fleet.shutdown().await;
     let listed: Vec<&Failure> = all.iter().collect();
@@ -271,20 +230,14 @@ async fn profile_adds_no_failure(name: &str) {
         .expect("a restart among the System's reset types");
     let mut c = Client::new(&fleet.hosts()[0]);
     let upload = Upload::Multipart {
-        uri: shape
-            .multipart_push
-            .as_deref()
-            .expect("a MultipartHttpPushUri"),
+        uri: shape.multipart_push.as_deref().expect("a MultipartHttpPushUri"),
         member: (&member.id, &member.uri),
     };
     let reset_target = shape.system_reset_target.as_deref().unwrap();
     let mut made = exercise(&mut c, &shape.system, (reset_target, reset_type), upload).await;
     let staged = format!("{}-Staged", member.uri);
     let staged_version = c.resource(&staged).await["Version"].clone();
-    assert_eq!(
-        staged_version, "9.9.9",
-        "an image is staged for the next reset"
-    );
+    assert_eq!(staged_version, "9.9.9", "an image is staged for the next reset");
     made.push(staged);
     let report = validate(&python, &shared, &fleet.hosts()[0]).await;
     fleet.shutdown().await;
@@ -293,19 +246,13 @@ async fn profile_adds_no_failure(name: &str) {
     // the captured Sessions: the BMC lists its own.
     let replaced = |u: &&String| {
         let sessions = shape.sessions.as_deref().unwrap_or("/none");
-        u.strip_prefix(sessions)
-            .is_some_and(|rest| rest.starts_with('/'))
+        u.strip_prefix(sessions).is_some_and(|rest| rest.starts_with('/'))
     };
     let failures = &report.failures;
-    let unreached: Vec<&String> = captured_resources
-        .iter()
-        .filter(|u| !replaced(u) && !report.validated.contains(*u))
-        .collect();
+    let unreached: Vec<&String> =
+        captured_resources.iter().filter(|u| !replaced(u) && !report.validated.contains(*u)).collect();
 
-    let new: Vec<&Failure> = failures
-        .iter()
-        .filter(|f| !baseline.contains(&f.key))
-        .collect();
+    let new: Vec<&Failure> = failures.iter().filter(|f| !baseline.contains(&f.key)).collect();
     eprintln!(
         "conformance: {name}: {} failures as captured (baseline), {} on bmc-sim, {} new; \
          {} resources reached as captured, {} on bmc-sim, {} not reached",

@@ -28,10 +28,7 @@ async fn system_shows_lockdown_boot_and_booted_image() {
     assert_eq!(sys["Oem"]["Hostfw"]["BootedImage"], "os");
     assert_eq!(sys["Boot"]["BootSourceOverrideTarget"], "None");
     assert_eq!(sys["Boot"]["BootSourceOverrideEnabled"], "Disabled");
-    assert_eq!(
-        sys["Boot"]["BootSourceOverrideTarget@Redfish.AllowableValues"],
-        json!(["None", "Pxe", "Hdd"])
-    );
+    assert_eq!(sys["Boot"]["BootSourceOverrideTarget@Redfish.AllowableValues"], json!(["None", "Pxe", "Hdd"]));
     assert_eq!(
         sys["Boot"]["BootSourceOverrideEnabled@Redfish.AllowableValues"],
         json!(["Disabled", "Once", "Continuous"])
@@ -41,10 +38,7 @@ async fn system_shows_lockdown_boot_and_booted_image() {
     assert_eq!(fleet.power_state("host-001").as_deref(), Some("On"));
 
     let c2 = Client::new(&fleet.host("host-002").unwrap());
-    assert_eq!(
-        c2.resource(SYSTEM).await["Oem"]["Hostfw"]["Lockdown"],
-        "Disabled"
-    );
+    assert_eq!(c2.resource(SYSTEM).await["Oem"]["Hostfw"]["Lockdown"], "Disabled");
     assert_eq!(fleet.lockdown("host-002"), Some(false));
     assert_eq!(fleet.lockdown("nope"), None);
     assert_eq!(fleet.booted_image("nope"), None);
@@ -70,19 +64,10 @@ async fn patch_lockdown_answers_200_or_204_by_style() {
     assert_eq!(fleet.lockdown("host-002"), Some(false));
     let r = openbmc.patch(SYSTEM, lockdown("Enabled")).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    assert_eq!(
-        openbmc.resource(SYSTEM).await["Oem"]["Hostfw"]["Lockdown"],
-        "Enabled"
-    );
-    assert_eq!(
-        fleet.lockdown("host-001"),
-        Some(false),
-        "hosts are independent"
-    );
+    assert_eq!(openbmc.resource(SYSTEM).await["Oem"]["Hostfw"]["Lockdown"], "Enabled");
+    assert_eq!(fleet.lockdown("host-001"), Some(false), "hosts are independent");
 
-    let r = Client::anonymous(&fleet.host("host-001").unwrap())
-        .patch(SYSTEM, lockdown("Enabled"))
-        .await;
+    let r = Client::anonymous(&fleet.host("host-001").unwrap()).patch(SYSTEM, lockdown("Enabled")).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(fleet.lockdown("host-001"), Some(false));
     fleet.shutdown().await;
@@ -94,22 +79,13 @@ async fn bad_patches_are_refused_and_change_nothing() {
     let c = Client::new(&fleet.hosts()[0]);
     let cases = [
         (lockdown("Off"), "PropertyValueNotInList"),
-        (
-            json!({"Oem": {"Hostfw": {"Lockdown": true}}}),
-            "PropertyValueTypeError",
-        ),
-        (
-            json!({"Oem": {"Hostfw": {"BootedImage": "discovery"}}}),
-            "PropertyNotWritable",
-        ),
+        (json!({"Oem": {"Hostfw": {"Lockdown": true}}}), "PropertyValueTypeError"),
+        (json!({"Oem": {"Hostfw": {"BootedImage": "discovery"}}}), "PropertyNotWritable"),
         (json!({"Oem": {"Dell": {}}}), "PropertyUnknown"),
         (json!({"PowerState": "Off"}), "PropertyNotWritable"),
         (json!({"AssetTag": "x"}), "PropertyUnknown"),
         (json!({"Boot": 3}), "PropertyValueTypeError"),
-        (
-            json!({"Boot": {"BootSourceOverrideMode": "UEFI"}}),
-            "PropertyUnknown",
-        ),
+        (json!({"Boot": {"BootSourceOverrideMode": "UEFI"}}), "PropertyUnknown"),
         // valid target with an invalid Enabled: nothing at all may change
         (pxe("Sometimes"), "PropertyValueNotInList"),
         (
@@ -136,30 +112,17 @@ async fn pxe_once_boots_discovery_once() {
     let r = c.patch(SYSTEM, pxe("Once")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.raw);
     assert_eq!(r.body["Boot"]["BootSourceOverrideTarget"], "Pxe");
-    assert_eq!(
-        fleet.booted_image("host-001").as_deref(),
-        Some("os"),
-        "nothing boots before a reset"
-    );
+    assert_eq!(fleet.booted_image("host-001").as_deref(), Some("os"), "nothing boots before a reset");
 
     let restart = json!({"ResetType": "ForceRestart"});
-    assert_eq!(
-        c.post(SYSTEM_RESET, restart.clone()).await.status,
-        StatusCode::NO_CONTENT
-    );
+    assert_eq!(c.post(SYSTEM_RESET, restart.clone()).await.status, StatusCode::NO_CONTENT);
     wait_power(&c, "On").await;
     let sys = c.resource(SYSTEM).await;
     assert_eq!(sys["Oem"]["Hostfw"]["BootedImage"], "discovery");
-    assert_eq!(
-        sys["Boot"]["BootSourceOverrideEnabled"], "Disabled",
-        "Once is consumed"
-    );
+    assert_eq!(sys["Boot"]["BootSourceOverrideEnabled"], "Disabled", "Once is consumed");
     assert_eq!(sys["Boot"]["BootSourceOverrideTarget"], "None");
 
-    assert_eq!(
-        c.post(SYSTEM_RESET, restart).await.status,
-        StatusCode::NO_CONTENT
-    );
+    assert_eq!(c.post(SYSTEM_RESET, restart).await.status, StatusCode::NO_CONTENT);
     wait_power(&c, "On").await;
     assert_eq!(fleet.booted_image("host-001").as_deref(), Some("os"));
     fleet.shutdown().await;
@@ -169,32 +132,18 @@ async fn pxe_once_boots_discovery_once() {
 async fn continuous_pxe_survives_resets_and_ac_cycles() {
     let fleet = start_fleet(vec![host("host-001")]).await;
     let c = Client::new(&fleet.hosts()[0]);
-    assert_eq!(
-        c.patch(SYSTEM, pxe("Continuous")).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(c.patch(SYSTEM, pxe("Continuous")).await.status, StatusCode::OK);
     let cycle = json!({"ResetType": "PowerCycle"});
-    assert_eq!(
-        c.post(CHASSIS_RESET, cycle.clone()).await.status,
-        StatusCode::NO_CONTENT
-    );
+    assert_eq!(c.post(CHASSIS_RESET, cycle.clone()).await.status, StatusCode::NO_CONTENT);
     wait_power(&c, "On").await;
     assert_eq!(fleet.booted_image("host-001").as_deref(), Some("discovery"));
-    assert_eq!(
-        c.post(SYSTEM_RESET, json!({"ResetType": "ForceRestart"}))
-            .await
-            .status,
-        StatusCode::NO_CONTENT
-    );
+    assert_eq!(c.post(SYSTEM_RESET, json!({"ResetType": "ForceRestart"})).await.status, StatusCode::NO_CONTENT);
     wait_power(&c, "On").await;
     assert_eq!(fleet.booted_image("host-001").as_deref(), Some("discovery"));
 
     let off = json!({"Boot": {"BootSourceOverrideEnabled": "Disabled"}});
     assert_eq!(c.patch(SYSTEM, off).await.status, StatusCode::OK);
-    assert_eq!(
-        c.post(CHASSIS_RESET, cycle).await.status,
-        StatusCode::NO_CONTENT
-    );
+    assert_eq!(c.post(CHASSIS_RESET, cycle).await.status, StatusCode::NO_CONTENT);
     wait_power(&c, "On").await;
     assert_eq!(fleet.booted_image("host-001").as_deref(), Some("os"));
     fleet.shutdown().await;

@@ -5,12 +5,10 @@
 
 use crate::common;
 
-
 use common::*;
 use hostfw_bmc_sim::{firmware_image, FleetSpec, HostSpec, Profile, TaskStyle};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-
 
 fn captured(dir: &std::path::Path, path: &str) -> Value {
     let file = dir.join(path.trim_start_matches('/')).join("index.json");
@@ -31,15 +29,8 @@ async fn each_captured_tree_is_served_as_captured() {
         let (fleet, c) = start(name, &dir).await;
         let root = c.get("/redfish/v1").await;
         assert_eq!(root.status, StatusCode::OK, "{name}");
-        assert_eq!(
-            root.body,
-            captured(&dir, "/redfish/v1"),
-            "{name}: root as captured"
-        );
-        assert_eq!(
-            root.body["Tasks"]["@odata.id"], "/redfish/v1/TaskService",
-            "{name}"
-        );
+        assert_eq!(root.body, captured(&dir, "/redfish/v1"), "{name}: root as captured");
+        assert_eq!(root.body["Tasks"]["@odata.id"], "/redfish/v1/TaskService", "{name}");
         // A static resource of the tree, unchanged, with its ETag when it has one.
         let us = c.get("/redfish/v1/UpdateService/").await;
         let want = captured(&dir, "/redfish/v1/UpdateService");
@@ -66,32 +57,14 @@ async fn identity_and_reset_target_come_from_the_systems_that_have_them() {
     };
     let p = Profile::load(&dir).unwrap();
     // System_0 is listed first but has no Manufacturer/Model; HGX_Baseboard_0 has no Reset.
-    assert_eq!(
-        (p.shape.vendor.as_str(), p.shape.model.as_str()),
-        ("NVIDIA", "GB200 NVL")
-    );
+    assert_eq!((p.shape.vendor.as_str(), p.shape.model.as_str()), ("NVIDIA", "GB200 NVL"));
     assert_eq!(p.shape.system, "/redfish/v1/Systems/System_0");
-    assert!(
-        p.shape
-            .system_reset_types
-            .contains(&"ForceRestart".to_string()),
-        "{:?}",
-        p.shape.system_reset_types
-    );
-    assert_eq!(
-        p.shape.multipart_push.as_deref(),
-        Some("/redfish/v1/UpdateService/update-multipart")
-    );
+    assert!(p.shape.system_reset_types.contains(&"ForceRestart".to_string()), "{:?}", p.shape.system_reset_types);
+    assert_eq!(p.shape.multipart_push.as_deref(), Some("/redfish/v1/UpdateService/update-multipart"));
     let Some(dell) = tree("dell") else { return };
     let d = Profile::load(&dell).unwrap();
-    assert_eq!(
-        (d.shape.vendor.as_str(), d.shape.model.as_str()),
-        ("Dell Inc.", "PowerEdge R750")
-    );
-    assert_eq!(
-        d.shape.manager_reset_types,
-        vec!["GracefulRestart".to_string()]
-    );
+    assert_eq!((d.shape.vendor.as_str(), d.shape.model.as_str()), ("Dell Inc.", "PowerEdge R750"));
+    assert_eq!(d.shape.manager_reset_types, vec!["GracefulRestart".to_string()]);
 }
 
 #[tokio::test]
@@ -101,48 +74,25 @@ async fn resets_are_limited_to_the_trees_allowable_values() {
     let target = "/redfish/v1/Managers/iDRAC.Embedded.1/Actions/Manager.Reset";
     let refused = c.post(target, json!({"ResetType": "ForceRestart"})).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-    assert!(
-        refused
-            .message_id()
-            .ends_with("ActionParameterValueNotInList"),
-        "{}",
-        refused.message_id()
-    );
-    let accepted = c
-        .post(target, json!({"ResetType": "GracefulRestart"}))
-        .await;
+    assert!(refused.message_id().ends_with("ActionParameterValueNotInList"), "{}", refused.message_id());
+    let accepted = c.post(target, json!({"ResetType": "GracefulRestart"})).await;
     assert!(accepted.status.is_success(), "{:?}", accepted.status);
     assert_eq!(fleet.stats().resets_manager, 1);
     wait_down_and_up(&c).await;
     // The system reset is at the captured System's target; its PowerState changes.
     let sys = "/redfish/v1/Systems/System.Embedded.1";
-    let off = c
-        .post(
-            &format!("{sys}/Actions/ComputerSystem.Reset"),
-            json!({"ResetType": "ForceOff"}),
-        )
-        .await;
+    let off = c.post(&format!("{sys}/Actions/ComputerSystem.Reset"), json!({"ResetType": "ForceOff"})).await;
     assert!(off.status.is_success());
-    eventually("power off", || async {
-        (c.resource(sys).await["PowerState"] == "Off").then_some(())
-    })
-    .await;
+    eventually("power off", || async { (c.resource(sys).await["PowerState"] == "Off").then_some(()) }).await;
     // Through ActionInfo (GB200): a value outside it is refused.
     let Some(gb) = tree("nvidia_gb200") else {
         return;
     };
     let (fleet2, c2) = start("gb200", &gb).await;
     let r = c2
-        .post(
-            "/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset",
-            json!({"ResetType": "PushPowerButton"}),
-        )
+        .post("/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset", json!({"ResetType": "PushPowerButton"}))
         .await;
-    assert_eq!(
-        r.status,
-        StatusCode::BAD_REQUEST,
-        "PushPowerButton is not in System_0 ResetActionInfo"
-    );
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "PushPowerButton is not in System_0 ResetActionInfo");
     fleet.shutdown().await;
     fleet2.shutdown().await;
 }
@@ -173,9 +123,7 @@ async fn an_upload_at_the_trees_own_uri_changes_the_member_version() {
     assert_ne!(before, "01.05.99");
     assert_eq!(c.version_of("BMC").await, "01.05.99");
     // The member keeps its captured shape around the new version; its ETag changed.
-    let member = c
-        .get("/redfish/v1/UpdateService/FirmwareInventory/BMC")
-        .await;
+    let member = c.get("/redfish/v1/UpdateService/FirmwareInventory/BMC").await;
     let mut want = captured(&dir, "/redfish/v1/UpdateService/FirmwareInventory/BMC");
     want["Version"] = json!("01.05.99");
     let (mut got, old_etag) = (member.body.clone(), want["@odata.etag"].clone());
@@ -189,11 +137,7 @@ async fn an_upload_at_the_trees_own_uri_changes_the_member_version() {
     }
     // The task shows in the tree's Task collection.
     let tasks = c.get("/redfish/v1/TaskService/Tasks").await;
-    assert!(tasks.body["Members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|m| m["@odata.id"] == task["@odata.id"]));
+    assert!(tasks.body["Members"].as_array().unwrap().iter().any(|m| m["@odata.id"] == task["@odata.id"]));
     fleet.shutdown().await;
 }
 
@@ -207,12 +151,7 @@ async fn the_sim_api_and_the_in_band_flash_work_on_a_captured_tree() {
     let (fleet, c) = start("dgx", &dir).await;
     assert_eq!(c.version_of("CPLDMB_0").await, "0.2.1.8");
     let image = firmware_image("^CPLDMB_0$", "0.2.1.9", 64);
-    let flashed = c
-        .send(
-            c.request(reqwest::Method::POST, "/sim/host-flash")
-                .body(image),
-        )
-        .await;
+    let flashed = c.send(c.request(reqwest::Method::POST, "/sim/host-flash").body(image)).await;
     assert_eq!(flashed.status, StatusCode::OK, "{}", flashed.raw);
     assert_eq!(flashed.body["flashed"], json!(["CPLDMB_0"]));
     assert_eq!(c.version_of("CPLDMB_0").await, "0.2.1.9");
@@ -239,27 +178,13 @@ async fn a_fleet_file_profile_is_relative_to_the_file_and_overrides_versions() {
     let spec = FleetSpec::load(&file).unwrap();
     let h = &spec.hosts[0];
     assert_eq!((h.vendor.as_str(), h.model.as_str()), ("NVIDIA", "DGXH100"));
-    assert_eq!(
-        h.firmware
-            .iter()
-            .find(|f| f.id == "HostBMC_0")
-            .unwrap()
-            .version,
-        "0.1"
-    );
+    assert_eq!(h.firmware.iter().find(|f| f.id == "HostBMC_0").unwrap().version, "0.1");
     // A member the tree does not have is refused, naming it.
     std::fs::write(&file, text.replace("HostBMC_0", "NoSuchMember")).unwrap();
     let err = FleetSpec::load(&file).unwrap_err().to_string();
-    assert!(
-        err.contains("NoSuchMember") && err.contains("firmware[0].id"),
-        "{err}"
-    );
+    assert!(err.contains("NoSuchMember") && err.contains("firmware[0].id"), "{err}");
     // A folder that is not a tree is refused, naming it.
-    std::fs::write(
-        &file,
-        "[[host]]\nid = \"x\"\nbmc_address = \"127.0.0.1:0\"\nprofile = \".\"\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "[[host]]\nid = \"x\"\nbmc_address = \"127.0.0.1:0\"\nprofile = \".\"\n").unwrap();
     let err = FleetSpec::load(&file).unwrap_err().to_string();
     assert!(err.contains("not a Redfish tree"), "{err}");
 }
@@ -268,18 +193,10 @@ async fn a_fleet_file_profile_is_relative_to_the_file_and_overrides_versions() {
 fn pathdiff(to: &std::path::Path, from: &std::path::Path) -> String {
     let to = to.canonicalize().unwrap();
     let from = from.canonicalize().unwrap();
-    let common = to
-        .components()
-        .zip(from.components())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = to.components().zip(from.components()).take_while(|(a, b)| a == b).count();
     let ups = from.components().count() - common;
-    let mut out: Vec<String> = std::iter::repeat("..".to_string()).take(ups).collect();
-    out.extend(
-        to.components()
-            .skip(common)
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
+    let mut out: Vec<String> = std::iter::repeat_n("..".to_string(), ups).collect();
+    out.extend(to.components().skip(common).map(|c| c.as_os_str().to_string_lossy().into_owned()));
     out.join("/")
 }
 
@@ -288,45 +205,18 @@ async fn vendor_attributes_are_patched_where_the_tree_has_them() {
     let Some(dir) = tree("dell") else { return };
     let (fleet, c) = start("r750-attrs", &dir).await;
     let attrs = "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes";
-    assert_eq!(
-        c.resource(attrs).await["Attributes"]["Lockdown.1.SystemLockdown"],
-        "Disabled"
-    );
-    let r = c
-        .patch(
-            attrs,
-            json!({"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}}),
-        )
-        .await;
+    assert_eq!(c.resource(attrs).await["Attributes"]["Lockdown.1.SystemLockdown"], "Disabled");
+    let r = c.patch(attrs, json!({"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}})).await;
     assert!(r.status.is_success(), "{:?} {}", r.status, r.body);
-    assert_eq!(
-        c.resource(attrs).await["Attributes"]["Lockdown.1.SystemLockdown"],
-        "Enabled"
-    );
+    assert_eq!(c.resource(attrs).await["Attributes"]["Lockdown.1.SystemLockdown"], "Enabled");
     // A property the resource does not have, or of another type, is refused and changes nothing.
-    let r = c
-        .patch(attrs, json!({"Attributes": {"NoSuch.1.Thing": "x"}}))
-        .await;
+    let r = c.patch(attrs, json!({"Attributes": {"NoSuch.1.Thing": "x"}})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(
-        r.message_id().ends_with("PropertyUnknown"),
-        "{}",
-        r.message_id()
-    );
-    let r = c
-        .patch(
-            attrs,
-            json!({"Attributes": {"Lockdown.1.SystemLockdown": 1}}),
-        )
-        .await;
+    assert!(r.message_id().ends_with("PropertyUnknown"), "{}", r.message_id());
+    let r = c.patch(attrs, json!({"Attributes": {"Lockdown.1.SystemLockdown": 1}})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     // The generic shape's Oem.Hostfw does not exist on a real tree.
-    let r = c
-        .patch(
-            "/redfish/v1/Systems/System.Embedded.1",
-            json!({"Oem": {"Hostfw": {"Lockdown": "Enabled"}}}),
-        )
-        .await;
+    let r = c.patch("/redfish/v1/Systems/System.Embedded.1", json!({"Oem": {"Hostfw": {"Lockdown": "Enabled"}}})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     fleet.shutdown().await;
 }
@@ -358,11 +248,7 @@ async fn etags_guard_patches_and_settings_objects_apply_at_the_next_power_on() {
     assert!(ok.status.is_success(), "{:?}", ok.status);
     let after = c.get(lock).await;
     assert_eq!(after.body["SysLockdownEnabled"], true);
-    assert_ne!(
-        after.header("etag"),
-        Some(etag.as_str()),
-        "the ETag follows the content"
-    );
+    assert_ne!(after.header("etag"), Some(etag.as_str()), "the ETag follows the content");
     // The old ETag no longer matches.
     let again = c
         .send(
@@ -379,33 +265,12 @@ async fn etags_guard_patches_and_settings_objects_apply_at_the_next_power_on() {
         return;
     };
     let (fleet, c) = start("dgx-attrs", &dgx).await;
-    let (bios, sd) = (
-        "/redfish/v1/Systems/DGX/Bios",
-        "/redfish/v1/Systems/DGX/Bios/SD",
-    );
-    let r = c
-        .patch(
-            sd,
-            json!({"Attributes": {"KcsInterfaceDisable": "Deny All"}}),
-        )
-        .await;
+    let (bios, sd) = ("/redfish/v1/Systems/DGX/Bios", "/redfish/v1/Systems/DGX/Bios/SD");
+    let r = c.patch(sd, json!({"Attributes": {"KcsInterfaceDisable": "Deny All"}})).await;
     assert!(r.status.is_success(), "{:?} {}", r.status, r.body);
-    assert_eq!(
-        c.resource(sd).await["Attributes"]["KcsInterfaceDisable"],
-        "Deny All",
-        "pending"
-    );
-    assert_eq!(
-        c.resource(bios).await["Attributes"]["KcsInterfaceDisable"],
-        "Allow All",
-        "not yet running"
-    );
-    let r = c
-        .post(
-            "/redfish/v1/Systems/DGX/Actions/ComputerSystem.Reset",
-            json!({"ResetType": "ForceRestart"}),
-        )
-        .await;
+    assert_eq!(c.resource(sd).await["Attributes"]["KcsInterfaceDisable"], "Deny All", "pending");
+    assert_eq!(c.resource(bios).await["Attributes"]["KcsInterfaceDisable"], "Allow All", "not yet running");
+    let r = c.post("/redfish/v1/Systems/DGX/Actions/ComputerSystem.Reset", json!({"ResetType": "ForceRestart"})).await;
     assert!(r.status.is_success());
     eventually("BIOS setting applied", || async {
         (c.resource(bios).await["Attributes"]["KcsInterfaceDisable"] == "Deny All").then_some(())

@@ -5,7 +5,6 @@
 
 use crate::common;
 
-
 use common::*;
 use hostfw_bmc_sim::HostSpec;
 use reqwest::{Method, StatusCode};
@@ -20,12 +19,7 @@ async fn odata_documents_are_open_and_headers_follow_the_specification() {
     let odata = anonymous.get("/redfish/v1/odata").await;
     assert_eq!(odata.status, StatusCode::OK, "{}", odata.raw);
     assert_eq!(odata.body["@odata.context"], "/redfish/v1/$metadata");
-    let urls: Vec<&str> = odata.body["value"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|v| v["url"].as_str())
-        .collect();
+    let urls: Vec<&str> = odata.body["value"].as_array().unwrap().iter().filter_map(|v| v["url"].as_str()).collect();
     assert!(urls.contains(&"/redfish/v1/Systems"), "{urls:?}");
     let metadata = anonymous.get("/redfish/v1/$metadata").await;
     assert_eq!(metadata.status, StatusCode::OK);
@@ -41,44 +35,23 @@ async fn odata_documents_are_open_and_headers_follow_the_specification() {
     assert_eq!(head.status, StatusCode::OK);
     assert!(head.raw.is_empty(), "HEAD has no body");
     assert_eq!(head.header("allow"), Some("GET, HEAD"));
-    assert!(head
-        .header("link")
-        .is_some_and(|l| l.contains("ServiceRoot.v1_15_0")));
+    assert!(head.header("link").is_some_and(|l| l.contains("ServiceRoot.v1_15_0")));
 
-    let odata_41 = c
-        .request(Method::GET, SYSTEM)
-        .header("OData-Version", "4.1");
-    assert_eq!(
-        c.send(odata_41).await.status,
-        StatusCode::PRECONDITION_FAILED
-    );
-    let odata_40 = c
-        .request(Method::GET, SYSTEM)
-        .header("OData-Version", "4.0");
+    let odata_41 = c.request(Method::GET, SYSTEM).header("OData-Version", "4.1");
+    assert_eq!(c.send(odata_41).await.status, StatusCode::PRECONDITION_FAILED);
+    let odata_40 = c.request(Method::GET, SYSTEM).header("OData-Version", "4.0");
     assert_eq!(c.send(odata_40).await.status, StatusCode::OK);
-    assert_eq!(
-        c.get("/redfish/v1/?$bogus").await.status,
-        StatusCode::NOT_IMPLEMENTED
-    );
-    assert_eq!(
-        c.get("/redfish/v1/?only=x").await.status,
-        StatusCode::BAD_REQUEST
-    );
-    assert_eq!(
-        c.get("/redfish/v1/Systems?$skip=0").await.status,
-        StatusCode::OK
-    );
+    assert_eq!(c.get("/redfish/v1/?$bogus").await.status, StatusCode::NOT_IMPLEMENTED);
+    assert_eq!(c.get("/redfish/v1/?only=x").await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(c.get("/redfish/v1/Systems?$skip=0").await.status, StatusCode::OK);
 
-    let body = json!({"UserName": h.username, "Password": h.password});
+    let body = json!({"UserName": h.username, "Password": h.password.expose()});
     let members = "/redfish/v1/SessionService/Sessions/Members";
-    let login = anonymous
-        .send(anonymous.request(Method::POST, members).json(&body))
-        .await;
+    let login = anonymous.send(anonymous.request(Method::POST, members).json(&body)).await;
     assert_eq!(login.status, StatusCode::CREATED, "{}", login.raw);
     assert!(login.header("x-auth-token").is_some());
     fleet.shutdown().await;
 }
-
 
 #[tokio::test]
 async fn a_profile_serves_captured_pages_a_read_only_root_and_dsp0266_array_patches() {
@@ -90,10 +63,7 @@ async fn a_profile_serves_captured_pages_a_read_only_root_and_dsp0266_array_patc
     // The second page of a collection is the captured second page, not the first again.
     let sensors = "/redfish/v1/Systems/System.Embedded.1/Oem/Dell/DellSensors";
     let first = c.resource(sensors).await;
-    let next = first["Members@odata.nextLink"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let next = first["Members@odata.nextLink"].as_str().unwrap().to_string();
     let second = c.resource(&next).await;
     assert_ne!(first["Members"], second["Members"]);
     assert_eq!(
@@ -104,48 +74,21 @@ async fn a_profile_serves_captured_pages_a_read_only_root_and_dsp0266_array_patc
     let root = c.patch("/redfish/v1", json!({})).await;
     assert_eq!(root.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(root.header("allow"), Some("GET, HEAD"));
-    let metadata = Client::anonymous(&fleet.hosts()[0])
-        .get("/redfish/v1/$metadata")
-        .await;
+    let metadata = Client::anonymous(&fleet.hosts()[0]).get("/redfish/v1/$metadata").await;
     assert_eq!(metadata.status, StatusCode::OK);
     assert!(metadata.raw.contains("Dell"), "the captured CSDL");
 
     let ntp = "/redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol";
     let servers = |v: Value| v["NTP"]["NTPServers"].clone();
     let set = |list: Value| json!({"NTP": {"NTPServers": list}});
-    assert!(c
-        .patch(ntp, set(json!(["a", "b", "c"])))
-        .await
-        .status
-        .is_success());
-    assert!(c
-        .patch(ntp, set(json!([{}, "d"])))
-        .await
-        .status
-        .is_success());
-    assert_eq!(
-        servers(c.resource(ntp).await),
-        json!(["a", "d"]),
-        "{{}} keeps, shorter truncates"
-    );
-    assert!(c
-        .patch(ntp, set(json!([null, {}])))
-        .await
-        .status
-        .is_success());
+    assert!(c.patch(ntp, set(json!(["a", "b", "c"]))).await.status.is_success());
+    assert!(c.patch(ntp, set(json!([{}, "d"]))).await.status.is_success());
+    assert_eq!(servers(c.resource(ntp).await), json!(["a", "d"]), "{{}} keeps, shorter truncates");
+    assert!(c.patch(ntp, set(json!([null, {}]))).await.status.is_success());
     assert_eq!(servers(c.resource(ntp).await), json!(["d"]), "null removes");
 
     let role = "/redfish/v1/AccountService/Roles/ReadOnly";
-    let r = c
-        .patch(
-            role,
-            json!({"AssignedPrivileges": ["Login", "ConfigureUsers"]}),
-        )
-        .await;
-    assert_eq!(
-        r.status,
-        StatusCode::BAD_REQUEST,
-        "a predefined role is fixed"
-    );
+    let r = c.patch(role, json!({"AssignedPrivileges": ["Login", "ConfigureUsers"]})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "a predefined role is fixed");
     fleet.shutdown().await;
 }

@@ -48,10 +48,7 @@ impl Known {
             Some(prefix) => f.uri.starts_with(prefix),
             None => f.uri == self.uri,
         };
-        self.targets.iter().any(|t| t == target)
-            && self.assertion == f.assertion
-            && self.method == f.method
-            && uri
+        self.targets.iter().any(|t| t == target) && self.assertion == f.assertion && self.method == f.method && uri
     }
 }
 
@@ -68,25 +65,14 @@ fn known_failures() -> Vec<Known> {
         if line.starts_with("## ") {
             break;
         }
-        let Some(inner) = line
-            .trim()
-            .strip_prefix('|')
-            .and_then(|l| l.strip_suffix('|'))
-        else {
+        let Some(inner) = line.trim().strip_prefix('|').and_then(|l| l.strip_suffix('|')) else {
             continue;
         };
-        let cells: Vec<String> = inner
-            .split('|')
-            .map(|c| c.trim().trim_matches('`').trim().to_string())
-            .collect();
+        let cells: Vec<String> = inner.split('|').map(|c| c.trim().trim_matches('`').trim().to_string()).collect();
         if cells.len() != 5 || cells[1] == "assertion" || cells[1].starts_with('-') {
             continue;
         }
-        assert!(
-            !cells[4].is_empty(),
-            "{DOC}:{}: a known failure needs its reason",
-            i + 1
-        );
+        assert!(!cells[4].is_empty(), "{DOC}:{}: a known failure needs its reason", i + 1);
         rows.push(Known {
             targets: cells[0].split(',').map(|t| t.trim().to_string()).collect(),
             assertion: cells[1].clone(),
@@ -95,10 +81,7 @@ fn known_failures() -> Vec<Known> {
             line: i + 1,
         });
     }
-    assert!(
-        !rows.is_empty(),
-        "{DOC}: the known-failure table is empty or unreadable"
-    );
+    assert!(!rows.is_empty(), "{DOC}: the known-failure table is empty or unreadable");
     rows
 }
 
@@ -107,7 +90,7 @@ fn validate(validator: &Path, host: &SimHost, ca: &Path, report: &Path) -> (Stri
     let base_url = &host.base_url;
     let output = Command::new(validator)
         .args(["--rhost", base_url, "--user", &host.username])
-        .args(["--password", &host.password])
+        .args(["--password", host.password.expose()])
         .arg("--ca-bundle")
         .arg(ca)
         .arg("--report-dir")
@@ -119,11 +102,9 @@ fn validate(validator: &Path, host: &SimHost, ca: &Path, report: &Path) -> (Stri
         .output()
         .expect("the protocol validator starts");
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    let tsv = std::fs::read_dir(report).ok().and_then(|d| {
-        d.flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "tsv"))
-    });
+    let tsv = std::fs::read_dir(report)
+        .ok()
+        .and_then(|d| d.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "tsv")));
     let Some(tsv) = tsv else {
         panic!(
             "the protocol validator wrote no report for {base_url} ({}):\n{stdout}{}",
@@ -137,18 +118,9 @@ fn validate(validator: &Path, host: &SimHost, ca: &Path, report: &Path) -> (Stri
         .skip(1)
         .map(|l| l.split('\t').collect::<Vec<_>>())
         .filter(|c| c.len() >= 6 && c[4] == "FAIL")
-        .map(|c| Failure {
-            assertion: c[0].into(),
-            method: c[1].into(),
-            uri: c[3].into(),
-            message: c[5].into(),
-        })
+        .map(|c| Failure { assertion: c[0].into(), method: c[1].into(), uri: c[3].into(), message: c[5].into() })
         .collect();
-    let summary = stdout
-        .lines()
-        .find(|l| l.starts_with("Summary"))
-        .unwrap_or("(no summary)")
-        .to_string();
+    let summary = stdout.lines().find(|l| l.starts_with("Summary")).unwrap_or("(no summary)").to_string();
     (summary, failures)
 }
 
@@ -167,10 +139,7 @@ async fn every_protocol_failure_is_a_known_one() {
         "Dell",
         "PowerEdge R760",
         any,
-        vec![
-            FirmwareSpec::new("BMC", "1.0"),
-            FirmwareSpec::new("BIOS", "2.0"),
-        ],
+        vec![FirmwareSpec::new("BMC", "1.0"), FirmwareSpec::new("BIOS", "2.0")],
     )];
     for name in PROFILES {
         let Some(dir) = tree(&shared, name) else {
@@ -189,15 +158,10 @@ async fn every_protocol_failure_is_a_known_one() {
     let runs = hosts.iter().map(|h| {
         let (validator, ca, host) = (validator.clone(), ca.clone(), h.clone());
         let report = work.path().join(&h.id);
-        tokio::task::spawn_blocking(move || {
-            (host.id.clone(), validate(&validator, &host, &ca, &report))
-        })
+        tokio::task::spawn_blocking(move || (host.id.clone(), validate(&validator, &host, &ca, &report)))
     });
-    let results: BTreeMap<String, (String, Vec<Failure>)> = futures::future::join_all(runs)
-        .await
-        .into_iter()
-        .map(|r| r.unwrap())
-        .collect();
+    let results: BTreeMap<String, (String, Vec<Failure>)> =
+        futures::future::join_all(runs).await.into_iter().map(|r| r.unwrap()).collect();
     drop(hosts);
     fleet.shutdown().await;
 
@@ -206,19 +170,12 @@ async fn every_protocol_failure_is_a_known_one() {
         eprintln!("protocol: {target}: {summary}");
         for f in failures {
             if !known.iter().any(|k| k.covers(target, f)) {
-                unknown.push(format!(
-                    "  {target}  {}  {}  {}\n      {}",
-                    f.assertion, f.method, f.uri, f.message
-                ));
+                unknown.push(format!("  {target}  {}  {}  {}\n      {}", f.assertion, f.method, f.uri, f.message));
             }
         }
     }
     for k in &known {
-        let seen = k.targets.iter().any(|t| {
-            results
-                .get(t)
-                .is_some_and(|(_, fs)| fs.iter().any(|f| k.covers(t, f)))
-        });
+        let seen = k.targets.iter().any(|t| results.get(t).is_some_and(|(_, fs)| fs.iter().any(|f| k.covers(t, f))));
         if !seen {
             eprintln!(
                 "protocol: {DOC}:{} ({} {} {}) no longer fails: drop its row",

@@ -29,10 +29,7 @@ async fn two_hosts_have_their_own_listeners_and_identity() {
     }
     assert_eq!(
         fleet.versions("host-001"),
-        vec![
-            (BMC_MEMBER.to_string(), "7.00.00.00".to_string()),
-            (BIOS_MEMBER.to_string(), "2.1.0".to_string())
-        ]
+        vec![(BMC_MEMBER.to_string(), "7.00.00.00".to_string()), (BIOS_MEMBER.to_string(), "2.1.0".to_string())]
     );
     assert!(fleet.versions("nope").is_empty());
     fleet.shutdown().await;
@@ -49,26 +46,13 @@ async fn service_root_is_open_and_links_everything() {
     for path in ["/redfish/v1", "/redfish/v1/"] {
         let root = anon.get(path).await;
         assert_eq!(root.status, StatusCode::OK, "{path}");
-        for key in [
-            "Systems",
-            "Managers",
-            "UpdateService",
-            "Tasks",
-            "SessionService",
-        ] {
-            assert!(
-                root.body[key]["@odata.id"].is_string(),
-                "{key} in {}",
-                root.raw
-            );
+        for key in ["Systems", "Managers", "UpdateService", "Tasks", "SessionService"] {
+            assert!(root.body[key]["@odata.id"].is_string(), "{key} in {}", root.raw);
         }
         // The TaskService is linked as `Tasks`, as on every real BMC; no root has `TaskService`.
         assert_eq!(root.body["Tasks"]["@odata.id"], "/redfish/v1/TaskService");
         assert!(root.body.get("TaskService").is_none(), "{}", root.raw);
-        assert_eq!(
-            root.body["Links"]["Sessions"]["@odata.id"],
-            "/redfish/v1/SessionService/Sessions"
-        );
+        assert_eq!(root.body["Links"]["Sessions"]["@odata.id"], "/redfish/v1/SessionService/Sessions");
     }
     fleet.shutdown().await;
 }
@@ -78,34 +62,19 @@ async fn systems_managers_and_inventory() {
     let fleet = start_fleet(vec![host("host-001")]).await;
     let c = Client::new(&fleet.hosts()[0]);
     let systems = c.resource("/redfish/v1/Systems/").await;
-    assert_eq!(
-        systems["Members"][0]["@odata.id"],
-        "/redfish/v1/Systems/System.Embedded.1"
-    );
+    assert_eq!(systems["Members"][0]["@odata.id"], "/redfish/v1/Systems/System.Embedded.1");
     let sys = c.resource("/redfish/v1/Systems/System.Embedded.1").await;
     assert_eq!(sys["PowerState"], "On");
     assert_eq!(sys["BiosVersion"], "2.1.0");
     let reset = &sys["Actions"]["#ComputerSystem.Reset"];
-    assert_eq!(
-        reset["target"],
-        "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset"
-    );
+    assert_eq!(reset["target"], "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset");
     assert_eq!(
         reset["ResetType@Redfish.AllowableValues"],
-        serde_json::json!([
-            "On",
-            "ForceOff",
-            "ForceRestart",
-            "GracefulRestart",
-            "PowerCycle"
-        ])
+        serde_json::json!(["On", "ForceOff", "ForceRestart", "GracefulRestart", "PowerCycle"])
     );
 
     let managers = c.resource("/redfish/v1/Managers").await;
-    assert_eq!(
-        managers["Members"][0]["@odata.id"],
-        "/redfish/v1/Managers/BMC"
-    );
+    assert_eq!(managers["Members"][0]["@odata.id"], "/redfish/v1/Managers/BMC");
     let mgr = c.resource("/redfish/v1/Managers/BMC").await;
     assert_eq!(mgr["FirmwareVersion"], "7.00.00.00");
     assert_eq!(
@@ -136,20 +105,10 @@ async fn update_service_advertises_per_upload_style() {
     let mut c = host("simple");
     c.upload_style = UploadStyle::SimpleUpdate;
     let fleet = start_fleet(vec![a, b, c]).await;
-    let expect = [
-        ("multipart", true, false),
-        ("httppush", false, true),
-        ("simple", false, false),
-    ];
+    let expect = [("multipart", true, false), ("httppush", false, true), ("simple", false, false)];
     for (id, multipart, push) in expect {
-        let svc = Client::new(&fleet.host(id).unwrap())
-            .resource("/redfish/v1/UpdateService")
-            .await;
-        assert_eq!(
-            svc["MultipartHttpPushUri"].is_string(),
-            multipart,
-            "{id}: {svc}"
-        );
+        let svc = Client::new(&fleet.host(id).unwrap()).resource("/redfish/v1/UpdateService").await;
+        assert_eq!(svc["MultipartHttpPushUri"].is_string(), multipart, "{id}: {svc}");
         assert_eq!(svc["HttpPushUri"].is_string(), push, "{id}: {svc}");
         assert_eq!(
             svc["Actions"]["#UpdateService.SimpleUpdate"]["target"],
@@ -165,37 +124,19 @@ async fn errors_are_redfish_bodies() {
     let c = Client::new(&fleet.hosts()[0]);
     let r = c.get("/redfish/v1/Nothing/Here").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    assert!(
-        r.body["error"]["code"]
-            .as_str()
-            .unwrap()
-            .contains("GeneralError"),
-        "{}",
-        r.raw
-    );
+    assert!(r.body["error"]["code"].as_str().unwrap().contains("GeneralError"), "{}", r.raw);
     assert!(r.message_id().ends_with("ResourceNotFound"));
-    let r = c
-        .get("/redfish/v1/UpdateService/FirmwareInventory/NoSuchMember")
-        .await;
+    let r = c.get("/redfish/v1/UpdateService/FirmwareInventory/NoSuchMember").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     let r = c.get("/redfish/v1/TaskService/Tasks/notanumber").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    let r = c
-        .send(c.request(reqwest::Method::DELETE, "/redfish/v1/Systems"))
-        .await;
+    let r = c.send(c.request(reqwest::Method::DELETE, "/redfish/v1/Systems")).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert!(
-        r.body["error"]["@Message.ExtendedInfo"].is_array(),
-        "{}",
-        r.raw
-    );
+    assert!(r.body["error"]["@Message.ExtendedInfo"].is_array(), "{}", r.raw);
     let r = c
         .send(
-            c.request(
-                reqwest::Method::POST,
-                "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset",
-            )
-            .body("{nope"),
+            c.request(reqwest::Method::POST, "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset")
+                .body("{nope"),
         )
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -220,10 +161,7 @@ async fn sim_state_shows_versions_power_and_counters() {
 async fn shutdown_closes_the_listeners() {
     let fleet = start_fleet(vec![host("host-001")]).await;
     let h = fleet.hosts()[0].clone();
-    assert_eq!(
-        Client::anonymous(&h).get("/redfish/v1").await.status,
-        StatusCode::OK
-    );
+    assert_eq!(Client::anonymous(&h).get("/redfish/v1").await.status, StatusCode::OK);
     fleet.shutdown().await;
     assert!(tokio::net::TcpStream::connect(h.addr).await.is_err());
 }
@@ -233,9 +171,6 @@ async fn bind_conflict_names_the_host() {
     let taken = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let mut h = host("host-009");
     h.bmc_address = taken.local_addr().unwrap();
-    let err = hostfw_bmc_sim::start(hostfw_bmc_sim::FleetSpec::new(vec![h]))
-        .await
-        .err()
-        .expect("bind fails");
+    let err = hostfw_bmc_sim::start(hostfw_bmc_sim::FleetSpec::new(vec![h])).await.err().expect("bind fails");
     assert!(err.to_string().contains("host-009"), "{err}");
 }

@@ -20,9 +20,7 @@ async fn concurrent_uploads_raise_the_high_water_mark() {
     let fleet = start_fleet(hosts).await;
     let clients: Vec<_> = fleet.hosts().iter().map(Client::new).collect();
     let accepted = futures::future::join_all(
-        clients
-            .iter()
-            .map(|c| c.push_multipart(firmware_image("BIOS", "2.2.0", 1000), json!({}))),
+        clients.iter().map(|c| c.push_multipart(firmware_image("BIOS", "2.2.0", 1000), json!({}))),
     )
     .await;
     assert_eq!(fleet.uploads_in_flight(), 3);
@@ -45,9 +43,7 @@ async fn sequential_uploads_keep_the_mark_at_one() {
     for h in fleet.hosts() {
         let c = Client::new(&h);
         for version in ["2.2.0", "2.3.0"] {
-            let r = c
-                .push_multipart(firmware_image("BIOS", version, 100), json!({}))
-                .await;
+            let r = c.push_multipart(firmware_image("BIOS", version, 100), json!({})).await;
             assert_eq!(c.wait_task(&r).await["TaskState"], "Completed");
         }
     }
@@ -70,10 +66,7 @@ async fn busy_bmcs_mark_counts_bmcs_serving_at_the_same_moment() {
     }
     assert_eq!(fleet.stats().max_busy_bmcs, 1, "one BMC at a time so far");
     for h in fleet.hosts() {
-        let slow = Fault {
-            slow_response_secs: 0.5,
-            ..Fault::default()
-        };
+        let slow = Fault { slow_response_secs: 0.5, ..Fault::default() };
         fleet.set_fault(&h.id, slow).unwrap();
     }
     let replies = futures::future::join_all(clients.iter().map(|c| c.get(SYSTEM))).await;
@@ -87,15 +80,7 @@ async fn busy_bmcs_mark_counts_bmcs_serving_at_the_same_moment() {
 async fn parallel_requests_to_one_bmc_are_one_busy_bmc() {
     let fleet = start_fleet(vec![host("host-001"), host("host-002")]).await;
     let c = Client::new(&fleet.hosts()[0]);
-    fleet
-        .set_fault(
-            "host-001",
-            Fault {
-                slow_response_secs: 0.3,
-                ..Fault::default()
-            },
-        )
-        .unwrap();
+    fleet.set_fault("host-001", Fault { slow_response_secs: 0.3, ..Fault::default() }).unwrap();
     let replies = futures::future::join_all((0..5).map(|_| c.get(SYSTEM))).await;
     assert!(replies.iter().all(|r| r.status == StatusCode::OK));
     assert_eq!(fleet.stats().max_busy_bmcs, 1);

@@ -14,9 +14,7 @@ async fn slow_update(style: TaskStyle) -> (hostfw_bmc_sim::RunningFleet, Client,
     h.task_seconds = 1.0;
     let fleet = start_fleet(vec![h]).await;
     let c = Client::new(&fleet.hosts()[0]);
-    let r = c
-        .push_multipart(firmware_image("iDRAC", "7.10.00.00", 128), json!({}))
-        .await;
+    let r = c.push_multipart(firmware_image("iDRAC", "7.10.00.00", 128), json!({})).await;
     (fleet, c, r)
 }
 
@@ -55,14 +53,8 @@ async fn bmcweb_monitor_202_then_204_once_then_404() {
     assert_eq!(c.get(&monitor).await.status, StatusCode::ACCEPTED);
     assert_eq!(c.resource(&task_uri).await["TaskState"], "Running");
     let id = task_uri.rsplit('/').next().unwrap();
-    let other_kind = c
-        .get(&format!("/redfish/v1/TaskService/TaskMonitors/{id}"))
-        .await;
-    assert_eq!(
-        other_kind.status,
-        StatusCode::NOT_FOUND,
-        "a bmcweb host serves only its own monitor"
-    );
+    let other_kind = c.get(&format!("/redfish/v1/TaskService/TaskMonitors/{id}")).await;
+    assert_eq!(other_kind.status, StatusCode::NOT_FOUND, "a bmcweb host serves only its own monitor");
     let done = first_non_202(&c, &monitor).await;
     assert_eq!(done.status, StatusCode::NO_CONTENT);
     assert!(done.raw.is_empty());
@@ -79,22 +71,14 @@ async fn dell_location_is_the_task_always_200() {
     let location = r.header("Location").unwrap().to_string();
     let first = c.get(&location).await;
     assert_eq!(first.status, StatusCode::OK);
-    assert!(
-        matches!(first.body["TaskState"].as_str(), Some("New" | "Running")),
-        "{}",
-        first.raw
-    );
+    assert!(matches!(first.body["TaskState"].as_str(), Some("New" | "Running")), "{}", first.raw);
     eventually("dell task completes", || async {
         let r = c.get(&location).await;
         assert_eq!(r.status, StatusCode::OK);
         (r.body["TaskState"] == "Completed").then_some(())
     })
     .await;
-    assert_eq!(
-        c.get(&location).await.status,
-        StatusCode::OK,
-        "still there after completion"
-    );
+    assert_eq!(c.get(&location).await.status, StatusCode::OK, "still there after completion");
     fleet.shutdown().await;
 }
 
@@ -117,25 +101,13 @@ async fn task_service_lists_tasks_with_full_bodies() {
     let (fleet, c, r) = slow_update(TaskStyle::Spec).await;
     let task = c.wait_task(&r).await;
     let svc = c.resource("/redfish/v1/TaskService").await;
-    let tasks = c
-        .resource(svc["Tasks"]["@odata.id"].as_str().unwrap())
-        .await;
+    let tasks = c.resource(svc["Tasks"]["@odata.id"].as_str().unwrap()).await;
     assert_eq!(tasks["Members"][0]["@odata.id"], task["@odata.id"]);
     assert_eq!(task["@odata.type"], "#Task.v1_7_0.Task");
-    for key in [
-        "Id",
-        "StartTime",
-        "EndTime",
-        "TaskMonitor",
-        "Messages",
-        "PercentComplete",
-    ] {
+    for key in ["Id", "StartTime", "EndTime", "TaskMonitor", "Messages", "PercentComplete"] {
         assert!(!task[key].is_null(), "{key} missing: {task}");
     }
     let ids = message_ids(&task);
-    assert!(
-        ids.iter().any(|m| m == "Update.1.0.UpdateSuccessful"),
-        "{ids:?}"
-    );
+    assert!(ids.iter().any(|m| m == "Update.1.0.UpdateSuccessful"), "{ids:?}");
     fleet.shutdown().await;
 }

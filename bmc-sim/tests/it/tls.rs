@@ -25,9 +25,7 @@ async fn tls_fleet() -> RunningFleet {
 fn connector(pem: &str) -> TlsConnector {
     let mut roots = RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(pem.as_bytes()) {
-        roots
-            .add(cert.expect("PEM certificate"))
-            .expect("CA accepted");
+        roots.add(cert.expect("PEM certificate")).expect("CA accepted");
     }
     assert!(!roots.is_empty(), "no certificate in {pem}");
     let config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
@@ -57,9 +55,7 @@ async fn tls_listener_presents_a_cert_chaining_to_the_ca() {
             let chain = tls.get_ref().1.peer_certificates().expect("peer certs");
             assert_eq!(chain.len(), 2, "leaf + CA");
             // And it is a working Redfish service behind the handshake.
-            tls.write_all(b"GET /redfish/v1/ HTTP/1.1\r\nHost: bmc\r\nConnection: close\r\n\r\n")
-                .await
-                .unwrap();
+            tls.write_all(b"GET /redfish/v1/ HTTP/1.1\r\nHost: bmc\r\nConnection: close\r\n\r\n").await.unwrap();
             let mut answer = Vec::new();
             tls.read_to_end(&mut answer).await.unwrap();
             let answer = String::from_utf8_lossy(&answer);
@@ -73,18 +69,12 @@ async fn tls_listener_presents_a_cert_chaining_to_the_ca() {
     let h = fleet.hosts()[0].clone();
     let tcp = TcpStream::connect(h.addr).await.unwrap();
     let name = ServerName::try_from(h.addr.ip().to_string()).unwrap();
-    let e = connector(other.ca_pem().unwrap())
-        .connect(name, tcp)
-        .await
-        .expect_err("a foreign CA must not verify");
+    let e = connector(other.ca_pem().unwrap()).connect(name, tcp).await.expect_err("a foreign CA must not verify");
     assert!(e.to_string().contains("UnknownIssuer"), "{e}");
     // Nor does a name the certificate was not made for.
     let tcp = TcpStream::connect(h.addr).await.unwrap();
     let name = ServerName::try_from("bmc.example.org").unwrap();
-    let e = trusted
-        .connect(name, tcp)
-        .await
-        .expect_err("a foreign name must not verify");
+    let e = trusted.connect(name, tcp).await.expect_err("a foreign name must not verify");
     assert!(e.to_string().contains("not valid for name"), "{e}");
     other.shutdown().await;
     fleet.shutdown().await;
@@ -96,10 +86,7 @@ async fn plain_fleets_stay_http_without_a_ca() {
     assert!(fleet.ca_pem().is_none());
     let h = fleet.hosts()[0].clone();
     assert_eq!(h.base_url, format!("http://{}", h.addr));
-    let status = reqwest::get(format!("{}/redfish/v1/", h.base_url))
-        .await
-        .unwrap()
-        .status();
+    let status = reqwest::get(format!("{}/redfish/v1/", h.base_url)).await.unwrap().status();
     assert_eq!(status, 200);
     fleet.shutdown().await;
 }
@@ -109,26 +96,18 @@ async fn tls_bmc_serves_https_again_after_a_manager_reset() {
     let fleet = tls_fleet().await;
     let h = fleet.hosts()[0].clone();
     let ca = reqwest::Certificate::from_pem(fleet.ca_pem().unwrap().as_bytes()).unwrap();
-    let http = reqwest::Client::builder()
-        .add_root_certificate(ca)
-        .build()
-        .unwrap();
+    let http = reqwest::Client::builder().add_root_certificate(ca).build().unwrap();
     let reset = http
-        .post(format!(
-            "{}/redfish/v1/Managers/BMC/Actions/Manager.Reset",
-            h.base_url
-        ))
-        .basic_auth(&h.username, Some(&h.password))
+        .post(format!("{}/redfish/v1/Managers/BMC/Actions/Manager.Reset", h.base_url))
+        .basic_auth(&h.username, Some(h.password.expose()))
         .json(&serde_json::json!({"ResetType": "GracefulRestart"}))
         .send()
         .await
         .unwrap();
     assert!(reset.status().is_success(), "{}", reset.status());
     let root = format!("{}/redfish/v1/", h.base_url);
-    eventually("the BMC going down after the reset", || async {
-        http.get(&root).send().await.is_err().then_some(())
-    })
-    .await;
+    eventually("the BMC going down after the reset", || async { http.get(&root).send().await.is_err().then_some(()) })
+        .await;
     eventually("HTTPS back after the reset", || async {
         let r = http.get(&root).send().await.ok()?;
         r.status().is_success().then_some(())

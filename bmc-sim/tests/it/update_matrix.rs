@@ -19,19 +19,12 @@ async fn run_combo(upload: UploadStyle, task_style: TaskStyle, apply: ApplyTime)
 
     let accepted = match upload {
         UploadStyle::Multipart => {
-            c.push_multipart(
-                image,
-                json!({"Targets": [], "@Redfish.OperationApplyTime": apply.as_str()}),
-            )
-            .await
+            c.push_multipart(image, json!({"Targets": [], "@Redfish.OperationApplyTime": apply.as_str()})).await
         }
         UploadStyle::HttpPush => c.push_http(image).await,
         UploadStyle::SimpleUpdate => {
             let base = serve_files(vec![("/fw/bios.bin", image)]).await;
-            c.simple_update(
-                json!({"ImageURI": format!("{base}/fw/bios.bin"), "TransferProtocol": "HTTP"}),
-            )
-            .await
+            c.simple_update(json!({"ImageURI": format!("{base}/fw/bios.bin"), "TransferProtocol": "HTTP"})).await
         }
     };
     check_post_shape(task_style, &accepted);
@@ -45,28 +38,15 @@ async fn run_combo(upload: UploadStyle, task_style: TaskStyle, apply: ApplyTime)
 
     match apply {
         ApplyTime::Immediate => {
-            assert!(
-                ids.contains(&"Update.1.0.UpdateSuccessful".to_string()),
-                "{ids:?}"
-            );
+            assert!(ids.contains(&"Update.1.0.UpdateSuccessful".to_string()), "{ids:?}");
             assert_eq!(c.version_of(BIOS_MEMBER).await, "2.2.0");
             let sys = c.resource("/redfish/v1/Systems/System.Embedded.1").await;
             assert_eq!(sys["BiosVersion"], "2.2.0");
         }
         ApplyTime::OnReset => {
-            assert!(
-                ids.contains(&"Update.1.0.AwaitToActivate".to_string()),
-                "{ids:?}"
-            );
-            assert_eq!(
-                c.version_of(BIOS_MEMBER).await,
-                "2.1.0",
-                "OnReset must not change the running version"
-            );
-            assert_eq!(
-                fleet.staged_versions("host-001"),
-                vec![(BIOS_MEMBER.to_string(), "2.2.0".to_string())]
-            );
+            assert!(ids.contains(&"Update.1.0.AwaitToActivate".to_string()), "{ids:?}");
+            assert_eq!(c.version_of(BIOS_MEMBER).await, "2.1.0", "OnReset must not change the running version");
+            assert_eq!(fleet.staged_versions("host-001"), vec![(BIOS_MEMBER.to_string(), "2.2.0".to_string())]);
             let r = c
                 .post(
                     "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset",
@@ -75,18 +55,13 @@ async fn run_combo(upload: UploadStyle, task_style: TaskStyle, apply: ApplyTime)
                 .await;
             assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.raw);
             eventually("host back on with the staged BIOS", || async {
-                (c.power_state().await == "On" && c.version_of(BIOS_MEMBER).await == "2.2.0")
-                    .then_some(())
+                (c.power_state().await == "On" && c.version_of(BIOS_MEMBER).await == "2.2.0").then_some(())
             })
             .await;
             assert!(fleet.staged_versions("host-001").is_empty());
         }
     }
-    assert_eq!(
-        c.version_of(BMC_MEMBER).await,
-        "7.00.00.00",
-        "other members untouched"
-    );
+    assert_eq!(c.version_of(BMC_MEMBER).await, "7.00.00.00", "other members untouched");
     let stats = fleet.stats();
     assert_eq!(stats.uploads_started, 1);
     assert_eq!(stats.per_host["host-001"].uploads, 1);
@@ -99,23 +74,14 @@ fn check_post_shape(style: TaskStyle, r: &Reply) {
     match style {
         TaskStyle::Spec => {
             assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.raw);
-            assert!(
-                location.starts_with("/redfish/v1/TaskService/TaskMonitors/"),
-                "{location}"
-            );
+            assert!(location.starts_with("/redfish/v1/TaskService/TaskMonitors/"), "{location}");
             assert_eq!(r.header("Retry-After"), Some("1"));
             assert_eq!(r.body["TaskMonitor"], location.as_str());
         }
         TaskStyle::Bmcweb => {
             assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.raw);
-            assert!(
-                location.starts_with("/redfish/v1/TaskService/Tasks/")
-                    && location.ends_with("/Monitor")
-            );
-            assert!(r.body["@odata.type"]
-                .as_str()
-                .unwrap()
-                .starts_with("#Task."));
+            assert!(location.starts_with("/redfish/v1/TaskService/Tasks/") && location.ends_with("/Monitor"));
+            assert!(r.body["@odata.type"].as_str().unwrap().starts_with("#Task."));
         }
         TaskStyle::Dell => {
             assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.raw);
@@ -125,10 +91,7 @@ fn check_post_shape(style: TaskStyle, r: &Reply) {
         TaskStyle::Sushy => {
             assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.raw);
             assert!(r.raw.is_empty());
-            assert!(
-                location.starts_with("/redfish/v1/TaskService/Tasks/")
-                    && !location.ends_with("/Monitor")
-            );
+            assert!(location.starts_with("/redfish/v1/TaskService/Tasks/") && !location.ends_with("/Monitor"));
         }
     }
 }

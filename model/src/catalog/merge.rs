@@ -26,18 +26,12 @@ pub(crate) struct Origin {
 
 impl Origin {
     pub fn new(file: impl Into<PathBuf>, key: impl Into<String>) -> Origin {
-        Origin {
-            file: file.into(),
-            key: key.into(),
-        }
+        Origin { file: file.into(), key: key.into() }
     }
 
     /// The origin of a sub-key (`suffix` may be `name` or `[i]`).
     pub fn at(&self, suffix: &str) -> Origin {
-        Origin {
-            file: self.file.clone(),
-            key: join_key(&self.key, suffix),
-        }
+        Origin { file: self.file.clone(), key: join_key(&self.key, suffix) }
     }
 
     /// An `Invalid` error at `self.key` + `suffix`.
@@ -89,10 +83,7 @@ impl Merger {
     /// Adds a `[host_models.<key>]` table; a second table for the same vendor/model is an error.
     pub fn insert_static(&mut self, doc: HostModelDoc, origin: Origin) -> Result<(), CatalogError> {
         let draft = new_draft(doc, origin)?;
-        if let Some(other) = self
-            .position(&draft.vendor, &draft.model)
-            .map(|i| &self.drafts[i])
-        {
+        if let Some(other) = self.position(&draft.vendor, &draft.model).map(|i| &self.drafts[i]) {
             return Err(draft.origin.error(
                 "model",
                 format!(
@@ -121,9 +112,7 @@ impl Merger {
     }
 
     fn position(&self, vendor: &str, model: &str) -> Option<usize> {
-        self.drafts
-            .iter()
-            .position(|d| same_name(&d.vendor, vendor) && same_name(&d.model, model))
+        self.drafts.iter().position(|d| same_name(&d.vendor, vendor) && same_name(&d.model, model))
     }
 }
 
@@ -170,16 +159,11 @@ fn new_draft(doc: HostModelDoc, origin: Origin) -> Result<Draft, CatalogError> {
     let mut components = BTreeMap::new();
     for (name, c) in doc.components {
         let c_origin = origin.at("components").at(&name);
-        let component: ComponentType = name
-            .parse()
-            .map_err(|e| origin.at("components").error(&name, format!("{e}")))?;
+        let component: ComponentType =
+            name.parse().map_err(|e| origin.at("components").error(&name, format!("{e}")))?;
         let kf = c_origin.at("known_firmware");
-        let entries = c
-            .known_firmware
-            .into_iter()
-            .enumerate()
-            .map(|(i, entry)| (entry, kf.at(&format!("[{i}]"))))
-            .collect();
+        let entries =
+            c.known_firmware.into_iter().enumerate().map(|(i, entry)| (entry, kf.at(&format!("[{i}]")))).collect();
         components.insert(
             component,
             DraftComponent {

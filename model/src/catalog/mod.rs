@@ -36,13 +36,10 @@ impl Catalog {
     /// `firmware_global.firmware_directory` overlay (subdirectories in name order).
     pub fn load(config: &SiteConfig) -> Result<Catalog, CatalogError> {
         let overlay = overlay::read_overlay(&config.firmware_global.firmware_directory)?;
-        let statics = config.host_models.iter().map(|(key, doc)| {
-            (
-                config.source.clone(),
-                format!("host_models.{key}"),
-                doc.clone(),
-            )
-        });
+        let statics = config
+            .host_models
+            .iter()
+            .map(|(key, doc)| (config.source.clone(), format!("host_models.{key}"), doc.clone()));
         Catalog::from_docs(statics, overlay)
     }
 
@@ -59,11 +56,7 @@ impl Catalog {
         for (file, doc) in overlay {
             merger.overlay(doc, Origin::new(file, ""))?;
         }
-        let models = merger
-            .into_drafts()
-            .into_iter()
-            .map(validate::validate)
-            .collect::<Result<Vec<_>, _>>()?;
+        let models = merger.into_drafts().into_iter().map(validate::validate).collect::<Result<Vec<_>, _>>()?;
         Ok(Catalog { models })
     }
 

@@ -25,9 +25,7 @@ pub(crate) fn read_overlay(dir: &Path) -> Result<Vec<(PathBuf, HostModelDoc)>, C
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(read_err(dir)(e)),
         Ok(meta) if !meta.is_dir() => {
-            return Err(read_err(dir)(std::io::Error::other(
-                "firmware_global.firmware_directory is not a directory",
-            )))
+            return Err(read_err(dir)(std::io::Error::other("firmware_global.firmware_directory is not a directory")))
         }
         Ok(_) => {}
     }

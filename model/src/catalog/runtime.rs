@@ -31,10 +31,7 @@ struct RuntimeDocument {
 /// Parses a runtime catalog document into `(origin, "host_models.<key>", doc)` in key order.
 /// Errors name `origin` and the full key; two tables for one vendor/model are refused (which one
 /// would win is not obvious). An empty document is valid (no runtime layer).
-pub fn parse_runtime_document(
-    text: &str,
-    origin: &Path,
-) -> Result<Vec<(PathBuf, String, HostModelDoc)>, CatalogError> {
+pub fn parse_runtime_document(text: &str, origin: &Path) -> Result<Vec<(PathBuf, String, HostModelDoc)>, CatalogError> {
     let doc: RuntimeDocument = toml_doc::parse(text, "").map_err(|f| CatalogError::Invalid {
         file: origin.to_path_buf(),
         key: f.key,
@@ -67,10 +64,7 @@ pub fn parse_runtime_document(
 impl Catalog {
     /// Like [`Catalog::load`], then applies `runtime` = `(document, origin label)` last, as an
     /// overlay (its defaults win). `None` gives exactly `Catalog::load`'s catalog.
-    pub fn load_with_runtime(
-        config: &SiteConfig,
-        runtime: Option<(&str, &Path)>,
-    ) -> Result<Catalog, CatalogError> {
+    pub fn load_with_runtime(config: &SiteConfig, runtime: Option<(&str, &Path)>) -> Result<Catalog, CatalogError> {
         let runtime = match runtime {
             Some((text, origin)) => parse_runtime_document(text, origin)?,
             None => Vec::new(),
@@ -78,10 +72,7 @@ impl Catalog {
         let overlay = overlay::read_overlay(&config.firmware_global.firmware_directory)?;
         let mut merger = Merger::default();
         for (key, doc) in &config.host_models {
-            merger.insert_static(
-                doc.clone(),
-                Origin::new(config.source.clone(), format!("host_models.{key}")),
-            )?;
+            merger.insert_static(doc.clone(), Origin::new(config.source.clone(), format!("host_models.{key}")))?;
         }
         for (file, doc) in overlay {
             merger.overlay(doc, Origin::new(file, ""))?;
@@ -89,11 +80,7 @@ impl Catalog {
         for (file, key, doc) in runtime {
             merger.overlay(doc, Origin::new(file, key))?;
         }
-        let models = merger
-            .into_drafts()
-            .into_iter()
-            .map(validate::validate)
-            .collect::<Result<Vec<_>, _>>()?;
+        let models = merger.into_drafts().into_iter().map(validate::validate).collect::<Result<Vec<_>, _>>()?;
         Ok(Catalog { models })
     }
 }
@@ -131,19 +118,13 @@ default = true
 
     fn default_of(c: &Catalog, vendor: &str, model: &str, component: ComponentType) -> String {
         let m = c.find(vendor, model).expect("model in catalog");
-        m.default_entry(component)
-            .expect("a default")
-            .version
-            .clone()
+        m.default_entry(component).expect("a default").version.clone()
     }
 
     #[test]
     fn without_runtime_it_is_the_static_catalog() {
         let config = site();
-        assert_eq!(
-            Catalog::load_with_runtime(&config, None).unwrap(),
-            Catalog::load(&config).unwrap()
-        );
+        assert_eq!(Catalog::load_with_runtime(&config, None).unwrap(), Catalog::load(&config).unwrap());
         let empty = Catalog::load_with_runtime(&config, Some(("", origin()))).unwrap();
         assert_eq!(empty, Catalog::load(&config).unwrap());
     }
@@ -168,29 +149,19 @@ version = "1.2"
 default = true
 "#;
         let c = Catalog::load_with_runtime(&site(), Some((doc, origin()))).unwrap();
-        assert_eq!(
-            default_of(&c, "Dell", "PowerEdge R760", ComponentType::Bmc),
-            "7.20.00.00"
-        );
-        assert_eq!(
-            default_of(&c, "Supermicro", "SYS-221H", ComponentType::Bmc),
-            "1.2"
-        );
+        assert_eq!(default_of(&c, "Dell", "PowerEdge R760", ComponentType::Bmc), "7.20.00.00");
+        assert_eq!(default_of(&c, "Supermicro", "SYS-221H", ComponentType::Bmc), "1.2");
         assert_eq!(c.models().len(), 2);
     }
 
     #[test]
     fn unknown_keys_are_rejected_with_origin_and_key() {
         let doc = "[host_models.x]\nvendor = \"A\"\nmodel = \"B\"\nbogus = 1\n";
-        let err = parse_runtime_document(doc, origin())
-            .unwrap_err()
-            .to_string();
+        let err = parse_runtime_document(doc, origin()).unwrap_err().to_string();
         assert!(err.contains("firmware-config v3"), "{err}");
         assert!(err.contains("host_models.x"), "{err}");
         assert!(err.contains("bogus"), "{err}");
-        let err = parse_runtime_document("[site]\nname = \"x\"\n", origin())
-            .unwrap_err()
-            .to_string();
+        let err = parse_runtime_document("[site]\nname = \"x\"\n", origin()).unwrap_err().to_string();
         assert!(err.contains("site"), "{err}");
     }
 
@@ -205,27 +176,18 @@ current_version_reported_as = "^BMC$"
 [[host_models.bad.components.bmc.known_firmware]]
 version = ""
 "#;
-        let err = Catalog::load_with_runtime(&site(), Some((doc, origin())))
-            .unwrap_err()
-            .to_string();
+        let err = Catalog::load_with_runtime(&site(), Some((doc, origin()))).unwrap_err().to_string();
         assert!(err.contains("firmware-config v3"), "{err}");
-        assert!(
-            err.contains("host_models.bad.components.bmc.known_firmware[0].version"),
-            "{err}"
-        );
+        assert!(err.contains("host_models.bad.components.bmc.known_firmware[0].version"), "{err}");
         let no_vendor = "[host_models.nov]\nmodel = \"B\"\n";
-        let err = Catalog::load_with_runtime(&site(), Some((no_vendor, origin())))
-            .unwrap_err()
-            .to_string();
+        let err = Catalog::load_with_runtime(&site(), Some((no_vendor, origin()))).unwrap_err().to_string();
         assert!(err.contains("host_models.nov.vendor"), "{err}");
     }
 
     #[test]
     fn one_vendor_model_twice_in_a_document_is_refused() {
         let doc = "[host_models.a]\nvendor = \"V\"\nmodel = \"M\"\n[host_models.b]\nvendor = \"v\"\nmodel = \"m\"\n";
-        let err = parse_runtime_document(doc, origin())
-            .unwrap_err()
-            .to_string();
+        let err = parse_runtime_document(doc, origin()).unwrap_err().to_string();
         assert!(err.contains("host_models.b.model"), "{err}");
         assert!(err.contains("host_models.a"), "{err}");
     }

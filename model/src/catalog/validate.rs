@@ -33,10 +33,7 @@ pub(crate) fn validate(draft: Draft) -> Result<HostModel, CatalogError> {
     })
 }
 
-fn validate_component(
-    component: ComponentType,
-    c: DraftComponent,
-) -> Result<Component, CatalogError> {
+fn validate_component(component: ComponentType, c: DraftComponent) -> Result<Component, CatalogError> {
     let Some(matcher) = c.matcher else {
         return Err(c.origin.error(
             "current_version_reported_as",
@@ -59,11 +56,7 @@ fn validate_component(
                 format!(
                     "a second `default = true` entry{} for component `{component}`; the first is \
                      `{}` in {}",
-                    if lane == 1 {
-                        " (pre-ingestion only)"
-                    } else {
-                        ""
-                    },
+                    if lane == 1 { " (pre-ingestion only)" } else { "" },
                     first.key,
                     first.file.display()
                 ),

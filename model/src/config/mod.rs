@@ -15,9 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use sections::{
-    CredentialsSection, FirmwareGlobalSection, HostReprovisionSection,
-    MachineUpdaterSection, RedfishSection, SiteExplorerSection, SiteSection, TemporalSection,
-    WorkerSection,
+    CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
+    SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
 };
 
 use crate::catalog::HostModelDoc;
@@ -58,19 +57,14 @@ impl SiteConfig {
     /// file's directory (made absolute with the current directory first).
     pub fn load(path: &Path) -> Result<SiteConfig, ConfigError> {
         let file = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Read {
-            file: file.clone(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Read { file: file.clone(), source })?;
         let config = SiteConfig::from_toml_str(&text, &file)?;
         if let Some(bundle) = &config.redfish.ca_bundle {
-            validate::ca_bundle_file("redfish.ca_bundle", bundle).map_err(|(key, problem)| {
-                ConfigError::Invalid {
-                    file: file.clone(),
-                    key: key.to_string(),
-                    at: None,
-                    problem,
-                }
+            validate::ca_bundle_file("redfish.ca_bundle", bundle).map_err(|(key, problem)| ConfigError::Invalid {
+                file: file.clone(),
+                key: key.to_string(),
+                at: None,
+                problem,
             })?;
         }
         Ok(config)
@@ -86,29 +80,22 @@ impl SiteConfig {
             at: None,
             problem,
         };
-        let mut config: SiteConfig =
-            toml_doc::parse(text, "").map_err(|f| ConfigError::Invalid {
-                file: origin.to_path_buf(),
-                key: f.key,
-                at: f.at,
-                problem: f.problem,
-            })?;
+        let mut config: SiteConfig = toml_doc::parse(text, "").map_err(|f| ConfigError::Invalid {
+            file: origin.to_path_buf(),
+            key: f.key,
+            at: f.at,
+            problem: f.problem,
+        })?;
         config.source = origin.to_path_buf();
 
         let base = config.config_dir();
         config.site.data_dir = base.join(&config.site.data_dir);
-        config.firmware_global.firmware_directory =
-            base.join(&config.firmware_global.firmware_directory);
-        config.firmware_global.scout_scripts_directory =
-            base.join(&config.firmware_global.scout_scripts_directory);
+        config.firmware_global.firmware_directory = base.join(&config.firmware_global.firmware_directory);
+        config.firmware_global.scout_scripts_directory = base.join(&config.firmware_global.scout_scripts_directory);
         config.redfish.ca_bundle = config.redfish.ca_bundle.map(|p| base.join(p));
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem))?;
-        let trimmed = config
-            .worker
-            .artifact_base_url
-            .trim_end_matches('/')
-            .to_string();
+        let trimmed = config.worker.artifact_base_url.trim_end_matches('/').to_string();
         config.worker.artifact_base_url = trimmed;
 
         validate::check(&config).map_err(|(key, problem)| invalid(key, problem))?;
@@ -117,10 +104,7 @@ impl SiteConfig {
 
     /// The directory relative paths are resolved against (the config file's parent).
     pub fn config_dir(&self) -> PathBuf {
-        self.source
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default()
+        self.source.parent().map(Path::to_path_buf).unwrap_or_default()
     }
 }
 
@@ -133,9 +117,7 @@ fn resolve_database_url(url: &str, base: &Path) -> Result<String, String> {
     let rest = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))
-        .ok_or_else(|| {
-            format!("unsupported database URL `{url}`; use sqlite://<path> or postgres://...")
-        })?;
+        .ok_or_else(|| format!("unsupported database URL `{url}`; use sqlite://<path> or postgres://..."))?;
     let (path, query) = match rest.split_once('?') {
         Some((path, query)) => (path, Some(query)),
         None => (rest, None),
@@ -147,9 +129,8 @@ fn resolve_database_url(url: &str, base: &Path) -> Result<String, String> {
         return Ok(url.to_string());
     }
     let resolved = base.join(path);
-    let resolved = resolved
-        .to_str()
-        .ok_or_else(|| format!("resolved database path {} is not UTF-8", resolved.display()))?;
+    let resolved =
+        resolved.to_str().ok_or_else(|| format!("resolved database path {} is not UTF-8", resolved.display()))?;
     Ok(match query {
         Some(query) => format!("sqlite://{resolved}?{query}"),
         None => format!("sqlite://{resolved}"),
@@ -165,14 +146,8 @@ mod tests {
     fn database_urls() {
         let base = Path::new("/etc/hostfw");
         let ok = |u: &str| resolve_database_url(u, base).unwrap_or_else(|e| e);
-        assert_eq!(
-            ok("sqlite://data/hostfw.db"),
-            "sqlite:///etc/hostfw/data/hostfw.db"
-        );
-        assert_eq!(
-            ok("sqlite:x.db?mode=rwc"),
-            "sqlite:///etc/hostfw/x.db?mode=rwc"
-        );
+        assert_eq!(ok("sqlite://data/hostfw.db"), "sqlite:///etc/hostfw/data/hostfw.db");
+        assert_eq!(ok("sqlite:x.db?mode=rwc"), "sqlite:///etc/hostfw/x.db?mode=rwc");
         assert_eq!(ok("sqlite:///var/lib/h.db"), "sqlite:///var/lib/h.db");
         assert_eq!(ok("sqlite::memory:"), "sqlite::memory:");
         assert_eq!(ok("postgres://u@db/hostfw"), "postgres://u@db/hostfw");

@@ -24,10 +24,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     listen_addr("worker.artifact_listen", &c.worker.artifact_listen)?;
     http_url("worker.artifact_base_url", &c.worker.artifact_base_url)?;
 
-    match (
-        &c.credentials.default_username,
-        &c.credentials.default_password,
-    ) {
+    match (&c.credentials.default_username, &c.credentials.default_password) {
         (Some(user), Some(_)) => non_empty("credentials.default_username", user)?,
         (None, None) => {}
         (Some(_), None) => {
@@ -77,10 +74,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     }
 
     let hr = &c.host_reprovision;
-    positive(
-        "host_reprovision.verify_poll_interval",
-        hr.verify_poll_interval,
-    )?;
+    positive("host_reprovision.verify_poll_interval", hr.verify_poll_interval)?;
     at_least_one("host_reprovision.verify_max_polls", hr.verify_max_polls)?;
     positive("host_reprovision.task_poll_interval", hr.task_poll_interval)?;
     at_least_one("host_reprovision.bmc_healthy_reads", hr.bmc_healthy_reads)?;
@@ -99,10 +93,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
 
     let fg = &c.firmware_global;
     at_least_one("firmware_global.max_uploads", fg.max_uploads)?;
-    positive(
-        "firmware_global.host_firmware_upgrade_retry_interval",
-        fg.host_firmware_upgrade_retry_interval,
-    )?;
+    positive("firmware_global.host_firmware_upgrade_retry_interval", fg.host_firmware_upgrade_retry_interval)?;
 
     let mu = &c.machine_updater;
     if let Some(p) = mu.max_concurrent_machine_updates_percent {
@@ -113,10 +104,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
             ));
         }
     }
-    positive(
-        "machine_updater.machine_update_run_interval",
-        mu.machine_update_run_interval,
-    )?;
+    positive("machine_updater.machine_update_run_interval", mu.machine_update_run_interval)?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;
     Ok(())
@@ -127,44 +115,27 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
 /// by the TLS stack when a client trusts it.
 pub(super) fn ca_bundle_file(key: &'static str, path: &Path) -> Result<(), Failure> {
     let shown = path.display();
-    let bytes =
-        std::fs::read(path).map_err(|e| (key, format!("cannot read CA bundle {shown}: {e}")))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| (key, format!("CA bundle {shown} is not PEM text")))?;
+    let bytes = std::fs::read(path).map_err(|e| (key, format!("cannot read CA bundle {shown}: {e}")))?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| (key, format!("CA bundle {shown} is not PEM text")))?;
     const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
     const END: &str = "-----END CERTIFICATE-----";
     let mut rest = text;
     let mut count = 0;
     while let Some(start) = rest.find(BEGIN) {
         let after = &rest[start + BEGIN.len()..];
-        let end = after.find(END).ok_or_else(|| {
-            (
-                key,
-                format!(
-                    "CA bundle {shown}: certificate {} has no END line",
-                    count + 1
-                ),
-            )
-        })?;
+        let end = after
+            .find(END)
+            .ok_or_else(|| (key, format!("CA bundle {shown}: certificate {} has no END line", count + 1)))?;
         let body: String = after[..end].split_whitespace().collect();
         let base64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=');
         if body.is_empty() || body.len() % 4 != 0 || !body.chars().all(base64) {
-            return Err((
-                key,
-                format!(
-                    "CA bundle {shown}: certificate {} is not valid base64",
-                    count + 1
-                ),
-            ));
+            return Err((key, format!("CA bundle {shown}: certificate {} is not valid base64", count + 1)));
         }
         count += 1;
         rest = &after[end + END.len()..];
     }
     if count == 0 {
-        return Err((
-            key,
-            format!("CA bundle {shown} holds no PEM certificate ({BEGIN})"),
-        ));
+        return Err((key, format!("CA bundle {shown} holds no PEM certificate ({BEGIN})")));
     }
     Ok(())
 }
@@ -214,9 +185,7 @@ fn listen_addr(key: &'static str, value: &str) -> Result<(), Failure> {
 }
 
 fn http_url(key: &'static str, value: &str) -> Result<(), Failure> {
-    let rest = value
-        .strip_prefix("http://")
-        .or_else(|| value.strip_prefix("https://"));
+    let rest = value.strip_prefix("http://").or_else(|| value.strip_prefix("https://"));
     match rest {
         Some(host) if !host.trim().is_empty() => Ok(()),
         _ => Err((key, format!("`{value}` is not an http:// or https:// URL"))),

@@ -43,28 +43,18 @@ max_concurrent_machine_updates_percent are unset: the ceiling is 0 and no automa
 /// The site ceiling for `limits` over `fleet`.
 pub fn ceiling(limits: CeilingLimits, fleet: FleetHealth) -> Ceiling {
     match (limits.absolute, limits.percent) {
-        (None, None) => Ceiling {
-            limit: 0,
-            how: BOTH_UNSET.to_string(),
-        },
-        (Some(a), None) => Ceiling {
-            limit: a,
-            how: format!("absolute {a} (max_concurrent_machine_updates_percent is unset) = {a}"),
-        },
+        (None, None) => Ceiling { limit: 0, how: BOTH_UNSET.to_string() },
+        (Some(a), None) => {
+            Ceiling { limit: a, how: format!("absolute {a} (max_concurrent_machine_updates_percent is unset) = {a}") }
+        }
         (None, Some(p)) => {
             let (limit, how) = percent_ceiling(p, fleet);
-            Ceiling {
-                limit,
-                how: format!("{how} (max_concurrent_machine_updates_absolute is unset)"),
-            }
+            Ceiling { limit, how: format!("{how} (max_concurrent_machine_updates_absolute is unset)") }
         }
         (Some(a), Some(p)) => {
             let (by_percent, how) = percent_ceiling(p, fleet);
             let limit = a.min(by_percent);
-            Ceiling {
-                limit,
-                how: format!("min(absolute {a}, {how}) = {limit}"),
-            }
+            Ceiling { limit, how: format!("min(absolute {a}, {how}) = {limit}") }
         }
     }
 }
@@ -74,11 +64,7 @@ fn percent_ceiling(percent: u32, fleet: FleetHealth) -> (u32, String) {
     let share = (u64::from(percent) * u64::from(fleet.total)).div_ceil(100);
     let limit = share.saturating_sub(u64::from(fleet.unhealthy));
     let limit = u32::try_from(limit).unwrap_or(u32::MAX);
-    let floor = if share < u64::from(fleet.unhealthy) {
-        " (floored at 0)"
-    } else {
-        ""
-    };
+    let floor = if share < u64::from(fleet.unhealthy) { " (floored at 0)" } else { "" };
     let how = format!(
         "percent: ceil({percent}% of {} hosts) = {share} − {} unhealthy = {limit}{floor}",
         fleet.total, fleet.unhealthy

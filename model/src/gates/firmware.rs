@@ -61,12 +61,9 @@ impl FirmwareStatus {
     pub fn is_compliant(&self) -> bool {
         match self {
             FirmwareStatus::Compliant => true,
-            FirmwareStatus::Drifted {
-                differing,
-                unmatched,
-                not_reported,
-                ..
-            } => differing.is_empty() && unmatched.is_empty() && not_reported.is_empty(),
+            FirmwareStatus::Drifted { differing, unmatched, not_reported, .. } => {
+                differing.is_empty() && unmatched.is_empty() && not_reported.is_empty()
+            }
             _ => false,
         }
     }
@@ -74,8 +71,9 @@ impl FirmwareStatus {
     /// The components whose version is not reported (empty for the other statuses).
     pub fn not_reported(&self) -> &[NotReportedComponent] {
         match self {
-            FirmwareStatus::VersionNotReported { not_reported }
-            | FirmwareStatus::Drifted { not_reported, .. } => not_reported,
+            FirmwareStatus::VersionNotReported { not_reported } | FirmwareStatus::Drifted { not_reported, .. } => {
+                not_reported
+            }
             _ => &[],
         }
     }
@@ -94,37 +92,29 @@ pub fn firmware_status(
     explore_error: Option<&str>,
 ) -> FirmwareStatus {
     if let Some(error) = explore_error {
-        return FirmwareStatus::ExploreFailed {
-            error: error.to_string(),
-        };
+        return FirmwareStatus::ExploreFailed { error: error.to_string() };
     }
     let (Some(vendor), Some(model), Some(report)) = (vendor, model, report) else {
         return FirmwareStatus::NotExplored;
     };
     let Some(host_model) = catalog.find(vendor, model) else {
-        return FirmwareStatus::NoCatalogEntry {
-            vendor: vendor.to_string(),
-            model: model.to_string(),
-        };
+        return FirmwareStatus::NoCatalogEntry { vendor: vendor.to_string(), model: model.to_string() };
     };
     let d = drift(host_model, report);
     if d.is_compliant() {
         return FirmwareStatus::Compliant;
     }
     if !d.is_drifted() {
-        return FirmwareStatus::VersionNotReported {
-            not_reported: d.not_reported,
-        };
+        return FirmwareStatus::VersionNotReported { not_reported: d.not_reported };
     }
     let mut differing = Vec::new();
     let mut unmatched = Vec::new();
     for c in d.differences {
         match c.kind {
             DriftKind::Differs => differing.push(c.component),
-            DriftKind::NoInventoryMatch { matcher } => unmatched.push(UnmatchedComponent {
-                component: c.component,
-                matcher,
-            }),
+            DriftKind::NoInventoryMatch { matcher } => {
+                unmatched.push(UnmatchedComponent { component: c.component, matcher })
+            }
         }
     }
     FirmwareStatus::Drifted {

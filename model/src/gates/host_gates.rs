@@ -7,9 +7,9 @@
 
 use super::firmware::FirmwareStatus;
 use super::host_view::HostView;
-use crate::HostState;
 use super::policy::SchedulingPolicy;
 use super::reason::SkipReason;
+use crate::HostState;
 
 /// One host's outcome before capacity is applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,33 +44,21 @@ pub(super) fn check(host: &HostView, policy: &SchedulingPolicy, now_ms: i64) -> 
 fn firmware_gate(status: &FirmwareStatus) -> Result<(), SkipReason> {
     match status {
         FirmwareStatus::NotExplored => Err(SkipReason::NotExplored),
-        FirmwareStatus::ExploreFailed { error } => Err(SkipReason::ExploreFailed {
-            error: error.clone(),
-        }),
-        FirmwareStatus::NoCatalogEntry { vendor, model } => Err(SkipReason::NoCatalogEntry {
-            vendor: vendor.clone(),
-            model: model.clone(),
-        }),
-        FirmwareStatus::VersionNotReported { not_reported } => {
-            Err(SkipReason::VersionNotReported {
-                not_reported: not_reported.clone(),
-            })
+        FirmwareStatus::ExploreFailed { error } => Err(SkipReason::ExploreFailed { error: error.clone() }),
+        FirmwareStatus::NoCatalogEntry { vendor, model } => {
+            Err(SkipReason::NoCatalogEntry { vendor: vendor.clone(), model: model.clone() })
         }
-        FirmwareStatus::Drifted {
-            differing,
-            unmatched,
-            not_reported,
-            ..
-        } if differing.is_empty() && unmatched.is_empty() => Err(SkipReason::VersionNotReported {
-            not_reported: not_reported.clone(),
-        }),
-        FirmwareStatus::Drifted {
-            differing,
-            unmatched,
-            ..
-        } if differing.is_empty() => Err(SkipReason::NoInventoryMatch {
-            unmatched: unmatched.clone(),
-        }),
+        FirmwareStatus::VersionNotReported { not_reported } => {
+            Err(SkipReason::VersionNotReported { not_reported: not_reported.clone() })
+        }
+        FirmwareStatus::Drifted { differing, unmatched, not_reported, .. }
+            if differing.is_empty() && unmatched.is_empty() =>
+        {
+            Err(SkipReason::VersionNotReported { not_reported: not_reported.clone() })
+        }
+        FirmwareStatus::Drifted { differing, unmatched, .. } if differing.is_empty() => {
+            Err(SkipReason::NoInventoryMatch { unmatched: unmatched.clone() })
+        }
         FirmwareStatus::Drifted { .. } | FirmwareStatus::Compliant => Ok(()),
     }
 }
@@ -91,9 +79,7 @@ fn existing_work_gate(host: &HostView) -> Result<(), SkipReason> {
     if host.has_request {
         Err(SkipReason::AlreadyRequested)
     } else if host.state.is_busy() {
-        Err(SkipReason::Busy {
-            state: host.state,
-        })
+        Err(SkipReason::Busy { state: host.state })
     } else {
         Ok(())
     }
@@ -101,13 +87,7 @@ fn existing_work_gate(host: &HostView) -> Result<(), SkipReason> {
 
 /// S10. Models without `explicit_start_needed` need no window.
 fn explicit_start_gate(host: &HostView, now_ms: i64) -> Result<(), SkipReason> {
-    let needed = matches!(
-        host.firmware,
-        FirmwareStatus::Drifted {
-            explicit_start_needed: true,
-            ..
-        }
-    );
+    let needed = matches!(host.firmware, FirmwareStatus::Drifted { explicit_start_needed: true, .. });
     match host.window {
         _ if !needed => Ok(()),
         Some(w) if w.contains(now_ms) => Ok(()),

@@ -47,38 +47,22 @@ pub struct Plan {
 /// Runs one scheduling pass.
 pub fn plan(input: &PassInput) -> Plan {
     let hosts = &input.hosts;
-    let fleet = FleetHealth {
-        total: count(hosts, |_| true),
-        unhealthy: count(hosts, |h| h.unhealthy),
-    };
+    let fleet = FleetHealth { total: count(hosts, |_| true), unhealthy: count(hosts, |h| h.unhealthy) };
     let ceiling = ceiling(input.policy.limits, fleet);
     let in_flight = count(hosts, HostView::is_in_flight);
     let available = ceiling.limit.saturating_sub(in_flight);
 
-    let verdicts: Vec<Verdict> = hosts
-        .iter()
-        .map(|h| check(h, &input.policy, input.now_ms))
-        .collect();
-    let mut candidates: Vec<usize> = (0..hosts.len())
-        .filter(|&i| verdicts[i] == Verdict::Candidate)
-        .collect();
+    let verdicts: Vec<Verdict> = hosts.iter().map(|h| check(h, &input.policy, input.now_ms)).collect();
+    let mut candidates: Vec<usize> = (0..hosts.len()).filter(|&i| verdicts[i] == Verdict::Candidate).collect();
     // Stable: each group keeps input order.
     candidates.sort_by_key(|&i| hosts[i].is_assigned());
     let chosen = &candidates[..candidates.len().min(available as usize)];
-    let start: Vec<String> = chosen
-        .iter()
-        .map(|&i| hosts[i].machine_id.clone())
-        .collect();
+    let start: Vec<String> = chosen.iter().map(|&i| hosts[i].machine_id.clone()).collect();
 
     let over_capacity = if ceiling.limit == 0 {
-        SkipReason::CeilingZero {
-            how: ceiling.how.clone(),
-        }
+        SkipReason::CeilingZero { how: ceiling.how.clone() }
     } else {
-        SkipReason::CeilingReached {
-            limit: ceiling.limit,
-            in_flight: in_flight.saturating_add(count_len(start.len())),
-        }
+        SkipReason::CeilingReached { limit: ceiling.limit, in_flight: in_flight.saturating_add(count_len(start.len())) }
     };
     let mut skipped = Vec::new();
     let mut next_window_open_ms: Option<i64> = None;
@@ -95,10 +79,7 @@ pub fn plan(input: &PassInput) -> Plan {
                 next_window_open_ms = Some(next);
             }
         }
-        skipped.push(Skipped {
-            machine_id: host.machine_id.clone(),
-            reason,
-        });
+        skipped.push(Skipped { machine_id: host.machine_id.clone(), reason });
     }
 
     Plan {

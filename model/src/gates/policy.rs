@@ -44,17 +44,11 @@ impl SchedulingPolicy {
     /// (`Some(true)` enables even with the site off or the machine on the legacy list); without
     /// one, a legacy list entry (exact machine id) disables this machine only, else the site
     /// default applies.
-    pub fn auto_update_gate(
-        &self,
-        machine_id: &str,
-        auto_update: Option<bool>,
-    ) -> Result<(), SkipReason> {
+    pub fn auto_update_gate(&self, machine_id: &str, auto_update: Option<bool>) -> Result<(), SkipReason> {
         match auto_update {
             Some(true) => Ok(()),
             Some(false) => Err(SkipReason::AutoUpdateOffHost),
-            None if self.host_disable_autoupdate.iter().any(|m| m == machine_id) => {
-                Err(SkipReason::LegacyDisableList)
-            }
+            None if self.host_disable_autoupdate.iter().any(|m| m == machine_id) => Err(SkipReason::LegacyDisableList),
             None if !self.autoupdate => Err(SkipReason::AutoUpdateOffSite),
             None => Ok(()),
         }

@@ -9,10 +9,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::firmware::UnmatchedComponent;
-use crate::TimeWindow;
-use crate::time_text::rfc3339_utc;
 use crate::drift::NotReportedComponent;
 use crate::reported_version::VERSION_NOT_REPORTED;
+use crate::time_text::rfc3339_utc;
+use crate::TimeWindow;
 
 /// The first gate a host failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,24 +102,20 @@ const LIMITS: &str = "machine_updater.max_concurrent_machine_updates_absolute (o
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SkipReason::NotExplored => write!(
-                f,
-                "not explored yet: no firmware inventory is stored; explore it with {EXPLORE}"
-            ),
-            SkipReason::ExploreFailed { error } => write!(
-                f,
-                "the last exploration failed ({error}); fix BMC access and re-run {EXPLORE}"
-            ),
+            SkipReason::NotExplored => {
+                write!(f, "not explored yet: no firmware inventory is stored; explore it with {EXPLORE}")
+            }
+            SkipReason::ExploreFailed { error } => {
+                write!(f, "the last exploration failed ({error}); fix BMC access and re-run {EXPLORE}")
+            }
             SkipReason::NoCatalogEntry { vendor, model } => write!(
                 f,
                 "no catalog entry for vendor {vendor:?} model {model:?}: add a [host_models.*] \
                  table or a firmware directory entry for it (`hostfw firmware show` lists the catalog)"
             ),
             SkipReason::NoInventoryMatch { unmatched } => {
-                let list: Vec<String> = unmatched
-                    .iter()
-                    .map(|u| format!("{} (`{}`)", u.component, u.matcher))
-                    .collect();
+                let list: Vec<String> =
+                    unmatched.iter().map(|u| format!("{} (`{}`)", u.component, u.matcher)).collect();
                 write!(
                     f,
                     "nothing installable: no inventory member matches {}; not started (it would \
@@ -161,10 +157,9 @@ impl fmt::Display for SkipReason {
                  only unassigned Ready hosts are selected; set it to false or request this host \
                  with `hostfw host reprovision set --id <machine-id>`"
             ),
-            SkipReason::AlreadyRequested => write!(
-                f,
-                "a reprovisioning request already exists (`hostfw host reprovision list`)"
-            ),
+            SkipReason::AlreadyRequested => {
+                write!(f, "a reprovisioning request already exists (`hostfw host reprovision list`)")
+            }
             SkipReason::Busy { state } => write!(
                 f,
                 "already in {state} (no request); it uses a slot of the site budget and is \
@@ -184,10 +179,7 @@ impl fmt::Display for SkipReason {
                 rfc3339_utc(w.start_ms),
                 rfc3339_utc(w.end_ms)
             ),
-            SkipReason::CeilingZero { how } => write!(
-                f,
-                "the site update ceiling is 0 ({how}); set {LIMITS}"
-            ),
+            SkipReason::CeilingZero { how } => write!(f, "the site update ceiling is 0 ({how}); set {LIMITS}"),
             SkipReason::CeilingReached { limit, in_flight } => write!(
                 f,
                 "the site update ceiling is reached ({in_flight} updates in flight, limit \

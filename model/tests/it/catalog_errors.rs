@@ -22,14 +22,8 @@ const HEAD: &str = "[host_models.r760]\nvendor = \"Dell\"\nmodel = \"R760\"\n";
 
 #[test]
 fn invalid_regex() {
-    let e = err(&format!(
-        "{HEAD}[host_models.r760.components.bmc]\ncurrent_version_reported_as = \"^iDRAC(\"\n"
-    ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.current_version_reported_as",
-        "invalid regex `^iDRAC(`",
-    );
+    let e = err(&format!("{HEAD}[host_models.r760.components.bmc]\ncurrent_version_reported_as = \"^iDRAC(\"\n"));
+    assert_names(&e, "host_models.r760.components.bmc.current_version_reported_as", "invalid regex `^iDRAC(`");
     assert!(e.contains(&format!("{ORIGIN}:7:")), "line missing: {e}");
 }
 
@@ -40,15 +34,8 @@ fn two_defaults_for_one_component() {
          [[host_models.r760.components.bmc.known_firmware]]\nversion = \"1\"\ndefault = true\n\
          [[host_models.r760.components.bmc.known_firmware]]\nversion = \"2\"\ndefault = true\n"
     ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.known_firmware[1].default",
-        "second `default = true`",
-    );
-    assert!(
-        e.contains("host_models.r760.components.bmc.known_firmware[0]"),
-        "{e}"
-    );
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[1].default", "second `default = true`");
+    assert!(e.contains("host_models.r760.components.bmc.known_firmware[0]"), "{e}");
 }
 
 #[test]
@@ -63,24 +50,14 @@ fn a_preingestion_default_next_to_a_managed_default_is_fine() {
 
 #[test]
 fn unknown_component_type_as_table() {
-    let e = err(&format!(
-        "{HEAD}[host_models.r760.components.fpga]\ncurrent_version_reported_as = \"^F\"\n"
-    ));
-    assert_names(
-        &e,
-        "host_models.r760.components.fpga",
-        "unknown component type `fpga`",
-    );
+    let e = err(&format!("{HEAD}[host_models.r760.components.fpga]\ncurrent_version_reported_as = \"^F\"\n"));
+    assert_names(&e, "host_models.r760.components.fpga", "unknown component type `fpga`");
 }
 
 #[test]
 fn unknown_component_type_in_ordering() {
     let e = err(&format!("{HEAD}ordering = [\"bmc\", \"fpga\"]\n"));
-    assert_names(
-        &e,
-        "host_models.r760.ordering[1]",
-        "unknown component type `fpga`",
-    );
+    assert_names(&e, "host_models.r760.ordering[1]", "unknown component type `fpga`");
 }
 
 #[test]
@@ -108,10 +85,7 @@ fn configured_component_missing_from_ordering() {
          [[host_models.r760.components.cpldmb.known_firmware]]\nversion = \"1.0.9\"\ndefault = true\nfilename = \"cpld.bin\"\n"
     ));
     assert_names(&e, "host_models.r760.ordering", "does not list `cpldmb`");
-    assert!(
-        e.contains("would count as drift but never be installed"),
-        "{e}"
-    );
+    assert!(e.contains("would count as drift but never be installed"), "{e}");
 }
 
 #[test]
@@ -143,14 +117,8 @@ fn unknown_key_in_entry() {
 fn unknown_key_in_model_and_component() {
     let e = err(&format!("{HEAD}vendr = \"x\"\n"));
     assert_names(&e, "host_models.r760.vendr", "unknown field `vendr`");
-    let e = err(&format!(
-        "{HEAD}[host_models.r760.components.bmc]\nmatcher = \"^B\"\n"
-    ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.matcher",
-        "unknown field `matcher`",
-    );
+    let e = err(&format!("{HEAD}[host_models.r760.components.bmc]\nmatcher = \"^B\"\n"));
+    assert_names(&e, "host_models.r760.components.bmc.matcher", "unknown field `matcher`");
 }
 
 #[test]
@@ -159,11 +127,7 @@ fn url_without_filename() {
         "{HEAD}[host_models.r760.components.bmc]\ncurrent_version_reported_as = \"^BMC\"\n\
          [[host_models.r760.components.bmc.known_firmware]]\nversion = \"1\"\ndefault = true\nurl = \"https://a/b.bin\"\n"
     ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.known_firmware[0].url",
-        "without `filename` or `filenames`",
-    );
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[0].url", "without `filename` or `filenames`");
 }
 
 #[test]
@@ -171,11 +135,7 @@ fn component_without_matcher() {
     let e = err(&format!(
         "{HEAD}[host_models.r760.components.bmc]\n[[host_models.r760.components.bmc.known_firmware]]\nversion = \"1\"\n"
     ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.current_version_reported_as",
-        "missing",
-    );
+    assert_names(&e, "host_models.r760.components.bmc.current_version_reported_as", "missing");
 }
 
 #[test]
@@ -184,11 +144,7 @@ fn empty_version() {
         "{HEAD}[host_models.r760.components.bmc]\ncurrent_version_reported_as = \"^BMC\"\n\
          [[host_models.r760.components.bmc.known_firmware]]\nversion = \"\"\n"
     ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.known_firmware[0].version",
-        "must not be empty",
-    );
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[0].version", "must not be empty");
 }
 
 #[test]
@@ -198,11 +154,7 @@ fn wrong_type_names_key_and_line() {
          [[host_models.r760.components.bmc.known_firmware]]\nversion = \"1\"\n\
          [[host_models.r760.components.bmc.known_firmware]]\nversion = \"2\"\ndefault = 3\n"
     ));
-    assert_names(
-        &e,
-        "host_models.r760.components.bmc.known_firmware[1].default",
-        "expected a boolean",
-    );
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[1].default", "expected a boolean");
     assert!(e.contains(&format!("{ORIGIN}:12:")), "{e}");
 }
 
@@ -211,18 +163,12 @@ fn two_static_tables_for_one_model() {
     let e = err(
         "[host_models.a]\nvendor = \"Dell\"\nmodel = \"R760\"\n[host_models.b]\nvendor = \" dell \"\nmodel = \"r760\"\n",
     );
-    assert_names(
-        &e,
-        "host_models.b.model",
-        "already defined by `host_models.a`",
-    );
+    assert_names(&e, "host_models.b.model", "already defined by `host_models.a`");
 }
 
 #[test]
 fn nothing_is_half_loaded() {
     // The first model is fine, the second is broken: no catalog at all.
-    let r = catalog(&format!(
-        "{HEAD}[host_models.zzz]\nvendor = \"Dell\"\nmodel = \"R660\"\nordering = [\"gpu\"]\n"
-    ));
+    let r = catalog(&format!("{HEAD}[host_models.zzz]\nvendor = \"Dell\"\nmodel = \"R660\"\nordering = [\"gpu\"]\n"));
     assert!(r.is_err());
 }

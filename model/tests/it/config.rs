@@ -1,6 +1,5 @@
 //! Site config: defaults, the example file, path resolution, durations, and errors naming keys.
 
-
 use std::path::Path;
 use std::time::Duration;
 
@@ -32,43 +31,19 @@ fn minimal_config_gets_defaults() {
     assert_eq!(c.credentials.default_username, None);
     assert_eq!(c.redfish.timeout, Duration::from_secs(30));
     assert_eq!(c.redfish.task_timeout, Duration::from_secs(7200));
-    assert_eq!(
-        c.host_reprovision.verify_poll_interval,
-        Duration::from_secs(10)
-    );
+    assert_eq!(c.host_reprovision.verify_poll_interval, Duration::from_secs(10));
     assert_eq!(c.host_reprovision.verify_max_polls, 60);
-    assert_eq!(
-        c.host_reprovision.task_poll_interval,
-        Duration::from_secs(2)
-    );
+    assert_eq!(c.host_reprovision.task_poll_interval, Duration::from_secs(2));
     assert_eq!(c.host_reprovision.bmc_healthy_reads, 3);
     assert!(c.firmware_global.autoupdate);
     assert_eq!(c.firmware_global.max_uploads, 4);
-    assert_eq!(
-        c.firmware_global.firmware_directory,
-        Path::new("/etc/hostfw/firmware")
-    );
-    assert_eq!(
-        c.firmware_global.host_firmware_upgrade_retry_interval,
-        Duration::from_secs(3600)
-    );
+    assert_eq!(c.firmware_global.firmware_directory, Path::new("/etc/hostfw/firmware"));
+    assert_eq!(c.firmware_global.host_firmware_upgrade_retry_interval, Duration::from_secs(3600));
     assert!(c.firmware_global.instance_updates_manual_tagging);
-    assert_eq!(
-        c.firmware_global.hgx_bmc_gpu_reboot_delay,
-        Duration::from_secs(30)
-    );
-    assert_eq!(
-        c.machine_updater.max_concurrent_machine_updates_absolute,
-        None
-    );
-    assert_eq!(
-        c.machine_updater.max_concurrent_machine_updates_percent,
-        None
-    );
-    assert_eq!(
-        c.machine_updater.machine_update_run_interval,
-        Duration::from_secs(300)
-    );
+    assert_eq!(c.firmware_global.hgx_bmc_gpu_reboot_delay, Duration::from_secs(30));
+    assert_eq!(c.machine_updater.max_concurrent_machine_updates_absolute, None);
+    assert_eq!(c.machine_updater.max_concurrent_machine_updates_percent, None);
+    assert_eq!(c.machine_updater.machine_update_run_interval, Duration::from_secs(300));
     assert!(c.host_models.is_empty());
 }
 
@@ -79,47 +54,28 @@ fn example_file_loads_with_resolved_paths() {
     let dir = path.parent().expect("has a parent");
     assert_eq!(c.source, path);
     assert_eq!(c.site.data_dir, dir.join("data"));
-    assert_eq!(
-        c.site.database_url,
-        format!("sqlite://{}", dir.join("data/hostfw.db").display())
-    );
+    assert_eq!(c.site.database_url, format!("sqlite://{}", dir.join("data/hostfw.db").display()));
     assert_eq!(c.firmware_global.firmware_directory, dir.join("firmware"));
     assert_eq!(c.worker.artifact_base_url, "http://127.0.0.1:8089");
     assert_eq!(c.credentials.default_password.as_ref().map(|p| p.expose()), Some("password"));
-    assert_eq!(
-        c.machine_updater.max_concurrent_machine_updates_percent,
-        Some(20)
-    );
-    assert_eq!(
-        c.firmware_global.hgx_bmc_gpu_reboot_delay,
-        Duration::from_secs(30)
-    );
-    let period = c
-        .machine_updater
-        .instance_autoreboot_period
-        .as_ref()
-        .expect("period");
+    assert_eq!(c.machine_updater.max_concurrent_machine_updates_percent, Some(20));
+    assert_eq!(c.firmware_global.hgx_bmc_gpu_reboot_delay, Duration::from_secs(30));
+    let period = c.machine_updater.instance_autoreboot_period.as_ref().expect("period");
     assert_eq!(period.start_ms, hostfw_model::parse_rfc3339("2026-01-01T00:00:00+00:00").unwrap());
     assert_eq!(c.host_models.len(), 1);
 }
 
 #[test]
 fn postgres_url_is_kept_verbatim() {
-    let c =
-        load_text("[site]\nname = \"x\"\ndatabase_url = \"postgres://hostfw@db:5432/hostfw\"\n")
-            .expect("loads");
+    let c = load_text("[site]\nname = \"x\"\ndatabase_url = \"postgres://hostfw@db:5432/hostfw\"\n").expect("loads");
     assert_eq!(c.site.database_url, "postgres://hostfw@db:5432/hostfw");
 }
 
 #[test]
 fn relative_origin_resolves_relative_to_it() {
-    let c = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("config/site.toml"))
-        .expect("loads");
+    let c = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("config/site.toml")).expect("loads");
     assert_eq!(c.site.database_url, "sqlite://config/data/hostfw.db");
-    assert_eq!(
-        c.firmware_global.firmware_directory,
-        Path::new("config/firmware")
-    );
+    assert_eq!(c.firmware_global.firmware_directory, Path::new("config/firmware"));
 }
 
 #[test]
@@ -132,20 +88,14 @@ fn missing_file_is_a_read_error_naming_it() {
 #[test]
 fn site_table_is_required() {
     let e = err("[temporal]\nnamespace = \"x\"\n");
-    assert!(
-        e.contains("/etc/hostfw/site.toml") && e.contains("missing field `site`"),
-        "{e}"
-    );
+    assert!(e.contains("/etc/hostfw/site.toml") && e.contains("missing field `site`"), "{e}");
 }
 
 #[test]
 fn unknown_key_names_file_line_and_key() {
     let e = err("[site]\nname = \"x\"\n[redfish]\ntimout = \"3s\"\n");
     assert!(e.contains("/etc/hostfw/site.toml:4:1"), "{e}");
-    assert!(
-        e.contains("`redfish.timout`") && e.contains("unknown field `timout`"),
-        "{e}"
-    );
+    assert!(e.contains("`redfish.timout`") && e.contains("unknown field `timout`"), "{e}");
     let e = err("[site]\nname = \"x\"\n[sitee]\n");
     assert!(e.contains("unknown field `sitee`"), "{e}");
 }
@@ -153,20 +103,11 @@ fn unknown_key_names_file_line_and_key() {
 #[test]
 fn bad_duration_names_the_key() {
     let e = err("[site]\nname = \"x\"\n[redfish]\ntask_timeout = \"2 fortnights\"\n");
-    assert!(
-        e.contains("`redfish.task_timeout`") && e.contains("2 fortnights"),
-        "{e}"
-    );
+    assert!(e.contains("`redfish.task_timeout`") && e.contains("2 fortnights"), "{e}");
     let e = err("[site]\nname = \"x\"\n[machine_updater]\nmachine_update_run_interval = -5\n");
-    assert!(
-        e.contains("`machine_updater.machine_update_run_interval`"),
-        "{e}"
-    );
+    assert!(e.contains("`machine_updater.machine_update_run_interval`"), "{e}");
     let e = err("[site]\nname = \"x\"\n[host_reprovision]\nverify_poll_interval = \"10\"\n");
-    assert!(
-        e.contains("`host_reprovision.verify_poll_interval`") && e.contains("missing unit"),
-        "{e}"
-    );
+    assert!(e.contains("`host_reprovision.verify_poll_interval`") && e.contains("missing unit"), "{e}");
 }
 
 #[test]
@@ -200,17 +141,15 @@ fn value_checks_name_the_key() {
     ];
     for (text, key) in cases {
         let e = err(text);
-        assert!(
-            e.contains("/etc/hostfw/site.toml") && e.contains(&format!("`{key}`")),
-            "{key}: {e}"
-        );
+        assert!(e.contains("/etc/hostfw/site.toml") && e.contains(&format!("`{key}`")), "{key}: {e}");
     }
 }
 
 #[test]
 fn credentials_are_redacted_and_never_serialized() {
-    let c = load_text("[site]\nname = \"x\"\n[credentials]\ndefault_username = \"admin\"\ndefault_password = \"s3cret\"\n")
-        .expect("loads");
+    let c =
+        load_text("[site]\nname = \"x\"\n[credentials]\ndefault_username = \"admin\"\ndefault_password = \"s3cret\"\n")
+            .expect("loads");
     assert!(!format!("{c:?}").contains("s3cret"));
     let json = serde_json::to_string(&c).expect("serializes");
     assert!(!json.contains("s3cret"), "{json}");
@@ -225,16 +164,7 @@ fn durations_parse() {
     assert_eq!(ok("1h"), Duration::from_secs(3600));
     assert_eq!(ok("500ms"), Duration::from_millis(500));
     assert_eq!(ok(" 2h "), Duration::from_secs(7200));
-    for bad in [
-        "",
-        "10",
-        "s",
-        "1.5h",
-        "10d",
-        "-1s",
-        "99999999999999999999h",
-        "1h30m",
-    ] {
+    for bad in ["", "10", "s", "1.5h", "10d", "-1s", "99999999999999999999h", "1h30m"] {
         assert!(parse_duration(bad).is_err(), "{bad:?} should be rejected");
     }
     for d in [0, 1, 90, 3600, 7200, 5400] {
@@ -247,16 +177,14 @@ fn durations_parse() {
 
 #[test]
 fn integer_and_string_durations_in_toml() {
-    let c = load_text("[site]\nname = \"x\"\n[redfish]\ntimeout = 45\ntask_timeout = \"90m\"\n")
-        .expect("loads");
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\ntimeout = 45\ntask_timeout = \"90m\"\n").expect("loads");
     assert_eq!(c.redfish.timeout, Duration::from_secs(45));
     assert_eq!(c.redfish.task_timeout, Duration::from_secs(5400));
 }
 
 /// A PEM certificate block (the config check looks at PEM structure only; the TLS
 /// stack checks the DER when a client trusts it).
-const CA_PEM: &str =
-    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUVGVzdA==\n-----END CERTIFICATE-----\n";
+const CA_PEM: &str = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUVGVzdA==\n-----END CERTIFICATE-----\n";
 
 /// Writes `site.toml` with `text` (and optionally `files`) into a fresh directory.
 fn site_dir(text: &str, files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
@@ -276,8 +204,7 @@ fn redfish_tls_defaults_verify_with_built_in_roots() {
     let c = load_text("[site]\nname = \"x\"\n").expect("loads");
     assert!(!c.redfish.insecure_skip_verify);
     assert_eq!(c.redfish.ca_bundle, None);
-    let c =
-        load_text("[site]\nname = \"x\"\n[redfish]\ninsecure_skip_verify = true\n").expect("loads");
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\ninsecure_skip_verify = true\n").expect("loads");
     assert!(c.redfish.insecure_skip_verify);
     let e = err("[site]\nname = \"x\"\n[redfish]\ninsecure_skip_verify = \"yes\"\n");
     assert!(e.contains("`redfish.insecure_skip_verify`"), "{e}");
@@ -287,8 +214,7 @@ fn redfish_tls_defaults_verify_with_built_in_roots() {
 fn redfish_max_response_bytes_default_override_and_floor() {
     let c = load_text("[site]\nname = \"x\"\n").expect("loads");
     assert_eq!(c.redfish.max_response_bytes, 32 * 1024 * 1024);
-    let c = load_text("[site]\nname = \"x\"\n[redfish]\nmax_response_bytes = 67108864\n")
-        .expect("loads");
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\nmax_response_bytes = 67108864\n").expect("loads");
     assert_eq!(c.redfish.max_response_bytes, 64 * 1024 * 1024);
     let e = err("[site]\nname = \"x\"\n[redfish]\nmax_response_bytes = 4096\n");
     assert!(e.contains("`redfish.max_response_bytes`"), "{e}");
@@ -300,24 +226,14 @@ fn redfish_max_response_bytes_default_override_and_floor() {
 #[test]
 fn ca_bundle_resolves_against_the_config_dir() {
     // Resolution alone (no file read): relative to the file's directory, absolute kept.
-    let c =
-        load_text("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n").expect("loads");
-    assert_eq!(
-        c.redfish.ca_bundle.as_deref(),
-        Some(Path::new("/etc/hostfw/tls/ca.pem"))
-    );
-    let c = load_text("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"/srv/pki/bmc-ca.pem\"\n")
-        .expect("loads");
-    assert_eq!(
-        c.redfish.ca_bundle.as_deref(),
-        Some(Path::new("/srv/pki/bmc-ca.pem"))
-    );
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n").expect("loads");
+    assert_eq!(c.redfish.ca_bundle.as_deref(), Some(Path::new("/etc/hostfw/tls/ca.pem")));
+    let c = load_text("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"/srv/pki/bmc-ca.pem\"\n").expect("loads");
+    assert_eq!(c.redfish.ca_bundle.as_deref(), Some(Path::new("/srv/pki/bmc-ca.pem")));
     // `load` reads and accepts a real bundle of two certificates next to the config.
     let two = format!("{CA_PEM}{CA_PEM}");
-    let (dir, site) = site_dir(
-        "[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n",
-        &[("tls/ca.pem", &two)],
-    );
+    let (dir, site) =
+        site_dir("[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n", &[("tls/ca.pem", &two)]);
     let c = SiteConfig::load(&site).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(c.redfish.ca_bundle, Some(dir.path().join("tls/ca.pem")));
 }
@@ -327,26 +243,14 @@ fn missing_or_unparsable_ca_bundle_names_the_key_and_file() {
     let text = "[site]\nname = \"x\"\n[redfish]\nca_bundle = \"tls/ca.pem\"\n";
     let cases: [(&[(&str, &str)], &str); 5] = [
         (&[], "cannot read CA bundle"),
+        (&[("tls/ca.pem", "just some text\n")], "holds no PEM certificate"),
+        (&[("tls/ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n")], "has no END line"),
         (
-            &[("tls/ca.pem", "just some text\n")],
-            "holds no PEM certificate",
-        ),
-        (
-            &[("tls/ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n")],
-            "has no END line",
-        ),
-        (
-            &[(
-                "tls/ca.pem",
-                "-----BEGIN CERTIFICATE-----\n#not base64#\n-----END CERTIFICATE-----\n",
-            )],
+            &[("tls/ca.pem", "-----BEGIN CERTIFICATE-----\n#not base64#\n-----END CERTIFICATE-----\n")],
             "not valid base64",
         ),
         (
-            &[(
-                "tls/ca.pem",
-                "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
-            )],
+            &[("tls/ca.pem", "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n")],
             "holds no PEM certificate",
         ),
     ];

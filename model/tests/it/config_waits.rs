@@ -44,7 +44,10 @@ fn waits_and_concurrency_can_be_configured() {
 
 #[test]
 fn a_task_timeout_shorter_than_its_poll_interval_is_refused() {
-    let e = refused("[redfish]\ntask_timeout = \"1s\"\n[host_reprovision]\ntask_poll_interval = \"5s\"\n", "redfish.task_timeout");
+    let e = refused(
+        "[redfish]\ntask_timeout = \"1s\"\n[host_reprovision]\ntask_poll_interval = \"5s\"\n",
+        "redfish.task_timeout",
+    );
     assert!(e.contains("task_poll_interval"), "{e}");
 }
 

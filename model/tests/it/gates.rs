@@ -8,9 +8,8 @@ use std::path::Path;
 use common::{model, report, three_components};
 use hostfw_model::gates::BOTH_UNSET;
 use hostfw_model::{
-    ceiling, firmware_status, plan, Catalog, CeilingLimits, ComponentType, FirmwareStatus,
-    FleetHealth, HostState, HostView, PassInput, Plan, SchedulingPolicy, SiteConfig,
-    SkipReason, Skipped, UnmatchedComponent, TimeWindow,
+    ceiling, firmware_status, plan, Catalog, CeilingLimits, ComponentType, FirmwareStatus, FleetHealth, HostState,
+    HostView, PassInput, Plan, SchedulingPolicy, SiteConfig, SkipReason, Skipped, TimeWindow, UnmatchedComponent,
 };
 use hostfw_model::{NotReportedComponent, UnknownMember, UnknownVersion};
 
@@ -36,10 +35,7 @@ fn explicit_drifted() -> FirmwareStatus {
 }
 
 fn unmatched_uefi() -> UnmatchedComponent {
-    UnmatchedComponent {
-        component: ComponentType::Uefi,
-        matcher: "^BIOS".into(),
-    }
+    UnmatchedComponent { component: ComponentType::Uefi, matcher: "^BIOS".into() }
 }
 
 /// A drifted, unassigned, healthy Ready host with no override, window or request.
@@ -57,11 +53,7 @@ fn host(id: &str) -> HostView {
 }
 
 fn assigned(id: &str) -> HostView {
-    HostView {
-        state: HostState::Assigned,
-        assigned: true,
-        ..host(id)
-    }
+    HostView { state: HostState::Assigned, assigned: true, ..host(id) }
 }
 
 /// Site on, manual tagging on (NICo's default posture), absolute ceiling 10.
@@ -70,19 +62,12 @@ fn policy() -> SchedulingPolicy {
         autoupdate: true,
         instance_updates_manual_tagging: true,
         host_disable_autoupdate: vec![],
-        limits: CeilingLimits {
-            absolute: Some(10),
-            percent: None,
-        },
+        limits: CeilingLimits { absolute: Some(10), percent: None },
     }
 }
 
 fn run(policy: SchedulingPolicy, hosts: Vec<HostView>) -> Plan {
-    plan(&PassInput {
-        now_ms: NOW,
-        policy,
-        hosts,
-    })
+    plan(&PassInput { now_ms: NOW, policy, hosts })
 }
 
 fn window(start_ms: i64, end_ms: i64) -> Option<TimeWindow> {
@@ -90,10 +75,7 @@ fn window(start_ms: i64, end_ms: i64) -> Option<TimeWindow> {
 }
 
 fn skip(id: &str, reason: SkipReason) -> Skipped {
-    Skipped {
-        machine_id: id.into(),
-        reason,
-    }
+    Skipped { machine_id: id.into(), reason }
 }
 
 #[derive(Debug, PartialEq)]
@@ -112,11 +94,7 @@ fn outcome(p: &Plan) -> Outcome {
     }
 }
 
-type Row = (
-    &'static str,
-    fn(&mut SchedulingPolicy, &mut HostView),
-    Outcome,
-);
+type Row = (&'static str, fn(&mut SchedulingPolicy, &mut HostView), Outcome);
 
 /// One host, one setting changed from the baseline (which starts): the expected first failing gate.
 #[test]
@@ -124,39 +102,17 @@ fn each_gate_alone() {
     use SkipReason as R;
     let rows: Vec<Row> = vec![
         ("baseline starts", |_, _| {}, Outcome::Start),
-        (
-            "compliant",
-            |_, h| h.firmware = FirmwareStatus::Compliant,
-            Outcome::Compliant,
-        ),
-        (
-            "not explored",
-            |_, h| h.firmware = FirmwareStatus::NotExplored,
-            Outcome::Skip(R::NotExplored),
-        ),
+        ("compliant", |_, h| h.firmware = FirmwareStatus::Compliant, Outcome::Compliant),
+        ("not explored", |_, h| h.firmware = FirmwareStatus::NotExplored, Outcome::Skip(R::NotExplored)),
         (
             "explore failed",
-            |_, h| {
-                h.firmware = FirmwareStatus::ExploreFailed {
-                    error: "timeout".into(),
-                }
-            },
-            Outcome::Skip(R::ExploreFailed {
-                error: "timeout".into(),
-            }),
+            |_, h| h.firmware = FirmwareStatus::ExploreFailed { error: "timeout".into() },
+            Outcome::Skip(R::ExploreFailed { error: "timeout".into() }),
         ),
         (
             "no catalog entry",
-            |_, h| {
-                h.firmware = FirmwareStatus::NoCatalogEntry {
-                    vendor: "V".into(),
-                    model: "M".into(),
-                }
-            },
-            Outcome::Skip(R::NoCatalogEntry {
-                vendor: "V".into(),
-                model: "M".into(),
-            }),
+            |_, h| h.firmware = FirmwareStatus::NoCatalogEntry { vendor: "V".into(), model: "M".into() },
+            Outcome::Skip(R::NoCatalogEntry { vendor: "V".into(), model: "M".into() }),
         ),
         (
             "only unmatched components (S54)",
@@ -168,9 +124,7 @@ fn each_gate_alone() {
                     not_reported: vec![],
                 }
             },
-            Outcome::Skip(R::NoInventoryMatch {
-                unmatched: vec![unmatched_uefi()],
-            }),
+            Outcome::Skip(R::NoInventoryMatch { unmatched: vec![unmatched_uefi()] }),
         ),
         (
             "differing and unmatched is eligible",
@@ -184,16 +138,8 @@ fn each_gate_alone() {
             },
             Outcome::Start,
         ),
-        (
-            "site autoupdate off (S6)",
-            |p, _| p.autoupdate = false,
-            Outcome::Skip(R::AutoUpdateOffSite),
-        ),
-        (
-            "override disable (S6)",
-            |_, h| h.auto_update = Some(false),
-            Outcome::Skip(R::AutoUpdateOffHost),
-        ),
+        ("site autoupdate off (S6)", |p, _| p.autoupdate = false, Outcome::Skip(R::AutoUpdateOffSite)),
+        ("override disable (S6)", |_, h| h.auto_update = Some(false), Outcome::Skip(R::AutoUpdateOffHost)),
         (
             "override enable with site off (S6)",
             |p, h| {
@@ -212,11 +158,7 @@ fn each_gate_alone() {
             |p, _| p.host_disable_autoupdate = vec!["H".into(), "h ".into()],
             Outcome::Start,
         ),
-        (
-            "assigned with manual tagging (S7)",
-            |_, h| *h = assigned("h"),
-            Outcome::Skip(R::AssignedManualTagging),
-        ),
+        ("assigned with manual tagging (S7)", |_, h| *h = assigned("h"), Outcome::Skip(R::AssignedManualTagging)),
         (
             "Ready but tenant flag set, manual tagging",
             |_, h| h.assigned = true,
@@ -230,24 +172,16 @@ fn each_gate_alone() {
             },
             Outcome::Start,
         ),
-        (
-            "existing request (S8)",
-            |_, h| h.has_request = true,
-            Outcome::Skip(R::AlreadyRequested),
-        ),
+        ("existing request (S8)", |_, h| h.has_request = true, Outcome::Skip(R::AlreadyRequested)),
         (
             "updating without request (S9)",
             |_, h| h.state = HostState::HostReprovision,
-            Outcome::Skip(R::Busy {
-                state: HostState::HostReprovision,
-            }),
+            Outcome::Skip(R::Busy { state: HostState::HostReprovision }),
         ),
         (
             "maintenance without request (S9)",
             |_, h| h.state = HostState::Maintenance,
-            Outcome::Skip(R::Busy {
-                state: HostState::Maintenance,
-            }),
+            Outcome::Skip(R::Busy { state: HostState::Maintenance }),
         ),
         (
             "explicit start, no window (S10)",
@@ -276,9 +210,7 @@ fn each_gate_alone() {
                 h.firmware = explicit_drifted();
                 h.window = window(NOW - HOUR, NOW);
             },
-            Outcome::Skip(R::WindowClosed {
-                window: window(NOW - HOUR, NOW),
-            }),
+            Outcome::Skip(R::WindowClosed { window: window(NOW - HOUR, NOW) }),
         ),
         (
             "no explicit start: a closed window does not matter",
@@ -288,9 +220,7 @@ fn each_gate_alone() {
         (
             "both limits unset (S13)",
             |p, _| p.limits = CeilingLimits::default(),
-            Outcome::Skip(R::CeilingZero {
-                how: BOTH_UNSET.into(),
-            }),
+            Outcome::Skip(R::CeilingZero { how: BOTH_UNSET.into() }),
         ),
         (
             "absolute ceiling 0",
@@ -303,10 +233,7 @@ fn each_gate_alone() {
             "unhealthy host still eligible; percent 100 of 1 minus 1 unhealthy = 0",
             |p, h| {
                 h.unhealthy = true;
-                p.limits = CeilingLimits {
-                    absolute: None,
-                    percent: Some(100),
-                };
+                p.limits = CeilingLimits { absolute: None, percent: Some(100) };
             },
             Outcome::Skip(R::CeilingZero {
                 how: "percent: ceil(100% of 1 hosts) = 1 − 1 unhealthy = 0 \
@@ -336,37 +263,20 @@ fn gates_apply_in_seed_order() {
     let mut h = assigned("h");
     h.has_request = true;
     h.firmware = FirmwareStatus::NotExplored;
-    assert_eq!(
-        outcome(&run(p.clone(), vec![h.clone()])),
-        Outcome::Skip(SkipReason::NotExplored)
-    );
+    assert_eq!(outcome(&run(p.clone(), vec![h.clone()])), Outcome::Skip(SkipReason::NotExplored));
     h.firmware = explicit_drifted();
-    assert_eq!(
-        outcome(&run(p.clone(), vec![h.clone()])),
-        Outcome::Skip(SkipReason::AutoUpdateOffSite)
-    );
+    assert_eq!(outcome(&run(p.clone(), vec![h.clone()])), Outcome::Skip(SkipReason::AutoUpdateOffSite));
     p.autoupdate = true;
-    assert_eq!(
-        outcome(&run(p.clone(), vec![h.clone()])),
-        Outcome::Skip(SkipReason::AssignedManualTagging)
-    );
+    assert_eq!(outcome(&run(p.clone(), vec![h.clone()])), Outcome::Skip(SkipReason::AssignedManualTagging));
     h = HostView { has_request: true, ..host("h") };
     h.firmware = explicit_drifted();
-    assert_eq!(
-        outcome(&run(p.clone(), vec![h.clone()])),
-        Outcome::Skip(SkipReason::AlreadyRequested)
-    );
+    assert_eq!(outcome(&run(p.clone(), vec![h.clone()])), Outcome::Skip(SkipReason::AlreadyRequested));
     h.has_request = false;
     let want = SkipReason::WindowClosed { window: None };
-    assert_eq!(
-        outcome(&run(p.clone(), vec![h.clone()])),
-        Outcome::Skip(want)
-    );
+    assert_eq!(outcome(&run(p.clone(), vec![h.clone()])), Outcome::Skip(want));
     h.window = window(NOW, NOW + 1);
     p.limits = CeilingLimits::default();
-    let want = SkipReason::CeilingZero {
-        how: BOTH_UNSET.into(),
-    };
+    let want = SkipReason::CeilingZero { how: BOTH_UNSET.into() };
     assert_eq!(outcome(&run(p, vec![h])), Outcome::Skip(want));
 }
 
@@ -410,10 +320,7 @@ fn without_manual_tagging_unassigned_hosts_are_considered_first() {
     p.limits.absolute = Some(1);
     let plan = run(p.clone(), vec![assigned("a1"), host("u1")]);
     assert_eq!(plan.start, ["u1"]);
-    let full = SkipReason::CeilingReached {
-        limit: 1,
-        in_flight: 1,
-    };
+    let full = SkipReason::CeilingReached { limit: 1, in_flight: 1 };
     assert_eq!(plan.skipped, [skip("a1", full)]);
 
     // Each group keeps input order; skipped hosts are listed in input order.
@@ -421,10 +328,7 @@ fn without_manual_tagging_unassigned_hosts_are_considered_first() {
     let hosts = vec![assigned("a1"), host("u1"), assigned("a2"), host("u2")];
     let plan = run(p, hosts);
     assert_eq!(plan.start, ["u1", "u2", "a1"]);
-    let full = SkipReason::CeilingReached {
-        limit: 3,
-        in_flight: 3,
-    };
+    let full = SkipReason::CeilingReached { limit: 3, in_flight: 3 };
     assert_eq!(plan.skipped, [skip("a2", full)]);
 }
 
@@ -432,19 +336,12 @@ fn without_manual_tagging_unassigned_hosts_are_considered_first() {
 fn with_manual_tagging_assigned_hosts_are_never_selected() {
     let plan = run(policy(), vec![assigned("a1"), host("u1")]);
     assert_eq!(plan.start, ["u1"]);
-    assert_eq!(
-        plan.skipped,
-        [skip("a1", SkipReason::AssignedManualTagging)]
-    );
+    assert_eq!(plan.skipped, [skip("a1", SkipReason::AssignedManualTagging)]);
 }
 
 #[test]
 fn explicit_start_windows_open_closed_absent_and_next_opening() {
-    let with = |id: &str, w: Option<TimeWindow>| HostView {
-        firmware: explicit_drifted(),
-        window: w,
-        ..host(id)
-    };
+    let with = |id: &str, w: Option<TimeWindow>| HostView { firmware: explicit_drifted(), window: w, ..host(id) };
     let mut disabled_later = with("off", window(NOW + 10, NOW + HOUR));
     disabled_later.auto_update = Some(false);
     let mut plain_later = host("plain");
@@ -474,10 +371,7 @@ fn explicit_start_windows_open_closed_absent_and_next_opening() {
     // Only hosts waiting for their window count; "off" (NOW + 10) is skipped for another reason.
     assert_eq!(plan.next_window_open_ms, Some(NOW + HOUR));
 
-    let plan = run(
-        policy(),
-        vec![with("past", window(NOW - 2 * HOUR, NOW - HOUR))],
-    );
+    let plan = run(policy(), vec![with("past", window(NOW - 2 * HOUR, NOW - HOUR))]);
     assert_eq!(plan.next_window_open_ms, None);
 }
 
@@ -499,31 +393,16 @@ fn in_flight_hosts_consume_the_budget() {
     let plan = run(p.clone(), fleet.clone());
     assert_eq!((plan.in_flight, plan.available), (3, 0));
     assert!(plan.start.is_empty());
-    let full = SkipReason::CeilingReached {
-        limit: 3,
-        in_flight: 3,
-    };
-    let busy = SkipReason::Busy {
-        state: HostState::HostReprovision,
-    };
-    assert_eq!(
-        plan.skipped,
-        [
-            skip("upd", busy.clone()),
-            skip("new", full.clone()),
-            skip("new2", full)
-        ]
-    );
+    let full = SkipReason::CeilingReached { limit: 3, in_flight: 3 };
+    let busy = SkipReason::Busy { state: HostState::HostReprovision };
+    assert_eq!(plan.skipped, [skip("upd", busy.clone()), skip("new", full.clone()), skip("new2", full)]);
     assert_eq!(plan.compliant, 2);
 
     p.limits.absolute = Some(4);
     let plan = run(p.clone(), fleet.clone());
     assert_eq!((plan.in_flight, plan.available), (3, 1));
     assert_eq!(plan.start, ["new"]);
-    let full = SkipReason::CeilingReached {
-        limit: 4,
-        in_flight: 4,
-    };
+    let full = SkipReason::CeilingReached { limit: 4, in_flight: 4 };
     assert_eq!(plan.skipped, [skip("upd", busy), skip("new2", full)]);
 
     p.limits.absolute = Some(2);
@@ -537,23 +416,11 @@ fn plan_reports_fleet_ceiling_and_counts() {
     sick.unhealthy = true;
     sick.firmware = FirmwareStatus::Compliant;
     let mut p = policy();
-    p.limits = CeilingLimits {
-        absolute: Some(10),
-        percent: Some(50),
-    };
+    p.limits = CeilingLimits { absolute: Some(10), percent: Some(50) };
     let plan = run(p, vec![sick, host("a"), host("b"), host("c")]);
-    assert_eq!(
-        plan.fleet,
-        FleetHealth {
-            total: 4,
-            unhealthy: 1
-        }
-    );
+    assert_eq!(plan.fleet, FleetHealth { total: 4, unhealthy: 1 });
     assert_eq!(plan.ceiling.limit, 1);
-    assert_eq!(
-        plan.ceiling.how,
-        "min(absolute 10, percent: ceil(50% of 4 hosts) = 2 − 1 unhealthy = 1) = 1"
-    );
+    assert_eq!(plan.ceiling.how, "min(absolute 10, percent: ceil(50% of 4 hosts) = 2 − 1 unhealthy = 1) = 1");
     assert_eq!(plan.start, ["a"]);
     assert_eq!(plan.compliant, 1);
     assert_eq!(plan.skipped.len(), 2);
@@ -577,16 +444,8 @@ fn ceiling_arithmetic() {
     assert!(c.how.contains("absolute 7"), "{}", c.how);
 
     assert_eq!(ceiling(limits(None, Some(20)), fleet(60, 0)).limit, 12);
-    assert_eq!(
-        ceiling(limits(None, Some(10)), fleet(15, 0)).limit,
-        2,
-        "1.5 rounds up"
-    );
-    assert_eq!(
-        ceiling(limits(None, Some(1)), fleet(1, 0)).limit,
-        1,
-        "0.01 rounds up"
-    );
+    assert_eq!(ceiling(limits(None, Some(10)), fleet(15, 0)).limit, 2, "1.5 rounds up");
+    assert_eq!(ceiling(limits(None, Some(1)), fleet(1, 0)).limit, 1, "0.01 rounds up");
     assert_eq!(ceiling(limits(None, Some(10)), fleet(0, 0)).limit, 0);
     assert_eq!(ceiling(limits(None, Some(20)), fleet(60, 2)).limit, 10);
     let c = ceiling(limits(None, Some(10)), fleet(10, 5));
@@ -597,10 +456,7 @@ fn ceiling_arithmetic() {
 
     let c = ceiling(limits(Some(10), Some(20)), fleet(60, 2));
     assert_eq!(c.limit, 10);
-    assert_eq!(
-        c.how,
-        "min(absolute 10, percent: ceil(20% of 60 hosts) = 12 − 2 unhealthy = 10) = 10"
-    );
+    assert_eq!(c.how, "min(absolute 10, percent: ceil(20% of 60 hosts) = 12 − 2 unhealthy = 10) = 10");
     assert_eq!(ceiling(limits(Some(3), Some(20)), fleet(60, 2)).limit, 3);
     assert_eq!(ceiling(limits(Some(30), Some(20)), fleet(60, 2)).limit, 10);
 
@@ -615,32 +471,14 @@ fn ceiling_arithmetic() {
 fn percent_ceiling_uses_total_and_unhealthy_in_the_right_roles() {
     let percent = limits(None, Some(10));
     assert_eq!(ceiling(percent, fleet(100, 2)).limit, 8);
-    let swapped = FleetHealth {
-        total: 2,
-        unhealthy: 100,
-    };
-    assert_eq!(
-        ceiling(percent, swapped).limit,
-        0,
-        "NICo's swapped arguments"
-    );
+    let swapped = FleetHealth { total: 2, unhealthy: 100 };
+    assert_eq!(ceiling(percent, swapped).limit, 0, "NICo's swapped arguments");
 
-    let hosts: Vec<HostView> = (0..100)
-        .map(|i| HostView {
-            unhealthy: i < 2,
-            ..host(&format!("m{i:03}"))
-        })
-        .collect();
+    let hosts: Vec<HostView> = (0..100).map(|i| HostView { unhealthy: i < 2, ..host(&format!("m{i:03}")) }).collect();
     let mut p = policy();
     p.limits = percent;
     let plan = run(p, hosts);
-    assert_eq!(
-        plan.fleet,
-        FleetHealth {
-            total: 100,
-            unhealthy: 2
-        }
-    );
+    assert_eq!(plan.fleet, FleetHealth { total: 100, unhealthy: 2 });
     assert_eq!(plan.ceiling.limit, 8);
     assert_eq!(plan.available, 8);
     assert_eq!(plan.start.len(), 8);
@@ -674,39 +512,21 @@ fn firmware_status_over_a_catalog() {
     let (dell, r760) = (Some("Dell"), Some("PowerEdge R760"));
     let ok = report(&[("BMC_0", "1.0"), ("BIOS_0", "2.0")]);
 
-    assert_eq!(
-        status(dell, r760, Some(&ok), None),
-        FirmwareStatus::Compliant
-    );
+    assert_eq!(status(dell, r760, Some(&ok), None), FirmwareStatus::Compliant);
     assert_eq!(
         status(Some(" dell "), Some("poweredge r760"), Some(&ok), None),
         FirmwareStatus::Compliant,
         "lookup is trimmed and case-insensitive"
     );
     assert_eq!(status(dell, r760, None, None), FirmwareStatus::NotExplored);
-    assert_eq!(
-        status(None, r760, Some(&ok), None),
-        FirmwareStatus::NotExplored
-    );
-    assert_eq!(
-        status(dell, None, Some(&ok), None),
-        FirmwareStatus::NotExplored
-    );
-    let failed = FirmwareStatus::ExploreFailed {
-        error: "401".into(),
-    };
-    assert_eq!(
-        status(dell, r760, Some(&ok), Some("401")),
-        failed,
-        "stale report not used"
-    );
+    assert_eq!(status(None, r760, Some(&ok), None), FirmwareStatus::NotExplored);
+    assert_eq!(status(dell, None, Some(&ok), None), FirmwareStatus::NotExplored);
+    let failed = FirmwareStatus::ExploreFailed { error: "401".into() };
+    assert_eq!(status(dell, r760, Some(&ok), Some("401")), failed, "stale report not used");
     assert_eq!(status(None, None, None, Some("401")), failed);
     assert_eq!(
         status(Some("Dell"), Some("R660"), Some(&ok), None),
-        FirmwareStatus::NoCatalogEntry {
-            vendor: "Dell".into(),
-            model: "R660".into()
-        }
+        FirmwareStatus::NoCatalogEntry { vendor: "Dell".into(), model: "R660".into() }
     );
 
     let both = report(&[("BMC_0", "0.9")]);
@@ -766,14 +586,9 @@ max_concurrent_machine_updates_percent = 25
             limits: limits(Some(4), Some(25)),
         }
     );
-    let defaults =
-        SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");
+    let defaults = SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");
     let p = SchedulingPolicy::from_config(&defaults);
-    assert_eq!(
-        p.limits,
-        CeilingLimits::default(),
-        "both unset by default (S13)"
-    );
+    assert_eq!(p.limits, CeilingLimits::default(), "both unset by default (S13)");
     assert!(p.host_disable_autoupdate.is_empty());
 }
 
@@ -785,10 +600,7 @@ fn lifecycle_names_and_window_bounds() {
     assert!("ready".parse::<HostState>().is_err(), "state names are exact");
     assert!(HostState::HostReprovision.is_busy() && HostState::Maintenance.is_busy());
     assert!(!HostState::Ready.is_busy() && !HostState::Assigned.is_busy());
-    let w = TimeWindow {
-        start_ms: 10,
-        end_ms: 20,
-    };
+    let w = TimeWindow { start_ms: 10, end_ms: 20 };
     assert!(!w.contains(9));
     assert!(w.contains(10));
     assert!(w.contains(19));
@@ -799,25 +611,9 @@ fn lifecycle_names_and_window_bounds() {
 fn every_reason_is_one_line_naming_what_changes_it() {
     let reasons = [
         (SkipReason::NotExplored, "site-explorer explore"),
-        (
-            SkipReason::ExploreFailed {
-                error: "401 Unauthorized".into(),
-            },
-            "401 Unauthorized",
-        ),
-        (
-            SkipReason::NoCatalogEntry {
-                vendor: "V".into(),
-                model: "M".into(),
-            },
-            "host_models",
-        ),
-        (
-            SkipReason::NoInventoryMatch {
-                unmatched: vec![unmatched_uefi()],
-            },
-            "uefi (`^BIOS`)",
-        ),
+        (SkipReason::ExploreFailed { error: "401 Unauthorized".into() }, "401 Unauthorized"),
+        (SkipReason::NoCatalogEntry { vendor: "V".into(), model: "M".into() }, "host_models"),
+        (SkipReason::NoInventoryMatch { unmatched: vec![unmatched_uefi()] }, "uefi (`^BIOS`)"),
         (
             SkipReason::VersionNotReported {
                 not_reported: vec![NotReportedComponent {
@@ -835,40 +631,13 @@ fn every_reason_is_one_line_naming_what_changes_it() {
         (SkipReason::AutoUpdateOffSite, "firmware_global.autoupdate"),
         (SkipReason::AutoUpdateOffHost, "machine auto-update"),
         (SkipReason::LegacyDisableList, "host_disable_autoupdate"),
-        (
-            SkipReason::AssignedManualTagging,
-            "instance_updates_manual_tagging",
-        ),
+        (SkipReason::AssignedManualTagging, "instance_updates_manual_tagging"),
         (SkipReason::AlreadyRequested, "host reprovision list"),
-        (
-            SkipReason::Busy {
-                state: HostState::Maintenance,
-            },
-            "Maintenance",
-        ),
-        (
-            SkipReason::WindowClosed { window: None },
-            "managed-host start-updates",
-        ),
-        (
-            SkipReason::WindowClosed {
-                window: window(NOW, NOW + HOUR),
-            },
-            "[2026-05-01T22:00:00Z, 2026-05-01T23:00:00Z)",
-        ),
-        (
-            SkipReason::CeilingZero {
-                how: BOTH_UNSET.into(),
-            },
-            "are unset",
-        ),
-        (
-            SkipReason::CeilingReached {
-                limit: 3,
-                in_flight: 3,
-            },
-            "max_concurrent_machine_updates",
-        ),
+        (SkipReason::Busy { state: HostState::Maintenance }, "Maintenance"),
+        (SkipReason::WindowClosed { window: None }, "managed-host start-updates"),
+        (SkipReason::WindowClosed { window: window(NOW, NOW + HOUR) }, "[2026-05-01T22:00:00Z, 2026-05-01T23:00:00Z)"),
+        (SkipReason::CeilingZero { how: BOTH_UNSET.into() }, "are unset"),
+        (SkipReason::CeilingReached { limit: 3, in_flight: 3 }, "max_concurrent_machine_updates"),
     ];
     for (reason, needle) in reasons {
         let line = reason.to_string();

@@ -19,9 +19,10 @@ fn site(statics: &str, overlays: &[(&str, &str)]) -> (TempDir, PathBuf) {
     (dir, config)
 }
 
+/// The catalog, or its error as an operator reads it: the message and every cause.
 fn load(config: &Path) -> Result<Catalog, String> {
-    let c = SiteConfig::load(config).map_err(|e| e.to_string())?;
-    Catalog::load(&c).map_err(|e| e.to_string())
+    let c = SiteConfig::load(config).map_err(|e| hostfw_model::error_chain(&e))?;
+    Catalog::load(&c).map_err(|e| hostfw_model::error_chain(&e))
 }
 
 const STATIC: &str = r#"
@@ -55,28 +56,15 @@ fn example_data_directory() {
     assert_eq!(r760.vendor, "Dell");
     assert_eq!(r760.model, "PowerEdge R760");
     let uefi = &r760.components[&ComponentType::Uefi];
-    let versions: Vec<(&str, bool)> = uefi
-        .known_firmware
-        .iter()
-        .map(|e| (e.version.as_str(), e.default))
-        .collect();
+    let versions: Vec<(&str, bool)> = uefi.known_firmware.iter().map(|e| (e.version.as_str(), e.default)).collect();
     assert_eq!(versions, [("2.3.5", false), ("2.4.1", true)]);
-    assert_eq!(
-        uefi.current_version_reported_as.as_str(),
-        "^Installed-.*__BIOS\\.Setup\\."
-    );
+    assert_eq!(uefi.current_version_reported_as.as_str(), "^Installed-.*__BIOS\\.Setup\\.");
     assert_eq!(r760.desired_versions()[&ComponentType::Uefi], "2.4.1");
     assert_eq!(r760.desired_versions()[&ComponentType::Bmc], "7.10.30.00");
     let gb200 = &catalog.models()[1];
-    assert_eq!(
-        (gb200.vendor.as_str(), gb200.model.as_str()),
-        ("Nvidia", "GB200 NVL")
-    );
+    assert_eq!((gb200.vendor.as_str(), gb200.model.as_str()), ("Nvidia", "GB200 NVL"));
     assert!(gb200.explicit_start_needed && gb200.mnnvl_capable);
-    assert_eq!(
-        gb200.effective_ordering(),
-        [ComponentType::Hgxbmc, ComponentType::Bmc]
-    );
+    assert_eq!(gb200.effective_ordering(), [ComponentType::Hgxbmc, ComponentType::Bmc]);
     assert!(catalog.find("Nvidia", "GB300").is_none());
 }
 
@@ -107,51 +95,20 @@ filename = "bios24.exe"
 "#;
     let (_dir, config) = site(STATIC, &[("one", overlay)]);
     let catalog = load(&config).expect("loads");
-    assert_eq!(
-        catalog.models().len(),
-        1,
-        "same vendor/model by the lookup rule"
-    );
+    assert_eq!(catalog.models().len(), 1, "same vendor/model by the lookup rule");
     let m = &catalog.models()[0];
     assert!(m.explicit_start_needed, "explicit_start_needed is sticky");
-    assert_eq!(
-        m.ordering,
-        [ComponentType::Uefi, ComponentType::Bmc],
-        "empty ordering keeps the old"
-    );
+    assert_eq!(m.ordering, [ComponentType::Uefi, ComponentType::Bmc], "empty ordering keeps the old");
     let bmc = &m.components[&ComponentType::Bmc];
-    assert_eq!(
-        bmc.current_version_reported_as.as_str(),
-        "^Installed-.*iDRAC",
-        "matcher overwritten"
-    );
+    assert_eq!(bmc.current_version_reported_as.as_str(), "^Installed-.*iDRAC", "matcher overwritten");
     assert_eq!(bmc.preingest_upgrade_when_below.as_deref(), Some("6.5"));
-    let bmc_versions: Vec<(&str, bool)> = bmc
-        .known_firmware
-        .iter()
-        .map(|e| (e.version.as_str(), e.default))
-        .collect();
-    assert_eq!(
-        bmc_versions,
-        [("7.0", true), ("7.1", false)],
-        "appended; no new default, old kept"
-    );
+    let bmc_versions: Vec<(&str, bool)> = bmc.known_firmware.iter().map(|e| (e.version.as_str(), e.default)).collect();
+    assert_eq!(bmc_versions, [("7.0", true), ("7.1", false)], "appended; no new default, old kept");
     let uefi = &m.components[&ComponentType::Uefi];
-    assert_eq!(
-        uefi.current_version_reported_as.as_str(),
-        "^BIOS",
-        "unset matcher keeps the old"
-    );
-    let uefi_versions: Vec<(&str, bool)> = uefi
-        .known_firmware
-        .iter()
-        .map(|e| (e.version.as_str(), e.default))
-        .collect();
-    assert_eq!(
-        uefi_versions,
-        [("2.3", false), ("2.4", true)],
-        "new default clears old defaults"
-    );
+    assert_eq!(uefi.current_version_reported_as.as_str(), "^BIOS", "unset matcher keeps the old");
+    let uefi_versions: Vec<(&str, bool)> =
+        uefi.known_firmware.iter().map(|e| (e.version.as_str(), e.default)).collect();
+    assert_eq!(uefi_versions, [("2.3", false), ("2.4", true)], "new default clears old defaults");
 }
 
 #[test]
@@ -171,17 +128,8 @@ power_drains_needed = 1
 "#;
     let (_dir, config) = site(STATIC, &[("one", overlay)]);
     let m = load(&config).expect("loads").models[0].clone();
-    assert_eq!(
-        m.effective_ordering(),
-        [
-            ComponentType::Bmc,
-            ComponentType::Uefi,
-            ComponentType::Cpldmb
-        ]
-    );
-    let cpld = m
-        .default_entry(ComponentType::Cpldmb)
-        .expect("cpld default");
+    assert_eq!(m.effective_ordering(), [ComponentType::Bmc, ComponentType::Uefi, ComponentType::Cpldmb]);
+    let cpld = m.default_entry(ComponentType::Cpldmb).expect("cpld default");
     assert!(cpld.install_only_specified);
     assert_eq!(cpld.power_drains_needed, Some(1));
 }
@@ -199,11 +147,8 @@ fn subdirectories_apply_in_name_order() {
     let (_dir, config) = site(STATIC, &[("20-b", &b), ("10-a", &a)]);
     let m = load(&config).expect("loads").models[0].clone();
     assert_eq!(m.desired_versions()[&ComponentType::Bmc], "from-b");
-    let versions: Vec<&str> = m.components[&ComponentType::Bmc]
-        .known_firmware
-        .iter()
-        .map(|e| e.version.as_str())
-        .collect();
+    let versions: Vec<&str> =
+        m.components[&ComponentType::Bmc].known_firmware.iter().map(|e| e.version.as_str()).collect();
     assert_eq!(versions, ["7.0", "from-a", "from-b"]);
 }
 
@@ -220,10 +165,7 @@ current_version_reported_as = "^XCC"
     let (_dir, config) = site("", &[("sr650", overlay)]);
     let catalog = load(&config).expect("loads");
     let m = catalog.find("lenovo", "sr650").expect("found");
-    assert_eq!(
-        m.effective_ordering(),
-        [ComponentType::Bmc, ComponentType::Uefi]
-    );
+    assert_eq!(m.effective_ordering(), [ComponentType::Bmc, ComponentType::Uefi]);
     assert!(m.desired_versions().is_empty());
 }
 
@@ -234,20 +176,14 @@ fn overlay_parse_error_names_its_file_key_and_line() {
     let (_dir, config) = site("", &[("x", overlay)]);
     let e = load(&config).expect_err("bad overlay");
     assert!(e.contains("firmware/x/metadata.toml:7:1"), "{e}");
-    assert!(
-        e.contains("`components.bmc.known_firmware[0].bogus`"),
-        "{e}"
-    );
+    assert!(e.contains("`components.bmc.known_firmware[0].bogus`"), "{e}");
 }
 
 #[test]
 fn overlay_missing_vendor_names_its_file() {
     let (_dir, config) = site("", &[("x", "model = \"X\"\n")]);
     let e = load(&config).expect_err("no vendor");
-    assert!(
-        e.contains("firmware/x/metadata.toml") && e.contains("`vendor`: missing"),
-        "{e}"
-    );
+    assert!(e.contains("firmware/x/metadata.toml") && e.contains("`vendor`: missing"), "{e}");
 }
 
 #[test]
@@ -266,10 +202,7 @@ filename = "nic.bin"
     let (_dir, config) = site(STATIC, &[("nic", overlay)]);
     let e = load(&config).expect_err("nic not in ordering");
     assert!(e.contains("site.toml: `host_models.r760.ordering`"), "{e}");
-    assert!(
-        e.contains("`components.nic`") && e.contains("firmware/nic/metadata.toml"),
-        "{e}"
-    );
+    assert!(e.contains("`components.nic`") && e.contains("firmware/nic/metadata.toml"), "{e}");
 }
 
 #[test]
@@ -278,10 +211,7 @@ fn overlay_new_component_needs_a_matcher() {
     let (_dir, config) = site(STATIC, &[("gpu", overlay)]);
     let e = load(&config).expect_err("no matcher");
     assert!(e.contains("firmware/gpu/metadata.toml"), "{e}");
-    assert!(
-        e.contains("`components.gpu.current_version_reported_as`: missing"),
-        "{e}"
-    );
+    assert!(e.contains("`components.gpu.current_version_reported_as`: missing"), "{e}");
 }
 
 #[test]
@@ -292,10 +222,7 @@ fn two_defaults_in_one_overlay_document() {
     let (_dir, config) = site(STATIC, &[("two", overlay)]);
     let e = load(&config).expect_err("two defaults");
     assert!(e.contains("firmware/two/metadata.toml"), "{e}");
-    assert!(
-        e.contains("`components.bmc.known_firmware[1].default`"),
-        "{e}"
-    );
+    assert!(e.contains("`components.bmc.known_firmware[1].default`"), "{e}");
 }
 
 #[test]
@@ -311,8 +238,5 @@ fn firmware_directory_that_is_a_file_is_an_error() {
     let (dir, config) = site(STATIC, &[]);
     fs::write(dir.path().join("firmware"), "x").expect("write");
     let e = load(&config).expect_err("not a dir");
-    assert!(
-        e.contains("firmware") && e.contains("not a directory"),
-        "{e}"
-    );
+    assert!(e.contains("firmware") && e.contains("not a directory"), "{e}");
 }

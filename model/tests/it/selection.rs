@@ -21,12 +21,7 @@ fn first_in_ordering_wins() {
     let r = report(&[("BMC_0", "0.1"), ("BIOS_0", "0.2")]);
     let m = three_components("[\"uefi\", \"bmc\", \"nic\"]");
     match select_component(&m, &r) {
-        Selection::Install {
-            component,
-            target_version,
-            entry,
-            current,
-        } => {
+        Selection::Install { component, target_version, entry, current } => {
             assert_eq!(component, UEFI);
             assert_eq!(target_version, "2.0");
             assert_eq!(entry.artifacts(), ["bios.bin"]);
@@ -36,10 +31,7 @@ fn first_in_ordering_wins() {
     }
     // Empty ordering: declaration order, bmc before uefi.
     let m = three_components("[]");
-    assert!(matches!(
-        select_component(&m, &r),
-        Selection::Install { component: BMC, .. }
-    ));
+    assert!(matches!(select_component(&m, &r), Selection::Install { component: BMC, .. }));
 }
 
 #[test]
@@ -47,9 +39,7 @@ fn any_member_differing_selects() {
     let m = three_components("[]");
     let r = report(&[("BMC_0", "1.0"), ("BMC_1", "0.9"), ("BIOS_0", "2.0")]);
     match select_component(&m, &r) {
-        Selection::Install {
-            component, current, ..
-        } => {
+        Selection::Install { component, current, .. } => {
             assert_eq!(component, BMC);
             assert_eq!(current, ["1.0", "0.9"]);
         }
@@ -63,10 +53,7 @@ fn under_the_old_rule_no_inventory_match_stops_the_walk() {
     let r = report(&[("BIOS_0", "0.1")]);
     assert_eq!(
         select_with(&m, &r, UnmatchedRule::Stop),
-        Selection::NoInventoryMatch {
-            component: BMC,
-            matcher: "^BMC".into()
-        }
+        Selection::NoInventoryMatch { component: BMC, matcher: "^BMC".into() }
     );
 }
 
@@ -99,13 +86,7 @@ fn an_unmatched_component_is_skipped_and_the_drifted_ones_after_it_are_installed
 fn components_without_default_are_skipped_even_without_members() {
     let m = three_components("[\"nic\", \"bmc\", \"uefi\"]");
     let r = report(&[("BMC_0", "1.0"), ("BIOS_0", "2.1")]);
-    assert!(matches!(
-        select_component(&m, &r),
-        Selection::Install {
-            component: UEFI,
-            ..
-        }
-    ));
+    assert!(matches!(select_component(&m, &r), Selection::Install { component: UEFI, .. }));
 }
 
 #[test]
@@ -129,64 +110,32 @@ filename = "managed.bin"
 "#,
     );
     match select_component(&m, &report(&[("BMC_0", "0.5")])) {
-        Selection::Install {
-            target_version,
-            entry,
-            ..
-        } => {
+        Selection::Install { target_version, entry, .. } => {
             assert_eq!(target_version, "2.0");
             assert_eq!(entry.filename.as_deref(), Some("managed.bin"));
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(
-        select_component(&m, &report(&[("BMC_0", "2.0")])),
-        Selection::Compliant
-    );
+    assert_eq!(select_component(&m, &report(&[("BMC_0", "2.0")])), Selection::Compliant);
 }
 
 #[test]
 fn verification() {
     let m = three_components("[]");
+    assert_eq!(verify(&m, BMC, "1.0", &report(&[("BMC_0", "1.0"), ("BMC_1", "1.0")])), Verification::AllAtTarget);
     assert_eq!(
-        verify(
-            &m,
-            BMC,
-            "1.0",
-            &report(&[("BMC_0", "1.0"), ("BMC_1", "1.0")])
-        ),
-        Verification::AllAtTarget
-    );
-    assert_eq!(
-        verify(
-            &m,
-            BMC,
-            "1.0",
-            &report(&[("BMC_0", "1.0"), ("BMC_1", "0.9"), ("BIOS_0", "0")])
-        ),
-        Verification::Pending {
-            reported: vec![
-                ("BMC_0".into(), "1.0".into()),
-                ("BMC_1".into(), "0.9".into())
-            ]
-        }
+        verify(&m, BMC, "1.0", &report(&[("BMC_0", "1.0"), ("BMC_1", "0.9"), ("BIOS_0", "0")])),
+        Verification::Pending { reported: vec![("BMC_0".into(), "1.0".into()), ("BMC_1".into(), "0.9".into())] }
     );
     assert_eq!(
         verify(&m, BMC, "1.0", &report(&[("BIOS_0", "1.0")])),
-        Verification::NoInventoryMatch {
-            matcher: "^BMC".into()
-        }
+        Verification::NoInventoryMatch { matcher: "^BMC".into() }
     );
     assert_eq!(
         verify(&m, ComponentType::Gpu, "1.0", &report(&[("GPU_0", "1.0")])),
-        Verification::NoInventoryMatch {
-            matcher: String::new()
-        },
+        Verification::NoInventoryMatch { matcher: String::new() },
         "component not configured"
     );
     // Verification is against the given target, not the catalog default.
-    assert_eq!(
-        verify(&m, BMC, "1.1", &report(&[("BMC_0", "1.1")])),
-        Verification::AllAtTarget
-    );
+    assert_eq!(verify(&m, BMC, "1.1", &report(&[("BMC_0", "1.1")])), Verification::AllAtTarget);
 }

@@ -6,8 +6,8 @@ use std::str::FromStr;
 
 use common::{report, three_components};
 use hostfw_model::{
-    drift, select_component, verify, Catalog, ComponentType, HostModel, HostState, HostSubstate,
-    Matcher, Selection, Verification,
+    drift, select_component, verify, Catalog, ComponentType, HostModel, HostState, HostSubstate, Matcher, Selection,
+    Verification,
 };
 
 fn round_trip<T>(value: &T) -> T
@@ -23,14 +23,9 @@ fn host_model_round_trips() {
     let m = three_components("[\"uefi\", \"bmc\", \"nic\"]");
     let back: HostModel = round_trip(&m);
     assert_eq!(back, m);
-    assert!(back.components[&ComponentType::Bmc]
-        .current_version_reported_as
-        .is_match("BMC_0"));
+    assert!(back.components[&ComponentType::Bmc].current_version_reported_as.is_match("BMC_0"));
     let json = serde_json::to_value(&m).expect("json");
-    assert_eq!(
-        json["components"]["bmc"]["current_version_reported_as"],
-        "^BMC"
-    );
+    assert_eq!(json["components"]["bmc"]["current_version_reported_as"], "^BMC");
     assert_eq!(json["ordering"][0], "uefi");
     let catalog = Catalog::from_models(vec![m.clone()]);
     assert_eq!(round_trip(&catalog), catalog);
@@ -53,13 +48,8 @@ fn selection_drift_verification_round_trip() {
     assert_eq!(round_trip(&s), s);
     for s in [
         Selection::Compliant,
-        Selection::NoInventoryMatch {
-            component: ComponentType::Gpu,
-            matcher: "^GPU".into(),
-        },
-        Selection::VersionNotReported {
-            components: vec![ComponentType::Bmc],
-        },
+        Selection::NoInventoryMatch { component: ComponentType::Gpu, matcher: "^GPU".into() },
+        Selection::VersionNotReported { components: vec![ComponentType::Bmc] },
         Selection::NotFullyInstallable {
             unmatched: vec![hostfw_model::gates::UnmatchedComponent {
                 component: ComponentType::Gpu,
@@ -90,29 +80,13 @@ fn invalid_regex_in_json_is_rejected() {
 #[test]
 fn component_type_names() {
     let names: Vec<String> = ComponentType::ALL.iter().map(|c| c.to_string()).collect();
-    assert_eq!(
-        names,
-        [
-            "bmc",
-            "cec",
-            "uefi",
-            "nic",
-            "cpldmb",
-            "cpldpdb",
-            "hgxbmc",
-            "combinedbmcuefi",
-            "gpu"
-        ]
-    );
+    assert_eq!(names, ["bmc", "cec", "uefi", "nic", "cpldmb", "cpldpdb", "hgxbmc", "combinedbmcuefi", "gpu"]);
     for c in ComponentType::ALL {
         assert_eq!(ComponentType::from_str(c.as_str()), Ok(*c));
         assert_eq!(round_trip(c), *c);
     }
     let e = ComponentType::from_str("BMC").expect_err("case-sensitive, no fallback");
-    assert!(
-        e.to_string().contains("unknown component type `BMC`"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("unknown component type `BMC`"), "{e}");
     assert!(serde_json::from_str::<ComponentType>("\"other\"").is_err());
     assert!(ComponentType::Combinedbmcuefi.is_bmc() && ComponentType::Combinedbmcuefi.is_uefi());
     assert!(ComponentType::Bmc.is_bmc() && !ComponentType::Bmc.is_uefi());
@@ -134,19 +108,9 @@ fn substate_and_state_names() {
         "NewFirmwareReportedWait",
         "FailedFirmwareUpgrade",
     ];
-    let ours = [
-        "Protecting",
-        "WaitingForApproval",
-        "PlatformConfiguration",
-        "DiscoveryBoot",
-        "Restoring",
-        "Completed",
-    ];
+    let ours = ["Protecting", "WaitingForApproval", "PlatformConfiguration", "DiscoveryBoot", "Restoring", "Completed"];
     let all: Vec<&str> = HostSubstate::ALL.iter().map(|s| s.as_str()).collect();
-    assert_eq!(
-        all,
-        seed.iter().chain(ours.iter()).copied().collect::<Vec<_>>()
-    );
+    assert_eq!(all, seed.iter().chain(ours.iter()).copied().collect::<Vec<_>>());
     for s in HostSubstate::ALL {
         assert_eq!(s.to_string().parse::<HostSubstate>(), Ok(*s));
         assert_eq!(serde_json::to_string(s).expect("json"), format!("\"{s}\""));

@@ -10,9 +10,8 @@ use common::{report, report_of, three_components};
 use hostfw_model::gates::{firmware_status, plan, FirmwareStatus, PassInput, SkipReason};
 use hostfw_model::reported_version::classify;
 use hostfw_model::{
-    drift, select_component, verify, verify_matching, Catalog, CeilingLimits, ComponentType,
-    HostState, HostView, InventoryMember, Matcher, SchedulingPolicy, Selection, UnknownVersion,
-    Verification, VERSION_NOT_REPORTED,
+    drift, select_component, verify, verify_matching, Catalog, CeilingLimits, ComponentType, HostState, HostView,
+    InventoryMember, Matcher, SchedulingPolicy, Selection, UnknownVersion, Verification, VERSION_NOT_REPORTED,
 };
 
 const BMC: ComponentType = ComponentType::Bmc;
@@ -27,38 +26,22 @@ fn unknown_bmc_members() -> Vec<(Member<'static>, UnknownVersion)> {
         (("BMC_0", None, Some("Enabled")), UnknownVersion::Missing),
         (("BMC_0", None, None), UnknownVersion::Missing),
         (("BMC_0", Some(""), Some("Enabled")), UnknownVersion::Blank),
-        (
-            ("BMC_0", Some(" \t"), Some("Enabled")),
-            UnknownVersion::Blank,
-        ),
-        (
-            ("BMC_0", Some("Not Present"), Some("Enabled")),
-            UnknownVersion::Placeholder,
-        ),
+        (("BMC_0", Some(" \t"), Some("Enabled")), UnknownVersion::Blank),
+        (("BMC_0", Some("Not Present"), Some("Enabled")), UnknownVersion::Placeholder),
         (("BMC_0", Some("N/A"), None), UnknownVersion::Placeholder),
-        (
-            ("BMC_0", Some(" unknown "), None),
-            UnknownVersion::Placeholder,
-        ),
+        (("BMC_0", Some(" unknown "), None), UnknownVersion::Placeholder),
         (("BMC_0", Some("na"), None), UnknownVersion::Placeholder),
         // A real-looking version on a member that is not there (GB200 GPU slots).
         (("BMC_0", Some("0.9"), Some("Absent")), state("Absent")),
         (("BMC_0", Some("1.0"), Some("Disabled")), state("Disabled")),
-        (
-            ("BMC_0", None, Some("UnavailableOffline")),
-            state("UnavailableOffline"),
-        ),
+        (("BMC_0", None, Some("UnavailableOffline")), state("UnavailableOffline")),
     ]
 }
 
 #[test]
 fn classify_recognises_what_real_bmcs_send() {
     for ((_, version, state), want) in unknown_bmc_members() {
-        assert_eq!(
-            classify(version, state),
-            Some(want),
-            "{version:?} {state:?}"
-        );
+        assert_eq!(classify(version, state), Some(want), "{version:?} {state:?}");
     }
     for (version, state) in [
         ("1.0", Some("Enabled")),
@@ -68,11 +51,7 @@ fn classify_recognises_what_real_bmcs_send() {
         // bmc-sim's staged images: StandbyOffline is not in the list.
         ("2.0", Some("StandbyOffline")),
     ] {
-        assert_eq!(
-            classify(Some(version), state),
-            None,
-            "{version:?} {state:?} is known"
-        );
+        assert_eq!(classify(Some(version), state), None, "{version:?} {state:?} is known");
     }
 }
 
@@ -80,10 +59,7 @@ fn classify_recognises_what_real_bmcs_send() {
 fn unknown_versions_are_not_drifted_but_reported_as_version_not_reported() {
     let m = three_components("[]");
     for ((id, version, state), reason) in unknown_bmc_members() {
-        let r = report_of(&[
-            (id, version, state),
-            ("BIOS_0", Some("2.0"), Some("Enabled")),
-        ]);
+        let r = report_of(&[(id, version, state), ("BIOS_0", Some("2.0"), Some("Enabled"))]);
         let case = format!("{version:?} {state:?}");
         let d = drift(&m, &r);
         assert!(!d.is_drifted(), "{case}: {d:?}");
@@ -94,17 +70,11 @@ fn unknown_versions_are_not_drifted_but_reported_as_version_not_reported() {
         assert_eq!(d.not_reported[0].members.len(), 1);
         assert_eq!(d.not_reported[0].members[0].id, "BMC_0");
         assert_eq!(d.not_reported[0].members[0].reason, reason, "{case}");
-        assert_eq!(
-            d.not_reported[0].members[0].raw_version,
-            version.unwrap_or(""),
-            "{case}"
-        );
+        assert_eq!(d.not_reported[0].members[0].raw_version, version.unwrap_or(""), "{case}");
 
         assert_eq!(
             select_component(&m, &r),
-            Selection::VersionNotReported {
-                components: vec![BMC]
-            },
+            Selection::VersionNotReported { components: vec![BMC] },
             "{case}: never installed"
         );
     }
@@ -114,17 +84,8 @@ fn unknown_versions_are_not_drifted_but_reported_as_version_not_reported() {
 fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
     let m = three_components("[]");
     let catalog = Catalog::from_models(vec![m]);
-    let r = report_of(&[
-        ("BMC_0", Some("Not Present"), Some("Enabled")),
-        ("BIOS_0", Some("2.0"), Some("Enabled")),
-    ]);
-    let status = firmware_status(
-        &catalog,
-        Some("Dell"),
-        Some("PowerEdge R760"),
-        Some(&r),
-        None,
-    );
+    let r = report_of(&[("BMC_0", Some("Not Present"), Some("Enabled")), ("BIOS_0", Some("2.0"), Some("Enabled"))]);
+    let status = firmware_status(&catalog, Some("Dell"), Some("PowerEdge R760"), Some(&r), None);
     let FirmwareStatus::VersionNotReported { not_reported } = &status else {
         panic!("expected VersionNotReported, got {status:?}");
     };
@@ -145,20 +106,10 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         autoupdate: true,
         instance_updates_manual_tagging: true,
         host_disable_autoupdate: vec![],
-        limits: CeilingLimits {
-            absolute: Some(10),
-            percent: None,
-        },
+        limits: CeilingLimits { absolute: Some(10), percent: None },
     };
-    let p = plan(&PassInput {
-        now_ms: 0,
-        policy,
-        hosts: vec![host],
-    });
-    assert!(
-        p.start.is_empty(),
-        "free slots, but nothing installable: {p:?}"
-    );
+    let p = plan(&PassInput { now_ms: 0, policy, hosts: vec![host] });
+    assert!(p.start.is_empty(), "free slots, but nothing installable: {p:?}");
     assert_eq!(p.compliant, 0);
     assert_eq!(p.skipped.len(), 1);
     let reason = &p.skipped[0].reason;
@@ -166,10 +117,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
     assert!(matches!(reason, SkipReason::VersionNotReported { .. }));
     let text = reason.to_string();
     assert!(text.starts_with(VERSION_NOT_REPORTED), "{text}");
-    assert!(
-        text.contains(r#"bmc (BMC_0 "Not Present": placeholder Version)"#),
-        "{text}"
-    );
+    assert!(text.contains(r#"bmc (BMC_0 "Not Present": placeholder Version)"#), "{text}");
 }
 
 #[test]
@@ -182,13 +130,7 @@ fn whitespace_padded_version_equal_to_desired_is_compliant() {
     assert_eq!(verify(&m, BMC, "1.0", &r), Verification::AllAtTarget);
     let catalog = Catalog::from_models(vec![m]);
     assert_eq!(
-        firmware_status(
-            &catalog,
-            Some("Dell"),
-            Some("PowerEdge R760"),
-            Some(&r),
-            None
-        ),
+        firmware_status(&catalog, Some("Dell"), Some("PowerEdge R760"), Some(&r), None),
         FirmwareStatus::Compliant
     );
     // The text as sent is kept for the operator.
@@ -200,16 +142,9 @@ fn whitespace_padded_version_equal_to_desired_is_compliant() {
 #[test]
 fn selection_passes_over_an_unknown_component_and_installs_the_next() {
     let m = three_components(r#"["bmc", "uefi"]"#);
-    let r = report_of(&[
-        ("BMC_0", None, Some("Enabled")),
-        ("BIOS_0", Some("1.9"), Some("Enabled")),
-    ]);
+    let r = report_of(&[("BMC_0", None, Some("Enabled")), ("BIOS_0", Some("1.9"), Some("Enabled"))]);
     match select_component(&m, &r) {
-        Selection::Install {
-            component,
-            target_version,
-            ..
-        } => {
+        Selection::Install { component, target_version, .. } => {
             assert_eq!((component, target_version.as_str()), (UEFI, "2.0"));
         }
         other => panic!("expected uefi install, got {other:?}"),
@@ -232,21 +167,15 @@ fn a_known_difference_still_drifts_beside_an_unknown_member() {
     let d = drift(&m, &r);
     assert_eq!(d.differences.len(), 1, "{d:?}");
     assert_eq!(d.differences[0].component, BMC);
-    assert!(matches!(
-        select_component(&m, &r),
-        Selection::Install { component: BMC, .. }
-    ));
+    assert!(matches!(select_component(&m, &r), Selection::Install { component: BMC, .. }));
 }
 
 #[test]
 fn verification_never_counts_an_unknown_version_as_the_target() {
     let m = three_components("[]");
-    for (version, state) in [
-        (None, Some("Enabled")),
-        (Some(""), None),
-        (Some("Not Present"), None),
-        (Some("1.0"), Some("Disabled")),
-    ] {
+    for (version, state) in
+        [(None, Some("Enabled")), (Some(""), None), (Some("Not Present"), None), (Some("1.0"), Some("Disabled"))]
+    {
         let r = report_of(&[("BMC_0", version, state)]);
         let v = verify(&m, BMC, "1.0", &r);
         let Verification::VersionNotReported { members } = &v else {
@@ -255,26 +184,14 @@ fn verification_never_counts_an_unknown_version_as_the_target() {
         assert_eq!(members[0].id, "BMC_0");
         // The Redfish precheck ("already at target?") asks the same question.
         let matcher = Matcher::new("^BMC").unwrap();
-        assert_ne!(
-            verify_matching(&r, &matcher, "1.0"),
-            Verification::AllAtTarget
-        );
+        assert_ne!(verify_matching(&r, &matcher, "1.0"), Verification::AllAtTarget);
         assert!(!r.staged_at(&matcher, "1.0"));
     }
     // Present members at the target verify; an absent slot beside them is not counted.
-    let r = report_of(&[
-        ("BMC_0", Some("1.0"), Some("Enabled")),
-        ("BMC_1", None, Some("Absent")),
-    ]);
+    let r = report_of(&[("BMC_0", Some("1.0"), Some("Enabled")), ("BMC_1", None, Some("Absent"))]);
     assert_eq!(verify(&m, BMC, "1.0", &r), Verification::AllAtTarget);
-    let r = report_of(&[
-        ("BMC_0", Some("0.9"), Some("Enabled")),
-        ("BMC_1", None, Some("Absent")),
-    ]);
-    assert!(matches!(
-        verify(&m, BMC, "1.0", &r),
-        Verification::Pending { .. }
-    ));
+    let r = report_of(&[("BMC_0", Some("0.9"), Some("Enabled")), ("BMC_1", None, Some("Absent"))]);
+    assert!(matches!(verify(&m, BMC, "1.0", &r), Verification::Pending { .. }));
 }
 
 #[test]
@@ -282,27 +199,18 @@ fn serialized_members_stay_backward_compatible() {
     // A known, unpadded member serialises exactly as before the new fields.
     let plain = InventoryMember::reported("BMC_0", "/x/BMC_0", Some("1.0"), Some("Enabled"));
     let json = serde_json::to_value(&plain).unwrap();
-    assert_eq!(
-        json,
-        serde_json::json!({"id": "BMC_0", "version": "1.0", "odata_id": "/x/BMC_0"})
-    );
+    assert_eq!(json, serde_json::json!({"id": "BMC_0", "version": "1.0", "odata_id": "/x/BMC_0"}));
     // A member stored (or recorded in a workflow history) before them decodes as a known version.
-    let old: InventoryMember = serde_json::from_str(
-        r#"{"id":"BMC_0","name":"BMC","version":"1.0","odata_id":"/x/BMC_0"}"#,
-    )
-    .unwrap();
+    let old: InventoryMember =
+        serde_json::from_str(r#"{"id":"BMC_0","name":"BMC","version":"1.0","odata_id":"/x/BMC_0"}"#).unwrap();
     assert_eq!(old.known_version(), Some("1.0"));
     assert_eq!(old.version_unknown, None);
     // An unknown one carries its reason and the text as sent, and round-trips.
-    let absent =
-        InventoryMember::reported("GPU_2", "/x/GPU_2", Some(" 97.00.6C.00.03"), Some("Absent"));
+    let absent = InventoryMember::reported("GPU_2", "/x/GPU_2", Some(" 97.00.6C.00.03"), Some("Absent"));
     let json = serde_json::to_value(&absent).unwrap();
     assert_eq!(json["version"], "97.00.6C.00.03");
     assert_eq!(json["version_raw"], " 97.00.6C.00.03");
-    assert_eq!(
-        json["version_unknown"],
-        serde_json::json!({"reason": "state", "state": "Absent"})
-    );
+    assert_eq!(json["version_unknown"], serde_json::json!({"reason": "state", "state": "Absent"}));
     let back: InventoryMember = serde_json::from_value(json).unwrap();
     assert_eq!(back, absent);
     assert_eq!(back.known_version(), None);

@@ -23,42 +23,23 @@ async fn ac_cycle_activates_firmware_that_needs_one() {
     let dir = tempfile::tempdir().unwrap();
     let image = firmware_image_with_activation("BIOS_0", "2.0", Activation::AcCycle, 100);
     let path = write_image(&dir, "bios.bin", &image);
-    let accepted = client
-        .upload(&UploadRequest {
-            file: path,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let outcome = client
-        .wait_task(&accepted.task.unwrap(), wait_opts(), |_| {})
-        .await
-        .unwrap();
+    let accepted = client.upload(&UploadRequest { file: path, ..Default::default() }).await.unwrap();
+    let outcome = client.wait_task(&accepted.task.unwrap(), wait_opts(), |_| {}).await.unwrap();
     assert!(outcome.succeeded(), "{outcome:?}");
     assert_eq!(sim_version(&fleet, "h1", "BIOS_0").as_deref(), Some("1.0"));
 
     client.reset_system(&["ForceRestart"]).await.unwrap();
-    eventually(
-        "power on after restart",
-        Duration::from_secs(10),
-        || async { client.power_state().await.ok().flatten().as_deref() == Some("On") },
-    )
+    eventually("power on after restart", Duration::from_secs(10), || async {
+        client.power_state().await.ok().flatten().as_deref() == Some("On")
+    })
     .await;
-    assert_eq!(
-        sim_version(&fleet, "h1", "BIOS_0").as_deref(),
-        Some("1.0"),
-        "a system reset does not activate it"
-    );
+    assert_eq!(sim_version(&fleet, "h1", "BIOS_0").as_deref(), Some("1.0"), "a system reset does not activate it");
 
     client.ac_power_cycle_at(&generic_setting()).await.expect("AC cycle");
-    eventually(
-        "activated by the AC cycle",
-        Duration::from_secs(10),
-        || async {
-            sim_version(&fleet, "h1", "BIOS_0").as_deref() == Some("2.0")
-                && client.power_state().await.ok().flatten().as_deref() == Some("On")
-        },
-    )
+    eventually("activated by the AC cycle", Duration::from_secs(10), || async {
+        sim_version(&fleet, "h1", "BIOS_0").as_deref() == Some("2.0")
+            && client.power_state().await.ok().flatten().as_deref() == Some("On")
+    })
     .await;
     let stats = fleet.stats();
     assert_eq!(stats.per_host["h1"].ac_cycles, 1);
@@ -96,7 +77,11 @@ async fn the_gb200_tray_cycle_is_the_oem_action_never_the_bmc_chassis_power_cycl
     let gb200 = setting(BMC_0, "#NvidiaChassis.AuxPowerReset", Some("AuxPowerCycle"));
     client_for(&mock).ac_power_cycle_at(&gb200).await.expect("tray AC cycle");
     assert_eq!(mock.hits("POST", oem), 1);
-    assert_eq!(mock.hits("POST", "/redfish/v1/Chassis/BMC_0/Actions/Chassis.Reset"), 0, "the BMC's own chassis is not cycled");
+    assert_eq!(
+        mock.hits("POST", "/redfish/v1/Chassis/BMC_0/Actions/Chassis.Reset"),
+        0,
+        "the BMC's own chassis is not cycled"
+    );
     let sent = mock.log().into_iter().find(|l| l.method == "POST").unwrap();
     let body: serde_json::Value = serde_json::from_slice(&sent.body).unwrap();
     assert_eq!(body, j!({"ResetType": "AuxPowerCycle"}));
@@ -116,7 +101,10 @@ async fn an_action_the_resource_lacks_is_a_clear_error() {
     let e = client_for(&mock).ac_power_cycle_at(&generic_setting()).await.expect_err("no action");
     assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
     let text = e.to_string();
-    assert!(text.contains(&mock.address) && text.contains("#Chassis.Reset") && text.contains("/redfish/v1/Chassis/1"), "{text}");
+    assert!(
+        text.contains(&mock.address) && text.contains("#Chassis.Reset") && text.contains("/redfish/v1/Chassis/1"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -15,21 +15,12 @@ use serde_json::json as j;
 const LIMIT: u64 = 64 * 1024;
 
 fn client_for(mock: &MockBmc) -> RedfishClient {
-    common::mock_client(mock, ClientOptions {
-            max_body_bytes: LIMIT,
-            ..options(AuthMode::Basic)
-        })
+    common::mock_client(mock, ClientOptions { max_body_bytes: LIMIT, ..options(AuthMode::Basic) })
 }
 
 fn assert_too_large(e: &RedfishError, mock: &MockBmc, declared: Option<u64>) {
     match e {
-        RedfishError::BodyTooLarge {
-            bmc,
-            url,
-            limit,
-            declared: d,
-            ..
-        } => {
+        RedfishError::BodyTooLarge { bmc, url, limit, declared: d, .. } => {
             assert_eq!(bmc, &mock.bmc().to_string());
             assert!(url.ends_with("/redfish/v1/Systems"), "{url}");
             assert_eq!(*limit, LIMIT);
@@ -39,25 +30,13 @@ fn assert_too_large(e: &RedfishError, mock: &MockBmc, declared: Option<u64>) {
     }
     assert!(!e.is_transient(), "{e:?}");
     let text = e.to_string();
-    for part in [
-        mock.address.as_str(),
-        "/redfish/v1/Systems",
-        "65536",
-        "max_response_bytes",
-    ] {
+    for part in [mock.address.as_str(), "/redfish/v1/Systems", "65536", "max_response_bytes"] {
         assert!(text.contains(part), "{part:?} missing from: {text}");
     }
 }
 
 fn root(mock: &MockBmc) {
-    mock.on(
-        "GET",
-        "/redfish/v1/",
-        vec![json(
-            200,
-            j!({"Systems": {"@odata.id": "/redfish/v1/Systems"}}),
-        )],
-    );
+    mock.on("GET", "/redfish/v1/", vec![json(200, j!({"Systems": {"@odata.id": "/redfish/v1/Systems"}}))]);
 }
 
 #[tokio::test]
@@ -65,20 +44,12 @@ async fn endless_body_is_cut_off_at_the_bound() {
     let mock = MockBmc::start().await;
     root(&mock);
     // No Content-Length, and it never ends: only the bound can stop the read.
-    mock.on(
-        "GET",
-        "/redfish/v1/Systems",
-        vec![stream(&"x".repeat(8192), None)],
-    );
+    mock.on("GET", "/redfish/v1/Systems", vec![stream(&"x".repeat(8192), None)]);
     let started = Instant::now();
     let e = client_for(&mock).power_state().await.unwrap_err();
     assert_too_large(&e, &mock, None);
     // The request timeout is 10 s; stopping at the bound is immediate.
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }
 
 #[tokio::test]
@@ -87,11 +58,7 @@ async fn body_three_times_the_bound_is_refused() {
     root(&mock);
     let chunk = "y".repeat(8192);
     let times = 3 * LIMIT as usize / chunk.len();
-    mock.on(
-        "GET",
-        "/redfish/v1/Systems",
-        vec![stream(&chunk, Some(times))],
-    );
+    mock.on("GET", "/redfish/v1/Systems", vec![stream(&chunk, Some(times))]);
     let e = client_for(&mock).power_state().await.unwrap_err();
     assert_too_large(&e, &mock, Some(3 * LIMIT));
 }
@@ -105,20 +72,10 @@ async fn body_under_the_bound_is_read() {
     mock.on(
         "GET",
         "/redfish/v1/Systems",
-        vec![json(
-            200,
-            j!({"Members": [{"@odata.id": "/redfish/v1/Systems/1"}], "Description": padding}),
-        )],
+        vec![json(200, j!({"Members": [{"@odata.id": "/redfish/v1/Systems/1"}], "Description": padding}))],
     );
-    mock.on(
-        "GET",
-        "/redfish/v1/Systems/1",
-        vec![json(200, j!({"PowerState": "On"}))],
-    );
-    assert_eq!(
-        client_for(&mock).power_state().await.unwrap().as_deref(),
-        Some("On")
-    );
+    mock.on("GET", "/redfish/v1/Systems/1", vec![json(200, j!({"PowerState": "On"}))]);
+    assert_eq!(client_for(&mock).power_state().await.unwrap().as_deref(), Some("On"));
 }
 
 #[test]

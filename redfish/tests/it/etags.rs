@@ -25,12 +25,7 @@ fn if_match(mock: &MockBmc, method: &str, path: &str) -> Vec<Option<String>> {
     mock.log()
         .into_iter()
         .filter(|l| l.method == method && l.path == path)
-        .map(|l| {
-            l.headers
-                .iter()
-                .find(|(k, _)| k == "if-match")
-                .map(|(_, v)| v.clone())
-        })
+        .map(|l| l.headers.iter().find(|(k, _)| k == "if-match").map(|(_, v)| v.clone()))
         .collect()
 }
 
@@ -55,11 +50,7 @@ fn one_system(mock: &MockBmc, system: Vec<common::mock::Canned>) {
                            "UpdateService": {"@odata.id": "/redfish/v1/UpdateService"}}),
         )],
     );
-    mock.on(
-        "GET",
-        "/redfish/v1/Systems",
-        vec![json(200, j!({"Members": [{"@odata.id": SYSTEM}]}))],
-    );
+    mock.on("GET", "/redfish/v1/Systems", vec![json(200, j!({"Members": [{"@odata.id": SYSTEM}]}))]);
     mock.on("GET", SYSTEM, system);
 }
 
@@ -70,37 +61,19 @@ async fn patch_and_action_send_the_served_odata_etag() {
     mock.on("PATCH", SYSTEM, vec![empty(204, &[])]);
     mock.on("POST", RESET, vec![empty(204, &[])]);
     let client = client_for(&mock);
-    client
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect("patch");
+    client.set_boot_override("Pxe", "Once").await.expect("patch");
     client.reset_system(&["ForceRestart"]).await.expect("reset");
-    assert_eq!(
-        if_match(&mock, "PATCH", SYSTEM),
-        vec![Some("\"a0a71284\"".to_string())]
-    );
-    assert_eq!(
-        if_match(&mock, "POST", RESET),
-        vec![Some("\"a0a71284\"".to_string())]
-    );
+    assert_eq!(if_match(&mock, "PATCH", SYSTEM), vec![Some("\"a0a71284\"".to_string())]);
+    assert_eq!(if_match(&mock, "POST", RESET), vec![Some("\"a0a71284\"".to_string())]);
 }
 
 #[tokio::test]
 async fn the_etag_header_is_used_when_served() {
     let mock = MockBmc::start().await;
-    one_system(
-        &mock,
-        vec![json_h(200, &[("ETag", "W/\"hdr-7\"")], system_doc(None))],
-    );
+    one_system(&mock, vec![json_h(200, &[("ETag", "W/\"hdr-7\"")], system_doc(None))]);
     mock.on("PATCH", SYSTEM, vec![empty(204, &[])]);
-    client_for(&mock)
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect("patch");
-    assert_eq!(
-        if_match(&mock, "PATCH", SYSTEM),
-        vec![Some("W/\"hdr-7\"".to_string())]
-    );
+    client_for(&mock).set_boot_override("Pxe", "Once").await.expect("patch");
+    assert_eq!(if_match(&mock, "PATCH", SYSTEM), vec![Some("W/\"hdr-7\"".to_string())]);
 }
 
 #[tokio::test]
@@ -110,10 +83,7 @@ async fn no_etag_served_means_no_if_match() {
     mock.on("PATCH", SYSTEM, vec![empty(204, &[])]);
     mock.on("POST", RESET, vec![empty(204, &[])]);
     let client = client_for(&mock);
-    client
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect("patch");
+    client.set_boot_override("Pxe", "Once").await.expect("patch");
     client.reset_system(&["ForceRestart"]).await.expect("reset");
     assert_eq!(if_match(&mock, "PATCH", SYSTEM), vec![None]);
     assert_eq!(if_match(&mock, "POST", RESET), vec![None]);
@@ -122,59 +92,21 @@ async fn no_etag_served_means_no_if_match() {
 #[tokio::test]
 async fn precondition_failed_rereads_once_and_retries_with_the_fresh_etag() {
     let mock = MockBmc::start().await;
-    one_system(
-        &mock,
-        vec![
-            json(200, system_doc(Some("\"v1\""))),
-            json(200, system_doc(Some("\"v2\""))),
-        ],
-    );
-    mock.on(
-        "PATCH",
-        SYSTEM,
-        vec![
-            json(412, j!({"error": {"message": "ETag mismatch"}})),
-            empty(204, &[]),
-        ],
-    );
-    client_for(&mock)
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect("the retry with the fresh ETag succeeds");
-    assert_eq!(
-        if_match(&mock, "PATCH", SYSTEM),
-        vec![Some("\"v1\"".to_string()), Some("\"v2\"".to_string())]
-    );
+    one_system(&mock, vec![json(200, system_doc(Some("\"v1\""))), json(200, system_doc(Some("\"v2\"")))]);
+    mock.on("PATCH", SYSTEM, vec![json(412, j!({"error": {"message": "ETag mismatch"}})), empty(204, &[])]);
+    client_for(&mock).set_boot_override("Pxe", "Once").await.expect("the retry with the fresh ETag succeeds");
+    assert_eq!(if_match(&mock, "PATCH", SYSTEM), vec![Some("\"v1\"".to_string()), Some("\"v2\"".to_string())]);
     assert_eq!(mock.hits("GET", SYSTEM), 2, "one read, one re-read");
 }
 
 #[tokio::test]
 async fn precondition_failed_twice_is_a_clear_error() {
     let mock = MockBmc::start().await;
-    one_system(
-        &mock,
-        vec![
-            json(200, system_doc(Some("\"v1\""))),
-            json(200, system_doc(Some("\"v2\""))),
-        ],
-    );
-    mock.on(
-        "POST",
-        RESET,
-        vec![json(412, j!({"error": {"message": "ETag mismatch"}}))],
-    );
-    let e = client_for(&mock)
-        .reset_system(&["ForceRestart"])
-        .await
-        .unwrap_err();
+    one_system(&mock, vec![json(200, system_doc(Some("\"v1\""))), json(200, system_doc(Some("\"v2\"")))]);
+    mock.on("POST", RESET, vec![json(412, j!({"error": {"message": "ETag mismatch"}}))]);
+    let e = client_for(&mock).reset_system(&["ForceRestart"]).await.unwrap_err();
     match &e {
-        RedfishError::PreconditionFailed {
-            status,
-            sent,
-            fresh,
-            resource,
-            ..
-        } => {
+        RedfishError::PreconditionFailed { status, sent, fresh, resource, .. } => {
             assert_eq!(*status, 412);
             assert_eq!(sent.as_deref(), Some("\"v1\""));
             assert_eq!(fresh.as_deref(), Some("\"v2\""));
@@ -184,21 +116,10 @@ async fn precondition_failed_twice_is_a_clear_error() {
     }
     assert!(!e.is_transient());
     let text = e.to_string();
-    for part in [
-        "412",
-        RESET,
-        "\"v1\"",
-        "\"v2\"",
-        "ETag mismatch",
-        &mock.address,
-    ] {
+    for part in ["412", RESET, "\"v1\"", "\"v2\"", "ETag mismatch", &mock.address] {
         assert!(text.contains(part), "{part:?} missing from: {text}");
     }
-    assert_eq!(
-        mock.hits("POST", RESET),
-        2,
-        "the original and exactly one retry"
-    );
+    assert_eq!(mock.hits("POST", RESET), 2, "the original and exactly one retry");
 }
 
 #[tokio::test]
@@ -216,16 +137,8 @@ async fn http_push_settings_patch_and_simple_update_carry_the_update_service_eta
         )],
     );
     mock.on("PATCH", "/redfish/v1/UpdateService", vec![empty(204, &[])]);
-    mock.on(
-        "POST",
-        "/redfish/v1/UpdateService/push",
-        vec![empty(202, &[("Location", "/m/1")])],
-    );
-    mock.on(
-        "POST",
-        "/redfish/v1/UpdateService/Actions/SimpleUpdate",
-        vec![empty(202, &[("Location", "/m/2")])],
-    );
+    mock.on("POST", "/redfish/v1/UpdateService/push", vec![empty(202, &[("Location", "/m/1")])]);
+    mock.on("POST", "/redfish/v1/UpdateService/Actions/SimpleUpdate", vec![empty(202, &[("Location", "/m/2")])]);
     let client = client_for(&mock);
     let dir = tempfile::tempdir().unwrap();
     let path = common::write_image(&dir, "fw.bin", b"firmware bytes");
@@ -246,23 +159,13 @@ async fn http_push_settings_patch_and_simple_update_carry_the_update_service_eta
         })
         .await
         .expect("simple update");
+    assert_eq!(if_match(&mock, "PATCH", "/redfish/v1/UpdateService"), vec![Some("\"us-1\"".to_string())]);
     assert_eq!(
-        if_match(&mock, "PATCH", "/redfish/v1/UpdateService"),
-        vec![Some("\"us-1\"".to_string())]
-    );
-    assert_eq!(
-        if_match(
-            &mock,
-            "POST",
-            "/redfish/v1/UpdateService/Actions/SimpleUpdate"
-        ),
+        if_match(&mock, "POST", "/redfish/v1/UpdateService/Actions/SimpleUpdate"),
         vec![Some("\"us-1\"".to_string())]
     );
     // The image push itself is not a write to a resource: no If-Match.
-    assert_eq!(
-        if_match(&mock, "POST", "/redfish/v1/UpdateService/push"),
-        vec![None]
-    );
+    assert_eq!(if_match(&mock, "POST", "/redfish/v1/UpdateService/push"), vec![None]);
 }
 
 #[tokio::test]
@@ -275,13 +178,7 @@ async fn captured_supermicro_manager_reset_carries_its_etag() {
     tree.serve_collection(&mock, "/redfish/v1/Managers");
     let target = "/redfish/v1/Managers/1/Actions/Manager.Reset";
     mock.on("POST", target, vec![empty(204, &[])]);
-    let etag = tree.doc("/redfish/v1/Managers/1")["@odata.etag"]
-        .as_str()
-        .expect("the capture has an ETag")
-        .to_string();
-    client_for(&mock)
-        .reset_manager(&["ForceRestart", "GracefulRestart"])
-        .await
-        .expect("reset");
+    let etag = tree.doc("/redfish/v1/Managers/1")["@odata.etag"].as_str().expect("the capture has an ETag").to_string();
+    client_for(&mock).reset_manager(&["ForceRestart", "GracefulRestart"]).await.expect("reset");
     assert_eq!(if_match(&mock, "POST", target), vec![Some(etag)]);
 }

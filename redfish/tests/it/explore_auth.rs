@@ -17,24 +17,13 @@ async fn explore_reports_system_and_every_firmware_member() {
     assert_eq!(report.model, "DGX H100");
     assert_eq!(report.serial.as_deref(), Some("SN-h1"));
     assert_eq!(report.power_state.as_deref(), Some("On"));
-    let members: Vec<_> = report
-        .members
-        .iter()
-        .map(|m| (m.id.as_str(), m.version.as_str(), m.odata_id.as_str()))
-        .collect();
+    let members: Vec<_> =
+        report.members.iter().map(|m| (m.id.as_str(), m.version.as_str(), m.odata_id.as_str())).collect();
     assert_eq!(
         members,
         vec![
-            (
-                "BMC_0",
-                "1.0",
-                "/redfish/v1/UpdateService/FirmwareInventory/BMC_0"
-            ),
-            (
-                "BIOS_0",
-                "1.0",
-                "/redfish/v1/UpdateService/FirmwareInventory/BIOS_0"
-            ),
+            ("BMC_0", "1.0", "/redfish/v1/UpdateService/FirmwareInventory/BMC_0"),
+            ("BIOS_0", "1.0", "/redfish/v1/UpdateService/FirmwareInventory/BIOS_0"),
         ]
     );
     assert_eq!(report.members[1].name.as_deref(), Some("System BIOS"));
@@ -49,7 +38,7 @@ async fn any_spelling_of_the_base_url_works() {
         BmcEndpoint {
             address: format!("HTTP://{}/", host.addr).parse().unwrap(),
             username: host.username.clone(),
-            password: host.password.clone().into(),
+            password: host.password.clone(),
         },
         options(AuthMode::Basic),
     )
@@ -67,16 +56,10 @@ async fn session_auth_explores_and_uploads() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_image(&dir, "bios.bin", &image_bytes("BIOS_0", "7.7", 100));
     let accepted = client
-        .upload(&hostfw_redfish::UploadRequest {
-            file: path,
-            ..Default::default()
-        })
+        .upload(&hostfw_redfish::UploadRequest { file: path, ..Default::default() })
         .await
         .expect("upload with a session");
-    let outcome = client
-        .wait_task(&accepted.task.unwrap(), wait_opts(), |_| {})
-        .await
-        .expect("wait with a session");
+    let outcome = client.wait_task(&accepted.task.unwrap(), wait_opts(), |_| {}).await.expect("wait with a session");
     assert!(outcome.succeeded(), "{outcome:?}");
     assert_eq!(sim_version(&fleet, "h1", "BIOS_0").as_deref(), Some("7.7"));
     client.logout().await.expect("logout");
@@ -87,20 +70,11 @@ async fn session_auth_explores_and_uploads() {
 
 fn assert_clear_auth_error(e: &RedfishError, host: &hostfw_bmc_sim::SimHost) {
     let text = e.to_string();
-    assert!(
-        matches!(e, RedfishError::Unauthorized { status: 401, .. }),
-        "{e:?}"
-    );
-    assert!(
-        text.contains(&host.addr.to_string()),
-        "names the BMC: {text}"
-    );
+    assert!(matches!(e, RedfishError::Unauthorized { status: 401, .. }), "{e:?}");
+    assert!(text.contains(&host.addr.to_string()), "names the BMC: {text}");
     assert!(text.contains("http://"), "names the URL: {text}");
     assert!(text.contains("401"), "names the status: {text}");
-    assert!(
-        !text.contains("wrong-password"),
-        "never shows the password: {text}"
-    );
+    assert!(!text.contains("wrong-password"), "never shows the password: {text}");
     assert!(!e.is_transient(), "a wrong password is not transient");
     assert_eq!(e.http_status(), Some(401));
 }
@@ -118,10 +92,7 @@ async fn wrong_password_is_clear_and_not_transient() {
             options(mode),
         )
         .unwrap();
-        let e = client
-            .explore()
-            .await
-            .expect_err("wrong password must fail");
+        let e = client.explore().await.expect_err("wrong password must fail");
         assert_clear_auth_error(&e, &host);
         if mode == AuthMode::Session {
             assert!(e.to_string().contains("/SessionService/Sessions"), "{e}");

@@ -21,7 +21,11 @@ fn slow_inventory(mock: &MockBmc, n: usize, delay: Duration) -> Vec<String> {
         "UpdateService": {"@odata.id": "/redfish/v1/UpdateService"}});
     mock.on("GET", "/redfish/v1/", vec![json(200, root)]);
     mock.on("GET", "/redfish/v1/Systems", vec![json(200, j!({"Members": [{"@odata.id": "/redfish/v1/Systems/1"}]}))]);
-    mock.on("GET", "/redfish/v1/Systems/1", vec![json(200, j!({"Id": "1", "Manufacturer": "Supermicro", "Model": "X"}))]);
+    mock.on(
+        "GET",
+        "/redfish/v1/Systems/1",
+        vec![json(200, j!({"Id": "1", "Manufacturer": "Supermicro", "Model": "X"}))],
+    );
     mock.on("GET", "/redfish/v1/UpdateService", vec![json(200, j!({"FirmwareInventory": {"@odata.id": MEMBERS}}))]);
     // Reverse order with a mix of names, so a sort or a completion order would show.
     let ids: Vec<String> = (0..n).rev().map(|i| format!("{}_{i}", if i % 2 == 0 { "BIOS" } else { "CPLD" })).collect();
@@ -37,7 +41,8 @@ fn slow_inventory(mock: &MockBmc, n: usize, delay: Duration) -> Vec<String> {
 async fn explore_with(concurrency: usize, n: usize) -> (usize, Vec<String>, Vec<String>) {
     let mock = MockBmc::start().await;
     let ids = slow_inventory(&mock, n, Duration::from_millis(150));
-    let client = common::mock_client(&mock, ClientOptions { inventory_concurrency: concurrency, ..options(AuthMode::Basic) });
+    let client =
+        common::mock_client(&mock, ClientOptions { inventory_concurrency: concurrency, ..options(AuthMode::Basic) });
     let report = client.explore().await.expect("explore");
     let got: Vec<String> = report.members.iter().map(|m| m.id.clone()).collect();
     for m in &report.members {

@@ -59,15 +59,8 @@ async fn discovery_boot_once_then_back_to_the_os() {
     assert!(!client.lockdown_state(&sim_lockdown(SIM_SYSTEM)).await.unwrap().running);
     assert_eq!(client.booted_image().await.unwrap().as_deref(), Some("os"));
 
-    client
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect("override");
-    assert_eq!(
-        client.booted_image().await.unwrap().as_deref(),
-        Some("os"),
-        "takes effect at the next power-on"
-    );
+    client.set_boot_override("Pxe", "Once").await.expect("override");
+    assert_eq!(client.booted_image().await.unwrap().as_deref(), Some("os"), "takes effect at the next power-on");
     client.reset_system(&["ForceRestart"]).await.unwrap();
     eventually("discovery booted", Duration::from_secs(10), || async {
         client.booted_image().await.ok().flatten().as_deref() == Some("discovery")
@@ -76,8 +69,7 @@ async fn discovery_boot_once_then_back_to_the_os() {
     .await;
     client.reset_system(&["ForceRestart"]).await.unwrap();
     eventually("OS booted again", Duration::from_secs(10), || async {
-        fleet.booted_image("h1").as_deref() == Some("os")
-            && fleet.power_state("h1").as_deref() == Some("On")
+        fleet.booted_image("h1").as_deref() == Some("os") && fleet.power_state("h1").as_deref() == Some("On")
     })
     .await;
     fleet.shutdown().await;
@@ -87,17 +79,9 @@ async fn discovery_boot_once_then_back_to_the_os() {
 async fn boot_override_values_are_checked_against_allowable_values() {
     let (fleet, host) = one_host("").await;
     let client = client(&host, AuthMode::Basic);
-    let e = client
-        .set_boot_override("Cd", "Once")
-        .await
-        .expect_err("Cd is not offered");
+    let e = client.set_boot_override("Cd", "Once").await.expect_err("Cd is not offered");
     match &e {
-        RedfishError::ValueNotAllowed {
-            property,
-            value,
-            allowed,
-            ..
-        } => {
+        RedfishError::ValueNotAllowed { property, value, allowed, .. } => {
             assert_eq!(property, "Boot.BootSourceOverrideTarget");
             assert_eq!(value, "Cd");
             assert!(allowed.contains(&"Pxe".to_string()), "{allowed:?}");
@@ -105,34 +89,17 @@ async fn boot_override_values_are_checked_against_allowable_values() {
         other => panic!("{other:?}"),
     }
     let text = e.to_string();
-    assert!(
-        text.contains(&host.addr.to_string()) && text.contains("Pxe"),
-        "{text}"
-    );
+    assert!(text.contains(&host.addr.to_string()) && text.contains("Pxe"), "{text}");
     assert!(!e.is_transient());
-    let e = client
-        .set_boot_override("Pxe", "Always")
-        .await
-        .expect_err("Always is not offered");
+    let e = client.set_boot_override("Pxe", "Always").await.expect_err("Always is not offered");
     assert!(e.to_string().contains("BootSourceOverrideEnabled"), "{e}");
     fleet.shutdown().await;
 }
 
 /// A scripted BMC whose one System is `system`.
 fn mock_with_system(mock: &MockBmc, system: serde_json::Value) {
-    mock.on(
-        "GET",
-        "/redfish/v1/",
-        vec![json(
-            200,
-            j!({"Systems": {"@odata.id": "/redfish/v1/Systems"}}),
-        )],
-    );
-    mock.on(
-        "GET",
-        "/redfish/v1/Systems",
-        vec![json(200, j!({"Members": [{"@odata.id": SYSTEM}]}))],
-    );
+    mock.on("GET", "/redfish/v1/", vec![json(200, j!({"Systems": {"@odata.id": "/redfish/v1/Systems"}}))]);
+    mock.on("GET", "/redfish/v1/Systems", vec![json(200, j!({"Members": [{"@odata.id": SYSTEM}]}))]);
     mock.on("GET", SYSTEM, vec![json(200, system)]);
 }
 
@@ -143,22 +110,13 @@ fn client_for(mock: &MockBmc) -> RedfishClient {
 #[tokio::test]
 async fn a_bmc_without_the_properties() {
     let mock = MockBmc::start().await;
-    mock_with_system(
-        &mock,
-        j!({"Id": "1", "PowerState": "On", "Oem": {"Dell": {}}}),
-    );
+    mock_with_system(&mock, j!({"Id": "1", "PowerState": "On", "Oem": {"Dell": {}}}));
     let client = client_for(&mock);
     assert_eq!(client.booted_image().await.unwrap(), None);
     let e = client.set_lockdown_at(&sim_lockdown(SYSTEM), false).await.expect_err("unsupported");
     assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
-    assert!(
-        e.to_string().contains(&mock.address) && e.to_string().contains("Lockdown"),
-        "{e}"
-    );
-    let e = client
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect_err("no Boot");
+    assert!(e.to_string().contains(&mock.address) && e.to_string().contains("Lockdown"), "{e}");
+    let e = client.set_boot_override("Pxe", "Once").await.expect_err("no Boot");
     assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
     assert!(e.to_string().contains("Boot"), "{e}");
     assert_eq!(mock.hits("PATCH", SYSTEM), 0, "nothing was sent");
@@ -175,10 +133,7 @@ async fn odd_lockdown_value_and_refused_patch() {
     let client = client_for(&mock);
     let e = client.lockdown_state(&sim_lockdown(SYSTEM)).await.expect_err("not a lockdown value");
     assert!(matches!(e, RedfishError::Parse { .. }), "{e:?}");
-    assert!(
-        e.to_string().contains(SYSTEM) && e.to_string().contains("Maybe"),
-        "{e}"
-    );
+    assert!(e.to_string().contains(SYSTEM) && e.to_string().contains("Maybe"), "{e}");
 
     // No AllowableValues: no check; the BMC's refusal names URL and status.
     mock.on(
@@ -190,24 +145,11 @@ async fn odd_lockdown_value_and_refused_patch() {
                 [{"MessageId": "Base.1.18.PropertyValueNotInList", "Message": "Usb not allowed"}]}}),
         )],
     );
-    let e = client
-        .set_boot_override("Usb", "Once")
-        .await
-        .expect_err("refused by the BMC");
+    let e = client.set_boot_override("Usb", "Once").await.expect_err("refused by the BMC");
     assert_eq!(e.http_status(), Some(400));
     let text = e.to_string();
-    assert!(
-        text.contains(&mock.address) && text.contains(SYSTEM) && text.contains("Usb not allowed"),
-        "{text}"
-    );
-    let sent = mock
-        .log()
-        .into_iter()
-        .find(|l| l.method == "PATCH")
-        .unwrap();
+    assert!(text.contains(&mock.address) && text.contains(SYSTEM) && text.contains("Usb not allowed"), "{text}");
+    let sent = mock.log().into_iter().find(|l| l.method == "PATCH").unwrap();
     let body: serde_json::Value = serde_json::from_slice(&sent.body).unwrap();
-    assert_eq!(
-        body,
-        j!({"Boot": {"BootSourceOverrideTarget": "Usb", "BootSourceOverrideEnabled": "Once"}})
-    );
+    assert_eq!(body, j!({"Boot": {"BootSourceOverrideTarget": "Usb", "BootSourceOverrideEnabled": "Once"}}));
 }

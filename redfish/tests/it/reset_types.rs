@@ -45,39 +45,20 @@ async fn captured_case(vendor: &str, manager: &str, extra: &[&str], want: &str) 
     if captured_manager(vendor, &mock, &target, extra).is_none() {
         return;
     }
-    let done = client_for(&mock)
-        .reset_manager(BMC_RESTART)
-        .await
-        .unwrap_or_else(|e| panic!("{vendor}: {e}"));
+    let done = client_for(&mock).reset_manager(BMC_RESTART).await.unwrap_or_else(|e| panic!("{vendor}: {e}"));
     assert_eq!(done.reset_type, want, "{vendor}");
-    assert_eq!(
-        posted(&mock, &target),
-        vec![format!(r#"{{"ResetType":"{want}"}}"#)],
-        "{vendor}"
-    );
+    assert_eq!(posted(&mock, &target), vec![format!(r#"{{"ResetType":"{want}"}}"#)], "{vendor}");
 }
 
 #[tokio::test]
 async fn captured_dell_manager_gets_graceful_restart() {
     // Inline ResetType@Redfish.AllowableValues: ["GracefulRestart"].
-    captured_case(
-        "dell",
-        "/redfish/v1/Managers/iDRAC.Embedded.1",
-        &[],
-        "GracefulRestart",
-    )
-    .await;
+    captured_case("dell", "/redfish/v1/Managers/iDRAC.Embedded.1", &[], "GracefulRestart").await;
 }
 
 #[tokio::test]
 async fn captured_supermicro_manager_gets_graceful_restart() {
-    captured_case(
-        "supermicro",
-        "/redfish/v1/Managers/1",
-        &[],
-        "GracefulRestart",
-    )
-    .await;
+    captured_case("supermicro", "/redfish/v1/Managers/1", &[], "GracefulRestart").await;
 }
 
 #[tokio::test]
@@ -108,37 +89,21 @@ const TARGET: &str = "/redfish/v1/Managers/BMC/Actions/Manager.Reset";
 /// A scripted BMC whose one Manager has `reset` as its `#Manager.Reset` action, and an
 /// ActionInfo allowing `info_allows`.
 fn scripted_manager(mock: &MockBmc, reset: serde_json::Value, info_allows: &[&str]) {
-    mock.on(
-        "GET",
-        "/redfish/v1/",
-        vec![json(
-            200,
-            j!({"Managers": {"@odata.id": "/redfish/v1/Managers"}}),
-        )],
-    );
+    mock.on("GET", "/redfish/v1/", vec![json(200, j!({"Managers": {"@odata.id": "/redfish/v1/Managers"}}))]);
     mock.on(
         "GET",
         "/redfish/v1/Managers",
-        vec![json(
-            200,
-            j!({"Members": [{"@odata.id": "/redfish/v1/Managers/BMC"}]}),
-        )],
+        vec![json(200, j!({"Members": [{"@odata.id": "/redfish/v1/Managers/BMC"}]}))],
     );
     mock.on(
         "GET",
         "/redfish/v1/Managers/BMC",
-        vec![json(
-            200,
-            j!({"Id": "BMC", "ManagerType": "BMC", "Actions": {"#Manager.Reset": reset}}),
-        )],
+        vec![json(200, j!({"Id": "BMC", "ManagerType": "BMC", "Actions": {"#Manager.Reset": reset}}))],
     );
     mock.on(
         "GET",
         "/redfish/v1/Managers/BMC/ResetActionInfo",
-        vec![json(
-            200,
-            j!({"Parameters": [{"Name": "ResetType", "Required": true, "AllowableValues": info_allows}]}),
-        )],
+        vec![json(200, j!({"Parameters": [{"Name": "ResetType", "Required": true, "AllowableValues": info_allows}]}))],
     );
     mock.on("POST", TARGET, vec![empty(204, &[])]);
 }
@@ -153,14 +118,8 @@ async fn action_info_allowing_only_graceful_restart_gets_graceful_restart() {
     );
     let done = client_for(&mock).reset_manager(BMC_RESTART).await.unwrap();
     assert_eq!(done.reset_type, "GracefulRestart");
-    assert_eq!(
-        posted(&mock, TARGET),
-        vec![r#"{"ResetType":"GracefulRestart"}"#]
-    );
-    assert_eq!(
-        mock.hits("GET", "/redfish/v1/Managers/BMC/ResetActionInfo"),
-        1
-    );
+    assert_eq!(posted(&mock, TARGET), vec![r#"{"ResetType":"GracefulRestart"}"#]);
+    assert_eq!(mock.hits("GET", "/redfish/v1/Managers/BMC/ResetActionInfo"), 1);
 }
 
 #[tokio::test]
@@ -169,44 +128,24 @@ async fn no_advertised_list_sends_the_first_preference() {
     scripted_manager(&mock, j!({"target": TARGET}), &[]);
     let done = client_for(&mock).reset_manager(BMC_RESTART).await.unwrap();
     assert_eq!(done.reset_type, "ForceRestart");
-    assert_eq!(
-        posted(&mock, TARGET),
-        vec![r#"{"ResetType":"ForceRestart"}"#]
-    );
+    assert_eq!(posted(&mock, TARGET), vec![r#"{"ResetType":"ForceRestart"}"#]);
 }
 
 #[tokio::test]
 async fn none_allowed_is_a_clear_error_and_nothing_is_sent() {
     let mock = MockBmc::start().await;
-    scripted_manager(
-        &mock,
-        j!({"target": TARGET, "ResetType@Redfish.AllowableValues": ["GracefulShutdown"]}),
-        &[],
-    );
-    let e = client_for(&mock)
-        .reset_manager(BMC_RESTART)
-        .await
-        .unwrap_err();
+    scripted_manager(&mock, j!({"target": TARGET, "ResetType@Redfish.AllowableValues": ["GracefulShutdown"]}), &[]);
+    let e = client_for(&mock).reset_manager(BMC_RESTART).await.unwrap_err();
     match &e {
-        RedfishError::ResetTypeNotAllowed {
-            wanted, allowed, ..
-        } => {
-            assert_eq!(
-                wanted,
-                &["ForceRestart".to_string(), "GracefulRestart".to_string()]
-            );
+        RedfishError::ResetTypeNotAllowed { wanted, allowed, .. } => {
+            assert_eq!(wanted, &["ForceRestart".to_string(), "GracefulRestart".to_string()]);
             assert_eq!(allowed, &["GracefulShutdown".to_string()]);
         }
         other => panic!("{other:?}"),
     }
     assert!(!e.is_transient());
     let text = e.to_string();
-    for part in [
-        "ForceRestart",
-        "GracefulRestart",
-        "allowed values: GracefulShutdown",
-        TARGET,
-    ] {
+    for part in ["ForceRestart", "GracefulRestart", "allowed values: GracefulShutdown", TARGET] {
         assert!(text.contains(part), "{part:?} missing from: {text}");
     }
     assert!(posted(&mock, TARGET).is_empty());

@@ -17,23 +17,14 @@ async fn system_reset_cycles_power_and_checks_reset_type() {
 
     let e = client.reset_system(&["Bogus"]).await.expect_err("not allowed");
     match &e {
-        RedfishError::ResetTypeNotAllowed {
-            wanted, allowed, ..
-        } => {
+        RedfishError::ResetTypeNotAllowed { wanted, allowed, .. } => {
             assert_eq!(wanted, &["Bogus".to_string()]);
             assert!(allowed.contains(&"ForceRestart".to_string()), "{allowed:?}");
         }
         other => panic!("{other:?}"),
     }
-    assert!(
-        e.to_string().contains("ForceRestart"),
-        "names the allowed values: {e}"
-    );
-    assert_eq!(
-        fleet.stats().per_host["h1"].system_resets,
-        0,
-        "nothing was sent"
-    );
+    assert!(e.to_string().contains("ForceRestart"), "names the allowed values: {e}");
+    assert_eq!(fleet.stats().per_host["h1"].system_resets, 0, "nothing was sent");
 
     client.reset_system(&["ForceOff"]).await.expect("ForceOff");
     eventually("power off", Duration::from_secs(10), || async {
@@ -54,34 +45,16 @@ async fn manager_reset_round_trip(auth: AuthMode) {
     let client = client(&host, auth);
     client.explore().await.expect("explore before");
 
-    let e = client
-        .reset_manager(&["PowerCycle"])
-        .await
-        .expect_err("not allowed for the Manager");
-    assert!(
-        matches!(e, RedfishError::ResetTypeNotAllowed { .. }),
-        "{e:?}"
-    );
+    let e = client.reset_manager(&["PowerCycle"]).await.expect_err("not allowed for the Manager");
+    assert!(matches!(e, RedfishError::ResetTypeNotAllowed { .. }), "{e:?}");
 
-    client
-        .reset_manager(&["GracefulRestart"])
-        .await
-        .expect("manager reset accepted");
-    assert!(
-        client
-            .wait_unreachable(Duration::from_secs(10))
-            .await
-            .unwrap(),
-        "the BMC went down after the reset"
-    );
+    client.reset_manager(&["GracefulRestart"]).await.expect("manager reset accepted");
+    assert!(client.wait_unreachable(Duration::from_secs(10)).await.unwrap(), "the BMC went down after the reset");
     // While it is down, requests fail transiently.
     if let Err(e) = client.explore().await {
         assert!(e.is_transient(), "{e:?}");
     }
-    client
-        .wait_reachable(Duration::from_secs(20))
-        .await
-        .expect("BMC back");
+    client.wait_reachable(Duration::from_secs(20)).await.expect("BMC back");
     let report = client.explore().await.expect("explore after the BMC reset");
     assert_eq!(report.members.len(), 2);
     assert_eq!(fleet.stats().per_host["h1"].manager_resets, 1);
@@ -113,10 +86,7 @@ async fn wait_reachable_times_out_with_the_last_error() {
         options(AuthMode::Basic),
     )
     .unwrap();
-    let e = client
-        .wait_reachable(Duration::from_millis(300))
-        .await
-        .expect_err("nothing listens");
+    let e = client.wait_reachable(Duration::from_millis(300)).await.expect_err("nothing listens");
     assert!(matches!(e, RedfishError::NotReachable { .. }), "{e:?}");
     assert!(e.to_string().contains("cannot connect"), "{e}");
     assert!(e.to_string().contains(&addr.to_string()), "{e}");
@@ -133,13 +103,7 @@ async fn task_survives_a_bmc_reset_mid_task() {
     let client = client(&host, AuthMode::Session);
     let dir = tempfile::tempdir().unwrap();
     let path = write_image(&dir, "bios.bin", &image_bytes("BIOS_0", "4.0", 10));
-    let accepted = client
-        .upload(&hostfw_redfish::UploadRequest {
-            file: path,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let accepted = client.upload(&hostfw_redfish::UploadRequest { file: path, ..Default::default() }).await.unwrap();
     client.reset_manager(&["ForceRestart"]).await.unwrap();
     let mut saw_running = 0;
     let outcome = client

@@ -12,7 +12,10 @@ use hostfw_redfish::{AuthMode, UploadRequest, UploadRoute};
 async fn transfer_protocol_comes_from_the_simple_update_action_info() {
     let Some(tree) = common::captured::tree("supermicro") else { return };
     let mock = MockBmc::start().await;
-    tree.serve(&mock, &["/redfish/v1", "/redfish/v1/UpdateService", "/redfish/v1/UpdateService/SimpleUpdateActionInfo"]);
+    tree.serve(
+        &mock,
+        &["/redfish/v1", "/redfish/v1/UpdateService", "/redfish/v1/UpdateService/SimpleUpdateActionInfo"],
+    );
     let target = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate";
     mock.on("POST", target, vec![empty(202, &[("Location", "/redfish/v1/TaskService/Tasks/1")])]);
     let client = common::mock_client(&mock, options(AuthMode::Basic));

@@ -40,18 +40,10 @@ async fn captured_gb200_identity_from_the_baseboard_reset_on_system_0() {
         return;
     };
     let mock = MockBmc::start().await;
-    serve_tree(
-        &tree,
-        &mock,
-        &["/redfish/v1/Systems/System_0/ResetActionInfo"],
-    );
+    serve_tree(&tree, &mock, &["/redfish/v1/Systems/System_0/ResetActionInfo"]);
     let reset = "/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset";
     mock.on("POST", reset, vec![empty(204, &[])]);
-    mock.on(
-        "PATCH",
-        "/redfish/v1/Systems/System_0",
-        vec![empty(204, &[])],
-    );
+    mock.on("PATCH", "/redfish/v1/Systems/System_0", vec![empty(204, &[])]);
     let client = client_for(&mock);
 
     let report = client.explore().await.expect("explore");
@@ -63,15 +55,9 @@ async fn captured_gb200_identity_from_the_baseboard_reset_on_system_0() {
 
     let done = client.reset_system(SYSTEM_RESTART).await.expect("reset");
     assert_eq!(done.reset_type, "ForceRestart");
-    assert_eq!(
-        posted(&mock, reset),
-        vec![r#"{"ResetType":"ForceRestart"}"#]
-    );
+    assert_eq!(posted(&mock, reset), vec![r#"{"ResetType":"ForceRestart"}"#]);
 
-    client
-        .set_boot_override("Pxe", "Once")
-        .await
-        .expect("boot override on System_0");
+    client.set_boot_override("Pxe", "Once").await.expect("boot override on System_0");
     assert_eq!(mock.hits("PATCH", "/redfish/v1/Systems/System_0"), 1);
     assert_eq!(mock.hits("PATCH", "/redfish/v1/Systems/HGX_Baseboard_0"), 0);
 }
@@ -87,15 +73,9 @@ async fn captured_dgx_identity_and_reset_on_the_dgx_system() {
     mock.on("POST", reset, vec![empty(204, &[])]);
     let client = client_for(&mock);
     let report = client.explore().await.expect("explore");
-    assert_eq!(
-        (report.vendor.as_str(), report.model.as_str()),
-        ("NVIDIA", "DGXH100")
-    );
+    assert_eq!((report.vendor.as_str(), report.model.as_str()), ("NVIDIA", "DGXH100"));
     client.reset_system(SYSTEM_RESTART).await.expect("reset");
-    assert_eq!(
-        posted(&mock, reset),
-        vec![r#"{"ResetType":"ForceRestart"}"#]
-    );
+    assert_eq!(posted(&mock, reset), vec![r#"{"ResetType":"ForceRestart"}"#]);
 }
 
 /// A GB200-shaped Systems collection, scripted (runs without `../shared`).
@@ -124,11 +104,7 @@ fn scripted_gb200(mock: &MockBmc, system_0_has_reset: bool) {
         system_0["Actions"] = j!({"#ComputerSystem.Reset": {
             "target": "/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset"}});
     }
-    mock.on(
-        "GET",
-        "/redfish/v1/Systems/System_0",
-        vec![json(200, system_0)],
-    );
+    mock.on("GET", "/redfish/v1/Systems/System_0", vec![json(200, system_0)]);
     mock.on(
         "GET",
         "/redfish/v1/Systems/HGX_Baseboard_0",
@@ -142,16 +118,9 @@ fn scripted_gb200(mock: &MockBmc, system_0_has_reset: bool) {
     mock.on(
         "GET",
         "/redfish/v1/UpdateService",
-        vec![json(
-            200,
-            j!({"FirmwareInventory": {"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory"}}),
-        )],
+        vec![json(200, j!({"FirmwareInventory": {"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory"}}))],
     );
-    mock.on(
-        "GET",
-        "/redfish/v1/UpdateService/FirmwareInventory",
-        vec![json(200, j!({"Members": []}))],
-    );
+    mock.on("GET", "/redfish/v1/UpdateService/FirmwareInventory", vec![json(200, j!({"Members": []}))]);
 }
 
 #[tokio::test]
@@ -162,10 +131,7 @@ async fn scripted_gb200_identity_and_reset_target_differ() {
     mock.on("POST", reset, vec![empty(204, &[])]);
     let client = client_for(&mock);
     let report = client.explore().await.expect("explore");
-    assert_eq!(
-        (report.vendor.as_str(), report.model.as_str()),
-        ("NVIDIA", "GB200 NVL")
-    );
+    assert_eq!((report.vendor.as_str(), report.model.as_str()), ("NVIDIA", "GB200 NVL"));
     assert_eq!(report.serial.as_deref(), Some("1643024000315"));
     // The power state is the host's (System_0), not the baseboard's.
     assert_eq!(report.power_state.as_deref(), Some("Off"));
@@ -186,17 +152,11 @@ async fn several_systems_without_reset_is_a_clear_error() {
     assert!(matches!(e, RedfishError::Unsupported { .. }), "{e:?}");
     assert!(!e.is_transient());
     let text = e.to_string();
-    for part in [
-        "#ComputerSystem.Reset",
-        "/redfish/v1/Systems/System_0",
-        "/redfish/v1/Systems/HGX_Baseboard_0",
-        &mock.address,
-    ] {
+    for part in
+        ["#ComputerSystem.Reset", "/redfish/v1/Systems/System_0", "/redfish/v1/Systems/HGX_Baseboard_0", &mock.address]
+    {
         assert!(text.contains(part), "{part:?} missing from: {text}");
     }
     assert!(client.power_state().await.is_err());
-    assert!(
-        mock.log().iter().all(|l| l.method != "POST"),
-        "nothing was reset"
-    );
+    assert!(mock.log().iter().all(|l| l.method != "POST"), "nothing was reset");
 }

@@ -18,22 +18,12 @@ fn client_for(mock: &MockBmc) -> RedfishClient {
 async fn upload(client: &RedfishClient) -> Option<TaskRef> {
     let dir = tempfile::tempdir().unwrap();
     let path = common::write_image(&dir, "fw.bin", b"firmware bytes");
-    client
-        .upload(&UploadRequest {
-            file: path,
-            ..Default::default()
-        })
-        .await
-        .expect("upload accepted")
-        .task
+    client.upload(&UploadRequest { file: path, ..Default::default() }).await.expect("upload accepted").task
 }
 
 /// Dell-style answer: a Task body with `Id` but no `@odata.id`, and no `Location`.
 fn orphan_task_answer(id: &str) -> common::mock::Canned {
-    json(
-        202,
-        j!({"@odata.type": "#Task.v1_4_2.Task", "Id": id, "TaskState": "Running"}),
-    )
+    json(202, j!({"@odata.type": "#Task.v1_4_2.Task", "Id": id, "TaskState": "Running"}))
 }
 
 #[tokio::test]
@@ -52,23 +42,13 @@ async fn root_with_only_tasks_link_finds_the_task() {
     mock.on(
         "GET",
         "/redfish/v1/UpdateService",
-        vec![json(
-            200,
-            j!({"MultipartHttpPushUri": "/redfish/v1/UpdateService/upload"}),
-        )],
+        vec![json(200, j!({"MultipartHttpPushUri": "/redfish/v1/UpdateService/upload"}))],
     );
-    mock.on(
-        "POST",
-        "/redfish/v1/UpdateService/upload",
-        vec![orphan_task_answer("JID_7")],
-    );
+    mock.on("POST", "/redfish/v1/UpdateService/upload", vec![orphan_task_answer("JID_7")]);
     mock.on(
         "GET",
         "/redfish/v1/TaskService",
-        vec![json(
-            200,
-            j!({"Tasks": {"@odata.id": "/redfish/v1/TaskService/Tasks"}}),
-        )],
+        vec![json(200, j!({"Tasks": {"@odata.id": "/redfish/v1/TaskService/Tasks"}}))],
     );
     mock.on(
         "GET",
@@ -98,21 +78,9 @@ async fn captured_dgx_root_tasks_link_finds_the_task() {
     let mock = MockBmc::start().await;
     tree.serve(
         &mock,
-        &[
-            "/redfish/v1",
-            "/redfish/v1/UpdateService",
-            "/redfish/v1/TaskService",
-            "/redfish/v1/TaskService/Tasks",
-        ],
+        &["/redfish/v1", "/redfish/v1/UpdateService", "/redfish/v1/TaskService", "/redfish/v1/TaskService/Tasks"],
     );
-    mock.on(
-        "POST",
-        "/redfish/v1/UpdateService/upload",
-        vec![orphan_task_answer("3")],
-    );
+    mock.on("POST", "/redfish/v1/UpdateService/upload", vec![orphan_task_answer("3")]);
     let task = upload(&client_for(&mock)).await;
-    assert_eq!(
-        task.map(|t| t.monitor_uri),
-        Some("/redfish/v1/TaskService/Tasks/3".to_string())
-    );
+    assert_eq!(task.map(|t| t.monitor_uri), Some("/redfish/v1/TaskService/Tasks/3".to_string()));
 }

@@ -11,19 +11,11 @@ use hostfw_redfish::{AuthMode, BmcEndpoint, ClientOptions, RedfishClient, Redfis
 
 /// A TLS fleet of one host ("h1"); its base URL is `https://127.0.0.1:port`.
 async fn tls_fleet() -> RunningFleet {
-    start_fleet(&format!(
-        "tls = true\n{}",
-        fleet_toml(&[host_toml("h1", "")])
-    ))
-    .await
+    start_fleet(&format!("tls = true\n{}", fleet_toml(&[host_toml("h1", "")]))).await
 }
 
 /// A client for the fleet's first host at its `https://` base URL with the given trust options.
-fn tls_client(
-    fleet: &RunningFleet,
-    auth: AuthMode,
-    tune: impl FnOnce(&mut ClientOptions),
-) -> RedfishClient {
+fn tls_client(fleet: &RunningFleet, auth: AuthMode, tune: impl FnOnce(&mut ClientOptions)) -> RedfishClient {
     let host = fleet.hosts().into_iter().next().expect("one host");
     assert!(host.base_url.starts_with("https://"), "{}", host.base_url);
     let mut opts = options(auth);
@@ -32,7 +24,7 @@ fn tls_client(
         BmcEndpoint {
             address: host.base_url.parse().expect("sim base URL"),
             username: host.username.clone(),
-            password: host.password.clone().into(),
+            password: host.password.clone(),
         },
         opts,
     )
@@ -59,10 +51,7 @@ async fn fleet_ca_as_ca_bundle_explores_over_https() {
     let mut two = ca_bundle(&other);
     two.extend_from_slice(&ca);
     let client = tls_client(&fleet, AuthMode::Basic, |o| o.ca_bundle = Some(two));
-    client
-        .explore()
-        .await
-        .expect("explore with a two-certificate bundle");
+    client.explore().await.expect("explore with a two-certificate bundle");
     other.shutdown().await;
     fleet.shutdown().await;
 }
@@ -93,10 +82,7 @@ async fn unverified_certificate_is_a_permanent_error_naming_the_bmc() {
     }
     // Waiting for a BMC to come back does not hide the trust problem behind a timeout.
     let client = tls_client(&fleet, AuthMode::Basic, |_| {});
-    let e = client
-        .wait_reachable(std::time::Duration::from_secs(30))
-        .await
-        .expect_err("must not verify");
+    let e = client.wait_reachable(std::time::Duration::from_secs(30)).await.expect_err("must not verify");
     assert!(matches!(e, RedfishError::Certificate { .. }), "{e:?}");
     other.shutdown().await;
     fleet.shutdown().await;
@@ -106,10 +92,7 @@ async fn unverified_certificate_is_a_permanent_error_naming_the_bmc() {
 async fn accept_invalid_certs_skips_verification() {
     let fleet = tls_fleet().await;
     let client = tls_client(&fleet, AuthMode::Basic, |o| o.accept_invalid_certs = true);
-    let report = client
-        .explore()
-        .await
-        .expect("explore without verification");
+    let report = client.explore().await.expect("explore without verification");
     assert_eq!(report.members.len(), 2);
     fleet.shutdown().await;
 }
@@ -125,7 +108,7 @@ async fn unusable_ca_bundle_fails_at_client_build() {
             BmcEndpoint {
                 address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
-                password: host.password.clone().into(),
+                password: host.password.clone(),
             },
             opts,
         )
@@ -149,7 +132,7 @@ async fn plain_http_still_works_with_verification_on() {
             BmcEndpoint {
                 address: host.base_url.parse().unwrap(),
                 username: host.username.clone(),
-                password: host.password.clone().into(),
+                password: host.password.clone(),
             },
             opts,
         )
@@ -170,21 +153,13 @@ async fn a_bare_address_is_https() {
         BmcEndpoint {
             address: host.addr.to_string().parse().unwrap(),
             username: host.username.clone(),
-            password: host.password.clone().into(),
+            password: host.password.clone(),
         },
         opts,
     )
     .expect("client");
     assert_eq!(client.address().to_string(), host.base_url);
-    assert_eq!(
-        client
-            .explore()
-            .await
-            .expect("explore over https")
-            .members
-            .len(),
-        2
-    );
+    assert_eq!(client.explore().await.expect("explore over https").members.len(), 2);
     fleet.shutdown().await;
 }
 
@@ -211,20 +186,9 @@ async fn a_bare_address_never_sends_the_password_in_clear() {
         options(AuthMode::Basic),
     )
     .unwrap();
-    client
-        .explore()
-        .await
-        .expect_err("the listener speaks no TLS");
+    client.explore().await.expect_err("the listener speaks no TLS");
     let bytes = first_bytes.await.unwrap();
-    assert_eq!(
-        bytes.first(),
-        Some(&0x16),
-        "a TLS handshake record, got {:?}",
-        String::from_utf8_lossy(&bytes)
-    );
+    assert_eq!(bytes.first(), Some(&0x16), "a TLS handshake record, got {:?}", String::from_utf8_lossy(&bytes));
     let text = String::from_utf8_lossy(&bytes);
-    assert!(
-        !text.contains("GET ") && !text.contains("Authorization"),
-        "{text}"
-    );
+    assert!(!text.contains("GET ") && !text.contains("Authorization"), "{text}");
 }

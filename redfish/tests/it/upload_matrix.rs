@@ -11,9 +11,8 @@ use common::*;
 use hostfw_redfish::{AuthMode, TaskFinal, TaskPoll, UploadRequest, UploadRoute};
 
 async fn run_combo(upload_style: &str, task_style: &str, apply_time: &str) {
-    let extra = format!(
-        "upload_style = \"{upload_style}\"\ntask_style = \"{task_style}\"\napply_time = \"{apply_time}\""
-    );
+    let extra =
+        format!("upload_style = \"{upload_style}\"\ntask_style = \"{task_style}\"\napply_time = \"{apply_time}\"");
     let (fleet, host) = one_host(&extra).await;
     let client = client(&host, AuthMode::Basic);
 
@@ -21,11 +20,8 @@ async fn run_combo(upload_style: &str, task_style: &str, apply_time: &str) {
     let bytes = image_bytes("^BMC_0$", "2.0", 64 * 1024);
     let path = write_image(&dir, "bmc-2.0.bin", &bytes);
     // Only SimpleUpdate hosts need the image served; the others must not use it.
-    let server = if upload_style == "simpleupdate" {
-        Some(serve_file(bytes.clone(), "bmc-2.0.bin").await)
-    } else {
-        None
-    };
+    let server =
+        if upload_style == "simpleupdate" { Some(serve_file(bytes.clone(), "bmc-2.0.bin").await) } else { None };
     let expected_route = match upload_style {
         "multipart" => UploadRoute::Multipart,
         "httppush" => UploadRoute::HttpPush,
@@ -65,27 +61,13 @@ async fn run_combo(upload_style: &str, task_style: &str, apply_time: &str) {
     }
 
     let mut polls = Vec::new();
-    let outcome = client
-        .wait_task(&task, wait_opts(), |p| polls.push(p.clone()))
-        .await
-        .expect("task followed");
-    assert_eq!(
-        outcome.state,
-        TaskFinal::Completed,
-        "{outcome:?} after {polls:?}"
-    );
+    let outcome = client.wait_task(&task, wait_opts(), |p| polls.push(p.clone())).await.expect("task followed");
+    assert_eq!(outcome.state, TaskFinal::Completed, "{outcome:?} after {polls:?}");
     assert!(outcome.succeeded(), "{outcome:?}");
-    assert!(
-        matches!(polls.last(), Some(TaskPoll::Done(_))),
-        "the last progress report is the final one: {polls:?}"
-    );
+    assert!(matches!(polls.last(), Some(TaskPoll::Done(_))), "the last progress report is the final one: {polls:?}");
 
     let member_version = |report: &hostfw_model::InventoryReport| {
-        report
-            .members
-            .iter()
-            .find(|m| m.id == "BMC_0")
-            .map(|m| m.version.clone())
+        report.members.iter().find(|m| m.id == "BMC_0").map(|m| m.version.clone())
     };
     let report = client.explore().await.expect("explore");
     if apply_time == "Immediate" {
@@ -93,19 +75,11 @@ async fn run_combo(upload_style: &str, task_style: &str, apply_time: &str) {
     } else {
         // Staged: still the old version until the host resets.
         assert_eq!(member_version(&report).as_deref(), Some("1.0"));
-        assert!(
-            outcome
-                .messages
-                .iter()
-                .any(|m| m.contains("AwaitToActivate")),
-            "{outcome:?}"
-        );
+        assert!(outcome.messages.iter().any(|m| m.contains("AwaitToActivate")), "{outcome:?}");
         client.reset_system(&["ForceRestart"]).await.expect("reset");
-        eventually(
-            "host powered on after the reset",
-            Duration::from_secs(10),
-            || async { client.power_state().await.ok().flatten().as_deref() == Some("On") },
-        )
+        eventually("host powered on after the reset", Duration::from_secs(10), || async {
+            client.power_state().await.ok().flatten().as_deref() == Some("On")
+        })
         .await;
         let report = client.explore().await.expect("explore after reset");
         assert_eq!(member_version(&report).as_deref(), Some("2.0"));
@@ -175,10 +149,7 @@ async fn forced_simple_update_on_a_multipart_host() {
         .await
         .expect("upload");
     assert_eq!(accepted.route, UploadRoute::SimpleUpdate);
-    let outcome = client
-        .wait_task(&accepted.task.expect("task"), wait_opts(), |_| {})
-        .await
-        .expect("wait");
+    let outcome = client.wait_task(&accepted.task.expect("task"), wait_opts(), |_| {}).await.expect("wait");
     assert!(outcome.succeeded(), "{outcome:?}");
     assert_eq!(sim_version(&fleet, "h1", "BIOS_0").as_deref(), Some("3.1"));
     fleet.shutdown().await;
@@ -187,31 +158,18 @@ async fn forced_simple_update_on_a_multipart_host() {
 /// `poll_task` is one poll: right after the upload the task is still running, with progress.
 #[tokio::test]
 async fn single_poll_reports_running_then_done() {
-    let (fleet, host) =
-        one_host("upload_style = \"multipart\"\ntask_style = \"dell\"\ntask_seconds = 1.0").await;
+    let (fleet, host) = one_host("upload_style = \"multipart\"\ntask_style = \"dell\"\ntask_seconds = 1.0").await;
     let client = client(&host, AuthMode::Basic);
     let dir = tempfile::tempdir().unwrap();
     let path = write_image(&dir, "bmc.bin", &image_bytes("BMC_0", "5.0", 10));
-    let accepted = client
-        .upload(&UploadRequest {
-            file: path,
-            ..Default::default()
-        })
-        .await
-        .expect("upload");
+    let accepted = client.upload(&UploadRequest { file: path, ..Default::default() }).await.expect("upload");
     let task = accepted.task.expect("task");
-    assert!(
-        task.task_uri.is_some(),
-        "a Task body names its @odata.id: {task:?}"
-    );
+    assert!(task.task_uri.is_some(), "a Task body names its @odata.id: {task:?}");
     match client.poll_task(&task).await.expect("poll") {
         TaskPoll::Running { .. } => {}
         other => panic!("expected Running right after the upload, got {other:?}"),
     }
-    let outcome = client
-        .wait_task(&task, wait_opts(), |_| {})
-        .await
-        .expect("wait");
+    let outcome = client.wait_task(&task, wait_opts(), |_| {}).await.expect("wait");
     assert!(outcome.succeeded());
     // Polling a finished dell-style task again still reports it (the Task stays).
     assert!(matches!(

@@ -18,7 +18,8 @@ use temporalio_sdk::testing::ActivityEnvironmentError;
 /// A script that appends a line to `marker` for each run, prints, then ends with `exit`.
 fn counting(h: &Harness, exit: i32, pause: &str) -> (String, std::path::PathBuf) {
     let marker = h.marker("runs");
-    let script = format!("echo \"ran $$\" >> '{}'\n{pause}\necho \"flashed\"\necho oops >&2\nexit {exit}\n", marker.display());
+    let script =
+        format!("echo \"ran $$\" >> '{}'\n{pause}\necho \"flashed\"\necho oops >&2\nexit {exit}\n", marker.display());
     (script, marker)
 }
 
@@ -89,7 +90,11 @@ async fn a_task_left_by_a_dead_agent_is_reported_interrupted_after_its_script_en
 
     let ender = async {
         wait_until("the retry to wait for the orphan", Duration::from_secs(10), || {
-            h.heartbeats.lock().unwrap().iter().any(|p| p.contains(&format!("waiting for the script (pid {orphan_pid})")))
+            h.heartbeats
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|p| p.contains(&format!("waiting for the script (pid {orphan_pid})")))
         })
         .await;
         orphan.kill().await.unwrap();

@@ -10,7 +10,11 @@ async fn marks_are_keyed_by_run_and_activity(Ctx { store, .. }: Ctx) {
     assert_eq!(store.activation_mark_get("run-a", "5").await.unwrap(), None);
     store.activation_mark_put("run-a", "5", "m1", 1_000).await.unwrap();
     store.activation_mark_put("run-b", "5", "m2", 2_000).await.unwrap();
-    assert_eq!(store.activation_mark_get("run-a", "5").await.unwrap(), None, "older than a day: pruned by the next put");
+    assert_eq!(
+        store.activation_mark_get("run-a", "5").await.unwrap(),
+        None,
+        "older than a day: pruned by the next put"
+    );
     let now = now_ms();
     store.activation_mark_put("run-a", "5", "m1", now).await.unwrap();
     store.activation_mark_put("run-a", "6", "m1", now - 1).await.unwrap();

@@ -6,36 +6,12 @@ use common::Ctx;
 
 async fn order_and_limit(Ctx { store, .. }: Ctx) {
     assert!(store.audit_list(10).await.unwrap().is_empty());
-    store
-        .audit_append("alice", "request_create", "m-1", "AdminCli")
-        .await
-        .unwrap();
-    store
-        .audit_append(
-            "Automated",
-            "state_change",
-            "m-1",
-            "Ready -> HostReprovision",
-        )
-        .await
-        .unwrap();
-    store
-        .audit_append("bob", "request_clear", "m-2", "")
-        .await
-        .unwrap();
+    store.audit_append("alice", "request_create", "m-1", "AdminCli").await.unwrap();
+    store.audit_append("Automated", "state_change", "m-1", "Ready -> HostReprovision").await.unwrap();
+    store.audit_append("bob", "request_clear", "m-2", "").await.unwrap();
 
     let all = store.audit_list(10).await.unwrap();
-    let seen: Vec<_> = all
-        .iter()
-        .map(|e| {
-            (
-                e.seq,
-                e.actor.as_str(),
-                e.action.as_str(),
-                e.target.as_str(),
-            )
-        })
-        .collect();
+    let seen: Vec<_> = all.iter().map(|e| (e.seq, e.actor.as_str(), e.action.as_str(), e.target.as_str())).collect();
     assert_eq!(
         seen,
         [
@@ -53,33 +29,20 @@ async fn order_and_limit(Ctx { store, .. }: Ctx) {
     assert_eq!(latest[0].seq, 3);
 
     let json = serde_json::to_string(&latest[0]).unwrap();
-    assert_eq!(
-        serde_json::from_str::<hostfw_store::AuditEntry>(&json).unwrap(),
-        latest[0]
-    );
+    assert_eq!(serde_json::from_str::<hostfw_store::AuditEntry>(&json).unwrap(), latest[0]);
 }
 
 async fn concurrent_appends_get_unique_seqs(Ctx { store, .. }: Ctx) {
     let tasks: Vec<_> = (0..25)
         .map(|i| {
             let store = store.clone();
-            tokio::spawn(async move {
-                store
-                    .audit_append("racer", "append", &format!("t-{i}"), "")
-                    .await
-            })
+            tokio::spawn(async move { store.audit_append("racer", "append", &format!("t-{i}"), "").await })
         })
         .collect();
     for t in tasks {
         t.await.unwrap().unwrap();
     }
-    let seqs: Vec<i64> = store
-        .audit_list(100)
-        .await
-        .unwrap()
-        .iter()
-        .map(|e| e.seq)
-        .collect();
+    let seqs: Vec<i64> = store.audit_list(100).await.unwrap().iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=25).rev().collect::<Vec<_>>());
 }
 

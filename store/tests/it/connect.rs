@@ -24,16 +24,7 @@ async fn migrations_are_idempotent(Ctx { store, url }: Ctx) {
     let third = Store::connect(&url).await.expect("third connect");
     assert_eq!(again.backend(), store.backend());
     assert_eq!(again.machine_count().await.unwrap(), 1);
-    assert_eq!(
-        third
-            .machine_get("m")
-            .await
-            .unwrap()
-            .unwrap()
-            .bmc_address
-            .to_string(),
-        "https://10.0.0.1:443"
-    );
+    assert_eq!(third.machine_get("m").await.unwrap().unwrap().bmc_address.to_string(), "https://10.0.0.1:443");
     again.close().await;
     third.close().await;
     assert!(format!("{store:?}").contains("backend"));
@@ -45,21 +36,14 @@ both_backends!(migrations_are_idempotent);
 async fn sqlite_creates_dirs_file_and_uses_wal() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a").join("b").join("site.db");
-    let store = Store::connect(&format!("sqlite://{}", path.display()))
-        .await
-        .unwrap();
+    let store = Store::connect(&format!("sqlite://{}", path.display())).await.unwrap();
     assert_eq!(store.backend(), Backend::Sqlite);
     assert!(path.is_file(), "database file created");
     store.machine_count().await.unwrap();
 
     sqlx::any::install_default_drivers();
-    let mut conn = sqlx::AnyConnection::connect(&format!("sqlite://{}?mode=ro", path.display()))
-        .await
-        .unwrap();
-    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let mut conn = sqlx::AnyConnection::connect(&format!("sqlite://{}?mode=ro", path.display())).await.unwrap();
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&mut conn).await.unwrap();
     assert_eq!(mode.to_ascii_lowercase(), "wal");
     conn.close().await.unwrap();
     store.close().await;
@@ -99,12 +83,7 @@ async fn postgres_connect_error_hides_password() {
     // An invalid option fails at once (an unreachable server would be retried for the whole
     // acquire timeout); the error must name the URL without its password.
     match Store::connect("postgres://user:hunter2@127.0.0.1:1/db?sslmode=bogus").await {
-        Err(
-            e @ StoreError::Connect {
-                backend: Backend::Postgres,
-                ..
-            },
-        ) => {
+        Err(e @ StoreError::Connect { backend: Backend::Postgres, .. }) => {
             assert!(!e.to_string().contains("hunter2"), "{e}");
             assert!(!format!("{e:?}").contains("hunter2"), "{e:?}");
             assert!(e.to_string().contains("user:***@127.0.0.1:1/db"), "{e}");
@@ -115,16 +94,7 @@ async fn postgres_connect_error_hides_password() {
 
 #[test]
 fn test_database_urls() {
-    assert_eq!(
-        common::with_database("postgres://u@h:5432/test", "x"),
-        "postgres://u@h:5432/x"
-    );
-    assert_eq!(
-        common::with_database("postgres://u@h:5432", "x"),
-        "postgres://u@h:5432/x"
-    );
-    assert_eq!(
-        common::with_database("postgres://u@h/test?sslmode=disable", "x"),
-        "postgres://u@h/x?sslmode=disable"
-    );
+    assert_eq!(common::with_database("postgres://u@h:5432/test", "x"), "postgres://u@h:5432/x");
+    assert_eq!(common::with_database("postgres://u@h:5432", "x"), "postgres://u@h:5432/x");
+    assert_eq!(common::with_database("postgres://u@h/test?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
 }

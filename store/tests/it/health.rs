@@ -11,10 +11,7 @@ fn fw_report(machine_id: &str) -> HealthReport {
         source: "host-fw-update".to_owned(),
         alert_id: "HostUpdateInProgress".to_owned(),
         message: "Host firmware update".to_owned(),
-        classifications: vec![
-            "PreventAllocations".to_owned(),
-            "SuppressExternalAlerting".to_owned(),
-        ],
+        classifications: vec!["PreventAllocations".to_owned(), "SuppressExternalAlerting".to_owned()],
     }
 }
 
@@ -44,65 +41,28 @@ async fn put_remove_list(Ctx { store, .. }: Ctx) {
     store.health_report_put(&other).await.unwrap();
     store.health_report_put(&fw_report("m-2")).await.unwrap();
 
-    assert_eq!(
-        store.health_reports_for("m-1").await.unwrap(),
-        [other.clone(), fw_report("m-1")],
-        "by source"
-    );
+    assert_eq!(store.health_reports_for("m-1").await.unwrap(), [other.clone(), fw_report("m-1")], "by source");
 
     // Same source replaces.
-    let replaced = HealthReport {
-        message: "still updating".to_owned(),
-        ..fw_report("m-1")
-    };
+    let replaced = HealthReport { message: "still updating".to_owned(), ..fw_report("m-1") };
     store.health_report_put(&replaced).await.unwrap();
-    assert_eq!(
-        store.health_reports_for("m-1").await.unwrap(),
-        [other.clone(), replaced.clone()]
-    );
-    assert_eq!(
-        store.health_report_list().await.unwrap(),
-        [other.clone(), replaced, fw_report("m-2")]
-    );
+    assert_eq!(store.health_reports_for("m-1").await.unwrap(), [other.clone(), replaced.clone()]);
+    assert_eq!(store.health_report_list().await.unwrap(), [other.clone(), replaced, fw_report("m-2")]);
 
-    assert!(store
-        .health_report_remove("m-1", "host-fw-update")
-        .await
-        .unwrap());
-    assert!(!store
-        .health_report_remove("m-1", "host-fw-update")
-        .await
-        .unwrap());
+    assert!(store.health_report_remove("m-1", "host-fw-update").await.unwrap());
+    assert!(!store.health_report_remove("m-1", "host-fw-update").await.unwrap());
     assert_eq!(store.health_reports_for("m-1").await.unwrap(), [other]);
-    assert_eq!(
-        store.health_reports_for("m-2").await.unwrap(),
-        [fw_report("m-2")]
-    );
+    assert_eq!(store.health_reports_for("m-2").await.unwrap(), [fw_report("m-2")]);
 }
 
 async fn invalid_and_unknown(Ctx { store, .. }: Ctx) {
     match store.health_report_put(&fw_report("ghost")).await {
-        Err(StoreError::NotFound {
-            what: "machine",
-            id,
-        }) => assert_eq!(id, "ghost"),
+        Err(StoreError::NotFound { what: "machine", id }) => assert_eq!(id, "ghost"),
         other => panic!("expected NotFound machine, got {other:?}"),
     }
-    let bad = HealthReport {
-        classifications: vec!["a,b".to_owned()],
-        ..fw_report("ghost")
-    };
-    assert!(matches!(
-        store.health_report_put(&bad).await,
-        Err(StoreError::Invalid {
-            op: "health_report_put",
-            ..
-        })
-    ));
-    assert!(!store
-        .health_report_remove("ghost", "host-fw-update")
-        .await
-        .unwrap());
+    let bad = HealthReport { classifications: vec!["a,b".to_owned()], ..fw_report("ghost") };
+    assert!(matches!(store.health_report_put(&bad).await, Err(StoreError::Invalid { op: "health_report_put", .. })));
+    assert!(!store.health_report_remove("ghost", "host-fw-update").await.unwrap());
 }
 
 both_backends!(put_remove_list, invalid_and_unknown);

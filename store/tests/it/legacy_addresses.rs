@@ -14,16 +14,9 @@ use hostfw_store::Store;
 use sqlx::AnyPool;
 
 /// Rolls the database at `url` back to "0006 not applied" and inserts legacy rows.
-async fn as_previous_version(
-    url: &str,
-    machines: &[(&str, &str)],
-    reports: &[(&str, Option<&str>, i64)],
-) {
+async fn as_previous_version(url: &str, machines: &[(&str, &str)], reports: &[(&str, Option<&str>, i64)]) {
     let pool = AnyPool::connect(url).await.expect("raw connection");
-    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 6")
-        .execute(&pool)
-        .await
-        .unwrap();
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 6").execute(&pool).await.unwrap();
     for (id, bmc) in machines {
         sqlx::query(
             "INSERT INTO machines (id, bmc_address, state, created_at_ms, updated_at_ms) VALUES ($1, $2, 'Ready', 1, 1)",
@@ -35,13 +28,15 @@ async fn as_previous_version(
         .unwrap();
     }
     for (bmc, machine, at) in reports {
-        sqlx::query("INSERT INTO explored_reports (bmc_address, machine_id, error, explored_at_ms) VALUES ($1, $2, 'old', $3)")
-            .bind(*bmc)
-            .bind(*machine)
-            .bind(*at)
-            .execute(&pool)
-            .await
-            .unwrap();
+        sqlx::query(
+            "INSERT INTO explored_reports (bmc_address, machine_id, error, explored_at_ms) VALUES ($1, $2, 'old', $3)",
+        )
+        .bind(*bmc)
+        .bind(*machine)
+        .bind(*at)
+        .execute(&pool)
+        .await
+        .unwrap();
     }
     pool.close().await;
 }
@@ -67,11 +62,7 @@ async fn legacy_addresses_keep_their_meaning(Ctx { store, url }: Ctx) {
             ("f", "BMC-6.example:8443"),
         ],
         // The same BMC twice: bare (newer) and already with http:// (older).
-        &[
-            ("10.0.0.1:443", Some("a"), 20),
-            ("http://10.0.0.1:443", None, 10),
-            ("127.0.0.1:8000/bmc/H1", Some("c"), 5),
-        ],
+        &[("10.0.0.1:443", Some("a"), 20), ("http://10.0.0.1:443", None, 10), ("127.0.0.1:8000/bmc/H1", Some("c"), 5)],
     )
     .await;
 
@@ -84,16 +75,9 @@ async fn legacy_addresses_keep_their_meaning(Ctx { store, url }: Ctx) {
         "http://10.0.0.5:80",
         "http://bmc-6.example:8443",
     ];
+    assert_eq!(stored(&url, "SELECT bmc_address FROM machines ORDER BY id").await, expected);
     assert_eq!(
-        stored(&url, "SELECT bmc_address FROM machines ORDER BY id").await,
-        expected
-    );
-    assert_eq!(
-        stored(
-            &url,
-            "SELECT bmc_address FROM explored_reports ORDER BY bmc_address"
-        )
-        .await,
+        stored(&url, "SELECT bmc_address FROM explored_reports ORDER BY bmc_address").await,
         ["http://10.0.0.1:443", "http://127.0.0.1:8000/bmc/H1"],
         "one report per BMC, canonical"
     );
@@ -101,94 +85,42 @@ async fn legacy_addresses_keep_their_meaning(Ctx { store, url }: Ctx) {
     // The old meaning (http) is kept: the bare form now means https, and is still found because a
     // lookup without a scheme tries both; with the scheme written only http matches.
     let find = |text: &str| text.parse::<BmcLookup>().unwrap();
-    let a = store
-        .machine_by_bmc(&find("http://10.0.0.1:443"))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        (a.id.as_str(), a.bmc_address.scheme().as_str()),
-        ("a", "http")
-    );
-    assert_eq!(
-        store
-            .machine_by_bmc(&find("https://10.0.0.1:443"))
-            .await
-            .unwrap(),
-        None
-    );
-    assert_eq!(
-        store
-            .machine_by_bmc(&find("10.0.0.1:443"))
-            .await
-            .unwrap()
-            .unwrap()
-            .id,
-        "a"
-    );
-    let report = store
-        .report_get(&find("10.0.0.1:443"))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        (report.machine_id.as_deref(), report.explored_at_ms),
-        (Some("a"), 20),
-        "the newest report is kept"
-    );
+    let a = store.machine_by_bmc(&find("http://10.0.0.1:443")).await.unwrap().unwrap();
+    assert_eq!((a.id.as_str(), a.bmc_address.scheme().as_str()), ("a", "http"));
+    assert_eq!(store.machine_by_bmc(&find("https://10.0.0.1:443")).await.unwrap(), None);
+    assert_eq!(store.machine_by_bmc(&find("10.0.0.1:443")).await.unwrap().unwrap().id, "a");
+    let report = store.report_get(&find("10.0.0.1:443")).await.unwrap().unwrap();
+    assert_eq!((report.machine_id.as_deref(), report.explored_at_ms), (Some("a"), 20), "the newest report is kept");
 
     // Idempotent: connecting again changes nothing.
     store.close().await;
     let again = Store::connect(&url).await.expect("second connect");
-    assert_eq!(
-        stored(&url, "SELECT bmc_address FROM machines ORDER BY id").await,
-        expected
-    );
+    assert_eq!(stored(&url, "SELECT bmc_address FROM machines ORDER BY id").await, expected);
     assert_eq!(again.machine_count().await.unwrap(), 6);
     again.close().await;
 }
 
 async fn two_machines_on_one_bmc_stop_the_startup(Ctx { store, url }: Ctx) {
     store.close().await;
-    as_previous_version(
-        &url,
-        &[
-            ("x", "10.0.0.7:80"),
-            ("y", "http://10.0.0.7:80"),
-            ("z", "10.0.0.8:443"),
-        ],
-        &[],
-    )
-    .await;
+    as_previous_version(&url, &[("x", "10.0.0.7:80"), ("y", "http://10.0.0.7:80"), ("z", "10.0.0.8:443")], &[]).await;
 
     let err = Store::connect(&url).await.expect_err("x and y are one BMC");
     let text = err.to_string();
     assert!(
-        text.contains("x (stored as")
-            && text.contains("y (stored as")
-            && text.contains("http://10.0.0.7:80"),
+        text.contains("x (stored as") && text.contains("y (stored as") && text.contains("http://10.0.0.7:80"),
         "{text}"
     );
     // The meaning of no row changed: 0006 only wrote the scheme down (and a slash, to avoid a clash).
     assert_eq!(
         stored(&url, "SELECT bmc_address FROM machines ORDER BY id").await,
-        [
-            "http://10.0.0.7:80/",
-            "http://10.0.0.7:80",
-            "http://10.0.0.8:443"
-        ]
+        ["http://10.0.0.7:80/", "http://10.0.0.7:80", "http://10.0.0.8:443"]
     );
 
     // The operator removes one; the next start finishes the rewrite.
     let pool = AnyPool::connect(&url).await.unwrap();
-    sqlx::query("DELETE FROM machines WHERE id = 'y'")
-        .execute(&pool)
-        .await
-        .unwrap();
+    sqlx::query("DELETE FROM machines WHERE id = 'y'").execute(&pool).await.unwrap();
     pool.close().await;
-    let store = Store::connect(&url)
-        .await
-        .expect("starts once the duplicate is gone");
+    let store = Store::connect(&url).await.expect("starts once the duplicate is gone");
     assert_eq!(
         stored(&url, "SELECT bmc_address FROM machines ORDER BY id").await,
         ["http://10.0.0.7:80", "http://10.0.0.8:443"]
@@ -196,7 +128,4 @@ async fn two_machines_on_one_bmc_stop_the_startup(Ctx { store, url }: Ctx) {
     store.close().await;
 }
 
-both_backends!(
-    legacy_addresses_keep_their_meaning,
-    two_machines_on_one_bmc_stop_the_startup
-);
+both_backends!(legacy_addresses_keep_their_meaning, two_machines_on_one_bmc_stop_the_startup);

@@ -24,14 +24,8 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
     assert_eq!(store.machine_count().await.unwrap(), 0);
     assert_eq!(store.machine_get("m-2").await.unwrap(), None);
 
-    store
-        .machine_upsert(&new_machine("m-2", "10.0.0.2"))
-        .await
-        .unwrap();
-    store
-        .machine_upsert(&new_machine("m-1", "10.0.0.1"))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("m-2", "10.0.0.2")).await.unwrap();
+    store.machine_upsert(&new_machine("m-1", "10.0.0.1")).await.unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
 
     let m = store.machine_get("m-2").await.unwrap().expect("m-2 stored");
@@ -43,20 +37,11 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
     assert_eq!(m.window, None);
     assert!(m.created_at_ms > 0 && m.updated_at_ms >= m.created_at_ms);
 
-    let ids: Vec<_> = store
-        .machine_list()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|m| m.id)
-        .collect();
+    let ids: Vec<_> = store.machine_list().await.unwrap().into_iter().map(|m| m.id).collect();
     assert_eq!(ids, ["m-1", "m-2"], "ordered by id");
 
     // Substate survives an upsert that keeps the state; vendor/model None keep stored values.
-    store
-        .machine_set_state("m-2", HostState::Ready, Some(HostSubstate::CheckingFirmwareV2), "test")
-        .await
-        .unwrap();
+    store.machine_set_state("m-2", HostState::Ready, Some(HostSubstate::CheckingFirmwareV2), "test").await.unwrap();
     let update = NewMachine {
         bmc_address: "10.0.0.22:443".parse().unwrap(),
         vendor: None,
@@ -75,54 +60,27 @@ async fn upsert_get_list_count(Ctx { store, .. }: Ctx) {
 
     // A state change through upsert clears the substate; instance is always written.
     store
-        .machine_upsert(&NewMachine {
-            state: hostfw_model::HostState::Assigned,
-            instance_id: None,
-            ..update.clone()
-        })
+        .machine_upsert(&NewMachine { state: hostfw_model::HostState::Assigned, instance_id: None, ..update.clone() })
         .await
         .unwrap();
     let m2 = store.machine_get("m-2").await.unwrap().unwrap();
     assert_eq!(
-        (
-            m2.state.as_str(),
-            m2.substate.map(|s| s.as_str()),
-            m2.instance_id.as_deref()
-        ),
+        (m2.state.as_str(), m2.substate.map(|s| s.as_str()), m2.instance_id.as_deref()),
         ("Assigned", None, None)
     );
     assert_eq!(store.machine_count().await.unwrap(), 2);
 
     // Serde round trip of the row type.
     let json = serde_json::to_string(&m2).unwrap();
-    assert_eq!(
-        serde_json::from_str::<hostfw_store::Machine>(&json).unwrap(),
-        m2
-    );
+    assert_eq!(serde_json::from_str::<hostfw_store::Machine>(&json).unwrap(), m2);
 }
 
 async fn bmc_address_conflict(Ctx { store, .. }: Ctx) {
-    store
-        .machine_upsert(&new_machine("a", "10.1.0.1"))
-        .await
-        .unwrap();
-    let err = store
-        .machine_upsert(&new_machine("b", "10.1.0.1"))
-        .await
-        .unwrap_err();
+    store.machine_upsert(&new_machine("a", "10.1.0.1")).await.unwrap();
+    let err = store.machine_upsert(&new_machine("b", "10.1.0.1")).await.unwrap_err();
     match err {
-        StoreError::BmcAddressTaken {
-            machine,
-            address,
-            owner,
-            owned,
-        } => assert_eq!(
-            (
-                machine.as_str(),
-                address.as_str(),
-                owner.as_str(),
-                owned.as_str()
-            ),
+        StoreError::BmcAddressTaken { machine, address, owner, owned } => assert_eq!(
+            (machine.as_str(), address.as_str(), owner.as_str(), owned.as_str()),
             ("b", "https://10.1.0.1:443", "a", "https://10.1.0.1:443")
         ),
         other => panic!("expected BmcAddressTaken, got {other:?}"),
@@ -133,10 +91,7 @@ async fn bmc_address_conflict(Ctx { store, .. }: Ctx) {
 /// Every spelling of one BMC is one BMC: a second machine on it is refused, whichever form it
 /// was written in (and whichever scheme: one host:port listener is one BMC); nothing is written.
 async fn one_bmc_in_any_form_is_one_machine(Ctx { store, .. }: Ctx) {
-    store
-        .machine_upsert(&new_machine("owner", "http://10.3.0.1:8000"))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("owner", "http://10.3.0.1:8000")).await.unwrap();
     for (id, form) in [
         ("dup-1", "http://10.3.0.1:8000/"),
         ("dup-2", "HTTP://10.3.0.1:8000"),
@@ -144,12 +99,7 @@ async fn one_bmc_in_any_form_is_one_machine(Ctx { store, .. }: Ctx) {
         ("dup-4", "10.3.0.1:8000"),
     ] {
         match store.machine_upsert(&new_machine(id, form)).await {
-            Err(StoreError::BmcAddressTaken {
-                machine,
-                owner,
-                owned,
-                ..
-            }) => {
+            Err(StoreError::BmcAddressTaken { machine, owner, owned, .. }) => {
                 assert_eq!(
                     (machine.as_str(), owner.as_str(), owned.as_str()),
                     (id, "owner", "http://10.3.0.1:8000"),
@@ -158,23 +108,13 @@ async fn one_bmc_in_any_form_is_one_machine(Ctx { store, .. }: Ctx) {
             }
             other => panic!("{form}: expected BmcAddressTaken, got {other:?}"),
         }
-        assert_eq!(
-            store.machine_get(id).await.unwrap(),
-            None,
-            "{form}: nothing written"
-        );
+        assert_eq!(store.machine_get(id).await.unwrap(), None, "{form}: nothing written");
     }
     // Re-registering the owner with its own address (any spelling) is a refresh.
-    store
-        .machine_upsert(&new_machine("owner", "HTTP://10.3.0.1:8000/"))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("owner", "HTTP://10.3.0.1:8000/")).await.unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 1);
     // Another port is another BMC.
-    store
-        .machine_upsert(&new_machine("other", "http://10.3.0.1:8001"))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("other", "http://10.3.0.1:8001")).await.unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
 }
 
@@ -184,36 +124,18 @@ async fn register_batch_is_all_or_nothing(Ctx { store, .. }: Ctx) {
     use hostfw_store::{Credentials, Registration};
     let reg = |id: &str, bmc: &str| Registration {
         machine: new_machine(id, bmc),
-        login: Some(Credentials {
-            username: format!("u-{id}"),
-            password: "pw".into(),
-        }),
+        login: Some(Credentials { username: format!("u-{id}"), password: "pw".into() }),
         keep_state: false,
     };
-    store
-        .machines_register(&[
-            reg("a", "http://10.4.0.1:80"),
-            reg("b", "http://10.4.0.2:80"),
-        ])
-        .await
-        .unwrap();
+    store.machines_register(&[reg("a", "http://10.4.0.1:80"), reg("b", "http://10.4.0.2:80")]).await.unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
-    assert_eq!(
-        store.credentials_get("b").await.unwrap().unwrap().username,
-        "u-b"
-    );
+    assert_eq!(store.credentials_get("b").await.unwrap().unwrap().username, "u-b");
     // Idempotent: the same batch again, spelled differently, changes nothing.
-    store
-        .machines_register(&[reg("a", "http://10.4.0.1"), reg("b", "http://10.4.0.2:80/")])
-        .await
-        .unwrap();
+    store.machines_register(&[reg("a", "http://10.4.0.1"), reg("b", "http://10.4.0.2:80/")]).await.unwrap();
     assert_eq!(store.machine_count().await.unwrap(), 2);
 
     // Inside the batch: c and d are one BMC.
-    let e = store
-        .machines_register(&[reg("c", "http://10.4.0.3:80"), reg("d", "HTTP://10.4.0.3/")])
-        .await
-        .unwrap_err();
+    let e = store.machines_register(&[reg("c", "http://10.4.0.3:80"), reg("d", "HTTP://10.4.0.3/")]).await.unwrap_err();
     assert!(
         matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "d" && owner == "c"),
         "{e:?}"
@@ -232,32 +154,14 @@ async fn register_batch_is_all_or_nothing(Ctx { store, .. }: Ctx) {
         "{e:?}"
     );
     // ... and over the other scheme (checked after the row was written).
-    let e = store
-        .machines_register(&[
-            reg("c", "http://10.4.0.3:80"),
-            reg("f", "https://10.4.0.2:80"),
-        ])
-        .await
-        .unwrap_err();
+    let e =
+        store.machines_register(&[reg("c", "http://10.4.0.3:80"), reg("f", "https://10.4.0.2:80")]).await.unwrap_err();
     assert!(
         matches!(&e, StoreError::BmcAddressTaken { machine, owner, .. } if machine == "f" && owner == "b"),
         "{e:?}"
     );
-    assert_eq!(
-        store.machine_count().await.unwrap(),
-        2,
-        "nothing of a refused batch is written"
-    );
-    assert_eq!(
-        store
-            .machine_get("a")
-            .await
-            .unwrap()
-            .unwrap()
-            .bmc_address
-            .to_string(),
-        "http://10.4.0.1:80"
-    );
+    assert_eq!(store.machine_count().await.unwrap(), 2, "nothing of a refused batch is written");
+    assert_eq!(store.machine_get("a").await.unwrap().unwrap().bmc_address.to_string(), "http://10.4.0.1:80");
     assert_eq!(store.credentials_get("c").await.unwrap(), None);
 }
 
@@ -279,72 +183,29 @@ async fn by_bmc_in_any_form(Ctx { store, .. }: Ctx) {
             store.machine_by_bmc(&lookup).await.unwrap().map(|m| m.id)
         }
     };
-    for form in [
-        "10.0.0.1",
-        "10.0.0.1:443",
-        "https://10.0.0.1",
-        "HTTPS://10.0.0.1:443/",
-    ] {
+    for form in ["10.0.0.1", "10.0.0.1:443", "https://10.0.0.1", "HTTPS://10.0.0.1:443/"] {
         assert_eq!(find(form).await.as_deref(), Some("plain"), "{form}");
     }
-    assert_eq!(
-        find("10.0.0.2:8443").await.as_deref(),
-        Some("ported"),
-        "ip:port"
-    );
-    assert_eq!(
-        find("10.0.0.2").await.as_deref(),
-        Some("ported"),
-        "ip finds the only BMC on that ip"
-    );
-    assert_eq!(
-        find("10.0.0.10").await.as_deref(),
-        Some("ten"),
-        "host match is ip + ':' (not 10.0.0.1)"
-    );
-    assert_eq!(
-        find("10.0.0.2:9999").await,
-        None,
-        "other port is another BMC"
-    );
-    assert_eq!(
-        find("http://10.0.0.2:8443").await,
-        None,
-        "a written scheme is taken at its word"
-    );
+    assert_eq!(find("10.0.0.2:8443").await.as_deref(), Some("ported"), "ip:port");
+    assert_eq!(find("10.0.0.2").await.as_deref(), Some("ported"), "ip finds the only BMC on that ip");
+    assert_eq!(find("10.0.0.10").await.as_deref(), Some("ten"), "host match is ip + ':' (not 10.0.0.1)");
+    assert_eq!(find("10.0.0.2:9999").await, None, "other port is another BMC");
+    assert_eq!(find("http://10.0.0.2:8443").await, None, "a written scheme is taken at its word");
     // A sim BMC registered over http: found without writing the scheme, with or without slash.
     assert_eq!(find("127.0.0.1:9002").await.as_deref(), Some("sim-b"));
-    assert_eq!(
-        find("http://127.0.0.1:9002/").await.as_deref(),
-        Some("sim-b")
-    );
-    assert_eq!(
-        find("127.0.0.1").await,
-        None,
-        "ambiguous: two ports on one ip"
-    );
-    assert_eq!(
-        find("http://127.0.0.5:9000/bmc/h1/").await.as_deref(),
-        Some("prefixed")
-    );
+    assert_eq!(find("http://127.0.0.1:9002/").await.as_deref(), Some("sim-b"));
+    assert_eq!(find("127.0.0.1").await, None, "ambiguous: two ports on one ip");
+    assert_eq!(find("http://127.0.0.5:9000/bmc/h1/").await.as_deref(), Some("prefixed"));
     assert_eq!(find("127.0.0.5").await.as_deref(), Some("prefixed"));
     assert_eq!(find("10.9.9.9").await, None);
 }
 
 async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
-    store
-        .machine_upsert(&new_machine("m", "10.2.0.1"))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("m", "10.2.0.1")).await.unwrap();
     assert!(store.history_list("m", 10).await.unwrap().is_empty());
 
     store
-        .machine_set_state(
-            "m",
-            HostState::HostReprovision,
-            Some(HostSubstate::CheckingFirmwareV2),
-            "update requested",
-        )
+        .machine_set_state("m", HostState::HostReprovision, Some(HostSubstate::CheckingFirmwareV2), "update requested")
         .await
         .unwrap();
     store
@@ -356,26 +217,14 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
         )
         .await
         .unwrap();
-    store
-        .machine_set_state("m", HostState::Ready, None, "done")
-        .await
-        .unwrap();
+    store.machine_set_state("m", HostState::Ready, None, "done").await.unwrap();
 
     let m = store.machine_get("m").await.unwrap().unwrap();
     assert_eq!((m.state.as_str(), m.substate.map(|s| s.as_str())), ("Ready", None));
 
     let h = store.history_list("m", 10).await.unwrap();
-    let seen: Vec<_> = h
-        .iter()
-        .map(|e| {
-            (
-                e.seq,
-                e.state.as_str(),
-                e.substate.map(|s| s.as_str()),
-                e.message.as_str(),
-            )
-        })
-        .collect();
+    let seen: Vec<_> =
+        h.iter().map(|e| (e.seq, e.state.as_str(), e.substate.map(|s| s.as_str()), e.message.as_str())).collect();
     assert_eq!(
         seen,
         [
@@ -392,27 +241,18 @@ async fn set_state_writes_history(Ctx { store, .. }: Ctx) {
 }
 
 async fn set_state_unknown_machine_is_not_found(Ctx { store, .. }: Ctx) {
-    let err = store
-        .machine_set_state("ghost", HostState::Ready, None, "x")
-        .await
-        .unwrap_err();
+    let err = store.machine_set_state("ghost", HostState::Ready, None, "x").await.unwrap_err();
     match &err {
         StoreError::NotFound { what, id } => assert_eq!((*what, id.as_str()), ("machine", "ghost")),
         other => panic!("expected NotFound, got {other:?}"),
     }
     assert!(err.is_not_found());
     assert!(!err.is_transient());
-    assert!(
-        store.history_list("ghost", 10).await.unwrap().is_empty(),
-        "no history without a machine"
-    );
+    assert!(store.history_list("ghost", 10).await.unwrap().is_empty(), "no history without a machine");
 }
 
 async fn concurrent_state_changes_keep_history_consistent(Ctx { store, .. }: Ctx) {
-    store
-        .machine_upsert(&new_machine("busy", "10.3.0.1"))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("busy", "10.3.0.1")).await.unwrap();
     let tasks: Vec<_> = (0..20)
         .map(|i| {
             let store = store.clone();
@@ -454,68 +294,30 @@ async fn an_unknown_stored_state_is_reported_corrupt(Ctx { store, url }: Ctx) {
 }
 
 async fn overrides(Ctx { store, .. }: Ctx) {
-    store
-        .machine_upsert(&new_machine("o", "10.4.0.1"))
-        .await
-        .unwrap();
-    store
-        .machine_set_auto_update("o", Some(false))
-        .await
-        .unwrap();
-    store
-        .machine_set_update_window("o", Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }))
-        .await
-        .unwrap();
+    store.machine_upsert(&new_machine("o", "10.4.0.1")).await.unwrap();
+    store.machine_set_auto_update("o", Some(false)).await.unwrap();
+    store.machine_set_update_window("o", Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 })).await.unwrap();
     let m = store.machine_get("o").await.unwrap().unwrap();
     assert_eq!(m.auto_update, Some(false));
-    assert_eq!(
-        m.window,
-        Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 })
-    );
+    assert_eq!(m.window, Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }));
 
     // Upsert leaves overrides alone.
-    store
-        .machine_upsert(&new_machine("o", "10.4.0.1"))
-        .await
-        .unwrap();
-    assert_eq!(
-        store.machine_get("o").await.unwrap().unwrap().auto_update,
-        Some(false)
-    );
+    store.machine_upsert(&new_machine("o", "10.4.0.1")).await.unwrap();
+    assert_eq!(store.machine_get("o").await.unwrap().unwrap().auto_update, Some(false));
 
-    store
-        .machine_set_auto_update("o", Some(true))
-        .await
-        .unwrap();
-    assert_eq!(
-        store.machine_get("o").await.unwrap().unwrap().auto_update,
-        Some(true)
-    );
+    store.machine_set_auto_update("o", Some(true)).await.unwrap();
+    assert_eq!(store.machine_get("o").await.unwrap().unwrap().auto_update, Some(true));
     store.machine_set_auto_update("o", None).await.unwrap();
     store.machine_set_update_window("o", None).await.unwrap();
     let m = store.machine_get("o").await.unwrap().unwrap();
-    assert_eq!(
-        (m.auto_update, m.window),
-        (None, None)
-    );
+    assert_eq!((m.auto_update, m.window), (None, None));
 
     assert!(matches!(
         store.machine_set_update_window("o", Some(TimeWindow { start_ms: 5, end_ms: 1 })).await,
-        Err(StoreError::Invalid {
-            op: "machine_set_update_window",
-            ..
-        })
+        Err(StoreError::Invalid { op: "machine_set_update_window", .. })
     ));
-    assert!(store
-        .machine_set_auto_update("ghost", Some(true))
-        .await
-        .unwrap_err()
-        .is_not_found());
-    assert!(store
-        .machine_set_update_window("ghost", None)
-        .await
-        .unwrap_err()
-        .is_not_found());
+    assert!(store.machine_set_auto_update("ghost", Some(true)).await.unwrap_err().is_not_found());
+    assert!(store.machine_set_update_window("ghost", None).await.unwrap_err().is_not_found());
 }
 
 /// Issue 11 finding 15: `machine add` / `machine import` cannot change the state, instance or
@@ -528,7 +330,12 @@ async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .
     m.instance_id = Some("inst-1".into());
     store.machine_upsert(&m).await.unwrap();
     store
-        .request_create(&NewRequest { machine_id: "busy".into(), initiator: "AdminCli".into(), update_message: None, workflow_id: None })
+        .request_create(&NewRequest {
+            machine_id: "busy".into(),
+            initiator: "AdminCli".into(),
+            update_message: None,
+            workflow_id: None,
+        })
         .await
         .unwrap();
     let before = store.machine_get("busy").await.unwrap().unwrap();
@@ -536,7 +343,9 @@ async fn a_machine_being_updated_keeps_its_state_instance_and_bmc(Ctx { store, .
     // `machine add` as Ready without the instance, or with another BMC: refused.
     let mut ready = new_machine("busy", "https://10.9.0.1");
     ready.state = HostState::Ready;
-    assert!(matches!(store.machine_upsert(&ready).await, Err(StoreError::MachineBusy { machine }) if machine == "busy"));
+    assert!(
+        matches!(store.machine_upsert(&ready).await, Err(StoreError::MachineBusy { machine }) if machine == "busy")
+    );
     let mut moved = m.clone();
     moved.bmc_address = "https://10.9.0.2".parse().unwrap();
     assert!(matches!(store.machine_upsert(&moved).await, Err(StoreError::MachineBusy { .. })));

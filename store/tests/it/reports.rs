@@ -47,139 +47,54 @@ fn inventory(bios: &str) -> InventoryReport {
 async fn error_keeps_last_good_report(Ctx { store, .. }: Ctx) {
     assert_eq!(store.report_get(&look("10.0.0.1:443")).await.unwrap(), None);
 
-    store
-        .report_put(&addr("10.0.0.1:443"), Some("m-1"), &Ok(inventory("2.3.5")))
-        .await
-        .unwrap();
-    let first = store
-        .report_get(&look("10.0.0.1:443"))
-        .await
-        .unwrap()
-        .unwrap();
+    store.report_put(&addr("10.0.0.1:443"), Some("m-1"), &Ok(inventory("2.3.5"))).await.unwrap();
+    let first = store.report_get(&look("10.0.0.1:443")).await.unwrap().unwrap();
     assert_eq!(first.report, Some(inventory("2.3.5")));
     assert_eq!(first.error, None);
     assert_eq!(first.machine_id.as_deref(), Some("m-1"));
     assert!(first.explored_at_ms > 0);
 
-    store
-        .report_put(
-            &addr("10.0.0.1:443"),
-            None,
-            &Err("connection refused".to_owned()),
-        )
-        .await
-        .unwrap();
-    let failed = store
-        .report_get(&look("10.0.0.1:443"))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        failed.report,
-        Some(inventory("2.3.5")),
-        "last good report kept"
-    );
+    store.report_put(&addr("10.0.0.1:443"), None, &Err("connection refused".to_owned())).await.unwrap();
+    let failed = store.report_get(&look("10.0.0.1:443")).await.unwrap().unwrap();
+    assert_eq!(failed.report, Some(inventory("2.3.5")), "last good report kept");
     assert_eq!(failed.error.as_deref(), Some("connection refused"));
-    assert_eq!(
-        failed.machine_id.as_deref(),
-        Some("m-1"),
-        "None keeps the machine id"
-    );
+    assert_eq!(failed.machine_id.as_deref(), Some("m-1"), "None keeps the machine id");
     assert!(failed.explored_at_ms >= first.explored_at_ms);
 
-    store
-        .report_put(&addr("10.0.0.1:443"), Some("m-1"), &Ok(inventory("2.4.0")))
-        .await
-        .unwrap();
-    let ok = store
-        .report_get(&look("10.0.0.1:443"))
-        .await
-        .unwrap()
-        .unwrap();
+    store.report_put(&addr("10.0.0.1:443"), Some("m-1"), &Ok(inventory("2.4.0"))).await.unwrap();
+    let ok = store.report_get(&look("10.0.0.1:443")).await.unwrap().unwrap();
     assert_eq!(ok.report, Some(inventory("2.4.0")));
     assert_eq!(ok.error, None, "success clears the error");
 
     let json = serde_json::to_string(&ok).unwrap();
-    assert_eq!(
-        serde_json::from_str::<hostfw_store::ExploredReport>(&json).unwrap(),
-        ok
-    );
+    assert_eq!(serde_json::from_str::<hostfw_store::ExploredReport>(&json).unwrap(), ok);
 }
 
 async fn first_exploration_failing(Ctx { store, .. }: Ctx) {
-    store
-        .report_put(&addr("10.0.0.9"), None, &Err("timeout".to_owned()))
-        .await
-        .unwrap();
+    store.report_put(&addr("10.0.0.9"), None, &Err("timeout".to_owned())).await.unwrap();
     let r = store.report_get(&look("10.0.0.9")).await.unwrap().unwrap();
-    assert_eq!(
-        (r.report, r.error.as_deref(), r.machine_id),
-        (None, Some("timeout"), None)
-    );
+    assert_eq!((r.report, r.error.as_deref(), r.machine_id), (None, Some("timeout"), None));
 }
 
 async fn lookups_by_address_and_machine(Ctx { store, .. }: Ctx) {
-    store
-        .report_put(&addr("10.0.0.1"), Some("plain"), &Ok(inventory("1")))
-        .await
-        .unwrap();
-    store
-        .report_put(&addr("10.0.0.2:8443"), Some("ported"), &Ok(inventory("2")))
-        .await
-        .unwrap();
-    store
-        .report_put(
-            &addr("http://127.0.0.1:9001"),
-            Some("sim-a"),
-            &Ok(inventory("3")),
-        )
-        .await
-        .unwrap();
-    store
-        .report_put(
-            &addr("http://127.0.0.1:9002"),
-            Some("sim-b"),
-            &Ok(inventory("4")),
-        )
-        .await
-        .unwrap();
+    store.report_put(&addr("10.0.0.1"), Some("plain"), &Ok(inventory("1"))).await.unwrap();
+    store.report_put(&addr("10.0.0.2:8443"), Some("ported"), &Ok(inventory("2"))).await.unwrap();
+    store.report_put(&addr("http://127.0.0.1:9001"), Some("sim-a"), &Ok(inventory("3"))).await.unwrap();
+    store.report_put(&addr("http://127.0.0.1:9002"), Some("sim-b"), &Ok(inventory("4"))).await.unwrap();
 
     let who = |r: Option<hostfw_store::ExploredReport>| r.and_then(|r| r.machine_id);
-    assert_eq!(
-        who(store.report_get(&look("10.0.0.1")).await.unwrap()).as_deref(),
-        Some("plain")
-    );
-    assert_eq!(
-        who(store.report_get(&look("10.0.0.1:443")).await.unwrap()).as_deref(),
-        Some("plain")
-    );
-    assert_eq!(
-        who(store.report_get(&look("10.0.0.2")).await.unwrap()).as_deref(),
-        Some("ported")
-    );
-    assert_eq!(
-        who(store.report_get(&look("127.0.0.1")).await.unwrap()),
-        None,
-        "ambiguous"
-    );
+    assert_eq!(who(store.report_get(&look("10.0.0.1")).await.unwrap()).as_deref(), Some("plain"));
+    assert_eq!(who(store.report_get(&look("10.0.0.1:443")).await.unwrap()).as_deref(), Some("plain"));
+    assert_eq!(who(store.report_get(&look("10.0.0.2")).await.unwrap()).as_deref(), Some("ported"));
+    assert_eq!(who(store.report_get(&look("127.0.0.1")).await.unwrap()), None, "ambiguous");
     assert_eq!(
         who(store.report_get(&look("127.0.0.1:9002")).await.unwrap()).as_deref(),
         Some("sim-b"),
         "no scheme written: the http listener is found"
     );
+    assert_eq!(who(store.report_get(&look("HTTP://127.0.0.1:9002/")).await.unwrap()).as_deref(), Some("sim-b"));
     assert_eq!(
-        who(store
-            .report_get(&look("HTTP://127.0.0.1:9002/"))
-            .await
-            .unwrap())
-        .as_deref(),
-        Some("sim-b")
-    );
-    assert_eq!(
-        who(store
-            .report_get(&look("https://127.0.0.1:9002"))
-            .await
-            .unwrap()),
+        who(store.report_get(&look("https://127.0.0.1:9002")).await.unwrap()),
         None,
         "a written scheme is taken at its word"
     );
@@ -189,21 +104,10 @@ async fn lookups_by_address_and_machine(Ctx { store, .. }: Ctx) {
     assert_eq!(by_machine.report.unwrap().members[0].version, "2");
     assert_eq!(store.report_for_machine("ghost").await.unwrap(), None);
 
-    let all: Vec<_> = store
-        .report_list()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.bmc_address.to_string())
-        .collect();
+    let all: Vec<_> = store.report_list().await.unwrap().into_iter().map(|r| r.bmc_address.to_string()).collect();
     assert_eq!(
         all,
-        [
-            "http://127.0.0.1:9001",
-            "http://127.0.0.1:9002",
-            "https://10.0.0.1:443",
-            "https://10.0.0.2:8443"
-        ]
+        ["http://127.0.0.1:9001", "http://127.0.0.1:9002", "https://10.0.0.1:443", "https://10.0.0.2:8443"]
     );
 }
 
@@ -218,10 +122,7 @@ async fn unknown_versions_keep_their_reason(Ctx { store, .. }: Ctx) {
         ],
         ..inventory("unused")
     };
-    store
-        .report_put(&addr("10.0.0.7"), Some("m-7"), &Ok(report.clone()))
-        .await
-        .unwrap();
+    store.report_put(&addr("10.0.0.7"), Some("m-7"), &Ok(report.clone())).await.unwrap();
     let back = store.report_get(&look("10.0.0.7")).await.unwrap().unwrap().report.unwrap();
     assert_eq!(back, report);
     let reasons: Vec<_> = back.members.iter().map(|m| m.version_unknown.clone()).collect();
@@ -243,7 +144,13 @@ async fn unknown_versions_keep_their_reason(Ctx { store, .. }: Ctx) {
 async fn many_reports_at_once(Ctx { store, .. }: Ctx) {
     store.report_put(&addr("10.1.0.1"), Some("m1"), &Err("timed out".to_owned())).await.unwrap();
     let batch: Vec<(BmcAddress, Option<String>, InventoryReport)> = (1..=1200)
-        .map(|i| (addr(&format!("10.1.{}.{}", i / 256, i % 256)), (i != 1).then(|| format!("m{i}")), inventory(&format!("2.{i}"))))
+        .map(|i| {
+            (
+                addr(&format!("10.1.{}.{}", i / 256, i % 256)),
+                (i != 1).then(|| format!("m{i}")),
+                inventory(&format!("2.{i}")),
+            )
+        })
         .collect();
     store.reports_put_many(&batch).await.unwrap();
     let all = store.report_list().await.unwrap();

@@ -31,11 +31,7 @@ fn new_request(machine_id: &str, initiator: &str) -> NewRequest {
 
 async fn create_never_overwrites(Ctx { store, .. }: Ctx) {
     machine(&store, "m").await;
-    let created = match store
-        .request_create(&new_request("m", "Automated"))
-        .await
-        .unwrap()
-    {
+    let created = match store.request_create(&new_request("m", "Automated")).await.unwrap() {
         RequestCreate::Created(r) => r,
         other => panic!("expected Created, got {other:?}"),
     };
@@ -50,32 +46,19 @@ async fn create_never_overwrites(Ctx { store, .. }: Ctx) {
     assert!(created.requested_at_ms > 0);
 
     store.request_set_retry_count("m", 2).await.unwrap();
-    let existing = match store
-        .request_create(&new_request("m", "AdminCli"))
-        .await
-        .unwrap()
-    {
+    let existing = match store.request_create(&new_request("m", "AdminCli")).await.unwrap() {
         RequestCreate::Exists(r) => r,
         other => panic!("expected Exists, got {other:?}"),
     };
-    assert_eq!(
-        existing.initiator, "Automated",
-        "existing request is not overwritten"
-    );
+    assert_eq!(existing.initiator, "Automated", "existing request is not overwritten");
     assert_eq!(existing.retry_count, 2, "existing progress is kept");
     assert_eq!(existing.requested_at_ms, created.requested_at_ms);
     assert_eq!(store.request_get("m").await.unwrap(), Some(existing));
 }
 
 async fn create_for_unknown_machine_is_not_found(Ctx { store, .. }: Ctx) {
-    match store
-        .request_create(&new_request("ghost", "AdminCli"))
-        .await
-    {
-        Err(StoreError::NotFound {
-            what: "machine",
-            id,
-        }) => assert_eq!(id, "ghost"),
+    match store.request_create(&new_request("ghost", "AdminCli")).await {
+        Err(StoreError::NotFound { what: "machine", id }) => assert_eq!(id, "ghost"),
         other => panic!("expected NotFound machine, got {other:?}"),
     }
     assert_eq!(store.request_get("ghost").await.unwrap(), None);
@@ -85,23 +68,13 @@ async fn setters_list_and_delete(Ctx { store, .. }: Ctx) {
     for id in ["b", "a", "c"] {
         machine(&store, id).await;
         store
-            .request_create(&NewRequest {
-                update_message: None,
-                workflow_id: None,
-                ..new_request(id, "Automated")
-            })
+            .request_create(&NewRequest { update_message: None, workflow_id: None, ..new_request(id, "Automated") })
             .await
             .unwrap();
         // Distinct request times so "oldest first" is observable.
         tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     }
-    let order: Vec<_> = store
-        .request_list()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.machine_id)
-        .collect();
+    let order: Vec<_> = store.request_list().await.unwrap().into_iter().map(|r| r.machine_id).collect();
     assert_eq!(order, ["b", "a", "c"], "oldest first");
 
     store.request_mark_started("a", 1_000).await.unwrap();
@@ -109,10 +82,7 @@ async fn setters_list_and_delete(Ctx { store, .. }: Ctx) {
     store.request_set_approval("a", true).await.unwrap();
     store.request_set_retry_count("a", 3).await.unwrap();
     store.request_set_reset_requested("a", true).await.unwrap();
-    store
-        .request_mark_manual_upgrade_completed("a", 5_000)
-        .await
-        .unwrap();
+    store.request_mark_manual_upgrade_completed("a", 5_000).await.unwrap();
     store.request_set_workflow_id("a", "wf-a").await.unwrap();
     let a = store.request_get("a").await.unwrap().unwrap();
     assert_eq!(a.started_at_ms, Some(1_000));
@@ -125,26 +95,18 @@ async fn setters_list_and_delete(Ctx { store, .. }: Ctx) {
     assert!(!store.request_get("a").await.unwrap().unwrap().user_approval);
 
     let json = serde_json::to_string(&a).unwrap();
-    assert_eq!(
-        serde_json::from_str::<hostfw_store::Request>(&json).unwrap(),
-        a
-    );
+    assert_eq!(serde_json::from_str::<hostfw_store::Request>(&json).unwrap(), a);
 
     for res in [
         store.request_mark_started("ghost", 1).await,
         store.request_set_approval("ghost", true).await,
         store.request_set_retry_count("ghost", 1).await,
         store.request_set_reset_requested("ghost", true).await,
-        store
-            .request_mark_manual_upgrade_completed("ghost", 1)
-            .await,
+        store.request_mark_manual_upgrade_completed("ghost", 1).await,
         store.request_set_workflow_id("ghost", "wf").await,
     ] {
         match res {
-            Err(StoreError::NotFound {
-                what: "request",
-                id,
-            }) => assert_eq!(id, "ghost"),
+            Err(StoreError::NotFound { what: "request", id }) => assert_eq!(id, "ghost"),
             other => panic!("expected NotFound request, got {other:?}"),
         }
     }
@@ -158,47 +120,22 @@ async fn setters_list_and_delete(Ctx { store, .. }: Ctx) {
 async fn delete_if_not_started_refuses_started(Ctx { store, .. }: Ctx) {
     machine(&store, "idle").await;
     machine(&store, "running").await;
-    store
-        .request_create(&new_request("idle", "AdminCli"))
-        .await
-        .unwrap();
-    store
-        .request_create(&new_request("running", "Automated"))
-        .await
-        .unwrap();
+    store.request_create(&new_request("idle", "AdminCli")).await.unwrap();
+    store.request_create(&new_request("running", "Automated")).await.unwrap();
     store.request_mark_started("running", 42).await.unwrap();
 
-    assert_eq!(
-        store.request_delete_if_not_started("idle").await.unwrap(),
-        ClearOutcome::Cleared
-    );
+    assert_eq!(store.request_delete_if_not_started("idle").await.unwrap(), ClearOutcome::Cleared);
     assert_eq!(store.request_get("idle").await.unwrap(), None);
-    assert_eq!(
-        store.request_delete_if_not_started("idle").await.unwrap(),
-        ClearOutcome::NotFound
-    );
+    assert_eq!(store.request_delete_if_not_started("idle").await.unwrap(), ClearOutcome::NotFound);
 
-    match store
-        .request_delete_if_not_started("running")
-        .await
-        .unwrap()
-    {
+    match store.request_delete_if_not_started("running").await.unwrap() {
         ClearOutcome::AlreadyStarted(r) => {
-            assert_eq!(
-                (r.machine_id.as_str(), r.started_at_ms),
-                ("running", Some(42))
-            );
+            assert_eq!((r.machine_id.as_str(), r.started_at_ms), ("running", Some(42)));
         }
         other => panic!("expected AlreadyStarted, got {other:?}"),
     }
-    assert!(
-        store.request_get("running").await.unwrap().is_some(),
-        "started request kept"
-    );
-    assert_eq!(
-        store.request_delete_if_not_started("ghost").await.unwrap(),
-        ClearOutcome::NotFound
-    );
+    assert!(store.request_get("running").await.unwrap().is_some(), "started request kept");
+    assert_eq!(store.request_delete_if_not_started("ghost").await.unwrap(), ClearOutcome::NotFound);
 }
 
 async fn concurrent_creates_make_one_request(Ctx { store, .. }: Ctx) {
@@ -206,11 +143,7 @@ async fn concurrent_creates_make_one_request(Ctx { store, .. }: Ctx) {
     let tasks: Vec<_> = (0..10)
         .map(|i| {
             let store = store.clone();
-            tokio::spawn(async move {
-                store
-                    .request_create(&new_request("m", &format!("caller-{i}")))
-                    .await
-            })
+            tokio::spawn(async move { store.request_create(&new_request("m", &format!("caller-{i}"))).await })
         })
         .collect();
     let mut created = 0;

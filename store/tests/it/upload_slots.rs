@@ -107,7 +107,9 @@ async fn the_bound_holds_for_concurrent_attempts_of_the_same_uploads(Ctx { store
         .into_iter()
         .map(|(holder, grant)| {
             let store = store.clone();
-            tokio::spawn(async move { store.upload_slot_renew(grant, &holder, 60_000).await.unwrap().then_some(grant.slot) })
+            tokio::spawn(
+                async move { store.upload_slot_renew(grant, &holder, 60_000).await.unwrap().then_some(grant.slot) },
+            )
         })
         .collect();
     let mut holding = Vec::new();

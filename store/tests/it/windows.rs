@@ -33,8 +33,7 @@ fn ids(list: &[&str]) -> Vec<String> {
 async fn set_and_clear(Ctx { store, .. }: Ctx) {
     register(&store, &["m-1", "m-2", "m-3"]).await;
     store
-        .machine_set_update_windows(&ids(&["m-1", "m-2"]), Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 })
-)
+        .machine_set_update_windows(&ids(&["m-1", "m-2"]), Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }))
         .await
         .unwrap();
     assert_eq!(window_of(&store, "m-1").await, (Some(1_000), Some(2_000)));
@@ -42,10 +41,7 @@ async fn set_and_clear(Ctx { store, .. }: Ctx) {
     assert_eq!(window_of(&store, "m-3").await, (None, None));
 
     // Duplicates are harmless; clearing touches only the listed machines.
-    store
-        .machine_set_update_windows(&ids(&["m-1", "m-1"]), None)
-        .await
-        .unwrap();
+    store.machine_set_update_windows(&ids(&["m-1", "m-1"]), None).await.unwrap();
     assert_eq!(window_of(&store, "m-1").await, (None, None));
     assert_eq!(window_of(&store, "m-2").await, (Some(1_000), Some(2_000)));
     store.machine_set_update_windows(&[], None).await.unwrap();
@@ -53,11 +49,7 @@ async fn set_and_clear(Ctx { store, .. }: Ctx) {
 
 async fn unknown_ids_write_nothing(Ctx { store, .. }: Ctx) {
     register(&store, &["m-1", "m-2"]).await;
-    store
-        .machine_set_update_windows(&ids(&["m-2"]), Some(TimeWindow { start_ms: 5, end_ms: 6 })
-)
-        .await
-        .unwrap();
+    store.machine_set_update_windows(&ids(&["m-2"]), Some(TimeWindow { start_ms: 5, end_ms: 6 })).await.unwrap();
     let err = store
         .machine_set_update_windows(
             &ids(&["m-1", "ghost-a", "m-2", "ghost-b"]),
@@ -66,18 +58,12 @@ async fn unknown_ids_write_nothing(Ctx { store, .. }: Ctx) {
         .await
         .unwrap_err();
     match &err {
-        StoreError::NotFound {
-            what: "machine",
-            id,
-        } => assert_eq!(id, "ghost-a, ghost-b"),
+        StoreError::NotFound { what: "machine", id } => assert_eq!(id, "ghost-a, ghost-b"),
         other => panic!("expected NotFound, got {other:?}"),
     }
     assert_eq!(window_of(&store, "m-1").await, (None, None));
     assert_eq!(window_of(&store, "m-2").await, (Some(5), Some(6)));
-    let err = store
-        .machine_set_update_windows(&ids(&["m-1", "ghost"]), None)
-        .await
-        .unwrap_err();
+    let err = store.machine_set_update_windows(&ids(&["m-1", "ghost"]), None).await.unwrap_err();
     assert!(err.is_not_found());
     assert_eq!(window_of(&store, "m-2").await, (Some(5), Some(6)));
 }
@@ -86,17 +72,10 @@ async fn start_must_be_before_end(Ctx { store, .. }: Ctx) {
     register(&store, &["m-1"]).await;
     for (start_ms, end_ms) in [(2_000, 1_000), (1_000, 1_000)] {
         let window = TimeWindow { start_ms, end_ms };
-        let err = store
-            .machine_set_update_windows(&ids(&["m-1"]), Some(window))
-            .await
-            .unwrap_err();
+        let err = store.machine_set_update_windows(&ids(&["m-1"]), Some(window)).await.unwrap_err();
         assert!(matches!(err, StoreError::Invalid { .. }), "{err:?}");
     }
     assert_eq!(window_of(&store, "m-1").await, (None, None));
 }
 
-both_backends!(
-    set_and_clear,
-    unknown_ids_write_nothing,
-    start_must_be_before_end
-);
+both_backends!(set_and_clear, unknown_ids_write_nothing, start_must_be_before_end);

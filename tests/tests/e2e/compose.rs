@@ -14,10 +14,7 @@ use hostfw_model::{Catalog, SiteConfig};
 use serde_yaml::{Mapping, Value};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
 fn compose() -> Value {
@@ -27,15 +24,11 @@ fn compose() -> Value {
 }
 
 fn services(doc: &Value) -> &Mapping {
-    doc.get("services")
-        .and_then(Value::as_mapping)
-        .expect("docker-compose.yml has a services mapping")
+    doc.get("services").and_then(Value::as_mapping).expect("docker-compose.yml has a services mapping")
 }
 
 fn service<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    services(doc)
-        .get(name)
-        .unwrap_or_else(|| panic!("docker-compose.yml has no service {name:?}"))
+    services(doc).get(name).unwrap_or_else(|| panic!("docker-compose.yml has no service {name:?}"))
 }
 
 /// `environment` as (key, value) pairs, in either compose form (mapping or `KEY=value` list).
@@ -130,14 +123,7 @@ fn profiles(svc: &Value) -> Vec<String> {
 #[test]
 fn compose_file_has_the_documented_services() {
     let doc = compose();
-    for name in [
-        "postgresql",
-        "temporal",
-        "temporal-admin-tools",
-        "temporal-ui",
-        "hostfw-worker",
-        "bmc-sim",
-    ] {
+    for name in ["postgresql", "temporal", "temporal-admin-tools", "temporal-ui", "hostfw-worker", "bmc-sim"] {
         service(&doc, name);
     }
 
@@ -206,10 +192,9 @@ fn compose_images_are_pinned() {
         let last = image.rsplit('/').next().unwrap_or(image);
         let tag = last.split_once(':').map(|(_, t)| t);
         match tag {
-            Some(tag) => assert!(
-                !tag.is_empty() && tag != "latest",
-                "{name:?}: image {image} must pin a tag other than latest"
-            ),
+            Some(tag) => {
+                assert!(!tag.is_empty() && tag != "latest", "{name:?}: image {image} must pin a tag other than latest")
+            }
             None => assert!(image.contains('@'), "{name:?}: image {image} has no tag (that is latest)"),
         }
     }
@@ -266,8 +251,10 @@ fn dockerfile_builds_the_four_binaries() {
         assert!(text.contains(&format!("-p {package}")), "Dockerfile does not build {package}");
     }
     for bin in ["hostfw-worker", "hostfw", "bmc-sim", "scout"] {
-        assert!(text.contains(&format!("target/release/{bin} ")) || text.contains(&format!("target/release/{bin}\n")),
-            "Dockerfile does not install {bin}");
+        assert!(
+            text.contains(&format!("target/release/{bin} ")) || text.contains(&format!("target/release/{bin}\n")),
+            "Dockerfile does not install {bin}"
+        );
     }
     let ignore = std::fs::read_to_string(repo().join(".dockerignore")).unwrap();
     for dir in ["target/", ".demo/", ".tools/", ".git/"] {
@@ -284,10 +271,7 @@ fn compose_site_config_loads() {
     let site = SiteConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(site.site.database_url, "postgres://hostfw:hostfw@postgresql:5432/hostfw");
     assert_eq!(site.firmware_global.firmware_directory, Path::new("/var/lib/hostfw/firmware"));
-    assert_eq!(
-        site.firmware_global.scout_scripts_directory,
-        Path::new("/var/lib/hostfw/scout-firmware-scripts")
-    );
+    assert_eq!(site.firmware_global.scout_scripts_directory, Path::new("/var/lib/hostfw/scout-firmware-scripts"));
     assert_eq!(site.site.data_dir, Path::new("/var/lib/hostfw"));
     assert_eq!(site.worker.metrics_listen, "0.0.0.0:9464");
     assert_eq!(site.worker.artifact_listen, "0.0.0.0:8089");
@@ -314,7 +298,11 @@ fn trial_fleet_matches_the_demo_overlay() {
     let fleet = FleetSpec::load(root.join("config/compose/trial-fleet.toml")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(fleet.hosts.len(), 3);
     for host in &fleet.hosts {
-        assert!(host.bmc_address.ip().is_unspecified(), "{}: listen on 0.0.0.0 to be reachable from the worker", host.id);
+        assert!(
+            host.bmc_address.ip().is_unspecified(),
+            "{}: listen on 0.0.0.0 to be reachable from the worker",
+            host.id
+        );
         assert_ne!(host.bmc_address.port(), 0, "{}: fixed port, registered as bmc-sim:<port>", host.id);
     }
 
@@ -337,21 +325,17 @@ fn trial_fleet_matches_the_demo_overlay() {
 /// has the compose plugin. Validates only: nothing is built, pulled or started.
 #[test]
 fn docker_compose_config_is_valid() {
-    let available = Command::new("docker")
-        .args(["compose", "version"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
+    let available =
+        Command::new("docker").args(["compose", "version"]).output().map(|o| o.status.success()).unwrap_or(false);
     if !available {
         println!("skipped: docker compose is not available");
         return;
     }
     let file = repo().join("docker-compose.yml");
     let file = file.to_str().expect("UTF-8 path");
-    for args in [
-        vec!["compose", "-f", file, "config", "-q"],
-        vec!["compose", "-f", file, "--profile", "trial", "config", "-q"],
-    ] {
+    for args in
+        [vec!["compose", "-f", file, "config", "-q"], vec!["compose", "-f", file, "--profile", "trial", "config", "-q"]]
+    {
         let out = Command::new("docker").args(&args).output().expect("running docker");
         assert!(
             out.status.success(),

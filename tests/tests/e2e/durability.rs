@@ -11,13 +11,15 @@
 //!
 //! Needs the worker binary: `cargo build --workspace --bins` (or `HOSTFW_WORKER_BIN`).
 
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use hostfw_tests::fixtures::r760;
-use hostfw_tests::{activity_records, history_contains, ActivityRecord, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_bmc_sim::Fault;
+use hostfw_tests::fixtures::r760;
+use hostfw_tests::{
+    activity_records, history_contains, ActivityRecord, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec,
+    SiteToml,
+};
 use hostfw_workflows::names::{ACT_ACTIVATE, ACT_UPLOAD, ACT_WAIT_TASK};
 use hostfw_workflows::HostOutcome;
 
@@ -33,17 +35,21 @@ const PASSWORD: &str = "Dur4bility-Secret-x93";
 /// the next component's upload must not wait for that.) The catalog: the R760 (BMC and BIOS by
 /// Redfish upload), a Supermicro BMC, a Lenovo BIOS by Core-local script.
 fn config() -> SiteToml {
-    let smc = HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR")
-        .ordering(&["bmc"])
-        .component("bmc", "^BMC$", [Firmware::file("2.0", "smc/bmc.bin")]);
-    let sr650 = HostModel::new("sr650", "Lenovo", "SR650")
-        .ordering(&["uefi"])
-        .component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/flash.sh")]);
-    SiteToml::default()
-        .heartbeat_timeout("5s")
-        .max_retries(5)
-        .max_uploads(2)
-        .catalog(&Catalog::of([r760(), smc, sr650]))
+    let smc = HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR").ordering(&["bmc"]).component(
+        "bmc",
+        "^BMC$",
+        [Firmware::file("2.0", "smc/bmc.bin")],
+    );
+    let sr650 = HostModel::new("sr650", "Lenovo", "SR650").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::script("3.0", "scripts/flash.sh")],
+    );
+    SiteToml::default().heartbeat_timeout("5s").max_retries(5).max_uploads(2).catalog(&Catalog::of([
+        r760(),
+        smc,
+        sr650,
+    ]))
 }
 
 const IMAGES: &[(&str, &str, &str)] = &[

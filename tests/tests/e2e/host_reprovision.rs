@@ -1,12 +1,11 @@
 //! End-to-end: host reprovisioning on a real Temporal dev server, real HTTP to bmc-sim, a real
 //! SQLite site database, driven through the `hostfw` CLI code.
 
-
 use std::time::Duration;
 
-use hostfw_tests::{Site, SiteSpec, SiteToml};
 use futures::StreamExt;
-use hostfw_workflows::{HostOutcome, HostReprovisionWorkflow, host_reprovision_workflow_id};
+use hostfw_tests::{Site, SiteSpec, SiteToml};
+use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 use temporalio_client::{WorkflowListOptions, WorkflowQueryOptions};
 
 const CATALOG: &str = r#"
@@ -181,7 +180,8 @@ async fn drifted_hosts_are_updated_verified_and_restored() {
     }
 
     // The query answers after completion, and the Web UI's search attributes find the workflow.
-    let handle = site.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id("dell-drifted"));
+    let handle =
+        site.client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id("dell-drifted"));
     let status = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default()).await.unwrap();
     assert_eq!(status.substate.to_string(), "Completed");
     let found = site
@@ -280,10 +280,11 @@ async fn an_unmatched_component_is_skipped_and_the_rest_installed() {
         "id = \"smc-no-cpld\"\nvendor = \"Supermicro\"\nmodel = \"SYS-821GE-TNHR\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [\n  { id = \"BMC\", version = \"1.01.02\" },",
     );
     assert!(fleet.contains(r#"{ id = "BMC", version = "1.01.02" },"#) && !fleet.contains(r#"version = "1.03.10""#));
-    let config = SiteToml::default()
-        .max_retries(1)
-        .catalog_toml(CATALOG)
-        .set("host_models.smc", "ordering", vec!["cpldmb", "bmc"]);
+    let config = SiteToml::default().max_retries(1).catalog_toml(CATALOG).set(
+        "host_models.smc",
+        "ordering",
+        vec!["cpldmb", "bmc"],
+    );
     let spec = SiteSpec { fleet: &fleet, config, images: IMAGES, ..SiteSpec::default() };
     let site = Site::start(spec).await.expect("site starts");
     site.cli(&["host", "reprovision", "set", "--id", "smc-no-cpld"]).await.unwrap();
@@ -292,9 +293,16 @@ async fn an_unmatched_component_is_skipped_and_the_rest_installed() {
         panic!("unexpected outcome {outcome:?}")
     };
     assert_eq!(installed.iter().map(|c| c.component.to_string()).collect::<Vec<_>>(), vec!["bmc"]);
-    assert_eq!(version(&site, "smc-no-cpld", "BMC"), "1.03.10", "the drifted BMC after the unmatched CPLD is installed");
+    assert_eq!(
+        version(&site, "smc-no-cpld", "BMC"),
+        "1.03.10",
+        "the drifted BMC after the unmatched CPLD is installed"
+    );
     assert_eq!(unmatched.len(), 1);
-    assert_eq!((unmatched[0].component.to_string(), unmatched[0].matcher.as_str()), ("cpldmb".into(), "^CPLD_Motherboard$"));
+    assert_eq!(
+        (unmatched[0].component.to_string(), unmatched[0].matcher.as_str()),
+        ("cpldmb".into(), "^CPLD_Motherboard$")
+    );
     assert!(not_reported.is_empty());
 
     let machine = site.store.machine_get("smc-no-cpld").await.unwrap().unwrap();
@@ -306,7 +314,10 @@ async fn an_unmatched_component_is_skipped_and_the_rest_installed() {
         "no retry burned: {history:?}"
     );
     let last = &history.iter().find(|h| h.message.starts_with("not fully installable")).expect("reported").message;
-    assert!(last.contains("cpldmb") && last.contains("^CPLD_Motherboard$") && last.contains("installed bmc 1.03.10"), "{last}");
+    assert!(
+        last.contains("cpldmb") && last.contains("^CPLD_Motherboard$") && last.contains("installed bmc 1.03.10"),
+        "{last}"
+    );
     assert_eq!(site.fleet.stats().per_host["smc-no-cpld"].uploads, 1);
     site.record_history("smc-no-cpld", "unmatched-component-skipped").await;
     site.shutdown().await;
@@ -335,7 +346,10 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
     let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "ftp://10.0.0.1"]).await.unwrap_err();
     assert!(format!("{err:#}").contains("invalid BMC address \"ftp://10.0.0.1\": unknown scheme"), "{err:#}");
     assert!(site.store.machine_get("new-1").await.unwrap().is_none());
-    let err = site.cli(&["machine", "add", "--id", "new-1", "--bmc", "10.0.0.1:443", "--state", "Assigned"]).await.unwrap_err();
+    let err = site
+        .cli(&["machine", "add", "--id", "new-1", "--bmc", "10.0.0.1:443", "--state", "Assigned"])
+        .await
+        .unwrap_err();
     assert!(format!("{err:#}").contains("--instance"), "{err:#}");
     assert!(site.store.machine_get("new-1").await.unwrap().is_none());
     let err = site.cli(&["site-explorer", "get-report", "managed-host", "10.9.9.9"]).await.unwrap_err();
@@ -365,7 +379,9 @@ async fn rollout_updates_every_drifted_host_and_reports_compliance() {
     assert!(printed.contains("cpldmb: F1.5.2 -> F1.6.0"), "{printed}");
     assert!(printed.contains("dell-compliant [compliant] already compliant"), "{printed}");
     assert!(
-        printed.contains(r#"smc-no-cpld [DRIFTED] NOT FULLY INSTALLABLE: cpldmb (no inventory entry matches "^CPLD_Motherboard$")"#),
+        printed.contains(
+            r#"smc-no-cpld [DRIFTED] NOT FULLY INSTALLABLE: cpldmb (no inventory entry matches "^CPLD_Motherboard$")"#
+        ),
         "{printed}"
     );
     assert_eq!(printed.lines().last(), Some("compliant: 3/4 hosts"), "{printed}");

@@ -4,12 +4,11 @@
 //! these tests, so only the event-driven path can make progress), honours overrides, windows and
 //! manual tagging, and resumes after the worker is killed.
 
-
 use std::time::Duration;
 
+use hostfw_model::update_intervals::max_overlap;
 use hostfw_tests::fixtures::r760_bios;
 use hostfw_tests::{Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
-use hostfw_model::update_intervals::max_overlap;
 use hostfw_workflows::names::{MACHINE_UPDATE_MANAGER_ID, SITE_EXPLORER_ID};
 use hostfw_workflows::{MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
 
@@ -59,7 +58,8 @@ async fn update_intervals(site: &Site, ids: &[&str]) -> Vec<(i64, Option<i64>)> 
     let mut out = Vec::new();
     for id in ids {
         let history = site.store.history_list(id, 1000).await.unwrap();
-        let intervals = hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms)));
+        let intervals =
+            hostfw_model::update_intervals::update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms)));
         assert!(intervals.iter().all(|(_, end)| end.is_some()), "{id} never left HostReprovision");
         out.extend(intervals);
     }
@@ -73,11 +73,7 @@ async fn the_manager_fills_the_ceiling_and_refills_freed_slots_without_waiting_f
     let fleet = fleet(&hosts);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default()
-            .catalog(&catalog())
-            .manager(2, "1h")
-            .explorer_interval("1h")
-            .site_workflows(true),
+        config: SiteToml::default().catalog(&catalog()).manager(2, "1h").explorer_interval("1h").site_workflows(true),
         images: IMAGES,
         ..SiteSpec::default()
     })
@@ -96,7 +92,8 @@ async fn the_manager_fills_the_ceiling_and_refills_freed_slots_without_waiting_f
             "{id} was requested by the scheduler: {history:?}"
         );
     }
-    site.record_workflow_history::<MachineUpdateManagerWorkflow>(MACHINE_UPDATE_MANAGER_ID, "machine-update-manager").await;
+    site.record_workflow_history::<MachineUpdateManagerWorkflow>(MACHINE_UPDATE_MANAGER_ID, "machine-update-manager")
+        .await;
     site.record_workflow_history::<SiteExplorerWorkflow>(SITE_EXPLORER_ID, "site-explorer").await;
     let plan = site.cli(&["plan"]).await.unwrap();
     assert!(plan.contains("compliant: 6"), "{plan}");
@@ -106,7 +103,12 @@ async fn the_manager_fills_the_ceiling_and_refills_freed_slots_without_waiting_f
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overrides_windows_and_manual_tagging_gate_the_selection() {
-    let fleet = fleet(&[("on", "PowerEdge R760"), ("off", "PowerEdge R760"), ("win", "PowerEdge XE9680"), ("tenant", "PowerEdge R760")]);
+    let fleet = fleet(&[
+        ("on", "PowerEdge R760"),
+        ("off", "PowerEdge R760"),
+        ("win", "PowerEdge XE9680"),
+        ("tenant", "PowerEdge R760"),
+    ]);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
         config: SiteToml::default()
@@ -132,7 +134,10 @@ async fn overrides_windows_and_manual_tagging_gate_the_selection() {
     let plan = site.cli(&["plan"]).await.unwrap();
     assert!(plan.contains("would start: none"), "{plan}");
     for id in ["on", "off", "win", "tenant"] {
-        assert!(plan.lines().any(|l| l.starts_with(id) && l.contains("autoupdate")), "{id} held by the site policy:\n{plan}");
+        assert!(
+            plan.lines().any(|l| l.starts_with(id) && l.contains("autoupdate")),
+            "{id} held by the site policy:\n{plan}"
+        );
     }
 
     for id in ["on", "win", "tenant"] {
@@ -144,7 +149,13 @@ async fn overrides_windows_and_manual_tagging_gate_the_selection() {
     let json = site.cli(&["--format", "json", "plan"]).await.unwrap();
     let plan: serde_json::Value = serde_json::from_str(&json).unwrap();
     let reason = |id: &str| -> String {
-        plan["skipped"].as_array().unwrap().iter().find(|s| s["machine_id"] == id).map(|s| s["reason"].to_string()).unwrap_or_default()
+        plan["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["machine_id"] == id)
+            .map(|s| s["reason"].to_string())
+            .unwrap_or_default()
     };
     assert!(reason("off").contains("AutoUpdateOffSite"), "{json}");
     assert!(reason("win").contains("WindowClosed"), "{json}");
@@ -180,11 +191,7 @@ async fn the_manager_resumes_after_the_worker_is_killed() {
     let fleet = fleet(&hosts);
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default()
-            .catalog(&catalog())
-            .manager(1, "1h")
-            .explorer_interval("1h")
-            .site_workflows(true),
+        config: SiteToml::default().catalog(&catalog()).manager(1, "1h").explorer_interval("1h").site_workflows(true),
         images: IMAGES,
         external_worker: true,
         ..SiteSpec::default()
@@ -260,9 +267,9 @@ async fn a_started_request_whose_workflow_was_terminated_is_restarted() {
     site.cli(&["host", "reprovision", "set", "--id", "stopped"]).await.unwrap();
     site.wait_substate("stopped", "FailedFirmwareUpgrade", Duration::from_secs(60)).await;
     site.client
-        .get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(hostfw_workflows::host_reprovision_workflow_id(
-            "stopped",
-        ))
+        .get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(
+            hostfw_workflows::host_reprovision_workflow_id("stopped"),
+        )
         .terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build())
         .await
         .unwrap();

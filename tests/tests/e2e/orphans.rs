@@ -12,7 +12,6 @@
 //! Needs the binaries: `cargo build -p hostfw-worker -p hostfw-scout --bins` (or
 //! `HOSTFW_WORKER_BIN`; `scout` is looked for beside the worker binary).
 
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -72,7 +71,10 @@ async fn kill_9_mid_script_the_rerun_waits_for_the_orphan_and_does_not_overlap_i
     let files = [("firmware/scripts/slow-flash.sh", script.as_str())];
     let site = Site::start(SiteSpec {
         fleet: FLEET,
-        config: SiteToml::default().model(&sr630_script("scripts/slow-flash.sh")).heartbeat_timeout("5s").max_retries(5),
+        config: SiteToml::default()
+            .model(&sr630_script("scripts/slow-flash.sh"))
+            .heartbeat_timeout("5s")
+            .max_retries(5),
         images: &[("lenovo/uefi-3.0.bin", "^BIOS$", "3.0")],
         files: &files,
         external_worker: true,
@@ -102,7 +104,10 @@ async fn kill_9_mid_script_the_rerun_waits_for_the_orphan_and_does_not_overlap_i
     let (most, starts) = overlap(&log);
     assert_eq!(most, 1, "two runs of the script overlapped:\n{log}\n{}", worker.log_tail(40));
     assert_eq!(starts, 1, "the rerun started the script again although the orphan had installed it:\n{log}");
-    assert!(log.contains("end ") && log.trim_end().ends_with(" 0"), "the orphan finished its flash:\n{log}\n{script_log}");
+    assert!(
+        log.contains("end ") && log.trim_end().ends_with(" 0"),
+        "the orphan finished its flash:\n{log}\n{script_log}"
+    );
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     assert_eq!(site.fleet.versions("orphan"), vec![("BIOS".to_string(), "3.0".to_string())]);
     assert_eq!(site.fleet.stats().per_host["orphan"].installs.get("BIOS"), Some(&1), "flashed once");
@@ -225,7 +230,10 @@ impl Drop for ScoutProcess {
 async fn scout_killed_mid_script_and_restarted_runs_the_script_once() {
     let files = [
         ("scout/nvidia/dgx_h100/nic/upgrade.sh", SLOW_SCOUT_SCRIPT),
-        ("scout/nvidia/dgx_h100/nic/metadata.toml", "execution_timeout_seconds = 120\nartifact_download_timeout_seconds = 30\n"),
+        (
+            "scout/nvidia/dgx_h100/nic/metadata.toml",
+            "execution_timeout_seconds = 120\nartifact_download_timeout_seconds = 30\n",
+        ),
     ];
     let site = Site::start(SiteSpec {
         fleet: SCOUT_FLEET,
@@ -268,4 +276,3 @@ async fn scout_killed_mid_script_and_restarted_runs_the_script_once() {
     );
     site.shutdown().await;
 }
-

@@ -5,7 +5,6 @@
 //! compliant, through that tree's own upload URI, task shape, System and reset allowable values.
 //! Skipped when `../shared` is absent.
 
-
 use std::path::PathBuf;
 
 use hostfw_tests::{Firmware, HostModel, Site, SiteSpec, SiteToml};
@@ -25,27 +24,84 @@ fn trees() -> Option<PathBuf> {
 /// One drifted host per captured tree: (machine id, tree, task style, member, drifted version,
 /// catalog vendor, catalog model, component, matcher, target version).
 const HOSTS: &[[&str; 10]] = &[
-    ["r750", "dell", "dell", "Installed-159-1.8.2__BIOS.Setup.1-1", "1.7.5", "Dell Inc.", "PowerEdge R750", "uefi", r"^Installed-.*__BIOS\.Setup\.", "1.8.2"],
-    ["smc-821ge", "supermicro", "spec", "CPLD_Motherboard", "F5.10.CA", "Supermicro", "SYS-821GE-TNHR", "cpldmb", "^CPLD_Motherboard$", "F5.11.CB"],
-    ["dgx-h100", "nvidia_viking", "spec", "HostBIOS_0", "01.00.07", "NVIDIA", "DGXH100", "uefi", "^HostBIOS_0$", "01.01.03"],
-    ["gb200", "nvidia_gb200", "bmcweb", "UEFI", "buildbrain-gcid-1", "NVIDIA", "GB200 NVL", "uefi", "^UEFI$", "buildbrain-gcid-38635631"],
+    [
+        "r750",
+        "dell",
+        "dell",
+        "Installed-159-1.8.2__BIOS.Setup.1-1",
+        "1.7.5",
+        "Dell Inc.",
+        "PowerEdge R750",
+        "uefi",
+        r"^Installed-.*__BIOS\.Setup\.",
+        "1.8.2",
+    ],
+    [
+        "smc-821ge",
+        "supermicro",
+        "spec",
+        "CPLD_Motherboard",
+        "F5.10.CA",
+        "Supermicro",
+        "SYS-821GE-TNHR",
+        "cpldmb",
+        "^CPLD_Motherboard$",
+        "F5.11.CB",
+    ],
+    [
+        "dgx-h100",
+        "nvidia_viking",
+        "spec",
+        "HostBIOS_0",
+        "01.00.07",
+        "NVIDIA",
+        "DGXH100",
+        "uefi",
+        "^HostBIOS_0$",
+        "01.01.03",
+    ],
+    [
+        "gb200",
+        "nvidia_gb200",
+        "bmcweb",
+        "UEFI",
+        "buildbrain-gcid-1",
+        "NVIDIA",
+        "GB200 NVL",
+        "uefi",
+        "^UEFI$",
+        "buildbrain-gcid-38635631",
+    ],
 ];
 
 /// Where each model keeps its platform lockdown (catalog `lockdown`), by machine id: the
 /// resource, its property (as a JSON pointer for the check) and the catalog line. The GB200's
 /// OpenBMC has none.
 const LOCKDOWN: &[(&str, &str, &str, &str)] = &[
-    ("r750", "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes", "/Attributes/Lockdown.1.SystemLockdown",
-     r#"lockdown = { resource = "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes", property = "Attributes/Lockdown.1.SystemLockdown", enabled = "Enabled", disabled = "Disabled" }"#),
-    ("smc-821ge", "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown", "/SysLockdownEnabled",
-     r#"lockdown = { resource = "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown", property = "SysLockdownEnabled", enabled = true, disabled = false }"#),
-    ("dgx-h100", "/redfish/v1/Systems/DGX/Bios", "/Attributes/KcsInterfaceDisable",
-     r#"lockdown = { resource = "/redfish/v1/Systems/DGX/Bios", property = "Attributes/KcsInterfaceDisable", enabled = "Deny All", disabled = "Allow All" }"#),
+    (
+        "r750",
+        "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes",
+        "/Attributes/Lockdown.1.SystemLockdown",
+        r#"lockdown = { resource = "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes", property = "Attributes/Lockdown.1.SystemLockdown", enabled = "Enabled", disabled = "Disabled" }"#,
+    ),
+    (
+        "smc-821ge",
+        "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown",
+        "/SysLockdownEnabled",
+        r#"lockdown = { resource = "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown", property = "SysLockdownEnabled", enabled = true, disabled = false }"#,
+    ),
+    (
+        "dgx-h100",
+        "/redfish/v1/Systems/DGX/Bios",
+        "/Attributes/KcsInterfaceDisable",
+        r#"lockdown = { resource = "/redfish/v1/Systems/DGX/Bios", property = "Attributes/KcsInterfaceDisable", enabled = "Deny All", disabled = "Allow All" }"#,
+    ),
 ];
 
 const GB200_AC_CYCLE: &str = r##"ac_cycle = { resource = "/redfish/v1/Chassis/BMC_0", action = "#NvidiaChassis.AuxPowerReset", reset_type = "AuxPowerCycle", power_off_first = true }"##;
 
-const SMC_UPLOAD: &str = r#"upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "CPLD"}' } }"#;
+const SMC_UPLOAD: &str =
+    r#"upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "CPLD"}' } }"#;
 
 fn fleet(trees: &std::path::Path) -> String {
     let mut out = String::from("[defaults]\ntask_seconds = 0.3\nreset_seconds = 0.3\nmanager_reset_seconds = 0.5\n");
@@ -147,7 +203,9 @@ async fn each_captured_model_is_updated_verified_and_restored() {
 /// A request to a BMC of the site's fleet, spoken to directly (as a tenant's platform would).
 fn request(site: &Site, id: &str, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
     let h = site.fleet.host(id).unwrap();
-    reqwest::Client::new().request(method, format!("{}{path}", h.base_url)).basic_auth(h.username, Some(h.password))
+    reqwest::Client::new()
+        .request(method, format!("{}{path}", h.base_url))
+        .basic_auth(h.username, Some(h.password.expose().to_string()))
 }
 
 async fn get(site: &Site, id: &str, path: &str) -> serde_json::Value {
@@ -164,12 +222,35 @@ async fn each_captured_model_is_updated_as_an_assigned_host_through_its_own_lock
     let Some(trees) = trees() else { return };
     let site = start(&trees, true).await;
     // The tenants' hosts run locked down, each through its vendor's own property.
-    send(&site, "r750", reqwest::Method::PATCH, LOCKDOWN[0].1, serde_json::json!({"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}})).await;
-    send(&site, "smc-821ge", reqwest::Method::PATCH, LOCKDOWN[1].1, serde_json::json!({"SysLockdownEnabled": true})).await;
-    send(&site, "dgx-h100", reqwest::Method::PATCH, "/redfish/v1/Systems/DGX/Bios/SD", serde_json::json!({"Attributes": {"KcsInterfaceDisable": "Deny All"}})).await;
-    send(&site, "dgx-h100", reqwest::Method::POST, "/redfish/v1/Systems/DGX/Actions/ComputerSystem.Reset", serde_json::json!({"ResetType": "ForceRestart"})).await;
+    send(
+        &site,
+        "r750",
+        reqwest::Method::PATCH,
+        LOCKDOWN[0].1,
+        serde_json::json!({"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}}),
+    )
+    .await;
+    send(&site, "smc-821ge", reqwest::Method::PATCH, LOCKDOWN[1].1, serde_json::json!({"SysLockdownEnabled": true}))
+        .await;
+    send(
+        &site,
+        "dgx-h100",
+        reqwest::Method::PATCH,
+        "/redfish/v1/Systems/DGX/Bios/SD",
+        serde_json::json!({"Attributes": {"KcsInterfaceDisable": "Deny All"}}),
+    )
+    .await;
+    send(
+        &site,
+        "dgx-h100",
+        reqwest::Method::POST,
+        "/redfish/v1/Systems/DGX/Actions/ComputerSystem.Reset",
+        serde_json::json!({"ResetType": "ForceRestart"}),
+    )
+    .await;
     site.wait_for("the DGX BIOS setting to run", std::time::Duration::from_secs(20), || async {
-        (get(&site, "dgx-h100", LOCKDOWN[2].1).await.pointer(LOCKDOWN[2].2) == Some(&serde_json::json!("Deny All"))).then_some(())
+        (get(&site, "dgx-h100", LOCKDOWN[2].1).await.pointer(LOCKDOWN[2].2) == Some(&serde_json::json!("Deny All")))
+            .then_some(())
     })
     .await;
     let locked: Vec<serde_json::Value> = {
@@ -198,7 +279,10 @@ async fn each_captured_model_is_updated_as_an_assigned_host_through_its_own_lock
         let machine = site.store.machine_get(id).await.unwrap().unwrap();
         assert_eq!(machine.instance_id.as_deref(), Some(*id), "{id} keeps its tenant");
         let history = site.store.history_list(id, 200).await.unwrap();
-        assert!(history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::DiscoveryBoot)), "{id}: {history:?}");
+        assert!(
+            history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::DiscoveryBoot)),
+            "{id}: {history:?}"
+        );
     }
     site.shutdown().await;
 }
@@ -215,13 +299,20 @@ async fn a_dell_idrac_image_is_activated_with_the_only_bmc_reset_the_idrac_allow
          firmware = [ {{ id = \"{idrac}\", version = \"5.10.50.00\" }} ]\n",
         trees.join("dell").display().to_string()
     );
-    let r750 = HostModel::new("r750", "Dell Inc.", "PowerEdge R750")
-        .ordering(&["bmc"])
-        .component("bmc", r"^Installed-.*__iDRAC\.", [Firmware::file("6.00.30.00", "r750/idrac.bin")]);
+    let r750 = HostModel::new("r750", "Dell Inc.", "PowerEdge R750").ordering(&["bmc"]).component(
+        "bmc",
+        r"^Installed-.*__iDRAC\.",
+        [Firmware::file("6.00.30.00", "r750/idrac.bin")],
+    );
     let images = [("r750/idrac.bin", r"^Installed-.*__iDRAC\.", "6.00.30.00")];
-    let site = Site::start(SiteSpec { fleet: &fleet, config: SiteToml::default().model(&r750), images: &images, ..SiteSpec::default() })
-        .await
-        .expect("site starts");
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        config: SiteToml::default().model(&r750),
+        images: &images,
+        ..SiteSpec::default()
+    })
+    .await
+    .expect("site starts");
     site.cli(&["host", "reprovision", "set", "--id", "r750-bmc"]).await.unwrap();
     let outcome = site.host_result("r750-bmc").await.expect("workflow completes");
     let HostOutcome::Compliant { installed } = outcome else { panic!("{outcome:?}") };

@@ -2,12 +2,11 @@
 //! assigned hosts and requests (seed "Assigned hosts need reboot approval", `clear`), on a real
 //! Temporal dev server against bmc-sim with injected faults.
 
-
 use std::time::Duration;
 
+use hostfw_bmc_sim::{Fault, HttpErrors};
 use hostfw_tests::fixtures::{r760, strings};
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
-use hostfw_bmc_sim::{Fault, HttpErrors};
 use hostfw_workflows::HostOutcome;
 
 /// The R760 with a lockdown switch (BMC and BIOS), and a GB200 (MNNVL-capable, BMC only).
@@ -24,10 +23,11 @@ fn r760_lockdown() -> HostModel {
 }
 
 fn config() -> SiteToml {
-    let gb200 = HostModel::new("gb200", "Nvidia", "GB200 NVL")
-        .set("mnnvl_capable", true)
-        .ordering(&["bmc"])
-        .component("bmc", "^BMC$", [Firmware::file("2.0", "dell/bmc.bin")]);
+    let gb200 = HostModel::new("gb200", "Nvidia", "GB200 NVL").set("mnnvl_capable", true).ordering(&["bmc"]).component(
+        "bmc",
+        "^BMC$",
+        [Firmware::file("2.0", "dell/bmc.bin")],
+    );
     SiteToml::default().catalog(&Catalog::of([r760_lockdown(), gb200]))
 }
 
@@ -129,7 +129,9 @@ async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_mnnvl_host_waits_for_the_manual_platform_procedure() {
-    let site = Site::start(SiteSpec { config: config().firmware_global("requires_manual_upgrade", true), ..spec() }).await.unwrap();
+    let site = Site::start(SiteSpec { config: config().firmware_global("requires_manual_upgrade", true), ..spec() })
+        .await
+        .unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "gb"]).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     // A non-MNNVL model is not gated.
@@ -183,9 +185,7 @@ async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
     let (from, to) = (start.format("%Y-%m-%dT%H:%M:%SZ").to_string(), end.format("%Y-%m-%dT%H:%M:%SZ").to_string());
     let window = strings(&[("start", &from), ("end", &to)]);
     let config = config().machine_updater("instance_autoreboot_period", window);
-    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], config, ..spec() })
-        .await
-        .unwrap();
+    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], config, ..spec() }).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
     let outcome = site.host_result("h1").await.unwrap();
@@ -314,14 +314,19 @@ async fn doctor_lists_and_repairs_a_broken_site() {
     let handle = site.client.get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(
         hostfw_workflows::host_reprovision_workflow_id("h1"),
     );
-    handle
-        .terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build())
-        .await
-        .unwrap();
+    handle.terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build()).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
     site.store.request_set_approval("h2", true).await.unwrap(); // stored; its signal was lost
-    site.store.machine_set_state("gb", hostfw_model::HostState::HostReprovision, Some(hostfw_model::HostSubstate::Protecting), "worker lost").await.unwrap();
+    site.store
+        .machine_set_state(
+            "gb",
+            hostfw_model::HostState::HostReprovision,
+            Some(hostfw_model::HostSubstate::Protecting),
+            "worker lost",
+        )
+        .await
+        .unwrap();
     site.store
         .health_report_put(&hostfw_store::HealthReport {
             machine_id: "gb".into(),
@@ -413,14 +418,17 @@ async fn a_stubborn_host_continues_as_new_and_keeps_its_count_approval_and_statu
 /// already waiting for approval is released by an autoreboot period configured after its request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changed_settings_reach_workflows_that_already_wait() {
-    let spec = SiteSpec { assigned: &[("h2", "inst-2")], config: config().max_retries(1), external_worker: true, ..spec() };
+    let spec =
+        SiteSpec { assigned: &[("h2", "inst-2")], config: config().max_retries(1), external_worker: true, ..spec() };
     let site = Site::start(spec).await.unwrap();
     let mut worker = hostfw_tests::ChildWorker::start(&site).await;
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     let status = site
-        .wait_for("h1's budget of 1 to be spent", Duration::from_secs(60), || async { site.status("h1").await.filter(|s| s.exhausted) })
+        .wait_for("h1's budget of 1 to be spent", Duration::from_secs(60), || async {
+            site.status("h1").await.filter(|s| s.exhausted)
+        })
         .await;
     assert_eq!(status.retry_count, 1);
     site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
@@ -485,7 +493,12 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
 async fn transient_bmc_errors_are_retried_without_failing_the_host() {
     let site = Site::start(spec()).await.unwrap();
     // The next 4 Redfish requests to h1 answer 503 (with Retry-After): reads and uploads retry.
-    site.fleet.set_fault("h1", Fault { http_errors: Some(hostfw_bmc_sim::HttpErrors { count: 4, status: 503 }), ..Fault::default() }).unwrap();
+    site.fleet
+        .set_fault(
+            "h1",
+            Fault { http_errors: Some(hostfw_bmc_sim::HttpErrors { count: 4, status: 503 }), ..Fault::default() },
+        )
+        .unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     let outcome = site.host_result("h1").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
@@ -500,9 +513,7 @@ async fn transient_bmc_errors_are_retried_without_failing_the_host() {
 /// retry again. The attempt is held in WaitingForUpload by holding the site's only upload slot.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reset_during_an_attempt_clears_the_retry_count() {
-    let site = Site::start(SiteSpec { config: config().max_retries(5).max_uploads(1), ..spec() })
-        .await
-        .unwrap();
+    let site = Site::start(SiteSpec { config: config().max_retries(5).max_uploads(1), ..spec() }).await.unwrap();
     site.fleet.set_fault("h2", Fault { fail_next_tasks: 2, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
     site.wait_for("the first failure", Duration::from_secs(60), || async {
@@ -568,4 +579,3 @@ async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
     site.record_history("h1", "assigned-platform-step-retried").await;
     site.shutdown().await;
 }
-

@@ -2,12 +2,11 @@
 //! slots) and the activation kinds (AC power cycles, HGX power cycle, pre-update resets, bounded
 //! re-activation), against bmc-sim on a real Temporal dev server.
 
-
 use std::time::Duration;
 
+use hostfw_bmc_sim::Fault;
 use hostfw_tests::fixtures::{dell_bios_flash_script, dgx_h100, r760_bios};
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
-use hostfw_bmc_sim::Fault;
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 
 fn history_has(history: &[hostfw_store::HistoryEntry], substate: &str) -> bool {
@@ -38,7 +37,10 @@ async fn start_scout(id: &str, assigned: &[(&str, &str)]) -> Site {
     );
     let files = [
         ("scout/nvidia/dgx_h100/nic/upgrade.sh", SCOUT_SCRIPT),
-        ("scout/nvidia/dgx_h100/nic/metadata.toml", "execution_timeout_seconds = 60\nartifact_download_timeout_seconds = 30\n"),
+        (
+            "scout/nvidia/dgx_h100/nic/metadata.toml",
+            "execution_timeout_seconds = 60\nartifact_download_timeout_seconds = 30\n",
+        ),
     ];
     let site = Site::start(SiteSpec {
         fleet: &fleet,
@@ -80,9 +82,11 @@ async fn scout_installs_then_hostfw_activates_and_verifies() {
 
 /// The R760's BIOS by a Core-local script that works, the R750's by one that fails.
 fn script_catalog() -> Catalog {
-    let r750 = HostModel::new("r750", "Dell", "PowerEdge R750")
-        .ordering(&["uefi"])
-        .component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/broken.sh")]);
+    let r750 = HostModel::new("r750", "Dell", "PowerEdge R750").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::script("3.0", "scripts/broken.sh")],
+    );
     Catalog::of([r760_bios().component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/flash-bios.sh")]), r750])
 }
 
@@ -157,8 +161,16 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
 
 /// Six Dell hosts with an old BIOS, over every upload route.
 fn six_hosts() -> String {
-    let mut fleet = String::from("[defaults]\ntask_seconds = 1.0\nupload_style = \"multipart\"\ntask_style = \"dell\"\n");
-    let styles = ["", "", "", "upload_style = \"simpleupdate\"\ntask_style = \"sushy\"\n", "upload_style = \"httppush\"\ntask_style = \"bmcweb\"\n", ""];
+    let mut fleet =
+        String::from("[defaults]\ntask_seconds = 1.0\nupload_style = \"multipart\"\ntask_style = \"dell\"\n");
+    let styles = [
+        "",
+        "",
+        "",
+        "upload_style = \"simpleupdate\"\ntask_style = \"sushy\"\n",
+        "upload_style = \"httppush\"\ntask_style = \"bmcweb\"\n",
+        "",
+    ];
     for (n, style) in styles.iter().enumerate() {
         fleet.push_str(&format!(
             "[[host]]\nid = \"u{}\"\nvendor = \"Dell\"\nmodel = \"PowerEdge R760\"\nbmc_address = \"127.0.0.1:0\"\n{style}\
@@ -333,4 +345,3 @@ async fn scout_installs_on_an_assigned_host_after_the_tenant_approves() {
     assert_eq!(machine.instance_id.as_deref(), Some("tenant-vm-9"));
     site.shutdown().await;
 }
-

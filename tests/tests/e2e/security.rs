@@ -4,7 +4,6 @@
 //! metric, and no CLI output. (A Scout artifact with a wrong digest is never executed:
 //! `scout/tests/it/downloads.rs`.)
 
-
 use std::process::Command;
 use std::time::Duration;
 
@@ -56,11 +55,7 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     let files = [("firmware/scripts/flash-bios.sh", script.as_str())];
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default()
-            .model(&catalog())
-            .manager(2, "1h")
-            .explorer_interval("1h")
-            .site_workflows(true),
+        config: SiteToml::default().model(&catalog()).manager(2, "1h").explorer_interval("1h").site_workflows(true),
         images: &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")],
         files: &files,
         external_worker: true,
@@ -71,7 +66,8 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     let worker = ChildWorker::start(&site).await;
     site.wait_for("every host compliant", Duration::from_secs(180), || async {
         for id in ["s1", "s2", "s3"] {
-            let at_target = site.fleet.versions(id) == vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())];
+            let at_target =
+                site.fleet.versions(id) == vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())];
             if !at_target || site.store.request_get(id).await.ok()?.is_some() {
                 return None;
             }
@@ -80,14 +76,19 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     })
     .await;
     let history = site.store.history_list("s1", 100).await.unwrap();
-    assert!(history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::WaitingForScript)), "the script route ran: {history:?}");
+    assert!(
+        history.iter().any(|h| h.substate == Some(hostfw_model::HostSubstate::WaitingForScript)),
+        "the script route ran: {history:?}"
+    );
 
     // Every workflow of the namespace: hosts, the scheduler, the crawl.
     let list: serde_json::Value = serde_json::from_str(&temporal(&site, &["workflow", "list", "--limit", "1000"]))
         .or_else(|_| {
             // Older CLIs print one JSON object per line.
-            let rows: Vec<serde_json::Value> =
-                temporal(&site, &["workflow", "list", "--limit", "1000"]).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+            let rows: Vec<serde_json::Value> = temporal(&site, &["workflow", "list", "--limit", "1000"])
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect();
             Ok::<_, serde_json::Error>(serde_json::Value::Array(rows))
         })
         .unwrap();
@@ -95,7 +96,9 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
         .as_array()
         .expect("a list of workflows")
         .iter()
-        .filter_map(|w| w["execution"]["workflowId"].as_str().or(w["execution"]["workflow_id"].as_str()).map(str::to_string))
+        .filter_map(|w| {
+            w["execution"]["workflowId"].as_str().or(w["execution"]["workflow_id"].as_str()).map(str::to_string)
+        })
         .collect();
     for expected in ["host-reprovision/s1", "machine-update-manager", "site-explorer"] {
         assert!(ids.iter().any(|i| i == expected), "{expected} in {ids:?}");
@@ -113,7 +116,9 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     // Metrics: the address the worker logged.
     let addr = log
         .lines()
-        .find_map(|l| l.split("metrics_addr=").nth(1).map(|rest| rest.split_whitespace().next().unwrap_or("").to_string()))
+        .find_map(|l| {
+            l.split("metrics_addr=").nth(1).map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
+        })
         .expect("the worker logged its metrics address");
     let metrics = reqwest::get(format!("http://{addr}/metrics")).await.unwrap().text().await.unwrap();
     assert!(metrics.contains("carbide_firmware_updates_total"), "{metrics}");

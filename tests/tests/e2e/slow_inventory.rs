@@ -6,7 +6,6 @@
 //! instead of a fixed minute. Scaled down by config (a 0.1 s delay, not a minute-long crawl).
 //! Skipped when `../shared` is absent.
 
-
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -76,7 +75,10 @@ async fn assert_updated_once(site: &Site) -> serde_json::Value {
     assert_eq!(site.fleet.stats().per_host["smc"].uploads, 1, "one upload");
     let history = site.history_json("smc").await;
     for record in activity_records(&history, "hostfw.firmware.upload") {
-        assert!(record.attempt == 1 && record.timed_out.is_none(), "the upload ran once, without timing out: {record:?}");
+        assert!(
+            record.attempt == 1 && record.timed_out.is_none(),
+            "the upload ran once, without timing out: {record:?}"
+        );
     }
     history
 }
@@ -85,11 +87,17 @@ async fn assert_updated_once(site: &Site) -> serde_json::Value {
 fn print_read_times(history: &serde_json::Value, k: u32) {
     let events = history["events"].as_array().expect("events");
     let time_of = |id: i64| {
-        events.iter().find(|e| e["event_id"].as_i64() == Some(id)).and_then(|e| e["event_time"].as_str()).map(str::to_string)
+        events
+            .iter()
+            .find(|e| e["event_id"].as_i64() == Some(id))
+            .and_then(|e| e["event_time"].as_str())
+            .map(str::to_string)
     };
     let reads: Vec<i64> = activity_records(history, REFRESH).iter().map(|r| r.scheduled_event_id).collect();
     for (id, key, attributes) in history_events(history) {
-        if key == "ActivityTaskCompletedEventAttributes" && reads.contains(&attributes["scheduled_event_id"].as_i64().unwrap_or_default()) {
+        if key == "ActivityTaskCompletedEventAttributes"
+            && reads.contains(&attributes["scheduled_event_id"].as_i64().unwrap_or_default())
+        {
             let started = attributes["started_event_id"].as_i64().unwrap_or_default();
             println!("measured (k = {k}): inventory read started {:?} completed {:?}", time_of(started), time_of(id));
         }
@@ -122,7 +130,11 @@ async fn a_slow_bmc_with_a_big_inventory_is_read_with_heartbeats_and_updated() {
         if key == "ActivityTaskScheduledEventAttributes" && attributes["activity_type"]["name"] == REFRESH {
             reads += 1;
             assert_eq!(duration(&attributes["heartbeat_timeout"]), Some(Duration::from_secs(5)), "{attributes}");
-            assert_eq!(duration(&attributes["start_to_close_timeout"]), Some(Duration::from_secs(5 * 80 + 60)), "{attributes}");
+            assert_eq!(
+                duration(&attributes["start_to_close_timeout"]),
+                Some(Duration::from_secs(5 * 80 + 60)),
+                "{attributes}"
+            );
         }
     }
     assert!(reads >= 2, "inventory read before and after the update: {reads}");

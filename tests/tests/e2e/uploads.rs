@@ -15,13 +15,12 @@
 //!
 //! Needs the worker binary: `cargo build -p hostfw-worker --bins` (or `HOSTFW_WORKER_BIN`).
 
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use hostfw_bmc_sim::Fault;
 use hostfw_tests::fixtures::r760_bios;
 use hostfw_tests::{activity_records, history_contains, ChildWorker, Site, SiteSpec, SiteToml};
-use hostfw_bmc_sim::Fault;
 use hostfw_workflows::names::ACT_UPLOAD;
 use hostfw_workflows::HostOutcome;
 
@@ -192,13 +191,7 @@ async fn hold_the_slot_while_h0_waits(site: &Site) -> hostfw_store::SlotGrant {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waiting_for_a_slot_polls_the_database_rarely() {
     let fleet = fleet(1, 1.0);
-    let spec = SiteSpec {
-        fleet: &fleet,
-        config: config(1),
-        images: IMAGES,
-        exclusive: true,
-        ..SiteSpec::default()
-    };
+    let spec = SiteSpec { fleet: &fleet, config: config(1), images: IMAGES, exclusive: true, ..SiteSpec::default() };
     let site = Site::start(spec).await.expect("site starts");
     let grant = hold_the_slot_while_h0_waits(&site).await;
     let before = hostfw_activities::upload_slot::acquire_tries();
@@ -275,7 +268,10 @@ async fn a_server_outage_longer_than_the_heartbeat_timeout_never_flashes_twice()
     for host in &hosts {
         let s = &stats.per_host[host];
         if s.installs != once() || s.uploads != 1 || s.update_requests != 1 {
-            twice.push(format!("{host}: installs {:?}, tasks {}, update requests {}", s.installs, s.uploads, s.update_requests));
+            twice.push(format!(
+                "{host}: installs {:?}, tasks {}, update requests {}",
+                s.installs, s.uploads, s.update_requests
+            ));
         }
     }
     let log = worker.log();

@@ -41,9 +41,8 @@ impl Counters {
     /// Pick hostfw's counters out of `Store::counter_list` rows; absent ones are 0, unknown rows
     /// are ignored.
     pub fn from_rows(rows: &[(String, String, i64)]) -> Counters {
-        let get = |name: &str, label: &str| {
-            rows.iter().find(|(n, l, _)| n == name && l == label).map_or(0, |(_, _, v)| *v)
-        };
+        let get =
+            |name: &str, label: &str| rows.iter().find(|(n, l, _)| n == name && l == label).map_or(0, |(_, _, v)| *v);
         Counters {
             started: get(FIRMWARE_UPDATES_TOTAL, PHASE_STARTED),
             completed: get(FIRMWARE_UPDATES_TOTAL, PHASE_COMPLETED),
@@ -144,8 +143,7 @@ mod tests {
         &found[0].1
     }
 
-    const GAUGES: Gauges =
-        Gauges { pending: 3, active: 1, exhausted: 2, in_maintenance: 4, ceiling: 5, slots_free: 1 };
+    const GAUGES: Gauges = Gauges { pending: 3, active: 1, exhausted: 2, in_maintenance: 4, ceiling: 5, slots_free: 1 };
     const COUNTERS: Counters = Counters { started: 7, completed: 5, failed: 0, retries: 9 };
 
     #[test]

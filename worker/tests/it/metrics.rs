@@ -148,7 +148,8 @@ async fn seed(deps: &Deps) {
     }
     for (retry_count, exhausted) in [(1, false), (2, false), (2, true)] {
         host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap();
-        host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap(); // a retried record
+        host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap();
+        // a retried record
     }
     for retry_count in [1, 2] {
         host_state::record_retry(deps, retry(&h10, retry_count, false)).await.unwrap();
@@ -156,7 +157,8 @@ async fn seed(deps: &Deps) {
     // A reset record (count back to 0) is neither a retry nor a failure.
     host_state::record_retry(deps, retry(&h8, 0, false)).await.unwrap();
     for _ in 0..2 {
-        let input = RestoreInput { machine_id: h8.clone(), state: hostfw_model::HostState::Ready, message: "compliant".into() };
+        let input =
+            RestoreInput { machine_id: h8.clone(), state: hostfw_model::HostState::Ready, message: "compliant".into() };
         host_state::restore(deps, input).await.unwrap();
     }
 }

@@ -49,14 +49,20 @@ pub fn activation_plan(
         let w = settings.power_drain;
         for n in 1..=drains {
             plan.push(ActivationAction::Step(ActivationStep::PowerOff));
-            plan.push(ActivationAction::Wait { secs: w.after_off_secs, reason: format!("power drain {n}/{drains}: off") });
+            plan.push(ActivationAction::Wait {
+                secs: w.after_off_secs,
+                reason: format!("power drain {n}/{drains}: off"),
+            });
             plan.push(ActivationAction::Step(ActivationStep::AcPowerCycle));
             plan.push(ActivationAction::Wait {
                 secs: w.after_cycle_secs,
                 reason: format!("power drain {n}/{drains}: AC cycle"),
             });
             plan.push(ActivationAction::Step(ActivationStep::PowerOn));
-            plan.push(ActivationAction::Wait { secs: w.after_on_secs, reason: format!("power drain {n}/{drains}: on") });
+            plan.push(ActivationAction::Wait {
+                secs: w.after_on_secs,
+                reason: format!("power drain {n}/{drains}: on"),
+            });
         }
         if component.is_bmc() {
             plan.push(manager_reset(settings.bmc_healthy_reads));

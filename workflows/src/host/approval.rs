@@ -14,11 +14,11 @@ use std::time::Duration;
 use hostfw_model::{HostState, HostSubstate};
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
-use crate::contracts::*;
 use crate::clock::now_ms;
-use crate::options;
+use crate::contracts::*;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::Ctx;
+use crate::options;
 
 /// Patch: the wait reads the stored approval and the current autoreboot period when it wakes.
 pub const PATCH_APPROVAL_INPUTS: &str = "approval-inputs-read";

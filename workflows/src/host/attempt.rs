@@ -8,15 +8,15 @@ use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{select_with, ComponentType, HostSubstate, Selection, UnmatchedRule};
 use temporalio_workflow::WorkflowResult;
 
-use crate::host::activation::pre_update_plan;
 use crate::contracts::*;
+use crate::host::activation::pre_update_plan;
 use crate::host::install_agents::{install_scout, install_script};
 use crate::host::install_redfish;
-use crate::options;
-use crate::search_attributes as sa;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::status::InstalledComponent;
 use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, ComponentInstall, Ctx, StepEnd};
+use crate::options;
+use crate::search_attributes as sa;
 
 /// Patch marker: the installation route is chosen by an activity (Scout, script or Redfish).
 /// Histories recorded before it always took the Redfish route.
@@ -59,8 +59,7 @@ pub(crate) async fn run_attempt(
     let mut just_installed: Option<ComponentType> = None;
     let mut upload_failures: BTreeMap<ComponentType, u32> = BTreeMap::new();
     loop {
-        let substate =
-            if repeat { HostSubstate::CheckingFirmwareRepeatV2 } else { HostSubstate::CheckingFirmwareV2 };
+        let substate = if repeat { HostSubstate::CheckingFirmwareRepeatV2 } else { HostSubstate::CheckingFirmwareV2 };
         enter(ctx, substate, "refreshing inventory and selecting the next component").await?;
         let report = match refresh_inventory(ctx, machine_id).await {
             Ok(r) => r,

@@ -10,9 +10,9 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
 use crate::contracts::*;
-use crate::options;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::{enter, Ctx};
+use crate::options;
 
 async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
     ctx.state_mut(|s| {
@@ -126,10 +126,8 @@ async fn wait_under_current_limits(
             continue;
         }
         *retries += 1;
-        let message = format!(
-            "retry {}/{} in {} s after: {reason}",
-            *retries, limits.max_retries, limits.retry_interval_secs
-        );
+        let message =
+            format!("retry {}/{} in {} s after: {reason}", *retries, limits.max_retries, limits.retry_interval_secs);
         record(ctx, machine_id, *retries, false, message).await?;
         let started = crate::clock::now_ms(ctx);
         loop {

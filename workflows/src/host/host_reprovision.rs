@@ -13,16 +13,16 @@ use temporalio_workflow::{
     ContinueAsNewOptions, SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult,
 };
 
+use crate::contracts::*;
 use crate::host::approval::{wait_for_approval, Approval};
 use crate::host::attempt::{run_attempt, AttemptEnd};
 use crate::host::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
-use crate::contracts::*;
 use crate::host::failure::after_failure;
-use crate::options;
 use crate::host::platform_steps::{self, PATCH_PLATFORM_FAILURES};
-use crate::search_attributes as sa;
 use crate::host::status::{HostOutcome, HostStatus};
 use crate::host::steps::Ctx;
+use crate::options;
+use crate::search_attributes as sa;
 
 pub use crate::host::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
 
@@ -143,9 +143,8 @@ impl HostReprovisionWorkflow {
                     break;
                 }
                 AttemptEnd::NoCatalogEntry { vendor, model } => {
-                    let message = format!(
-                        "no catalog entry for vendor {vendor:?} model {model:?}: nothing to compare with"
-                    );
+                    let message =
+                        format!("no catalog entry for vendor {vendor:?} model {model:?}: nothing to compare with");
                     finish(ctx, &input, &host, &message, platform_retries, &mut retries).await?;
                     return Ok(HostOutcome::NoCatalogEntry { vendor, model });
                 }
@@ -173,8 +172,10 @@ impl HostReprovisionWorkflow {
             ),
         };
         if !unmatched.is_empty() {
-            let skipped: Vec<String> =
-                unmatched.iter().map(|u| format!("{} (no inventory entry matches {:?})", u.component, u.matcher)).collect();
+            let skipped: Vec<String> = unmatched
+                .iter()
+                .map(|u| format!("{} (no inventory entry matches {:?})", u.component, u.matcher))
+                .collect();
             message = format!("not fully installable: {}", skipped.join(", "));
             if !installed.is_empty() {
                 message += &format!("; installed {}", list.join(", "));
@@ -234,7 +235,6 @@ impl HostReprovisionWorkflow {
         }
     }
 }
-
 
 /// Wait for the tenant's approval (assigned hosts), then protect the host. `Err` is how the
 /// workflow ends when the request was cleared first.
@@ -306,11 +306,8 @@ async fn finish(
     }
     ctx.state_mut(|s| s.status.enter(HostSubstate::Restoring, message));
     ctx.upsert_search_attributes([sa::substate(HostSubstate::Restoring)]);
-    let restore = RestoreInput {
-        machine_id: host.machine_id.clone(),
-        state: host.prior_state.clone(),
-        message: message.to_string(),
-    };
+    let restore =
+        RestoreInput { machine_id: host.machine_id.clone(), state: host.prior_state, message: message.to_string() };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
     ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
     ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);

@@ -8,9 +8,9 @@ use hostfw_model::{verify, HostSubstate, Verification};
 use temporalio_workflow::{ActivityOptions, RetryPolicy, WorkflowResult};
 
 use crate::contracts::*;
-use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
+use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
 use crate::tunables::SCOUT_PICKUP;
 
 fn describe_failure(exit_code: Option<i32>, error: &Option<String>, stderr: &str) -> String {
@@ -43,9 +43,8 @@ pub(crate) async fn install_scout(ctx: &Ctx, job: &ComponentInstall<'_>, task: S
     )
     .await?;
     // Downloads (script + each artifact) and the script itself, plus a margin for the agent.
-    let budget = task.execution_timeout_secs
-        + task.artifact_download_timeout_secs * (task.artifacts.len() as u64 + 1)
-        + 300;
+    let budget =
+        task.execution_timeout_secs + task.artifact_download_timeout_secs * (task.artifacts.len() as u64 + 1) + 300;
     let options = ActivityOptions::with_start_to_close_timeout(Duration::from_secs(budget))
         .schedule_to_start_timeout(SCOUT_PICKUP)
         .heartbeat_timeout(settings.heartbeat())

@@ -5,9 +5,9 @@ use hostfw_model::{ComponentType, HostModel, HostSubstate, Matcher, Verification
 use temporalio_workflow::{ActivityExecutionError, RetryState, WorkflowResult};
 
 use crate::contracts::*;
-use crate::options;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
+use crate::options;
 
 /// True when the activity failed in a way no retry can fix (the BMC refused, the artifact is
 /// missing): the attempt fails. Otherwise the failure was transient and retries ran out.
@@ -45,8 +45,7 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
             artifact_index: index,
             artifact_count: count,
             install_only_specified: entry.install_only_specified,
-            precheck: (index == 0)
-                .then(|| Precheck { matcher: matcher.clone(), target_version: target.to_string() }),
+            precheck: (index == 0).then(|| Precheck { matcher: matcher.clone(), target_version: target.to_string() }),
         };
         let summary = format!("upload {component} {target} ({}/{count}) to {machine_id}", index + 1);
         let options = options::summarized(options::upload(settings.heartbeat()), summary);

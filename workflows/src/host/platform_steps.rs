@@ -8,8 +8,8 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{ActivityExecutionError, WorkflowResult};
 
 use crate::contracts::*;
-use crate::options;
 use crate::host::steps::{enter, reason, Ctx};
+use crate::options;
 
 /// Patch: a failed platform step is a FailedFirmwareUpgrade with the normal retry budget (before,
 /// it failed the workflow and left the host's request, health report and ceiling slot behind).
@@ -24,7 +24,11 @@ pub(crate) struct StepFailure {
 }
 
 /// Run one platform step.
-pub(crate) async fn platform(ctx: &Ctx, machine_id: &str, step: PlatformStep) -> WorkflowResult<Result<(), StepFailure>> {
+pub(crate) async fn platform(
+    ctx: &Ctx,
+    machine_id: &str,
+    step: PlatformStep,
+) -> WorkflowResult<Result<(), StepFailure>> {
     let settings = ctx.state(|s| s.input.settings.clone());
     let what = match &step {
         PlatformStep::Lockdown { enabled: true } => "re-enabling platform lockdown",

@@ -2,10 +2,10 @@
 //!
 //! Plain data only; the workflow fills it in, the CLI and tests read it.
 
+pub use crate::tunables::STATUS_EVENTS_KEPT;
 use hostfw_model::gates::UnmatchedComponent;
 use hostfw_model::{ComponentType, HostSubstate};
 use serde::{Deserialize, Serialize};
-pub use crate::tunables::STATUS_EVENTS_KEPT;
 
 /// One substate transition, as kept in the workflow's recent history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,8 +8,8 @@ use std::time::Duration;
 use hostfw_model::{ComponentType, FirmwareEntry, HostModel, HostState, HostSubstate, InventoryReport};
 use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext, WorkflowResult};
 
-use crate::host::activation::ActivationAction;
 use crate::contracts::*;
+use crate::host::activation::ActivationAction;
 use crate::host::host_reprovision::HostReprovisionWorkflow;
 use crate::host::settings::ReprovisionSettings;
 use crate::options;
@@ -53,12 +53,7 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
     ctx.upsert_search_attributes([sa::substate(substate)]);
     ctx.execute_activity(
         HostActivities::record_substate,
-        SubstateUpdate {
-            machine_id,
-            state: HostState::HostReprovision,
-            substate,
-            message: message.to_string(),
-        },
+        SubstateUpdate { machine_id, state: HostState::HostReprovision, substate, message: message.to_string() },
         options::summarized(options::bookkeeping(), format!("{substate}: {message}")),
     )
     .await?;
@@ -66,10 +61,7 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
 }
 
 /// Read the host's inventory (and store it as its explored report).
-pub(crate) async fn refresh_inventory(
-    ctx: &Ctx,
-    machine_id: &str,
-) -> Result<InventoryReport, ActivityExecutionError> {
+pub(crate) async fn refresh_inventory(ctx: &Ctx, machine_id: &str) -> Result<InventoryReport, ActivityExecutionError> {
     let settings = ctx.state(|s| s.input.settings.clone());
     let options =
         options::summarized(options::inventory(&settings), format!("read the Redfish inventory of {machine_id}"));

@@ -19,7 +19,10 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
         let label = if round == 0 {
             format!("activating {component} {target}")
         } else {
-            format!("re-activating {component} {target} ({round}/{}): it still reports {last}", settings.max_reactivations)
+            format!(
+                "re-activating {component} {target} ({round}/{}): it still reports {last}",
+                settings.max_reactivations
+            )
         };
         enter(ctx, HostSubstate::ResetForNewFirmware, &label).await?;
         if let StepEnd::Failed(r) = run_plan(ctx, machine_id, activation_plan(component, entry, settings)).await {

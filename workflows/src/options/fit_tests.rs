@@ -79,7 +79,11 @@ fn every_platform_step_fits_its_waits() {
     for (site, settings) in sites() {
         let w = settings.bmc_waits;
         let req = Duration::from_millis(w.request_timeout_ms);
-        let boot = req * 2 + Duration::from_millis(w.reset_task_within_ms) + req + Duration::from_millis(w.power_state_within_ms) + req;
+        let boot = req * 2
+            + Duration::from_millis(w.reset_task_within_ms)
+            + req
+            + Duration::from_millis(w.power_state_within_ms)
+            + req;
         for (step, waits) in [
             (PlatformStep::DiscoveryBoot, boot),
             (PlatformStep::BootToOs, boot),
@@ -100,7 +104,11 @@ fn the_inventory_read_fits_the_captured_supermicro_and_heartbeats() {
         let gets = 5 + 111u32.div_ceil(w.inventory_concurrency);
         let waits = Duration::from_millis(w.request_timeout_ms) * gets;
         let o = super::inventory(&settings);
-        assert!(start_to_close(&o) >= waits, "{site}: inventory timeout {:?} < {gets} GETs = {waits:?}", start_to_close(&o));
+        assert!(
+            start_to_close(&o) >= waits,
+            "{site}: inventory timeout {:?} < {gets} GETs = {waits:?}",
+            start_to_close(&o)
+        );
         assert_eq!(o.heartbeat_timeout, Some(settings.heartbeat()), "{site}: the inventory read heartbeats");
     }
 }

@@ -94,7 +94,8 @@ impl MachineUpdateManagerWorkflow {
                 wait_for_wake(ctx, wait).await?
             } else {
                 // NICo's policy: wake-ups wait for the interval like everything else.
-                ctx.timer(TimerOptions::builder(wait).summary("until the next scheduler pass".to_string()).build()).await;
+                ctx.timer(TimerOptions::builder(wait).summary("until the next scheduler pass".to_string()).build())
+                    .await;
                 vec![format!("run interval ({} s)", wait.as_secs())]
             };
         }
@@ -124,7 +125,10 @@ fn next_wait(pass: &PassSummary) -> Duration {
 }
 
 /// Wait for `wait` to pass or a `wake` signal; returns the reasons for the next pass.
-async fn wait_for_wake(ctx: &WorkflowContext<MachineUpdateManagerWorkflow>, wait: Duration) -> WorkflowResult<Vec<String>> {
+async fn wait_for_wake(
+    ctx: &WorkflowContext<MachineUpdateManagerWorkflow>,
+    wait: Duration,
+) -> WorkflowResult<Vec<String>> {
     if ctx.state(|s| !s.pending_wakes.is_empty()) {
         return Ok(Vec::new());
     }

@@ -96,7 +96,8 @@ impl SiteExplorerWorkflow {
                 }
             }
             if count >= CRAWLS_PER_RUN || ctx.continue_as_new_suggested() {
-                let carried = ctx.state(|s| ExplorerInput { queued: s.queued.clone(), crawls_total: s.status.crawls_total });
+                let carried =
+                    ctx.state(|s| ExplorerInput { queued: s.queued.clone(), crawls_total: s.status.crawls_total });
                 ctx.continue_as_new(carried, ContinueAsNewOptions::default())?;
             }
         }

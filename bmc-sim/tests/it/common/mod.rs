@@ -33,9 +33,7 @@ pub fn host(id: &str) -> HostSpec {
 }
 
 pub async fn start_fleet(hosts: Vec<HostSpec>) -> RunningFleet {
-    hostfw_bmc_sim::start(FleetSpec::new(hosts))
-        .await
-        .expect("fleet starts")
+    hostfw_bmc_sim::start(FleetSpec::new(hosts)).await.expect("fleet starts")
 }
 
 /// Poll `f` every 50 ms until it yields `Some`, or panic after [`DEADLINE`].
@@ -49,10 +47,7 @@ where
         if let Some(v) = f().await {
             return v;
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for: {what}"
-        );
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for: {what}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -83,40 +78,28 @@ impl Reply {
     }
     /// `error.@Message.ExtendedInfo[0].MessageId` of a Redfish error body.
     pub fn message_id(&self) -> &str {
-        self.body["error"]["@Message.ExtendedInfo"][0]["MessageId"]
-            .as_str()
-            .unwrap_or("")
+        self.body["error"]["@Message.ExtendedInfo"][0]["MessageId"].as_str().unwrap_or("")
     }
 }
 
 impl Client {
     pub fn new(h: &SimHost) -> Self {
         Client {
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(10))
-                .build()
-                .unwrap(),
+            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap(),
             base: h.base_url.clone(),
             user: h.username.clone(),
-            pass: h.password.clone(),
+            pass: h.password.expose().to_string(),
             token: None,
             anonymous: false,
         }
     }
 
     pub fn anonymous(h: &SimHost) -> Self {
-        Client {
-            anonymous: true,
-            ..Self::new(h)
-        }
+        Client { anonymous: true, ..Self::new(h) }
     }
 
     pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
-        let url = if path.starts_with("http") {
-            path.to_string()
-        } else {
-            format!("{}{}", self.base, path)
-        };
+        let url = if path.starts_with("http") { path.to_string() } else { format!("{}{}", self.base, path) };
         let rb = self.http.request(method, url);
         match (&self.token, self.anonymous) {
             (_, true) => rb,
@@ -135,13 +118,11 @@ impl Client {
     }
 
     pub async fn post(&self, path: &str, body: Value) -> Reply {
-        self.send(self.request(Method::POST, path).json(&body))
-            .await
+        self.send(self.request(Method::POST, path).json(&body)).await
     }
 
     pub async fn patch(&self, path: &str, body: Value) -> Reply {
-        self.send(self.request(Method::PATCH, path).json(&body))
-            .await
+        self.send(self.request(Method::PATCH, path).json(&body)).await
     }
 
     pub async fn put(&self, path: &str, body: Value) -> Reply {
@@ -150,11 +131,7 @@ impl Client {
 
     /// Whether the BMC's ServiceRoot can be reached at all (any HTTP answer counts).
     pub async fn reachable(&self) -> bool {
-        self.http
-            .get(format!("{}/redfish/v1", self.base))
-            .send()
-            .await
-            .is_ok()
+        self.http.get(format!("{}/redfish/v1", self.base)).send().await.is_ok()
     }
 
     /// GET that must succeed with 200; returns the body.
@@ -165,11 +142,7 @@ impl Client {
     }
 
     pub async fn version_of(&self, member: &str) -> String {
-        let v = self
-            .resource(&format!(
-                "/redfish/v1/UpdateService/FirmwareInventory/{member}"
-            ))
-            .await;
+        let v = self.resource(&format!("/redfish/v1/UpdateService/FirmwareInventory/{member}")).await;
         v["Version"].as_str().unwrap().to_string()
     }
 
@@ -181,10 +154,7 @@ impl Client {
     /// Multipart upload to the advertised `MultipartHttpPushUri`.
     pub async fn push_multipart(&self, image: Vec<u8>, params: Value) -> Reply {
         let svc = self.resource("/redfish/v1/UpdateService").await;
-        let uri = svc["MultipartHttpPushUri"]
-            .as_str()
-            .expect("MultipartHttpPushUri advertised")
-            .to_string();
+        let uri = svc["MultipartHttpPushUri"].as_str().expect("MultipartHttpPushUri advertised").to_string();
         self.push_multipart_to(&uri, image, params).await
     }
 
@@ -193,9 +163,7 @@ impl Client {
         let form = reqwest::multipart::Form::new()
             .part(
                 "UpdateParameters",
-                reqwest::multipart::Part::text(params.to_string())
-                    .mime_str("application/json")
-                    .unwrap(),
+                reqwest::multipart::Part::text(params.to_string()).mime_str("application/json").unwrap(),
             )
             .part(
                 "UpdateFile",
@@ -204,44 +172,29 @@ impl Client {
                     .mime_str("application/octet-stream")
                     .unwrap(),
             );
-        self.send(self.request(Method::POST, uri).multipart(form))
-            .await
+        self.send(self.request(Method::POST, uri).multipart(form)).await
     }
 
     /// Raw upload to the advertised `HttpPushUri`.
     pub async fn push_http(&self, image: Vec<u8>) -> Reply {
         let svc = self.resource("/redfish/v1/UpdateService").await;
-        let uri = svc["HttpPushUri"]
-            .as_str()
-            .expect("HttpPushUri advertised")
-            .to_string();
-        let rb = self
-            .request(Method::POST, &uri)
-            .header("Content-Type", "application/octet-stream")
-            .body(image);
+        let uri = svc["HttpPushUri"].as_str().expect("HttpPushUri advertised").to_string();
+        let rb = self.request(Method::POST, &uri).header("Content-Type", "application/octet-stream").body(image);
         self.send(rb).await
     }
 
     /// POST to the advertised SimpleUpdate target.
     pub async fn simple_update(&self, body: Value) -> Reply {
         let svc = self.resource("/redfish/v1/UpdateService").await;
-        let target = svc["Actions"]["#UpdateService.SimpleUpdate"]["target"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let target = svc["Actions"]["#UpdateService.SimpleUpdate"]["target"].as_str().unwrap().to_string();
         self.post(&target, body).await
     }
 
     /// Log in; later requests use the token.
     pub async fn login(&mut self) -> Reply {
         let body = json!({"UserName": self.user, "Password": self.pass});
-        let r = self
-            .send(
-                self.http
-                    .post(format!("{}/redfish/v1/SessionService/Sessions", self.base))
-                    .json(&body),
-            )
-            .await;
+        let r =
+            self.send(self.http.post(format!("{}/redfish/v1/SessionService/Sessions", self.base)).json(&body)).await;
         if r.status == StatusCode::CREATED {
             self.token = r.header("X-Auth-Token").map(str::to_string);
         }
@@ -252,21 +205,14 @@ impl Client {
     /// check state, 204 → done, 404 after a final answer → done) and return the final Task.
     pub async fn wait_task(&self, accepted: &Reply) -> Value {
         assert!(
-            [StatusCode::ACCEPTED, StatusCode::NO_CONTENT, StatusCode::OK]
-                .contains(&accepted.status),
+            [StatusCode::ACCEPTED, StatusCode::NO_CONTENT, StatusCode::OK].contains(&accepted.status),
             "update not accepted: {} {}",
             accepted.status,
             accepted.raw
         );
         let location = accepted.header("Location").map(str::to_string);
-        let monitor = location
-            .clone()
-            .or_else(|| accepted.body["@odata.id"].as_str().map(str::to_string))
-            .unwrap();
-        let task_uri = accepted.body["@odata.id"]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| monitor.clone());
+        let monitor = location.clone().or_else(|| accepted.body["@odata.id"].as_str().map(str::to_string)).unwrap();
+        let task_uri = accepted.body["@odata.id"].as_str().map(str::to_string).unwrap_or_else(|| monitor.clone());
         eventually("task finished", || async {
             let r = self.get(&monitor).await;
             match r.status.as_u16() {
@@ -291,48 +237,26 @@ pub const CHASSIS_RESET: &str = "/redfish/v1/Chassis/1/Actions/Chassis.Reset";
 
 /// Poll until the System reports `PowerState == want`.
 pub async fn wait_power(c: &Client, want: &str) {
-    eventually(&format!("PowerState {want}"), || async {
-        (c.power_state().await == want).then_some(())
-    })
-    .await;
+    eventually(&format!("PowerState {want}"), || async { (c.power_state().await == want).then_some(()) }).await;
 }
 
 /// Poll until the BMC stops answering, then until it answers again.
 pub async fn wait_down_and_up(c: &Client) {
-    eventually("BMC unreachable", || async {
-        (!c.reachable().await).then_some(())
-    })
-    .await;
+    eventually("BMC unreachable", || async { (!c.reachable().await).then_some(()) }).await;
     eventually("BMC back", || async { c.reachable().await.then_some(()) }).await;
 }
 
 pub fn is_finished_task(v: &Value) -> bool {
-    v["@odata.type"]
-        .as_str()
-        .is_some_and(|t| t.contains("#Task."))
-        && matches!(
-            v["TaskState"].as_str(),
-            Some("Completed" | "Exception" | "Killed" | "Cancelled")
-        )
+    v["@odata.type"].as_str().is_some_and(|t| t.contains("#Task."))
+        && matches!(v["TaskState"].as_str(), Some("Completed" | "Exception" | "Killed" | "Cancelled"))
 }
 
 pub fn message_ids(task: &Value) -> Vec<String> {
-    task["Messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["MessageId"].as_str().unwrap().to_string())
-        .collect()
+    task["Messages"].as_array().unwrap().iter().map(|m| m["MessageId"].as_str().unwrap().to_string()).collect()
 }
 
 pub fn messages_text(task: &Value) -> String {
-    task["Messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["Message"].as_str().unwrap())
-        .collect::<Vec<_>>()
-        .join(" | ")
+    task["Messages"].as_array().unwrap().iter().map(|m| m["Message"].as_str().unwrap()).collect::<Vec<_>>().join(" | ")
 }
 
 pub async fn read(resp: reqwest::Response) -> Reply {
@@ -340,12 +264,7 @@ pub async fn read(resp: reqwest::Response) -> Reply {
     let headers = resp.headers().clone();
     let raw = resp.text().await.unwrap_or_default();
     let body = serde_json::from_str(&raw).unwrap_or(Value::Null);
-    Reply {
-        status,
-        headers,
-        body,
-        raw,
-    }
+    Reply { status, headers, body, raw }
 }
 
 /// Serves files over HTTP for SimpleUpdate; dropped with the test runtime.
@@ -363,9 +282,8 @@ pub async fn serve_files(files: Vec<(&'static str, Vec<u8>)>) -> String {
 
 /// `../shared/redfish/vendor-mockups/<name>`, or `None` (and a "skipped" line) when absent.
 pub fn tree(name: &str) -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/redfish/vendor-mockups")
-        .join(name);
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/redfish/vendor-mockups").join(name);
     if dir.join("redfish/v1/index.json").is_file() {
         Some(dir)
     } else {

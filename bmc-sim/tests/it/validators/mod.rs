@@ -39,21 +39,14 @@ pub fn tools_python(module: &str) -> Option<PathBuf> {
     let python = std::env::var_os("HOSTFW_TOOLS_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace().join(".tools/bin/python"));
-    let found = Command::new(&python)
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let found =
+        Command::new(&python).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success());
     if found {
         return Some(python);
     }
-    let why = format!(
-        "the validator is absent ({} cannot import {module}; scripts/tools.sh installs it)",
-        python.display()
-    );
-    assert!(
-        std::env::var_os("HOSTFW_CONFORMANCE_REQUIRED").is_none(),
-        "HOSTFW_CONFORMANCE_REQUIRED is set but {why}"
-    );
+    let why =
+        format!("the validator is absent ({} cannot import {module}; scripts/tools.sh installs it)", python.display());
+    assert!(std::env::var_os("HOSTFW_CONFORMANCE_REQUIRED").is_none(), "HOSTFW_CONFORMANCE_REQUIRED is set but {why}");
     eprintln!("skipped: {why}");
     None
 }

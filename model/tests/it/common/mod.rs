@@ -29,10 +29,8 @@ pub fn model(text: &str) -> HostModel {
 /// A report whose members reported these `Version`s with `Status.State` Enabled, read the way the
 /// crawl reads them (`InventoryMember::reported`).
 pub fn report(members: &[(&str, &str)]) -> InventoryReport {
-    let members: Vec<(&str, Option<&str>, Option<&str>)> = members
-        .iter()
-        .map(|(id, v)| (*id, Some(*v), Some("Enabled")))
-        .collect();
+    let members: Vec<(&str, Option<&str>, Option<&str>)> =
+        members.iter().map(|(id, v)| (*id, Some(*v), Some("Enabled"))).collect();
     report_of(&members)
 }
 

@@ -19,9 +19,7 @@ pub struct Tree {
 /// `None` (after printing "skipped: ../shared absent") when `../shared` is not there.
 pub fn tree(vendor: &str) -> Option<Tree> {
     // The workspace root is the parent of this crate's folder; `../shared` is next to it.
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/redfish/vendor-mockups")
-        .join(vendor);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/redfish/vendor-mockups").join(vendor);
     if !root.is_dir() {
         println!("skipped: ../shared absent ({})", root.display());
         return None;
@@ -35,8 +33,7 @@ impl Tree {
     pub fn doc(&self, odata_id: &str) -> Value {
         let rel = odata_id.trim_matches('/');
         let path = self.root.join(rel).join("index.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("captured {}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("captured {}: {e}", path.display()));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("captured {}: {e}", path.display()))
     }
 

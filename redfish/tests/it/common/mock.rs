@@ -26,48 +26,34 @@ pub enum Canned {
     /// A 200 JSON-typed answer whose body is `chunk` repeated: `times` times (with a matching
     /// `Content-Length`), or without end and without a length when `times` is `None` (a BMC
     /// that keeps streaming). Writing stops when the client hangs up.
-    Stream { chunk: String, times: Option<usize> },
+    Stream {
+        chunk: String,
+        times: Option<usize>,
+    },
 }
 
 /// A body of `chunk` repeated `times` times, or endless (see `Canned::Stream`).
 pub fn stream(chunk: &str, times: Option<usize>) -> Canned {
-    Canned::Stream {
-        chunk: chunk.to_string(),
-        times,
-    }
+    Canned::Stream { chunk: chunk.to_string(), times }
 }
 
 /// A JSON answer.
 pub fn json(status: u16, body: serde_json::Value) -> Canned {
-    Canned::Reply {
-        status,
-        headers: vec![("Content-Type".into(), "application/json".into())],
-        body: body.to_string(),
-    }
+    Canned::Reply { status, headers: vec![("Content-Type".into(), "application/json".into())], body: body.to_string() }
 }
 
 /// A JSON answer with extra headers.
 pub fn json_h(status: u16, headers: &[(&str, &str)], body: serde_json::Value) -> Canned {
-    let mut h: Vec<(String, String)> = headers
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let mut h: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     h.push(("Content-Type".into(), "application/json".into()));
-    Canned::Reply {
-        status,
-        headers: h,
-        body: body.to_string(),
-    }
+    Canned::Reply { status, headers: h, body: body.to_string() }
 }
 
 /// An answer without a body.
 pub fn empty(status: u16, headers: &[(&str, &str)]) -> Canned {
     Canned::Reply {
         status,
-        headers: headers
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
+        headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         body: String::new(),
     }
 }
@@ -123,13 +109,7 @@ impl MockBmc {
                 tokio::spawn(handle_conn(stream, r.clone(), l.clone(), sl.clone()));
             }
         });
-        MockBmc {
-            address,
-            routes,
-            log,
-            slow,
-            handle,
-        }
+        MockBmc { address, routes, log, slow, handle }
     }
 
     /// Every request whose path starts with `prefix` waits `delay` before it is answered (a BMC
@@ -145,17 +125,12 @@ impl MockBmc {
 
     /// The mock's BMC address: plain http, written explicitly.
     pub fn bmc(&self) -> hostfw_model::BmcAddress {
-        format!("http://{}", self.address)
-            .parse()
-            .expect("mock address")
+        format!("http://{}", self.address).parse().expect("mock address")
     }
 
     /// Queues answers for `METHOD path` (the last one repeats forever).
     pub fn on(&self, method: &str, path: &str, answers: Vec<Canned>) {
-        self.routes
-            .lock()
-            .unwrap()
-            .insert((method.to_string(), path.to_string()), answers.into());
+        self.routes.lock().unwrap().insert((method.to_string(), path.to_string()), answers.into());
     }
 
     pub fn log(&self) -> Vec<Logged> {
@@ -164,10 +139,7 @@ impl MockBmc {
 
     /// How many requests hit `METHOD path`.
     pub fn hits(&self, method: &str, path: &str) -> usize {
-        self.log()
-            .iter()
-            .filter(|l| l.method == method && l.path == path)
-            .count()
+        self.log().iter().filter(|l| l.method == method && l.path == path).count()
     }
 }
 
@@ -175,12 +147,7 @@ fn header_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
 }
 
-async fn handle_conn(
-    mut stream: TcpStream,
-    routes: Routes,
-    log: Arc<Mutex<Vec<Logged>>>,
-    slow: Arc<Mutex<Slow>>,
-) {
+async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<Logged>>>, slow: Arc<Mutex<Slow>>) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_len = loop {
@@ -202,11 +169,8 @@ async fn handle_conn(
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
+    let length: usize =
+        headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
     let mut body = buf[head_len..].to_vec();
     while body.len() < length {
         match stream.read(&mut chunk).await {
@@ -214,12 +178,7 @@ async fn handle_conn(
             Ok(n) => body.extend_from_slice(&chunk[..n]),
         }
     }
-    log.lock().unwrap().push(Logged {
-        method: method.clone(),
-        path: path.clone(),
-        headers,
-        body,
-    });
+    log.lock().unwrap().push(Logged { method: method.clone(), path: path.clone(), headers, body });
     let answer = {
         let mut routes = routes.lock().unwrap();
         match routes.get_mut(&(method.clone(), path.clone())) {
@@ -245,17 +204,12 @@ async fn handle_conn(
         slow.lock().unwrap().in_flight -= 1;
     }
     let answer = answer.unwrap_or_else(|| {
-        json(
-            404,
-            serde_json::json!({"error": {"message": format!("mock: no route for {method} {path}")}}),
-        )
+        json(404, serde_json::json!({"error": {"message": format!("mock: no route for {method} {path}")}}))
     });
     match answer {
         Canned::Drop => {}
         Canned::Stream { chunk, times } => {
-            let mut out = String::from(
-                "HTTP/1.1 200 X\r\nConnection: close\r\nContent-Type: application/json\r\n",
-            );
+            let mut out = String::from("HTTP/1.1 200 X\r\nConnection: close\r\nContent-Type: application/json\r\n");
             if let Some(n) = times {
                 out.push_str(&format!("Content-Length: {}\r\n", chunk.len() * n));
             }
@@ -272,11 +226,7 @@ async fn handle_conn(
             }
             let _ = stream.shutdown().await;
         }
-        Canned::Reply {
-            status,
-            headers,
-            body,
-        } => {
+        Canned::Reply { status, headers, body } => {
             let mut out = format!("HTTP/1.1 {status} X\r\nConnection: close\r\n");
             for (k, v) in headers {
                 out.push_str(&format!("{k}: {v}\r\n"));

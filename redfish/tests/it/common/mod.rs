@@ -68,11 +68,7 @@ pub fn options(auth: AuthMode) -> ClientOptions {
 /// A client for a scripted BMC (`mock`), with these options.
 pub fn mock_client(mock: &mock::MockBmc, options: ClientOptions) -> RedfishClient {
     RedfishClient::new(
-        BmcEndpoint {
-            address: mock.bmc(),
-            username: "admin".into(),
-            password: "password".into(),
-        },
+        BmcEndpoint { address: mock.bmc(), username: "admin".into(), password: "password".into() },
         options,
     )
     .expect("client")
@@ -84,7 +80,7 @@ pub fn client(host: &SimHost, auth: AuthMode) -> RedfishClient {
         BmcEndpoint {
             address: host.base_url.parse().expect("sim base URL"),
             username: host.username.clone(),
-            password: host.password.clone().into(),
+            password: host.password.clone(),
         },
         options(auth),
     )
@@ -93,10 +89,7 @@ pub fn client(host: &SimHost, auth: AuthMode) -> RedfishClient {
 
 /// Fast polling for tests; the bound only matters when something is broken.
 pub fn wait_opts() -> WaitOptions {
-    WaitOptions {
-        poll_interval: Duration::from_millis(50),
-        timeout: Duration::from_secs(20),
-    }
+    WaitOptions { poll_interval: Duration::from_millis(50), timeout: Duration::from_secs(20) }
 }
 
 /// The simulator's image format: a header line then padding.
@@ -113,11 +106,7 @@ pub fn write_image(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf
 
 /// The version the sim reports for a member.
 pub fn sim_version(fleet: &RunningFleet, host: &str, member: &str) -> Option<String> {
-    fleet
-        .versions(host)
-        .into_iter()
-        .find(|(id, _)| id == member)
-        .map(|(_, v)| v)
+    fleet.versions(host).into_iter().find(|(id, _)| id == member).map(|(_, v)| v)
 }
 
 /// A minimal HTTP/1.1 server answering every GET with `body` (for SimpleUpdate ImageURIs).
@@ -133,9 +122,7 @@ impl Drop for FileServer {
 }
 
 pub async fn serve_file(body: Vec<u8>, name: &str) -> FileServer {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind file server");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind file server");
     let addr = listener.local_addr().expect("addr");
     let handle = tokio::spawn(async move {
         loop {
@@ -163,10 +150,7 @@ pub async fn serve_file(body: Vec<u8>, name: &str) -> FileServer {
             });
         }
     });
-    FileServer {
-        url: format!("http://{addr}/images/{name}"),
-        handle,
-    }
+    FileServer { url: format!("http://{addr}/images/{name}"), handle }
 }
 
 /// Polls `check` every 20 ms until it returns true or `timeout` passes (then panics with `what`).
@@ -180,10 +164,7 @@ where
         if check().await {
             return;
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for: {what}"
-        );
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for: {what}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

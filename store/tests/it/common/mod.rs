@@ -36,16 +36,9 @@ fn pg_required() -> bool {
 /// A name unique across tests, processes and runs.
 fn unique_suffix() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!(
-        "{}_{:x}_{}",
-        std::process::id(),
-        nanos,
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+    format!("{}_{:x}_{}", std::process::id(), nanos, COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
 /// `admin` with its database name replaced by `db` (query string kept).
@@ -92,14 +85,7 @@ where
     let url = format!("sqlite://{}", path.display());
     let store = Store::connect(&url).await.expect("connect SQLite");
     assert_eq!(store.backend(), Backend::Sqlite);
-    let res = run_body(
-        Ctx {
-            store: store.clone(),
-            url,
-        },
-        body,
-    )
-    .await;
+    let res = run_body(Ctx { store: store.clone(), url }, body).await;
     store.close().await;
     drop(dir);
     reraise(res);
@@ -113,11 +99,7 @@ where
 {
     sqlx::any::install_default_drivers();
     let admin_url = pg_admin_url();
-    let connect = tokio::time::timeout(
-        Duration::from_secs(5),
-        sqlx::AnyConnection::connect(&admin_url),
-    )
-    .await;
+    let connect = tokio::time::timeout(Duration::from_secs(5), sqlx::AnyConnection::connect(&admin_url)).await;
     let mut admin = match connect {
         Ok(Ok(conn)) => conn,
         Ok(Err(e)) => return skip(test, &admin_url, &e.to_string()),
@@ -128,10 +110,7 @@ where
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match admin
-            .execute(format!("CREATE DATABASE {db}").as_str())
-            .await
-        {
+        match admin.execute(format!("CREATE DATABASE {db}").as_str()).await {
             Ok(_) => break,
             // Concurrent CREATE DATABASE from template1 can collide; try again shortly.
             Err(e) if attempt < 10 && e.to_string().contains("being accessed by other users") => {
@@ -145,14 +124,7 @@ where
     let res = match Store::connect(&url).await {
         Ok(store) => {
             assert_eq!(store.backend(), Backend::Postgres);
-            let res = run_body(
-                Ctx {
-                    store: store.clone(),
-                    url,
-                },
-                body,
-            )
-            .await;
+            let res = run_body(Ctx { store: store.clone(), url }, body).await;
             store.close().await;
             res
         }
@@ -167,10 +139,7 @@ where
 }
 
 async fn drop_database(admin: &mut sqlx::AnyConnection, db: &str) {
-    if let Err(e) = admin
-        .execute(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)").as_str())
-        .await
-    {
+    if let Err(e) = admin.execute(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)").as_str()).await {
         eprintln!("warning: could not drop test database {db}: {e}");
     }
 }

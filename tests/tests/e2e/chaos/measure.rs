@@ -92,7 +92,10 @@ pub async fn settled(site: &Site, expect: &Expect) -> bool {
         let Ok(request) = site.store.request_get(&m.id).await else { return false };
         let done = match request {
             None => expect.at_target(site, &m.id),
-            Some(r) => r.retry_count >= expect.max_retries && m.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade),
+            Some(r) => {
+                r.retry_count >= expect.max_retries
+                    && m.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade)
+            }
         };
         if !done {
             return false;
@@ -144,7 +147,10 @@ pub async fn judge(site: &Site, expect: &Expect, scenario: &str, started: Instan
             {
                 row.failed_as_expected += 1
             }
-            _ => row.lost.push((m.id.clone(), format!("{}/{}: {last}", m.state, m.substate.map(|s| s.to_string()).unwrap_or_default()))),
+            _ => row.lost.push((
+                m.id.clone(),
+                format!("{}/{}: {last}", m.state, m.substate.map(|s| s.to_string()).unwrap_or_default()),
+            )),
         }
     }
     for (host, stats) in site.fleet.stats().per_host {

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use sqlx::{Connection, Executor};
 
-use hostfw_tests::{ChildWorker, Site, SiteSpec};
 use super::measure::{Rng, Row};
 use super::scenarios::{finish, r760_fleet, r760_targets, spec};
+use hostfw_tests::{ChildWorker, Site, SiteSpec};
 
 const ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 const NAME: &str = "site database on PostgreSQL, restarted twice mid-rollout (20 hosts)";

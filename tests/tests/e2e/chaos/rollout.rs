@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use hostfw_bmc_sim::{Fault, HttpErrors};
 
-use hostfw_tests::{ChildWorker, Site, SiteSpec, SiteToml};
 use super::measure::{judge, wait_settled, Expect, Rng, Row};
 use super::scenarios::r760_targets;
 use hostfw_tests::fixtures::{r760, R760_IMAGES};
+use hostfw_tests::{ChildWorker, Site, SiteSpec, SiteToml};
 
 const HOSTS: usize = 100;
 const KILLS: usize = 10;
@@ -49,7 +49,8 @@ fn matrix() -> Vec<(&'static str, Fault, End)> {
 fn fleet() -> (String, Vec<String>) {
     let mut ids: Vec<String> = matrix().iter().map(|(id, _, _)| id.to_string()).collect();
     ids.extend((ids.len()..HOSTS).map(|n| format!("h{n:03}")));
-    let fleet = super::scenarios::r760_fleet(&ids, "task_seconds = 1.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
+    let fleet =
+        super::scenarios::r760_fleet(&ids, "task_seconds = 1.0\nreset_seconds = 0.5\nmanager_reset_seconds = 0.8");
     (fleet, ids)
 }
 

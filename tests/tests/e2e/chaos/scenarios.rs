@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use super::measure::{judge, wait_settled, Expect, Rng, Row};
 use hostfw_tests::fixtures::{multipart_flash_script, r760, sr630_script};
 use hostfw_tests::{ChildWorker, HostModel, Site, SiteSpec, SiteToml};
-use super::measure::{judge, wait_settled, Expect, Rng, Row};
 
 pub const IMAGES: &[(&str, &str, &str)] =
     &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0"), ("lenovo/uefi-3.0.bin", "^BIOS$", "3.0")];
@@ -247,9 +247,10 @@ pub async fn core_script_killed_with_worker(rng: &mut Rng) -> Row {
     }
     let script = slow_flash();
     let files = [("firmware/scripts/slow-flash.sh", script.as_str())];
-    let site = Site::start(SiteSpec { files: &files, ..with_model(spec(&fleet, 6), &sr630_script("scripts/slow-flash.sh")) })
-        .await
-        .expect("site starts");
+    let site =
+        Site::start(SiteSpec { files: &files, ..with_model(spec(&fleet, 6), &sr630_script("scripts/slow-flash.sh")) })
+            .await
+            .expect("site starts");
     let mut expect = expect_r760(&dell);
     for id in &lenovo {
         expect.targets.insert(id.clone(), vec![("BIOS".into(), "3.0".into())]);

@@ -67,10 +67,9 @@ pub async fn register(store: &Store, fleet: &RunningFleet) {
             })
             .await
             .unwrap();
-        store.credentials_put(&h.id, &h.username, &h.password.as_str().into()).await.unwrap();
+        store.credentials_put(&h.id, &h.username, &h.password).await.unwrap();
     }
 }
-
 
 /// The activities' dependencies for `site`, opened the way the worker opens them (no Temporal
 /// client: these tests call activity functions directly).
