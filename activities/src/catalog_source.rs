@@ -32,7 +32,7 @@ pub enum CatalogUnavailable {
 impl std::fmt::Display for CatalogUnavailable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CatalogUnavailable::Store(e) => write!(f, "reading firmware-config: {e}"),
+            CatalogUnavailable::Store(e) => write!(f, "reading firmware-config: {}", hostfw_model::error_chain(e)),
             CatalogUnavailable::Invalid(e) => write!(f, "the catalog does not load: {e}"),
         }
     }

@@ -47,8 +47,8 @@ pub fn bmc_timeout(message: impl Into<String>) -> ActivityError {
 /// A site-database error: retried (the database may be briefly unavailable), except a missing row.
 pub fn store(err: StoreError) -> ActivityError {
     match err {
-        StoreError::NotFound { .. } => failure("NotFound", false, err.to_string()),
-        other => failure("Store", true, other.to_string()),
+        StoreError::NotFound { .. } => failure("NotFound", false, hostfw_model::error_chain(&err)),
+        other => failure("Store", true, hostfw_model::error_chain(&other)),
     }
 }
 

@@ -103,7 +103,7 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
                 fleet.display()
             )
         }
-        other => anyhow!("{}: {other}; nothing was imported", fleet.display()),
+        other => anyhow!("{}: {}; nothing was imported", fleet.display(), hostfw_model::error_chain(&other)),
     })?;
     ctx.audit("machine import", &fleet.display().to_string(), &format!("{} machines", batch.len())).await?;
     crate::outln!("{} machines registered from {}", batch.len(), fleet.display());

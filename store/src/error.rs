@@ -19,7 +19,7 @@ pub enum StoreError {
     },
 
     /// The parent directory of the SQLite file could not be created.
-    #[error("cannot create directory {path} for the SQLite site database: {source}")]
+    #[error("cannot create directory {path} for the SQLite site database")]
     CreateDir {
         /// The directory that could not be created.
         path: String,
@@ -28,7 +28,7 @@ pub enum StoreError {
     },
 
     /// Opening the pool (or preparing the connection: WAL mode) failed.
-    #[error("cannot open the {backend} site database at {url}: {source}")]
+    #[error("cannot open the {backend} site database at {url}")]
     Connect {
         /// Which backend was being opened.
         backend: Backend,
@@ -39,7 +39,7 @@ pub enum StoreError {
     },
 
     /// Applying the migrations failed.
-    #[error("migrating the {backend} site database failed: {source}")]
+    #[error("migrating the {backend} site database failed")]
     Migrate {
         /// Which backend was being migrated.
         backend: Backend,
@@ -117,7 +117,7 @@ pub enum StoreError {
     },
 
     /// The database rejected or failed a query.
-    #[error("{op} for {id:?} failed: {source}")]
+    #[error("{op} for {id:?} failed")]
     Database {
         /// The store function.
         op: &'static str,

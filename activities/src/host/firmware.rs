@@ -264,7 +264,7 @@ pub async fn wait_task(deps: &Deps, ctx: &ActivityContext, input: WaitTaskInput)
                             tracing::warn!(holder = %l.holder, slot = l.slot, "the upload slot of this task was taken over; following the task anyway");
                         }
                         Ok(false) => {}
-                        Err(e) => tracing::warn!(holder = %l.holder, error = %e, "renewing the upload slot failed"),
+                        Err(e) => tracing::warn!(holder = %l.holder, error = %hostfw_model::error_chain(&e), "renewing the upload slot failed"),
                     }
                 }
             }

@@ -144,7 +144,7 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), Activit
 /// firmware work matters more than its count.
 async fn count(deps: &Deps, name: &str, label: &str) {
     if let Err(e) = deps.store.counter_add(name, label, 1).await {
-        tracing::warn!(error = %e, counter = name, label, "could not count for metrics");
+        tracing::warn!(error = %hostfw_model::error_chain(&e), counter = name, label, "could not count for metrics");
     }
 }
 

@@ -29,7 +29,7 @@ pub async fn explore_machine(deps: &Deps, machine: &Machine) -> Result<Inventory
     explore_and_store(deps, machine, &client)
         .await
         .map_err(|e| format!("storing the report of {}: {e}", machine.id))?
-        .map_err(|e| e.to_string())
+        .map_err(|e| hostfw_model::error_chain(&e))
 }
 
 /// The activity: explore and store, with errors classified for retries.

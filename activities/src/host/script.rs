@@ -82,7 +82,7 @@ impl RunGuard {
             Ok(false) => tracing::warn!(machine = %lock.machine_id, component = %lock.component,
                 "the script lock was taken over by another run before this one released it"),
             Err(e) => {
-                tracing::warn!(machine = %lock.machine_id, component = %lock.component, error = %e,
+                tracing::warn!(machine = %lock.machine_id, component = %lock.component, error = %hostfw_model::error_chain(&e),
                     "could not release the script lock; retrying in the background");
                 let store = self.store.clone();
                 tokio::spawn(async move {
@@ -92,7 +92,9 @@ impl RunGuard {
                         tokio::time::sleep(pause).await;
                         match store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await {
                             Ok(_) => return,
-                            Err(e) => tracing::debug!(error = %e, "script lock release failed again"),
+                            Err(e) => {
+                                tracing::debug!(error = %hostfw_model::error_chain(&e), "script lock release failed again")
+                            }
                         }
                         pause = (pause * 2).min(Duration::from_secs(10));
                     }
@@ -211,7 +213,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
                 match deps.store.script_lock_set_process(&l.machine_id, &l.component, &l.holder, i64::from(pid), ticks).await {
                     Ok(true) => {}
                     Ok(false) => tracing::warn!(machine = %machine.id, "the script lock was lost before its process was recorded"),
-                    Err(e) => tracing::warn!(machine = %machine.id, error = %e,
+                    Err(e) => tracing::warn!(machine = %machine.id, error = %hostfw_model::error_chain(&e),
                         "could not record the script's process; a rerun will wait for this run's deadline"),
                 }
                 tracing::info!(machine = %machine.id, script = %path.display(), component = %input.component,

@@ -82,7 +82,9 @@ impl HeldSlot {
             Ok(true) => {}
             Ok(false) => tracing::warn!(holder = %self.holder, slot = self.grant.slot,
                 "the upload slot was taken over while the BMC accepted the image"),
-            Err(e) => tracing::warn!(holder = %self.holder, error = %e, "extending the upload slot to the task failed"),
+            Err(e) => {
+                tracing::warn!(holder = %self.holder, error = %hostfw_model::error_chain(&e), "extending the upload slot to the task failed")
+            }
         }
     }
 
@@ -96,7 +98,7 @@ pub async fn release(deps: &Deps, grant: SlotGrant, holder: &str) {
     match deps.store.upload_slot_release(grant, holder).await {
         Ok(()) => RELEASED.notify_waiters(),
         Err(e) => {
-            tracing::warn!(slot = grant.slot, holder, error = %e, "releasing the upload slot failed; its lease expires")
+            tracing::warn!(slot = grant.slot, holder, error = %hostfw_model::error_chain(&e), "releasing the upload slot failed; its lease expires")
         }
     }
 }

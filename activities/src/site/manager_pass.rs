@@ -35,8 +35,8 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         match request_and_start(&deps.site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
             Ok(_) => started.push(id.clone()),
             Err(e) => {
-                tracing::warn!(machine = %id, error = %e, "machine update manager could not start a host");
-                start_failures.push(StartFailure { machine_id: id.clone(), error: e.to_string() });
+                tracing::warn!(machine = %id, error = %hostfw_model::error_chain(&e), "machine update manager could not start a host");
+                start_failures.push(StartFailure { machine_id: id.clone(), error: hostfw_model::error_chain(&e) });
             }
         }
     }

@@ -146,7 +146,7 @@ pub async fn requests_without_workflow(
     now: i64,
     settle_ms: i64,
 ) -> Result<Vec<Finding>, String> {
-    let requests = store.request_list().await.map_err(|e| e.to_string())?;
+    let requests = store.request_list().await.map_err(|e| hostfw_model::error_chain(&e))?;
     let running = running_workflows(client).await?;
     let mut found = Vec::new();
     for r in requests.iter().filter(|r| now - r.requested_at_ms > settle_ms && !running.contains_key(&r.machine_id)) {
@@ -169,13 +169,13 @@ pub async fn requests_without_workflow(
 pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<Finding>, String> {
     let now = now_ms();
     let mut found = requests_without_workflow(store, client, now, settle_ms).await?;
-    let requests = store.request_list().await.map_err(|e| e.to_string())?;
+    let requests = store.request_list().await.map_err(|e| hostfw_model::error_chain(&e))?;
     let requested: BTreeSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
-    let reports = store.health_report_list().await.map_err(|e| e.to_string())?;
+    let reports = store.health_report_list().await.map_err(|e| hostfw_model::error_chain(&e))?;
     let reported: BTreeSet<&str> =
         reports.iter().filter(|h| h.source == HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
     let running = running_workflows(client).await?;
-    for m in store.machine_list().await.map_err(|e| e.to_string())? {
+    for m in store.machine_list().await.map_err(|e| hostfw_model::error_chain(&e))? {
         if requested.contains(m.id.as_str()) {
             continue;
         }
@@ -209,17 +209,21 @@ pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -
     let store = &deps.store;
     match finding {
         Finding::RequestWithoutWorkflow { machine_id, .. } => {
-            let Some(request) = store.request_get(machine_id).await.map_err(|e| e.to_string())? else {
+            let Some(request) = store.request_get(machine_id).await.map_err(|e| hostfw_model::error_chain(&e))? else {
                 return Ok("the request is gone meanwhile: nothing to do".to_string());
             };
-            let id = adopt_request(&deps.site, store, client, &request).await.map_err(|e| e.to_string())?;
+            let id =
+                adopt_request(&deps.site, store, client, &request).await.map_err(|e| hostfw_model::error_chain(&e))?;
             Ok(format!("workflow {id} started again"))
         }
         Finding::ProtectedWithoutRequest { machine_id, instance, .. } => {
             let state = HostState::HostReprovision.steady(*instance);
             let message = format!("repaired by {actor}: protected without a request, restored to {state}");
-            store.machine_set_state(machine_id, state, None, &message).await.map_err(|e| e.to_string())?;
-            store.health_report_remove(machine_id, HEALTH_SOURCE).await.map_err(|e| e.to_string())?;
+            store
+                .machine_set_state(machine_id, state, None, &message)
+                .await
+                .map_err(|e| hostfw_model::error_chain(&e))?;
+            store.health_report_remove(machine_id, HEALTH_SOURCE).await.map_err(|e| hostfw_model::error_chain(&e))?;
             Ok(format!("restored to {state}, health report removed"))
         }
         Finding::WorkflowWithoutRequest { .. } => Ok("left alone".to_string()),

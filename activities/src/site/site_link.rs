@@ -33,7 +33,7 @@ pub enum StartError {
     AlreadyRequested { machine: String, initiator: String, started: &'static str },
     #[error("a reprovisioning workflow is already running for host {machine} ({workflow_id}); refusing a second one")]
     AlreadyRunning { machine: String, workflow_id: String },
-    #[error("site database: {0}")]
+    #[error(transparent)]
     Store(#[from] hostfw_store::StoreError),
     #[error("starting the reprovisioning workflow of {machine}: {message}")]
     Temporal { machine: String, message: String },
