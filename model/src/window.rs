@@ -19,11 +19,11 @@ pub struct TimeWindow {
 
 impl TimeWindow {
     /// A window, refused unless `start_ms < end_ms`.
-    pub fn new(start_ms: i64, end_ms: i64) -> Result<TimeWindow, String> {
+    pub fn new(start_ms: i64, end_ms: i64) -> Result<TimeWindow, EmptyWindow> {
         if start_ms < end_ms {
             Ok(TimeWindow { start_ms, end_ms })
         } else {
-            Err(format!("start {} is not before end {}", rfc3339_utc(start_ms), rfc3339_utc(end_ms)))
+            Err(EmptyWindow { start_ms, end_ms })
         }
     }
 
@@ -31,6 +31,14 @@ impl TimeWindow {
     pub fn contains(&self, now_ms: i64) -> bool {
         self.start_ms <= now_ms && now_ms < self.end_ms
     }
+}
+
+/// A window whose start is not before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("start {} is not before end {}", rfc3339_utc(*start_ms), rfc3339_utc(*end_ms))]
+pub struct EmptyWindow {
+    pub start_ms: i64,
+    pub end_ms: i64,
 }
 
 impl std::fmt::Display for TimeWindow {

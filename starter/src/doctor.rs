@@ -24,7 +24,7 @@ struct Row {
 /// `doctor`. Fails (exit status 1) when something is left to fix.
 pub async fn doctor(ctx: &Context, fix: bool) -> anyhow::Result<()> {
     let client = ctx.temporal().await?;
-    let found = repair::find(&ctx.store, &client, repair::DOCTOR_SETTLE_MS).await.map_err(|e| anyhow::anyhow!(e))?;
+    let found = repair::find(&ctx.store, &client, repair::DOCTOR_SETTLE_MS).await?;
     let deps = if fix && found.iter().any(Finding::fixable) { Some(crate::deps(ctx).await?) } else { None };
     let mut rows = Vec::new();
     let mut left = 0;
@@ -37,7 +37,7 @@ pub async fn doctor(ctx: &Context, fix: bool) -> anyhow::Result<()> {
                 }
                 Err(e) => {
                     left += 1;
-                    Some(format!("FAILED: {e}"))
+                    Some(format!("FAILED: {}", hostfw_model::error_chain(&e)))
                 }
             },
             _ => {

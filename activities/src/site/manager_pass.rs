@@ -77,23 +77,27 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
 /// resumes from fresh inventory (`repair`). A workflow that runs (e.g. an assigned host waiting
 /// for its tenant) is left alone.
 async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64) {
-    let found =
-        match crate::site::repair::requests_without_workflow(&deps.store, client, now, crate::site::repair::SETTLE_MS)
-            .await
-        {
-            Ok(found) => found,
-            Err(e) => {
-                tracing::warn!(error = %e, "machine update manager could not check requests against their workflows");
-                return;
-            }
-        };
+    let found = match crate::site::repair::requests_without_workflow(
+        &deps.store,
+        client,
+        now,
+        crate::site::repair::SETTLE_MS,
+    )
+    .await
+    {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(error = %hostfw_model::error_chain(&e), "machine update manager could not check requests against their workflows");
+            return;
+        }
+    };
     for finding in &found {
         match crate::site::repair::fix(deps, client, finding, "the machine update manager").await {
             Ok(done) => {
                 tracing::warn!(machine = %finding.machine_id(), problem = %finding.problem(), %done, "repaired")
             }
             Err(e) => {
-                tracing::warn!(machine = %finding.machine_id(), error = %e, "could not start the workflow of a request")
+                tracing::warn!(machine = %finding.machine_id(), error = %hostfw_model::error_chain(&e), "could not repair a request")
             }
         }
     }

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use futures::StreamExt;
 use hostfw_model::{HostState, HostSubstate};
-use hostfw_store::{now_ms, Store};
+use hostfw_store::{now_ms, Store, StoreError};
 use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
 use temporalio_client::errors::WorkflowInteractionError;
 use temporalio_client::{
@@ -30,7 +30,7 @@ use temporalio_client::{
 };
 
 use crate::host::host_state::HEALTH_SOURCE;
-use crate::site::site_link::adopt_request;
+use crate::site::site_link::{adopt_request, StartError};
 pub use crate::tunables::DOCTOR_SETTLE_MS;
 pub use crate::tunables::SETTLE_MS;
 use crate::Deps;
@@ -111,25 +111,49 @@ impl Finding {
     }
 }
 
+/// Why a repair step could not be done. `Display` names the step; the cause is the source
+/// (render with `hostfw_model::error_chain`).
+#[derive(Debug, thiserror::Error)]
+pub enum RepairError {
+    #[error("site database")]
+    Store(#[from] StoreError),
+    #[error("asking Temporal about the workflow of {machine_id}")]
+    Describe {
+        machine_id: String,
+        #[source]
+        source: WorkflowInteractionError,
+    },
+    #[error("listing the running workflows")]
+    List(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("starting the workflow again")]
+    Start(#[from] StartError),
+    #[error("signalling the workflow of {machine_id}")]
+    Signal {
+        machine_id: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
 /// What Temporal says of a host's workflow.
-async fn workflow_status(client: &Client, machine_id: &str) -> Result<Option<WorkflowExecutionStatus>, String> {
+async fn workflow_status(client: &Client, machine_id: &str) -> Result<Option<WorkflowExecutionStatus>, RepairError> {
     let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
     match handle.describe(WorkflowDescribeOptions::default()).await {
         Ok(d) => Ok(Some(d.status())),
         Err(WorkflowInteractionError::NotFound(_)) => Ok(None),
-        Err(e) => Err(format!("asking Temporal about the workflow of {machine_id}: {e}")),
+        Err(source) => Err(RepairError::Describe { machine_id: machine_id.to_string(), source }),
     }
 }
 
 /// Machine ids of the running `HostReprovision` workflows (visibility; may lag a little).
-async fn running_workflows(client: &Client) -> Result<BTreeMap<String, String>, String> {
+async fn running_workflows(client: &Client) -> Result<BTreeMap<String, String>, RepairError> {
     let mut list = client.list_workflows(
         "WorkflowType = 'HostReprovision' AND ExecutionStatus = 'Running'",
         WorkflowListOptions::builder().build(),
     );
     let mut running = BTreeMap::new();
     while let Some(w) = list.next().await {
-        let w = w.map_err(|e| format!("listing the running workflows: {e}"))?;
+        let w = w.map_err(|e| RepairError::List(Box::new(e)))?;
         let id = w.id().to_string();
         if let Some(machine) = id.strip_prefix(&host_reprovision_workflow_id("")) {
             running.insert(machine.to_string(), id.clone());
@@ -145,8 +169,8 @@ pub async fn requests_without_workflow(
     client: &Client,
     now: i64,
     settle_ms: i64,
-) -> Result<Vec<Finding>, String> {
-    let requests = store.request_list().await.map_err(|e| hostfw_model::error_chain(&e))?;
+) -> Result<Vec<Finding>, RepairError> {
+    let requests = store.request_list().await?;
     let running = running_workflows(client).await?;
     let mut found = Vec::new();
     for r in requests.iter().filter(|r| now - r.requested_at_ms > settle_ms && !running.contains_key(&r.machine_id)) {
@@ -166,16 +190,16 @@ pub async fn requests_without_workflow(
 }
 
 /// Every disagreement, by machine id (requests younger than `settle_ms` are not judged).
-pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<Finding>, String> {
+pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<Finding>, RepairError> {
     let now = now_ms();
     let mut found = requests_without_workflow(store, client, now, settle_ms).await?;
-    let requests = store.request_list().await.map_err(|e| hostfw_model::error_chain(&e))?;
+    let requests = store.request_list().await?;
     let requested: BTreeSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
-    let reports = store.health_report_list().await.map_err(|e| hostfw_model::error_chain(&e))?;
+    let reports = store.health_report_list().await?;
     let reported: BTreeSet<&str> =
         reports.iter().filter(|h| h.source == HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
     let running = running_workflows(client).await?;
-    for m in store.machine_list().await.map_err(|e| hostfw_model::error_chain(&e))? {
+    for m in store.machine_list().await? {
         if requested.contains(m.id.as_str()) {
             continue;
         }
@@ -205,25 +229,21 @@ pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<
 }
 
 /// Apply the remedy of `finding`; returns what was done.
-pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> Result<String, String> {
+pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> Result<String, RepairError> {
     let store = &deps.store;
     match finding {
         Finding::RequestWithoutWorkflow { machine_id, .. } => {
-            let Some(request) = store.request_get(machine_id).await.map_err(|e| hostfw_model::error_chain(&e))? else {
+            let Some(request) = store.request_get(machine_id).await? else {
                 return Ok("the request is gone meanwhile: nothing to do".to_string());
             };
-            let id =
-                adopt_request(&deps.site, store, client, &request).await.map_err(|e| hostfw_model::error_chain(&e))?;
+            let id = adopt_request(&deps.site, store, client, &request).await?;
             Ok(format!("workflow {id} started again"))
         }
         Finding::ProtectedWithoutRequest { machine_id, instance, .. } => {
             let state = HostState::HostReprovision.steady(*instance);
             let message = format!("repaired by {actor}: protected without a request, restored to {state}");
-            store
-                .machine_set_state(machine_id, state, None, &message)
-                .await
-                .map_err(|e| hostfw_model::error_chain(&e))?;
-            store.health_report_remove(machine_id, HEALTH_SOURCE).await.map_err(|e| hostfw_model::error_chain(&e))?;
+            store.machine_set_state(machine_id, state, None, &message).await?;
+            store.health_report_remove(machine_id, HEALTH_SOURCE).await?;
             Ok(format!("restored to {state}, health report removed"))
         }
         Finding::WorkflowWithoutRequest { .. } => Ok("left alone".to_string()),
@@ -232,7 +252,7 @@ pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -
                 .get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id))
                 .signal(HostReprovisionWorkflow::approve_updates, actor.to_string(), WorkflowSignalOptions::default())
                 .await
-                .map_err(|e| format!("signalling the workflow of {machine_id}: {e}"))?;
+                .map_err(|e| RepairError::Signal { machine_id: machine_id.clone(), source: Box::new(e) })?;
             Ok("approval signalled again".to_string())
         }
     }

@@ -174,7 +174,10 @@ pub async fn stuck(site: &Site) -> (Vec<(String, String)>, Vec<String>) {
     let mut notes = Vec::new();
     match hostfw_activities::repair::requests_without_workflow(&site.store, &site.client, now_ms(), 0).await {
         Ok(findings) => found.extend(findings.iter().map(|f| (f.machine_id().to_string(), f.problem()))),
-        Err(e) => found.push(("(site)".to_string(), format!("requests_without_workflow failed: {e}"))),
+        Err(e) => found.push((
+            "(site)".to_string(),
+            format!("requests_without_workflow failed: {}", hostfw_model::error_chain(&e)),
+        )),
     }
     let held = site.store.upload_slots_held().await.expect("upload slots read");
     let now = now_ms();
