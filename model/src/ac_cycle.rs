@@ -44,26 +44,31 @@ struct RawAcCycle {
     power_off_first: bool,
 }
 
+/// Why an `ac_cycle` catalog setting is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AcCycleError {
+    #[error("ac_cycle.resource {0:?}: expected a resource path starting with /redfish/v1/")]
+    Resource(String),
+    #[error("ac_cycle.action {0:?}: expected an action name such as \"#Chassis.Reset\"")]
+    Action(String),
+    #[error("ac_cycle.reset_type: empty (leave it out to send no ResetType)")]
+    EmptyResetType,
+}
+
 impl TryFrom<RawAcCycle> for AcCycleSetting {
-    type Error = String;
-    fn try_from(raw: RawAcCycle) -> Result<Self, String> {
+    type Error = AcCycleError;
+    fn try_from(raw: RawAcCycle) -> Result<Self, AcCycleError> {
         let resource = raw.resource.trim().trim_end_matches('/').to_string();
         if !resource.starts_with("/redfish/v1/") || resource.contains(['?', '#', ' ']) {
-            return Err(format!(
-                "ac_cycle.resource {:?}: expected a resource path starting with /redfish/v1/",
-                raw.resource
-            ));
+            return Err(AcCycleError::Resource(raw.resource));
         }
         let action = raw.action.trim().to_string();
         if !action.starts_with('#') || !action.contains('.') {
-            return Err(format!(
-                "ac_cycle.action {:?}: expected an action name such as \"#Chassis.Reset\"",
-                raw.action
-            ));
+            return Err(AcCycleError::Action(raw.action));
         }
         let reset_type = raw.reset_type.map(|t| t.trim().to_string());
         if reset_type.as_deref() == Some("") {
-            return Err("ac_cycle.reset_type: empty (leave it out to send no ResetType)".into());
+            return Err(AcCycleError::EmptyResetType);
         }
         Ok(AcCycleSetting { resource, action, reset_type, power_off_first: raw.power_off_first })
     }

@@ -92,25 +92,30 @@ struct RawLockdown {
     disabled: SettingValue,
 }
 
+/// Why a `lockdown` catalog setting is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LockdownError {
+    #[error("lockdown.resource {0:?}: expected a resource path starting with /redfish/v1/")]
+    Resource(String),
+    #[error("lockdown.property {0:?}: expected a property name, nested names separated by '/'")]
+    Property(String),
+    #[error("lockdown: enabled and disabled are both {0}")]
+    SameValues(SettingValue),
+}
+
 impl TryFrom<RawLockdown> for LockdownSetting {
-    type Error = String;
-    fn try_from(raw: RawLockdown) -> Result<Self, String> {
+    type Error = LockdownError;
+    fn try_from(raw: RawLockdown) -> Result<Self, LockdownError> {
         let resource = raw.resource.trim().trim_end_matches('/').to_string();
         if !resource.starts_with("/redfish/v1/") || resource.contains(['?', '#', ' ']) {
-            return Err(format!(
-                "lockdown.resource {:?}: expected a resource path starting with /redfish/v1/",
-                raw.resource
-            ));
+            return Err(LockdownError::Resource(raw.resource));
         }
         let property = raw.property.trim().to_string();
         if property.is_empty() || property.split('/').any(str::is_empty) {
-            return Err(format!(
-                "lockdown.property {:?}: expected a property name, nested names separated by '/'",
-                raw.property
-            ));
+            return Err(LockdownError::Property(raw.property));
         }
         if raw.enabled == raw.disabled {
-            return Err(format!("lockdown: enabled and disabled are both {}", raw.enabled));
+            return Err(LockdownError::SameValues(raw.enabled));
         }
         Ok(LockdownSetting { resource, property, enabled: raw.enabled, disabled: raw.disabled })
     }

@@ -67,25 +67,41 @@ struct RawUpload {
     multipart_parts: BTreeMap<String, String>,
 }
 
+/// Why an `upload` catalog setting is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UploadSettingError {
+    #[error("upload.multipart_parts: {0:?} is not an extra part name")]
+    PartName(String),
+    #[error("upload.multipart_parts.{name}: not JSON ({problem}): {text:?}")]
+    PartNotJson { name: String, text: String, problem: String },
+    #[error("upload.targets: {0:?} is not a /redfish/v1/ URI")]
+    Target(String),
+    #[error("upload.multipart_parts needs the multipart route")]
+    PartsNeedMultipart,
+}
+
 impl TryFrom<RawUpload> for UploadSetting {
-    type Error = String;
-    fn try_from(raw: RawUpload) -> Result<Self, String> {
+    type Error = UploadSettingError;
+    fn try_from(raw: RawUpload) -> Result<Self, UploadSettingError> {
         for (name, text) in &raw.multipart_parts {
             if matches!(name.as_str(), "UpdateParameters" | "UpdateFile") || name.trim().is_empty() {
-                return Err(format!("upload.multipart_parts: {name:?} is not an extra part name"));
+                return Err(UploadSettingError::PartName(name.clone()));
             }
-            serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|e| format!("upload.multipart_parts.{name}: not JSON ({e}): {text:?}"))?;
+            serde_json::from_str::<serde_json::Value>(text).map_err(|e| UploadSettingError::PartNotJson {
+                name: name.clone(),
+                text: text.clone(),
+                problem: e.to_string(),
+            })?;
         }
         if let Some(UploadTargets::List(list)) = &raw.targets {
             if let Some(bad) = list.iter().find(|t| !t.starts_with("/redfish/v1/")) {
-                return Err(format!("upload.targets: {bad:?} is not a /redfish/v1/ URI"));
+                return Err(UploadSettingError::Target(bad.clone()));
             }
         }
         if !raw.multipart_parts.is_empty()
             && matches!(raw.route, Some(UploadRouteName::Httppush | UploadRouteName::Simpleupdate))
         {
-            return Err("upload.multipart_parts needs the multipart route".into());
+            return Err(UploadSettingError::PartsNeedMultipart);
         }
         Ok(UploadSetting { route: raw.route, targets: raw.targets, multipart_parts: raw.multipart_parts })
     }

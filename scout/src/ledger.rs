@@ -17,9 +17,8 @@ use std::time::Duration;
 
 use crate::error::ScoutError;
 
-/// How long task records are kept: far beyond any task's retries.
-pub const KEEP_RECORDS: Duration = Duration::from_secs(30 * 24 * 3600);
 use crate::process::ProcessId;
+pub use crate::settings::KEEP_RECORDS;
 
 /// What is known about one task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

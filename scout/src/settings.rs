@@ -41,6 +41,9 @@ pub const DEFAULT_STATE_DIR: &str = "/var/lib/hostfw-scout";
 /// How often a retried task looks again at a script left running by an agent process that died.
 pub const ORPHAN_POLL: Duration = Duration::from_secs(1);
 
+/// How long task records are kept in the ledger: far beyond any task's retries.
+pub const KEEP_RECORDS: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// Everything above as values, so tests can shorten them.
 #[derive(Debug, Clone)]
 pub struct ScoutSettings {

@@ -8,10 +8,8 @@
 use sqlx::Row;
 
 use crate::error::{Result, StoreError};
+use crate::tuning::ACTIVATION_MARK_KEEP_MS;
 use crate::{now_ms, Store};
-
-/// Marks older than this are removed whenever a new one is recorded (a step never runs that long).
-const KEEP_MS: i64 = 24 * 3600 * 1000;
 
 impl Store {
     /// Record that the step (`run_id`, `activity_id`) on `machine_id` issued its reset at
@@ -25,7 +23,7 @@ impl Store {
     ) -> Result<()> {
         const OP: &str = "activation_mark_put";
         sqlx::query("DELETE FROM activation_marks WHERE issued_at_ms < $1")
-            .bind(now_ms() - KEEP_MS)
+            .bind(now_ms() - ACTIVATION_MARK_KEEP_MS)
             .execute(&self.pool)
             .await
             .map_err(StoreError::db(OP, machine_id))?;

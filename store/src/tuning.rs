@@ -31,3 +31,7 @@ pub(crate) const SEQ_INSERT_ATTEMPTS: u32 = 16;
 /// and the read that reports it (a concurrent clear). Each round is a fresh attempt; two races in a
 /// row are already unlikely, three is generous.
 pub(crate) const REQUEST_CREATE_ATTEMPTS: u32 = 3;
+
+/// Activation marks older than this are removed whenever a new one is recorded (a step never runs
+/// that long).
+pub(crate) const ACTIVATION_MARK_KEEP_MS: i64 = 24 * 3600 * 1000;

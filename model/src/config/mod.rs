@@ -94,7 +94,7 @@ impl SiteConfig {
         config.firmware_global.scout_scripts_directory = base.join(&config.firmware_global.scout_scripts_directory);
         config.redfish.ca_bundle = config.redfish.ca_bundle.map(|p| base.join(p));
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
-            .map_err(|problem| invalid("site.database_url", problem))?;
+            .map_err(|problem| invalid("site.database_url", problem.to_string()))?;
         let trimmed = config.worker.artifact_base_url.trim_end_matches('/').to_string();
         config.worker.artifact_base_url = trimmed;
 
@@ -110,27 +110,37 @@ impl SiteConfig {
 
 /// `sqlite://rel/path.db` → `sqlite://<base>/rel/path.db` (query string kept); absolute SQLite
 /// paths, `sqlite::memory:` and `postgres://`/`postgresql://` URLs are kept verbatim.
-fn resolve_database_url(url: &str, base: &Path) -> Result<String, String> {
+/// Why `site.database_url` is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum DatabaseUrlError {
+    #[error("unsupported database URL `{0}`; use sqlite://<path> or postgres://...")]
+    Unsupported(String),
+    #[error("database URL `{0}` has no file path")]
+    NoPath(String),
+    #[error("resolved database path {0} is not UTF-8")]
+    NotUtf8(String),
+}
+
+fn resolve_database_url(url: &str, base: &Path) -> Result<String, DatabaseUrlError> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Ok(url.to_string());
     }
     let rest = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))
-        .ok_or_else(|| format!("unsupported database URL `{url}`; use sqlite://<path> or postgres://..."))?;
+        .ok_or_else(|| DatabaseUrlError::Unsupported(url.to_string()))?;
     let (path, query) = match rest.split_once('?') {
         Some((path, query)) => (path, Some(query)),
         None => (rest, None),
     };
     if path.is_empty() {
-        return Err(format!("database URL `{url}` has no file path"));
+        return Err(DatabaseUrlError::NoPath(url.to_string()));
     }
     if path == ":memory:" {
         return Ok(url.to_string());
     }
     let resolved = base.join(path);
-    let resolved =
-        resolved.to_str().ok_or_else(|| format!("resolved database path {} is not UTF-8", resolved.display()))?;
+    let resolved = resolved.to_str().ok_or_else(|| DatabaseUrlError::NotUtf8(resolved.display().to_string()))?;
     Ok(match query {
         Some(query) => format!("sqlite://{resolved}?{query}"),
         None => format!("sqlite://{resolved}"),
@@ -145,7 +155,7 @@ mod tests {
     #[test]
     fn database_urls() {
         let base = Path::new("/etc/hostfw");
-        let ok = |u: &str| resolve_database_url(u, base).unwrap_or_else(|e| e);
+        let ok = |u: &str| resolve_database_url(u, base).unwrap_or_else(|e| e.to_string());
         assert_eq!(ok("sqlite://data/hostfw.db"), "sqlite:///etc/hostfw/data/hostfw.db");
         assert_eq!(ok("sqlite:x.db?mode=rwc"), "sqlite:///etc/hostfw/x.db?mode=rwc");
         assert_eq!(ok("sqlite:///var/lib/h.db"), "sqlite:///var/lib/h.db");
