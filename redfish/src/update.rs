@@ -86,40 +86,48 @@ pub struct UploadAccepted {
     pub task: Option<TaskRef>,
 }
 
+/// Why no upload route can be used (`RedfishError::Unsupported` carries its text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NoRoute {
+    #[error("the Multipart route was requested but MultipartHttpPushUri is not advertised")]
+    MultipartNotAdvertised,
+    #[error("the HttpPush route was requested but HttpPushUri is not advertised")]
+    HttpPushNotAdvertised,
+    #[error("the SimpleUpdate route was requested but the UpdateService has no SimpleUpdate action")]
+    SimpleUpdateNotAdvertised,
+    #[error("the SimpleUpdate route needs an image URI the BMC can fetch the image from, and none was given")]
+    SimpleUpdateWithoutImageUri,
+    #[error(
+        "the BMC offers only SimpleUpdate (no MultipartHttpPushUri, no HttpPushUri), which needs an image URI the BMC \
+         can fetch the image from, and none was given"
+    )]
+    OnlySimpleUpdateWithoutImageUri,
+    #[error(
+        "the UpdateService advertises no upload route (no MultipartHttpPushUri, HttpPushUri or SimpleUpdate action)"
+    )]
+    NoneAdvertised,
+}
+
 /// Chooses the upload route: the forced one if advertised, else Multipart, HttpPush, SimpleUpdate
-/// (which needs an image URI). `Err` explains what is missing.
+/// (which needs an image URI). `Err` says what is missing.
 pub(crate) fn choose_route(
     info: &UpdateServiceInfo,
     force: Option<UploadRoute>,
     has_image_uri: bool,
-) -> Result<UploadRoute, String> {
+) -> Result<UploadRoute, NoRoute> {
     match force {
-        Some(UploadRoute::Multipart) if info.multipart_uri.is_none() => {
-            Err("the Multipart route was requested but MultipartHttpPushUri is not advertised".into())
+        Some(UploadRoute::Multipart) if info.multipart_uri.is_none() => Err(NoRoute::MultipartNotAdvertised),
+        Some(UploadRoute::HttpPush) if info.http_push_uri.is_none() => Err(NoRoute::HttpPushNotAdvertised),
+        Some(UploadRoute::SimpleUpdate) if info.simple_update_target.is_none() => {
+            Err(NoRoute::SimpleUpdateNotAdvertised)
         }
-        Some(UploadRoute::HttpPush) if info.http_push_uri.is_none() => {
-            Err("the HttpPush route was requested but HttpPushUri is not advertised".into())
-        }
-        Some(UploadRoute::SimpleUpdate) if info.simple_update_target.is_none() => Err(
-            "the SimpleUpdate route was requested but the UpdateService has no SimpleUpdate action"
-                .into(),
-        ),
-        Some(UploadRoute::SimpleUpdate) if !has_image_uri => Err(
-            "the SimpleUpdate route needs an image URI the BMC can fetch the image from, and none was given"
-                .into(),
-        ),
+        Some(UploadRoute::SimpleUpdate) if !has_image_uri => Err(NoRoute::SimpleUpdateWithoutImageUri),
         Some(route) => Ok(route),
         None if info.multipart_uri.is_some() => Ok(UploadRoute::Multipart),
         None if info.http_push_uri.is_some() => Ok(UploadRoute::HttpPush),
         None if info.simple_update_target.is_some() && has_image_uri => Ok(UploadRoute::SimpleUpdate),
-        None if info.simple_update_target.is_some() => Err(
-            "the BMC offers only SimpleUpdate (no MultipartHttpPushUri, no HttpPushUri), which needs an image URI the BMC can fetch the image from, and none was given"
-                .into(),
-        ),
-        None => Err(
-            "the UpdateService advertises no upload route (no MultipartHttpPushUri, HttpPushUri or SimpleUpdate action)"
-                .into(),
-        ),
+        None if info.simple_update_target.is_some() => Err(NoRoute::OnlySimpleUpdateWithoutImageUri),
+        None => Err(NoRoute::NoneAdvertised),
     }
 }
 
@@ -185,7 +193,7 @@ impl RedfishClient {
         }
         let image_uri = req.image_uri.as_deref().filter(|s| !s.trim().is_empty());
         let route = choose_route(&info, req.force_route, image_uri.is_some())
-            .map_err(|what| RedfishError::Unsupported { bmc: self.bmc(), url: us_url.to_string(), what })?;
+            .map_err(|e| RedfishError::Unsupported { bmc: self.bmc(), url: us_url.to_string(), what: e.to_string() })?;
         let timeout = timeouts::upload_timeout(self.options().request_timeout, size);
         tracing::info!(bmc = %self.address(), ?route, file = %req.file.display(), size, "uploading firmware image");
         let reply = match route {
@@ -385,7 +393,7 @@ mod tests {
         assert_eq!(choose_route(&info(false, true, true), None, true), Ok(UploadRoute::HttpPush));
         assert_eq!(choose_route(&info(false, false, true), None, true), Ok(UploadRoute::SimpleUpdate));
         let e = choose_route(&info(false, false, true), None, false).unwrap_err();
-        assert!(e.contains("only SimpleUpdate"), "{e}");
+        assert!(e.to_string().contains("only SimpleUpdate"), "{e}");
         assert!(choose_route(&info(false, false, false), None, true).is_err());
     }
 

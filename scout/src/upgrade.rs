@@ -142,7 +142,7 @@ fn check_task(agent_machine: &str, task: &ScoutTask) -> Result<(), TaskFailure> 
         return Err(bad("artifact_download_timeout_secs is 0".to_string()));
     }
     for file in std::iter::once(&task.script).chain(&task.artifacts) {
-        check_file(file).map_err(&bad)?;
+        check_file(file).map_err(|e| bad(e.to_string()))?;
     }
     if task.script.file_name == DOWNLOAD_DIR_NAME {
         return Err(bad(format!("the script may not be named {DOWNLOAD_DIR_NAME:?}")));
@@ -157,15 +157,24 @@ fn check_task(agent_machine: &str, task: &ScoutTask) -> Result<(), TaskFailure> 
 }
 
 /// A file name must be a plain name (it is joined to our directories) and the digest 64 hex digits.
-fn check_file(file: &ScoutFile) -> Result<(), String> {
+fn check_file(file: &ScoutFile) -> Result<(), BadFile> {
     let name = file.file_name.as_str();
     if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
-        return Err(format!("file name {name:?} is not a plain file name"));
+        return Err(BadFile::Name(name.to_string()));
     }
     if file.sha256.len() != 64 || !file.sha256.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("sha256 of {name} ({:?}) is not 64 hex digits", file.sha256));
+        return Err(BadFile::Digest { name: name.to_string(), sha256: file.sha256.clone() });
     }
     Ok(())
+}
+
+/// A file of a task that Scout refuses before downloading anything.
+#[derive(Debug, thiserror::Error)]
+enum BadFile {
+    #[error("file name {0:?} is not a plain file name")]
+    Name(String),
+    #[error("sha256 of {name} ({sha256:?}) is not 64 hex digits")]
+    Digest { name: String, sha256: String },
 }
 
 /// A fresh directory for one task, named after it (`scout-<task id>-XXXXXX`).

@@ -63,7 +63,9 @@ async fn metrics(State(s): State<Scraper>) -> impl IntoResponse {
     if let Some(addr) = s.sdk_metrics {
         match sdk::fetch(&s.http, addr).await {
             Ok(text) => page.push_str(&text),
-            Err(e) => tracing::warn!(error = %e, %addr, "could not read the Temporal SDK metrics"),
+            Err(e) => {
+                tracing::warn!(error = %hostfw_model::error_chain(&e), %addr, "could not read the Temporal SDK metrics")
+            }
         }
     }
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], page)
@@ -73,22 +75,30 @@ async fn metrics(State(s): State<Scraper>) -> impl IntoResponse {
 pub async fn scrape(deps: &Deps) -> String {
     let gauges = read_gauges(deps)
         .await
-        .inspect_err(|e| tracing::error!(error = %e, "metrics: could not compute the scheduler gauges"))
+        .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not compute the scheduler gauges"))
         .ok();
     let counters = deps
         .store
         .counter_list()
         .await
         .map(|rows| Counters::from_rows(&rows))
-        .inspect_err(|e| tracing::error!(error = %e, "metrics: could not read the counters"))
+        .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the counters"))
         .ok();
     render(gauges.as_ref(), counters.as_ref())
 }
 
-async fn read_gauges(deps: &Deps) -> Result<Gauges, String> {
-    let catalog = deps.catalog.current().await.map_err(|e| e.to_string())?;
-    let view =
-        site_view::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await.map_err(|e| e.to_string())?;
+/// Why the scheduler gauges could not be computed.
+#[derive(Debug, thiserror::Error)]
+enum GaugeError {
+    #[error(transparent)]
+    Catalog(#[from] hostfw_activities::catalog_source::CatalogUnavailable),
+    #[error(transparent)]
+    Store(#[from] hostfw_store::StoreError),
+}
+
+async fn read_gauges(deps: &Deps) -> Result<Gauges, GaugeError> {
+    let catalog = deps.catalog.current().await?;
+    let view = site_view::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     Ok(compute_gauges(&view.requests, &plan))
 }

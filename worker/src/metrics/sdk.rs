@@ -29,13 +29,7 @@ pub fn start_sdk_metrics() -> anyhow::Result<SdkMetrics> {
 }
 
 /// The exporter's page, or why it could not be read.
-pub async fn fetch(http: &reqwest::Client, addr: SocketAddr) -> Result<String, String> {
-    let response = http
-        .get(format!("http://{addr}/metrics"))
-        .timeout(Duration::from_secs(5))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let response = response.error_for_status().map_err(|e| e.to_string())?;
-    response.text().await.map_err(|e| e.to_string())
+pub async fn fetch(http: &reqwest::Client, addr: SocketAddr) -> Result<String, reqwest::Error> {
+    let response = http.get(format!("http://{addr}/metrics")).timeout(Duration::from_secs(5)).send().await?;
+    response.error_for_status()?.text().await
 }
