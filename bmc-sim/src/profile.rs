@@ -86,6 +86,17 @@ pub struct Profile {
     pub shape: Shape,
 }
 
+/// Why a captured tree cannot serve as a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum ShapeError {
+    #[error("redfish/v1/index.json is not JSON")]
+    RootNotJson,
+    #[error("no ComputerSystem reports both Manufacturer and Model")]
+    NoIdentity,
+    #[error("the Systems collection has no member")]
+    NoSystem,
+}
+
 impl Profile {
     /// Load (once per process) the tree in `dir`: the folder holding `redfish/v1`, or
     /// `redfish/v1` itself.
@@ -111,7 +122,7 @@ impl Profile {
             return Err(bad("not a Redfish tree: no redfish/v1/index.json in it".into()));
         }
         let mut profile = Profile { dir: root.clone(), files, shape: Shape::empty() };
-        profile.shape = profile.read_shape().map_err(bad)?;
+        profile.shape = profile.read_shape().map_err(|e| bad(e.to_string()))?;
         let profile = Arc::new(profile);
         cache.lock().unwrap_or_else(|e| e.into_inner()).insert(root, profile.clone());
         Ok(profile)
@@ -132,8 +143,8 @@ impl Profile {
         serde_json::from_slice(&self.raw(path)?).ok()
     }
 
-    fn read_shape(&self) -> Result<Shape, String> {
-        let root = self.doc("/redfish/v1").ok_or("redfish/v1/index.json is not JSON")?;
+    fn read_shape(&self) -> Result<Shape, ShapeError> {
+        let root = self.doc("/redfish/v1").ok_or(ShapeError::RootNotJson)?;
         let mut shape = Shape::empty();
         let systems: Vec<(String, Value)> = link(&root, "Systems").map(|c| self.members_of(&c)).unwrap_or_default();
         let has_identity = |d: &Value| text(d, "Manufacturer").is_some() && text(d, "Model").is_some();
@@ -141,14 +152,12 @@ impl Profile {
         let pick = |first: &dyn Fn(&Value) -> bool, then: &dyn Fn(&Value) -> bool| {
             systems.iter().find(|(_, d)| first(d) && then(d)).or_else(|| systems.iter().find(|(_, d)| first(d)))
         };
-        let (_, identity) =
-            pick(&has_identity, &has_reset).ok_or("no ComputerSystem reports both Manufacturer and Model")?;
+        let (_, identity) = pick(&has_identity, &has_reset).ok_or(ShapeError::NoIdentity)?;
         shape.vendor = text(identity, "Manufacturer").unwrap_or_default();
         shape.model = text(identity, "Model").unwrap_or_default();
         shape.serial = text(identity, "SerialNumber");
-        let (system, sys_doc) = pick(&has_reset, &has_identity)
-            .or_else(|| systems.first())
-            .ok_or("the Systems collection has no member")?;
+        let (system, sys_doc) =
+            pick(&has_reset, &has_identity).or_else(|| systems.first()).ok_or(ShapeError::NoSystem)?;
         shape.system = system.clone();
         if let Some(boot) = sys_doc.get("Boot") {
             shape.boot = (text(boot, "BootSourceOverrideTarget"), text(boot, "BootSourceOverrideEnabled"));

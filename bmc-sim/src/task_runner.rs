@@ -69,7 +69,7 @@ async fn run(slot: UpdateSlot, id: u64, req: UpdateRequest, injected_failure: bo
             update_task(&host, id, |t| t.messages.push(TaskMessage::transferring(&uri, "BMC")));
             match fetch_image(&host.fleet.http, &uri).await {
                 Ok(image) => (image, uri),
-                Err(reason) => return fail(slot, id, TaskMessage::transfer_failed(&uri, &reason)),
+                Err(reason) => return fail(slot, id, TaskMessage::transfer_failed(&uri, &reason.to_string())),
             }
         }
     };
