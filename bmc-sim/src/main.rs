@@ -25,16 +25,15 @@ struct Args {
     /// written before the ready file.
     #[arg(long)]
     ca_out: Option<PathBuf>,
+    /// Log line format: `text`, `json`, or `auto` (text on a terminal, JSON otherwise).
+    #[arg(long, env = "HOSTFW_LOG_FORMAT", value_enum, default_value_t = hostfw_logging::LogFormat::Auto)]
+    log_format: hostfw_logging::LogFormat,
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
     let args = Args::parse();
+    hostfw_logging::init(args.log_format, hostfw_logging::filter("RUST_LOG", "info"), hostfw_logging::Stream::Stderr);
     let spec = match FleetSpec::load(&args.fleet) {
         Ok(spec) => spec,
         Err(e) => {

@@ -52,7 +52,7 @@ impl RedfishClient {
         match self.post_action(&action.target, &action.owner, action.owner_etag.as_deref(), &body).await {
             Ok(reply) => {
                 self.ensure_success(reply)?;
-                tracing::info!(bmc = %self.address(), target = %action.target, "AC power cycle accepted");
+                tracing::info!(bmc = %self.address(), action = %action.target, "AC power cycle accepted");
                 Ok(())
             }
             Err(e @ (RedfishError::Transport { .. } | RedfishError::Timeout { .. })) => {

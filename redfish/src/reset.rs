@@ -245,7 +245,7 @@ impl RedfishClient {
         let allowed = self.allowed_reset_types(action).await?;
         match choose_reset_type(preferences, allowed.as_deref()) {
             Some(chosen) => {
-                tracing::info!(bmc = %self.address(), target = %action.target, chosen, ?preferences, ?allowed, "ResetType chosen");
+                tracing::info!(bmc = %self.address(), action = %action.target, chosen, ?preferences, ?allowed, "ResetType chosen");
                 Ok(chosen.to_string())
             }
             None => Err(RedfishError::ResetTypeNotAllowed {

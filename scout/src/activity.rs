@@ -85,7 +85,7 @@ impl ScoutActivitiesImpl {
         let span = tracing::info_span!(
             "scout_task",
             task = %task.upgrade_task_id,
-            machine = %task.machine_id,
+            machine_id = %task.machine_id,
             component = %task.component,
             attempt = ctx.info().attempt,
         );

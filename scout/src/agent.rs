@@ -59,7 +59,7 @@ pub async fn run_agent_with(
     let stop_all = || stops.iter().for_each(|stop| stop());
 
     for id in &machine_ids {
-        tracing::info!(machine = %id, task_queue = %scout_task_queue(id), "serving");
+        tracing::info!(machine_id = %id, task_queue = %scout_task_queue(id), "serving");
     }
     let runs = join_all(workers.iter_mut().map(|worker| async {
         let task_queue = worker.task_queue().to_string();

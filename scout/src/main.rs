@@ -3,7 +3,6 @@
 
 use clap::Parser;
 use hostfw_scout::{connect, run_agent_with, ScoutSettings, DEFAULT_STATE_DIR};
-use tracing_subscriber::EnvFilter;
 
 #[derive(Parser, Debug)]
 #[command(name = "scout", version, about = "Run the hostfw Scout agent for one or more machines")]
@@ -20,6 +19,9 @@ struct Args {
     /// Where Scout records each upgrade task it took, so a retried task never runs twice.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
     state_dir: std::path::PathBuf,
+    /// Log line format: `text`, `json`, or `auto` (text on a terminal, JSON otherwise).
+    #[arg(long, env = "HOSTFW_LOG_FORMAT", value_enum, default_value_t = hostfw_logging::LogFormat::Auto)]
+    log_format: hostfw_logging::LogFormat,
 }
 
 async fn shutdown_signal() {
@@ -39,10 +41,8 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
     let args = Args::parse();
+    hostfw_logging::init(args.log_format, hostfw_logging::filter("RUST_LOG", "info"), hostfw_logging::Stream::Stdout);
     let identity = format!("scout {} (pid {})", args.machines.join(","), std::process::id());
     let client = connect(args.temporal_address.as_deref(), args.namespace.as_deref(), &identity).await?;
     let settings = ScoutSettings { state_dir: args.state_dir, ..ScoutSettings::default() };

@@ -8,14 +8,13 @@ use hostfw_starter::cli::Cli;
 
 #[tokio::main]
 async fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HOSTFW_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    // Diagnostics only (the output is on stdout): text on a terminal, JSON when stderr is captured.
+    let format = std::env::var("HOSTFW_LOG_FORMAT")
+        .ok()
+        .and_then(|v| <hostfw_logging::LogFormat as clap::ValueEnum>::from_str(&v, true).ok())
+        .unwrap_or_default();
+    hostfw_logging::init(format, hostfw_logging::filter("HOSTFW_LOG", "warn"), hostfw_logging::Stream::Stderr);
     if let Err(e) = hostfw_starter::run(cli).await {
         eprintln!("error: {e:#}");
         std::process::exit(1);

@@ -12,7 +12,6 @@ use hostfw_activities::{ActivitySettings, Deps};
 use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 use hostfw_worker::{connect, run_worker_with_telemetry, serve_artifacts, serve_metrics, start_sdk_metrics};
-use tracing_subscriber::EnvFilter;
 
 #[derive(Parser, Debug)]
 #[command(name = "hostfw-worker", version, about = "Run the hostfw Temporal worker")]
@@ -20,6 +19,9 @@ struct Args {
     /// Site config file.
     #[arg(long, env = "HOSTFW_CONFIG", default_value = "config/site.toml")]
     config: PathBuf,
+    /// Log line format: `text`, `json`, or `auto` (text on a terminal, JSON otherwise).
+    #[arg(long, env = "HOSTFW_LOG_FORMAT", value_enum, default_value_t = hostfw_logging::LogFormat::Auto)]
+    log_format: hostfw_logging::LogFormat,
 }
 
 async fn shutdown_signal() {
@@ -42,10 +44,8 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
     let args = Args::parse();
+    hostfw_logging::init(args.log_format, hostfw_logging::filter("RUST_LOG", "info"), hostfw_logging::Stream::Stdout);
     let site = SiteConfig::load(&args.config)?;
     let settings = ActivitySettings::from_site(&site);
     let (artifact_addr, _server) = serve_artifacts(

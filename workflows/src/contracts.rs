@@ -40,6 +40,12 @@ pub struct SubstateUpdate {
     pub state: HostState,
     pub substate: HostSubstate,
     pub message: String,
+    /// The component being worked on and its target version, for the worker's log line (absent in
+    /// inputs recorded before they were added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<ComponentType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_version: Option<String>,
 }
 
 /// Input of `hostfw.catalog.lookup`.
@@ -207,6 +213,12 @@ pub struct RetryRecord {
     /// The budget is spent: the host stays failed until reset.
     pub exhausted: bool,
     pub message: String,
+    /// The component being worked on and its target version, for the worker's log line (absent in
+    /// inputs recorded before they were added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<ComponentType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_version: Option<String>,
 }
 
 /// Input of `hostfw.firmware.plan_route`.

@@ -48,7 +48,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
         Some(k) => match deps.store.activation_mark_get(&k.run_id, &k.activity_id).await {
             Ok(at) => at.map(|at| hostfw_store::now_ms() - at),
             Err(e) => {
-                tracing::warn!(machine = %machine.id, error = %hostfw_model::error_chain(&e), "reading the activation mark failed; issuing the step");
+                tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e), "reading the activation mark failed; issuing the step");
                 None
             }
         },
@@ -56,7 +56,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
     };
     match issued_ms_ago.filter(|ago| *ago < waits.reachable_within().as_millis() as i64) {
         Some(ago) => tracing::warn!(
-            machine = %machine.id,
+            machine_id = %machine.id,
             step = ?input.step,
             issued_s_ago = ago / 1000,
             "a previous attempt of this step already issued it (the worker restarted?): waiting for it, not issuing it again"
@@ -67,7 +67,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
                 if let Err(e) =
                     deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await
                 {
-                    tracing::warn!(machine = %machine.id, error = %hostfw_model::error_chain(&e), "recording the activation mark failed; a retry would issue the step again");
+                    tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e), "recording the activation mark failed; a retry would issue the step again");
                 }
             }
         }
@@ -75,10 +75,10 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
     wait(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
     if let Some(k) = &key {
         if let Err(e) = deps.store.activation_mark_clear(&k.run_id, &k.activity_id).await {
-            tracing::warn!(machine = %machine.id, error = %hostfw_model::error_chain(&e), "clearing the activation mark failed (it expires on its own)");
+            tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e), "clearing the activation mark failed (it expires on its own)");
         }
     }
-    tracing::info!(machine = %machine.id, step = ?input.step, "activation step done");
+    tracing::info!(machine_id = %machine.id, step = ?input.step, "activation step done");
     Ok(())
 }
 

@@ -48,7 +48,7 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
             Ok(result)
         }
         Err(e) => {
-            tracing::warn!(machine = %machine.id, component = %input.component, holder = %held.holder,
+            tracing::warn!(machine_id = %machine.id, component = %input.component, holder = %held.holder,
                 error = ?e, "upload attempt failed");
             // A superseded attempt's release is a no-op (fenced); anything else frees the slot.
             held.release(deps).await;
@@ -76,7 +76,7 @@ async fn upload_holding(
     let report = beating(ctx, liveness, &what, async { client.explore().await.map_err(error::redfish) }).await?;
     if let Some(precheck) = &input.precheck {
         if at_target(&report, precheck) {
-            tracing::info!(machine = %machine_id, component = %input.component,
+            tracing::info!(machine_id = %machine_id, component = %input.component,
                 version = %input.target_version, "already at target; nothing uploaded");
             return Ok(Step::Done(UploadResult::AlreadyAtTarget));
         }
@@ -84,7 +84,7 @@ async fn upload_holding(
             // An earlier attempt's image reached the BMC (its worker died before it learned so):
             // flashing it again would install it twice. It only needs its activation. (A
             // multi-artifact entry cannot tell from the inventory which parts arrived: it uploads.)
-            tracing::info!(machine = %machine_id, component = %input.component,
+            tracing::info!(machine_id = %machine_id, component = %input.component,
                 version = %input.target_version, "already staged on the BMC; nothing uploaded");
             return Ok(Step::Done(UploadResult::AlreadyStaged));
         }
@@ -97,7 +97,7 @@ async fn upload_holding(
     let matcher = input.precheck.as_ref().map(|p| &p.matcher).or(component.map(|c| &c.current_version_reported_as));
     if let Some(running) = beating(ctx, liveness, &what, running_task::ours(client, &report, matcher)).await? {
         // A lost attempt's POST is being flashed right now: follow it, never POST again.
-        tracing::info!(machine = %machine_id, component = %input.component, task = %running.task.monitor_uri,
+        tracing::info!(machine_id = %machine_id, component = %input.component, task = %running.task.monitor_uri,
             state = %running.state, "an update task is already running for this component; following it");
         let task = TaskHandle {
             monitor_uri: running.task.monitor_uri,
@@ -156,7 +156,7 @@ async fn upload_holding(
         }
     };
     let accepted = result.map_err(error::redfish)?;
-    tracing::info!(machine = %machine_id, component = %input.component, route = ?accepted.route,
+    tracing::info!(machine_id = %machine_id, component = %input.component, route = ?accepted.route,
         artifact = %artifact.path.display(), "image accepted by the BMC");
     let route = format!("{:?}", accepted.route);
     Ok(match accepted.task {

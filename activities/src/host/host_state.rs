@@ -77,15 +77,17 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
 
 /// The request was cleared before the update started: nothing was touched.
 fn cleared(machine_id: String, bmc_address: String, prior_state: HostState) -> HostContext {
-    tracing::info!(machine = %machine_id, "the request was cleared before the update started; nothing done");
+    tracing::info!(machine_id = %machine_id, "the request was cleared before the update started; nothing done");
     HostContext { machine_id, bmc_address, prior_state, cleared: true }
 }
 
 /// The substate `record_retry` sets.
 const FAILED: HostSubstate = HostSubstate::FailedFirmwareUpgrade;
 
-/// Record a substate and a history entry.
-pub async fn record_substate(deps: &Deps, input: SubstateUpdate) -> Result<(), ActivityError> {
+/// Record a substate and a history entry, and log it: one line per host per substate change,
+/// ERROR for a failed attempt.
+pub async fn record_substate(deps: &Deps, input: SubstateUpdate, workflow_id: &str) -> Result<(), ActivityError> {
+    log_substate(&input, workflow_id);
     deps.store
         .machine_set_state(&input.machine_id, input.state, Some(input.substate), &input.message)
         .await
@@ -114,11 +116,14 @@ pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityErr
 }
 
 /// Persist the retry count on the host's request, with a history entry saying why.
-pub async fn record_retry(deps: &Deps, input: RetryRecord) -> Result<(), ActivityError> {
+pub async fn record_retry(deps: &Deps, input: RetryRecord, workflow_id: &str) -> Result<(), ActivityError> {
     let store = &deps.store;
     // A retried activity finds its own history entry on top: each record counts once.
     let last = store.history_list(&input.machine_id, 1).await.map_err(error::store)?;
     let recorded = last.first().is_some_and(|h| h.substate == Some(FAILED) && h.message == input.message);
+    if !recorded {
+        log_retry(&input, workflow_id);
+    }
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
         store
             .request_record_retry(&input.machine_id, input.retry_count, input.exhausted)
@@ -164,4 +169,55 @@ pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalIn
 pub fn retry_limits(deps: &Deps) -> Result<RetryLimits, ActivityError> {
     let settings = crate::site::site_link::reprovision_settings(&deps.site);
     Ok(RetryLimits { max_retries: settings.max_retries, retry_interval_secs: settings.retry_interval_secs })
+}
+
+/// The log line of a substate change. The fields every host line carries: `machine_id`,
+/// `component`, `target_version`, `workflow_id` (empty when not known).
+fn log_substate(input: &SubstateUpdate, workflow_id: &str) {
+    let component = input.component.map(|c| c.to_string()).unwrap_or_default();
+    let target_version = input.target_version.as_deref().unwrap_or_default();
+    let (machine_id, substate, detail) = (&input.machine_id, input.substate.as_str(), &input.message);
+    if input.substate == FAILED {
+        tracing::error!(
+            machine_id,
+            component,
+            target_version,
+            workflow_id,
+            substate,
+            reason = detail,
+            "firmware update attempt failed"
+        );
+    } else {
+        tracing::info!(machine_id, component, target_version, workflow_id, substate, detail, "host substate");
+    }
+}
+
+/// The log line of a retry decision: WARN for a retry to come, ERROR for a spent budget.
+fn log_retry(input: &RetryRecord, workflow_id: &str) {
+    let component = input.component.map(|c| c.to_string()).unwrap_or_default();
+    let target_version = input.target_version.as_deref().unwrap_or_default();
+    let (machine_id, retry_count, detail) = (&input.machine_id, input.retry_count, &input.message);
+    if input.exhausted {
+        tracing::error!(
+            machine_id,
+            component,
+            target_version,
+            workflow_id,
+            retry_count,
+            detail,
+            "retry budget exhausted"
+        );
+    } else if retry_count > 0 {
+        tracing::warn!(
+            machine_id,
+            component,
+            target_version,
+            workflow_id,
+            retry_count,
+            detail,
+            "firmware update will be retried"
+        );
+    } else {
+        tracing::info!(machine_id, workflow_id, detail, "retry count reset");
+    }
 }

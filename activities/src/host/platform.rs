@@ -39,7 +39,7 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
             }
         }
     }
-    tracing::info!(machine = %machine.id, step = ?input.step, "platform step done");
+    tracing::info!(machine_id = %machine.id, step = ?input.step, "platform step done");
     Ok(())
 }
 
@@ -48,7 +48,7 @@ pub async fn platform(deps: &Deps, input: PlatformInput) -> Result<(), ActivityE
 async fn lockdown(deps: &Deps, machine: &Machine, client: &RedfishClient, enabled: bool) -> Result<(), ActivityError> {
     let HostIdentity { vendor, model, entry } = host_model(deps, machine, client).await?;
     let Some(setting) = entry.and_then(|m| m.lockdown) else {
-        tracing::info!(machine = %machine.id, %vendor, %model, enabled,
+        tracing::info!(machine_id = %machine.id, %vendor, %model, enabled,
             "platform lockdown not supported on this model (no catalog lockdown setting): counted as done");
         return Ok(());
     };
@@ -58,7 +58,7 @@ async fn lockdown(deps: &Deps, machine: &Machine, client: &RedfishClient, enable
     }
     let deferred = client.set_lockdown_at(&setting, enabled).await.map_err(error::redfish)?;
     if deferred {
-        tracing::info!(machine = %machine.id, enabled, "platform lockdown change runs after the next host reset");
+        tracing::info!(machine_id = %machine.id, enabled, "platform lockdown change runs after the next host reset");
     }
     Ok(())
 }

@@ -42,10 +42,10 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::RecordSubstate)]
     pub async fn record_substate(
         self: Arc<Self>,
-        _ctx: ActivityContext,
+        ctx: ActivityContext,
         input: SubstateUpdate,
     ) -> Result<(), ActivityError> {
-        host_state::record_substate(&self.deps, input).await
+        host_state::record_substate(&self.deps, input, workflow_id(&ctx)).await
     }
 
     #[activity(definition = defs::RefreshInventory)]
@@ -120,8 +120,8 @@ impl HostActivitiesImpl {
     }
 
     #[activity(definition = defs::RecordRetry)]
-    pub async fn record_retry(self: Arc<Self>, _ctx: ActivityContext, input: RetryRecord) -> Result<(), ActivityError> {
-        host_state::record_retry(&self.deps, input).await
+    pub async fn record_retry(self: Arc<Self>, ctx: ActivityContext, input: RetryRecord) -> Result<(), ActivityError> {
+        host_state::record_retry(&self.deps, input, workflow_id(&ctx)).await
     }
 
     #[activity(definition = defs::PlanRoute)]
@@ -147,4 +147,9 @@ impl HostActivitiesImpl {
         let what = format!("{:?}", input.step);
         with_heartbeat(&ctx, &what, platform::platform(&self.deps, input)).await
     }
+}
+
+/// The id of the workflow that scheduled the activity, for log lines ("" when standalone).
+fn workflow_id(ctx: &ActivityContext) -> &str {
+    ctx.info().workflow_id.as_deref().unwrap_or_default()
 }

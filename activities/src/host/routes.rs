@@ -29,7 +29,7 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
             e @ (scout_package::ScoutPackageError::EmptySegment { .. }
             | scout_package::ScoutPackageError::BadCharacter { .. }),
         ) => {
-            tracing::debug!(machine = %query.machine_id, reason = %e, "no Scout package possible");
+            tracing::debug!(machine_id = %query.machine_id, reason = %e, "no Scout package possible");
             None
         }
         Err(e) => return Err(error::bad_input(hostfw_model::error_chain(&e))),

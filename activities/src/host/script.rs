@@ -79,10 +79,10 @@ impl RunGuard {
         let lock = self.lock.clone();
         match self.store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await {
             Ok(true) => {}
-            Ok(false) => tracing::warn!(machine = %lock.machine_id, component = %lock.component,
+            Ok(false) => tracing::warn!(machine_id = %lock.machine_id, component = %lock.component,
                 "the script lock was taken over by another run before this one released it"),
             Err(e) => {
-                tracing::warn!(machine = %lock.machine_id, component = %lock.component, error = %hostfw_model::error_chain(&e),
+                tracing::warn!(machine_id = %lock.machine_id, component = %lock.component, error = %hostfw_model::error_chain(&e),
                     "could not release the script lock; retrying in the background");
                 let store = self.store.clone();
                 tokio::spawn(async move {
@@ -98,7 +98,7 @@ impl RunGuard {
                         }
                         pause = (pause * 2).min(Duration::from_secs(10));
                     }
-                    tracing::warn!(machine = %lock.machine_id, component = %lock.component,
+                    tracing::warn!(machine_id = %lock.machine_id, component = %lock.component,
                         "gave up releasing the script lock; the next run finds this run gone and does not rerun");
                 });
             }
@@ -160,7 +160,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
     match claim_or_wait(&deps.store, &lock, &here, &policy, heartbeat, ctx.cancelled()).await {
         Ok(Claim::Claimed) => {}
         Ok(Claim::EarlierRun { report, killed }) => {
-            tracing::warn!(machine = %machine.id, component = %input.component, killed,
+            tracing::warn!(machine_id = %machine.id, component = %input.component, killed,
                 "not running {}: {report}", path.display());
             return Err(error::earlier_script_run(format!(
                 "not run: {report}; its outcome is unknown, so the inventory decides whether {} reached {}",
@@ -212,12 +212,12 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
                 let l = &guard.lock;
                 match deps.store.script_lock_set_process(&l.machine_id, &l.component, &l.holder, i64::from(pid), ticks).await {
                     Ok(true) => {}
-                    Ok(false) => tracing::warn!(machine = %machine.id, "the script lock was lost before its process was recorded"),
-                    Err(e) => tracing::warn!(machine = %machine.id, error = %hostfw_model::error_chain(&e),
+                    Ok(false) => tracing::warn!(machine_id = %machine.id, "the script lock was lost before its process was recorded"),
+                    Err(e) => tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e),
                         "could not record the script's process; a rerun will wait for this run's deadline"),
                 }
-                tracing::info!(machine = %machine.id, script = %path.display(), component = %input.component,
-                    target = %input.target_version, pid, worker_host = %here.name, "running Core-local script");
+                tracing::info!(machine_id = %machine.id, script = %path.display(), component = %input.component,
+                    target_version = %input.target_version, pid, worker_host = %here.name, "running Core-local script");
             }
             _ = beat.tick() => {
                 let _ = ctx.record_heartbeat(format!("script running for {} s", started.elapsed().as_secs())).await;
@@ -243,7 +243,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
     };
     let exit_code = match run.ending {
         Ending::TimedOut => {
-            tracing::warn!(machine = %machine.id, script = %path.display(), "script timed out; killed");
+            tracing::warn!(machine_id = %machine.id, script = %path.display(), "script timed out; killed");
             return Ok(failed(format!("timed out after {} s", input.timeout_secs)));
         }
         Ending::Exited(code) => Some(code),
@@ -251,7 +251,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
     };
     let result =
         ScriptResult { success: exit_code == Some(0), exit_code, stdout: run.stdout, stderr: run.stderr, error: None };
-    tracing::info!(machine = %machine.id, script = %path.display(), exit = ?result.exit_code,
+    tracing::info!(machine_id = %machine.id, script = %path.display(), exit = ?result.exit_code,
         seconds = started.elapsed().as_secs(), "script finished");
     Ok(result)
 }

@@ -148,7 +148,7 @@ where
     tokio::pin!(cancelled);
     let began = Instant::now();
     let mut killed: Option<String> = None;
-    tracing::warn!(machine = %lock.machine_id, component = %lock.component, "{} holds the script lock; checking it", describe(&earlier));
+    tracing::warn!(machine_id = %lock.machine_id, component = %lock.component, "{} holds the script lock; checking it", describe(&earlier));
     loop {
         let waited = began.elapsed().as_secs();
         match store.script_lock_get(&lock.machine_id, &lock.component).await? {
@@ -161,7 +161,7 @@ where
         }
         let over = match judge(&earlier, here) {
             Verdict::Gone(why) if killed.is_none() && earlier.deadline_ms < policy.stale_before_ms => {
-                tracing::info!(machine = %lock.machine_id, component = %lock.component,
+                tracing::info!(machine_id = %lock.machine_id, component = %lock.component,
                     "{} ended long before this run was scheduled ({why}); taking over its stale lock", describe(&earlier));
                 store.script_lock_release(&earlier.machine_id, &earlier.component, &earlier.holder).await?;
                 match store.script_lock_claim(lock).await? {
@@ -179,7 +179,7 @@ where
                     } else {
                         format!("it was still running after script_orphan_wait ({} s)", policy.orphan_wait.as_secs())
                     };
-                    tracing::warn!(machine = %lock.machine_id, component = %lock.component, pid,
+                    tracing::warn!(machine_id = %lock.machine_id, component = %lock.component, pid,
                         "{}: {why}; killing its process group", describe(&earlier));
                     kill_group(pid);
                     killed = Some(why);

@@ -35,7 +35,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         match request_and_start(&deps.site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
             Ok(_) => started.push(id.clone()),
             Err(e) => {
-                tracing::warn!(machine = %id, error = %hostfw_model::error_chain(&e), "machine update manager could not start a host");
+                tracing::warn!(machine_id = %id, error = %hostfw_model::error_chain(&e), "machine update manager could not start a host");
                 start_failures.push(StartFailure { machine_id: id.clone(), error: hostfw_model::error_chain(&e) });
             }
         }
@@ -49,6 +49,7 @@ pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         ceiling = plan.ceiling.limit,
         in_flight = plan.in_flight,
         started = started.len(),
+        started_hosts = %started.join(","),
         waiting = plan.skipped.len(),
         "machine update manager pass"
     );
@@ -94,10 +95,10 @@ async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64
     for finding in &found {
         match crate::site::repair::fix(deps, client, finding, "the machine update manager").await {
             Ok(done) => {
-                tracing::warn!(machine = %finding.machine_id(), problem = %finding.problem(), %done, "repaired")
+                tracing::warn!(machine_id = %finding.machine_id(), problem = %finding.problem(), %done, "repaired")
             }
             Err(e) => {
-                tracing::warn!(machine = %finding.machine_id(), error = %hostfw_model::error_chain(&e), "could not repair a request")
+                tracing::warn!(machine_id = %finding.machine_id(), error = %hostfw_model::error_chain(&e), "could not repair a request")
             }
         }
     }

@@ -10,6 +10,7 @@ mod chaos;
 mod compose;
 mod durability;
 mod host_reprovision;
+mod logs;
 mod manager;
 mod orphans;
 mod profiles;

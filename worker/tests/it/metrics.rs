@@ -111,7 +111,7 @@ fn protect(id: &str) -> ProtectInput {
 
 fn retry(id: &str, retry_count: u32, exhausted: bool) -> RetryRecord {
     let message = if exhausted { "retry budget spent".to_string() } else { format!("retry {retry_count}") };
-    RetryRecord { machine_id: id.into(), retry_count, exhausted, message }
+    RetryRecord { machine_id: id.into(), retry_count, exhausted, message, component: None, target_version: None }
 }
 
 /// The fleet (ceiling 5, max_retries 2):
@@ -147,15 +147,15 @@ async fn seed(deps: &Deps) {
         host_state::protect(deps, protect(id)).await.unwrap(); // a retried protect
     }
     for (retry_count, exhausted) in [(1, false), (2, false), (2, true)] {
-        host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap();
-        host_state::record_retry(deps, retry(&h5, retry_count, exhausted)).await.unwrap();
+        host_state::record_retry(deps, retry(&h5, retry_count, exhausted), "").await.unwrap();
+        host_state::record_retry(deps, retry(&h5, retry_count, exhausted), "").await.unwrap();
         // a retried record
     }
     for retry_count in [1, 2] {
-        host_state::record_retry(deps, retry(&h10, retry_count, false)).await.unwrap();
+        host_state::record_retry(deps, retry(&h10, retry_count, false), "").await.unwrap();
     }
     // A reset record (count back to 0) is neither a retry nor a failure.
-    host_state::record_retry(deps, retry(&h8, 0, false)).await.unwrap();
+    host_state::record_retry(deps, retry(&h8, 0, false), "").await.unwrap();
     for _ in 0..2 {
         let input =
             RestoreInput { machine_id: h8.clone(), state: hostfw_model::HostState::Ready, message: "compliant".into() };

@@ -40,6 +40,8 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
             "request pending: waiting for the tenant of instance {} to approve, or the autoreboot period",
             input.instance_id.as_deref().unwrap_or("?")
         ),
+        component: None,
+        target_version: None,
     };
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
     ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);

@@ -15,11 +15,13 @@ use crate::host::steps::{enter, Ctx};
 use crate::options;
 
 async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
-    ctx.state_mut(|s| {
+    let (component, target_version) = ctx.state_mut(|s| {
         s.status.retry_count = retry_count;
         s.status.exhausted = exhausted;
+        (s.status.component, s.status.target_version.clone())
     });
-    let record = RetryRecord { machine_id: machine_id.to_string(), retry_count, exhausted, message };
+    let record =
+        RetryRecord { machine_id: machine_id.to_string(), retry_count, exhausted, message, component, target_version };
     ctx.execute_activity(HostActivities::record_retry, record, options::bookkeeping()).await?;
     Ok(())
 }
@@ -52,14 +54,11 @@ pub(crate) async fn after_failure(
     let resets_seen =
         if ctx.patched(PATCH_RESET_WHILE_RECORDING) { resets_applied } else { ctx.state(|s| s.reset_requests) };
     if ctx.patched(PATCH_RETRY_LIMITS_READ) {
-        return wait_under_current_limits(ctx, machine_id, retries, reason, resets_seen).await;
+        return wait_under_current_limits(ctx, machine_id, retries, resets_seen).await;
     }
     if *retries < settings.max_retries {
         *retries += 1;
-        let message = format!(
-            "retry {}/{} in {} s after: {reason}",
-            *retries, settings.max_retries, settings.retry_interval_secs
-        );
+        let message = format!("retry {}/{} in {} s", *retries, settings.max_retries, settings.retry_interval_secs);
         record(ctx, machine_id, *retries, false, message.clone()).await?;
         let timer = ctx.timer(
             TimerOptions::builder(Duration::from_secs(settings.retry_interval_secs))
@@ -77,16 +76,19 @@ pub(crate) async fn after_failure(
             record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
         }
     } else {
-        let message = format!(
-            "retry budget of {} spent; the host stays failed until `managed-host reset-host-reprovisioning`. Last failure: {reason}",
-            settings.max_retries
-        );
+        let message = exhausted_message(settings.max_retries);
         record(ctx, machine_id, *retries, true, message).await?;
         ctx.wait_condition(|s| s.reset_requests != resets_seen).await?;
         *retries = 0;
         record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
     }
     Ok(())
+}
+
+/// The record of a spent budget. The failure itself is the FailedFirmwareUpgrade entry just
+/// before it: it is not repeated.
+fn exhausted_message(max_retries: u32) -> String {
+    format!("retry budget of {max_retries} spent; the host stays failed until `managed-host reset-host-reprovisioning`")
 }
 
 fn reset_message() -> String {
@@ -102,7 +104,6 @@ async fn wait_under_current_limits(
     ctx: &Ctx,
     machine_id: &str,
     retries: &mut u32,
-    reason: &str,
     resets_seen: u32,
 ) -> WorkflowResult<()> {
     let reset = move |s: &crate::HostReprovisionWorkflow| s.reset_requests != resets_seen;
@@ -111,10 +112,7 @@ async fn wait_under_current_limits(
         let changes_seen = ctx.state(|s| s.settings_changes);
         let changed = move |s: &crate::HostReprovisionWorkflow| s.settings_changes != changes_seen;
         if *retries >= limits.max_retries {
-            let message = format!(
-                "retry budget of {} spent; the host stays failed until `managed-host reset-host-reprovisioning`. Last failure: {reason}",
-                limits.max_retries
-            );
+            let message = exhausted_message(limits.max_retries);
             record(ctx, machine_id, *retries, true, message).await?;
             ctx.wait_condition(move |s| reset(s) || changed(s)).await?;
             if ctx.state(|s| reset(s)) {
@@ -126,8 +124,7 @@ async fn wait_under_current_limits(
             continue;
         }
         *retries += 1;
-        let message =
-            format!("retry {}/{} in {} s after: {reason}", *retries, limits.max_retries, limits.retry_interval_secs);
+        let message = format!("retry {}/{} in {} s", *retries, limits.max_retries, limits.retry_interval_secs);
         record(ctx, machine_id, *retries, false, message).await?;
         let started = crate::clock::now_ms(ctx);
         loop {

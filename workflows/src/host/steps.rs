@@ -46,14 +46,21 @@ pub(crate) struct ComponentInstall<'a> {
 /// Record a substate: in the workflow state (query), the search attribute (Web UI) and the site
 /// database (CLI, metrics).
 pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> WorkflowResult<()> {
-    let machine_id = ctx.state_mut(|s| {
+    let (machine_id, component, target_version) = ctx.state_mut(|s| {
         s.status.enter(substate, message);
-        s.status.machine_id.clone()
+        (s.status.machine_id.clone(), s.status.component, s.status.target_version.clone())
     });
     ctx.upsert_search_attributes([sa::substate(substate)]);
     ctx.execute_activity(
         HostActivities::record_substate,
-        SubstateUpdate { machine_id, state: HostState::HostReprovision, substate, message: message.to_string() },
+        SubstateUpdate {
+            machine_id,
+            state: HostState::HostReprovision,
+            substate,
+            message: message.to_string(),
+            component,
+            target_version,
+        },
         options::summarized(options::bookkeeping(), format!("{substate}: {message}")),
     )
     .await?;

@@ -143,7 +143,7 @@ pub async fn judge(site: &Site, expect: &Expect, scenario: &str, started: Instan
             Some(reason)
                 if request.as_ref().is_some_and(|r| r.retry_count >= expect.max_retries)
                     && m.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade)
-                    && last.contains(reason) =>
+                    && history.iter().any(|h| h.message.contains(reason)) =>
             {
                 row.failed_as_expected += 1
             }

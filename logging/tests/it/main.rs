@@ -1,0 +1,3 @@
+//! Integration tests of hostfw-logging.
+
+mod lines;
