@@ -2,10 +2,13 @@
 //! line shape, so an SRE can grep, ship and alert on any of them the same way.
 //!
 //! - `text`: `2026-12-01T16:58:01.123Z  WARN message key=value …`, with colour only when the
-//!   stream is a terminal. Span fields are left out: every hostfw line names its machine,
-//!   component, target and workflow as its own fields, and the SDK's spans would triple the line.
-//! - `json`: one object per line, the event's fields flattened beside `timestamp`, `level`,
-//!   `target` and `message`; no span list.
+//!   stream is a terminal.
+//! - `json`: one object per line: `timestamp`, `level`, `message`, the fields, `target`.
+//!
+//! Span fields are left out (the SDK's spans would triple every line), except those of hostfw's
+//! context spans ([`context_span`], named [`CONTEXT_SPAN`]): a line logged while one is entered
+//! carries its `machine_id` and `workflow_id` as fields of its own, so a Redfish client line deep
+//! inside an activity still names its host.
 //! - `auto` (the default): text when the stream is a terminal, JSON otherwise (a file, a pipe,
 //!   journald, a container log).
 //!
@@ -15,12 +18,32 @@
 use std::fmt;
 use std::io::IsTerminal;
 
+use serde_json::{Map, Value};
+use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
-use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::format::{JsonFields, Writer};
 use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
+use tracing_subscriber::fmt::FormattedFields;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, MakeWriter};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::EnvFilter;
+
+/// The name of hostfw's context spans: their fields are copied onto every line logged inside.
+pub const CONTEXT_SPAN: &str = "hostfw";
+
+/// A context span naming the host and workflow an activity works for (an empty value is left
+/// out). Enter it (or `Instrument::instrument` a future with it) around work whose lines should
+/// name them.
+pub fn context_span(machine_id: &str, workflow_id: &str) -> tracing::Span {
+    let span = tracing::info_span!("hostfw", machine_id = tracing::field::Empty, workflow_id = tracing::field::Empty);
+    if !machine_id.is_empty() {
+        span.record("machine_id", machine_id);
+    }
+    if !workflow_id.is_empty() {
+        span.record("workflow_id", workflow_id);
+    }
+    span
+}
 
 /// `--log-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -91,15 +114,7 @@ where
 {
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
     match format {
-        LogFormat::Json => Box::new(
-            builder
-                .json()
-                .flatten_event(true)
-                .with_current_span(false)
-                .with_span_list(false)
-                .with_timer(Rfc3339Millis)
-                .finish(),
-        ),
+        LogFormat::Json => Box::new(builder.fmt_fields(JsonFields::new()).event_format(JsonLine).finish()),
         LogFormat::Text | LogFormat::Auto => Box::new(builder.with_ansi(ansi).event_format(TextLine { ansi }).finish()),
     }
 }
@@ -120,7 +135,7 @@ impl FormatTime for Rfc3339Millis {
     }
 }
 
-/// The text line: time, level, message and the event's own fields. No span context.
+/// The text line: time, level, message, the context spans' fields and the event's own fields.
 struct TextLine {
     ansi: bool,
 }
@@ -136,7 +151,71 @@ where
         let (on, off) = if self.ansi { (level_colour(level), "\x1b[0m") } else { ("", "") };
         write!(w, " {on}{level:>5}{off} ")?;
         ctx.field_format().format_fields(w.by_ref(), event)?;
+        if let Some(scope) = ctx.event_scope() {
+            for span in scope.from_root().filter(|s| s.name() == CONTEXT_SPAN) {
+                if let Some(fields) = span.extensions().get::<FormattedFields<N>>().filter(|f| !f.is_empty()) {
+                    write!(w, " {fields}")?;
+                }
+            }
+        }
         writeln!(w)
+    }
+}
+
+/// The JSON line: one flat object. The context spans' fields come first, so an event field of
+/// the same name wins.
+struct JsonLine;
+
+impl<S> FormatEvent<S, JsonFields> for JsonLine
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn format_event(&self, ctx: &FmtContext<'_, S, JsonFields>, mut w: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+        let mut time = String::new();
+        Rfc3339Millis.format_time(&mut Writer::new(&mut time))?;
+        let mut line = Map::new();
+        line.insert("timestamp".into(), Value::String(time));
+        line.insert("level".into(), Value::String(event.metadata().level().to_string()));
+        line.insert("message".into(), Value::String(String::new()));
+        if let Some(scope) = ctx.event_scope() {
+            for span in scope.from_root().filter(|s| s.name() == CONTEXT_SPAN) {
+                if let Some(fields) = span.extensions().get::<FormattedFields<JsonFields>>() {
+                    if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(fields) {
+                        line.extend(fields);
+                    }
+                }
+            }
+        }
+        event.record(&mut JsonVisitor(&mut line));
+        line.insert("target".into(), Value::String(event.metadata().target().to_string()));
+        writeln!(w, "{}", Value::Object(line))
+    }
+}
+
+/// Collects an event's fields into a JSON object (numbers and booleans stay typed).
+struct JsonVisitor<'a>(&'a mut Map<String, Value>);
+
+impl Visit for JsonVisitor<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name().into(), Value::String(format!("{value:?}")));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().into(), Value::String(value.into()));
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.0.insert(field.name().into(), value.into());
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.insert(field.name().into(), value.into());
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.0.insert(field.name().into(), value.into());
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.0.insert(field.name().into(), value.into());
+    }
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        self.0.insert(field.name().into(), Value::String(value.to_string()));
     }
 }
 

@@ -395,7 +395,7 @@ impl RedfishClient {
                     }
                 }
                 Err(e) if e.is_transient() => {
-                    tracing::info!(bmc = %self.address(), monitor = %task.monitor_uri, error = %e, "task poll failed; will retry");
+                    tracing::warn!(bmc = %self.address(), monitor = %task.monitor_uri, error = %e, "task poll failed; will retry");
                     let delay = e.retry_after().map(|r| r.min(timeouts::MAX_RETRY_AFTER)).unwrap_or(opts.poll_interval);
                     last_error = Some(e.to_string());
                     delay

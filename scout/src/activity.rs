@@ -82,8 +82,9 @@ impl ScoutActivitiesImpl {
         ctx: ActivityContext,
         task: ScoutTask,
     ) -> Result<ScoutResult, ActivityError> {
+        // Named `hostfw_logging::CONTEXT_SPAN`: every line of the task carries these fields.
         let span = tracing::info_span!(
-            "scout_task",
+            "hostfw",
             task = %task.upgrade_task_id,
             machine_id = %task.machine_id,
             component = %task.component,

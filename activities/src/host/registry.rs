@@ -14,6 +14,7 @@ use temporalio_common::ActivityError;
 use temporalio_macros::activities;
 use temporalio_sdk::activities::ActivityContext;
 
+use crate::activity_log::logged;
 use crate::heartbeat::with_heartbeat;
 use crate::{activation, firmware, host_state, inventory, platform, routes, script, Deps};
 
@@ -33,10 +34,10 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::Protect)]
     pub async fn protect(
         self: Arc<Self>,
-        _ctx: ActivityContext,
+        ctx: ActivityContext,
         input: ProtectInput,
     ) -> Result<HostContext, ActivityError> {
-        host_state::protect(&self.deps, input).await
+        logged(&ctx, host_state::protect(&self.deps, input)).await
     }
 
     #[activity(definition = defs::RecordSubstate)]
@@ -45,7 +46,7 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: SubstateUpdate,
     ) -> Result<(), ActivityError> {
-        host_state::record_substate(&self.deps, input, workflow_id(&ctx)).await
+        logged(&ctx, host_state::record_substate(&self.deps, input, workflow_id(&ctx))).await
     }
 
     #[activity(definition = defs::RefreshInventory)]
@@ -55,7 +56,8 @@ impl HostActivitiesImpl {
         machine_id: String,
     ) -> Result<InventoryReport, ActivityError> {
         // A crawl of a slow BMC takes minutes: heartbeats tell a dead worker from a slow read.
-        with_heartbeat(&ctx, "reading the Redfish inventory", inventory::refresh(&self.deps, &machine_id)).await
+        logged(&ctx, with_heartbeat(&ctx, "reading the Redfish inventory", inventory::refresh(&self.deps, &machine_id)))
+            .await
     }
 
     #[activity(definition = defs::CatalogLookup)]
@@ -73,7 +75,7 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: UploadInput,
     ) -> Result<UploadResult, ActivityError> {
-        firmware::upload(&self.deps, &ctx, input).await
+        logged(&ctx, firmware::upload(&self.deps, &ctx, input)).await
     }
 
     #[activity(definition = defs::WaitTask)]
@@ -82,7 +84,7 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: WaitTaskInput,
     ) -> Result<TaskResult, ActivityError> {
-        firmware::wait_task(&self.deps, &ctx, input).await
+        logged(&ctx, firmware::wait_task(&self.deps, &ctx, input)).await
     }
 
     #[activity(definition = defs::Activate)]
@@ -93,12 +95,12 @@ impl HostActivitiesImpl {
             .workflow_run_id
             .clone()
             .map(|run_id| activation::StepKey { run_id, activity_id: info.activity_id.clone() });
-        with_heartbeat(&ctx, &what, activation::activate(&self.deps, input, key)).await
+        logged(&ctx, with_heartbeat(&ctx, &what, activation::activate(&self.deps, input, key))).await
     }
 
     #[activity(definition = defs::Restore)]
-    pub async fn restore(self: Arc<Self>, _ctx: ActivityContext, input: RestoreInput) -> Result<(), ActivityError> {
-        host_state::restore(&self.deps, input).await
+    pub async fn restore(self: Arc<Self>, ctx: ActivityContext, input: RestoreInput) -> Result<(), ActivityError> {
+        logged(&ctx, host_state::restore(&self.deps, input)).await
     }
 
     #[activity(definition = defs::ApprovalInputs)]
@@ -121,7 +123,7 @@ impl HostActivitiesImpl {
 
     #[activity(definition = defs::RecordRetry)]
     pub async fn record_retry(self: Arc<Self>, ctx: ActivityContext, input: RetryRecord) -> Result<(), ActivityError> {
-        host_state::record_retry(&self.deps, input, workflow_id(&ctx)).await
+        logged(&ctx, host_state::record_retry(&self.deps, input, workflow_id(&ctx))).await
     }
 
     #[activity(definition = defs::PlanRoute)]
@@ -139,13 +141,13 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: ScriptInput,
     ) -> Result<ScriptResult, ActivityError> {
-        script::run_script(&self.deps, &ctx, input).await
+        logged(&ctx, script::run_script(&self.deps, &ctx, input)).await
     }
 
     #[activity(definition = defs::Platform)]
     pub async fn platform(self: Arc<Self>, ctx: ActivityContext, input: PlatformInput) -> Result<(), ActivityError> {
         let what = format!("{:?}", input.step);
-        with_heartbeat(&ctx, &what, platform::platform(&self.deps, input)).await
+        logged(&ctx, with_heartbeat(&ctx, &what, platform::platform(&self.deps, input))).await
     }
 }
 

@@ -31,7 +31,8 @@ impl SiteActivitiesImpl {
         ctx: ActivityContext,
         input: PassRequest,
     ) -> Result<PassSummary, ActivityError> {
-        with_heartbeat(&ctx, "scheduler pass", manager_pass::pass(&self.deps, input)).await
+        crate::activity_log::logged(&ctx, with_heartbeat(&ctx, "scheduler pass", manager_pass::pass(&self.deps, input)))
+            .await
     }
 
     #[activity(definition = site_defs::ExplorerCrawl)]
@@ -40,6 +41,7 @@ impl SiteActivitiesImpl {
         ctx: ActivityContext,
         input: CrawlRequest,
     ) -> Result<CrawlSummary, ActivityError> {
-        with_heartbeat(&ctx, "site explorer crawl", crawl::crawl(&self.deps, input)).await
+        crate::activity_log::logged(&ctx, with_heartbeat(&ctx, "site explorer crawl", crawl::crawl(&self.deps, input)))
+            .await
     }
 }

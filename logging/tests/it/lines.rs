@@ -68,3 +68,39 @@ fn text_lines_carry_fields_and_no_escape_codes_unless_asked() {
     let coloured = capture(LogFormat::Text, true);
     assert!(coloured.contains("\x1b[33m"), "{coloured:?}");
 }
+
+/// A line logged inside a context span (and inside an SDK span) under `format`.
+fn capture_in_context(format: LogFormat) -> String {
+    let out = Captured::default();
+    let sub = subscriber(format, false, EnvFilter::new("info"), out.clone());
+    tracing::subscriber::with_default(sub, || {
+        let sdk = tracing::info_span!("RunActivity", task_token = "a-very-long-sdk-token-that-must-not-appear");
+        let _sdk = sdk.enter();
+        let context = hostfw_logging::context_span("m-9", "host-reprovision/m-9");
+        let _context = context.enter();
+        tracing::warn!(bmc = "http://10.0.0.9", attempt = 2, "task poll failed; will retry");
+        tracing::info!(machine_id = "m-10", "an event's own field wins");
+    });
+    let bytes = out.0.lock().unwrap().clone();
+    String::from_utf8(bytes).unwrap()
+}
+
+#[test]
+fn lines_inside_a_context_span_name_its_machine_and_workflow() {
+    let out = capture_in_context(LogFormat::Json);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["machine_id"], "m-9");
+    assert_eq!(lines[0]["workflow_id"], "host-reprovision/m-9");
+    assert_eq!(lines[0]["bmc"], "http://10.0.0.9");
+    assert_eq!(lines[0]["attempt"], 2, "numbers stay numbers");
+    assert_eq!(lines[0]["message"], "task poll failed; will retry");
+    assert_eq!(lines[1]["machine_id"], "m-10");
+    assert!(!out.contains("a-very-long-sdk-token"), "{out}");
+
+    let text = capture_in_context(LogFormat::Text);
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("task poll failed; will retry"), "{first}");
+    assert!(first.contains("machine_id=\"m-9\"") && first.contains("workflow_id=\"host-reprovision/m-9\""), "{first}");
+    assert!(!text.contains("a-very-long-sdk-token"), "{text}");
+}

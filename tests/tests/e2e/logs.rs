@@ -2,7 +2,8 @@
 //! goes to a file (not a terminal) writes one JSON object per line with no escape codes; a
 //! rollout with one host whose updates always fail shows ERROR lines for the failed attempt and
 //! the spent budget, a WARN for the retry, an INFO line per substate change, and a pass line
-//! naming the hosts it started, each carrying machine id, component, target and workflow id.
+//! naming the hosts it started, each carrying machine id, component, target and workflow id; a
+//! BMC that stops answering while its task runs gets a WARN naming the host.
 
 use std::time::Duration;
 
@@ -62,6 +63,9 @@ async fn a_failing_host_is_logged_as_json_errors_with_its_fields() {
             .unwrap();
     site.fleet.set_fault("bad1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     let worker = ChildWorker::start(&site).await;
+    site.wait_substate("ok1", "WaitingForFirmwareUpgrade", Duration::from_secs(60)).await;
+    // A transient fault on the healthy host while its update task runs.
+    site.fleet.set_fault("ok1", Fault { unreachable_for_secs: 1.5, ..Fault::default() }).unwrap();
     site.wait_for("bad1's budget spent and ok1 done", Duration::from_secs(180), || async {
         let bad = site.store.request_get("bad1").await.ok()??;
         let ok_done = site.store.request_get("ok1").await.ok()?.is_none()
@@ -106,6 +110,15 @@ async fn a_failing_host_is_logged_as_json_errors_with_its_fields() {
     // `protect` records Protecting itself, before any substate change of the workflow.
     history.retain(|s| s != "Protecting");
     assert_eq!(substates, history, "one line per substate change");
+
+    // The BMC unreachable while its task ran: the Redfish client's WARN names the host.
+    let poll = lines
+        .iter()
+        .find(|l| l["message"] == "task poll failed; will retry")
+        .unwrap_or_else(|| panic!("no WARN for the unreachable BMC:\n{}", worker.log_tail(60)));
+    assert_eq!(poll["level"], "WARN");
+    assert_eq!(poll["machine_id"], "ok1", "{poll}");
+    assert_eq!(poll["workflow_id"], "host-reprovision/ok1", "{poll}");
 
     let passes: Vec<&Value> = lines.iter().filter(|l| l["message"] == "machine update manager pass").collect();
     assert!(
