@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hostfw_model::FirmwareEntry;
 use temporalio_common::ActivityError;
 
 use crate::error;
@@ -23,18 +24,96 @@ pub struct ResolvedArtifact {
     pub url: Option<String>,
 }
 
-/// Resolve `artifact` (catalog `filename`) to an existing, non-empty file.
-pub fn resolve(settings: &ActivitySettings, artifact: &str) -> Result<ResolvedArtifact, ActivityError> {
+/// Why a catalog artifact cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactError {
+    #[error("artifact {artifact}: {} cannot be read: {source}", path.display())]
+    Unreadable { artifact: String, path: PathBuf, source: std::io::Error },
+    #[error("artifact {artifact}: {} is not a file", path.display())]
+    NotAFile { artifact: String, path: PathBuf },
+    #[error("artifact {artifact}: {} is empty", path.display())]
+    Empty { artifact: String, path: PathBuf },
+    #[error("artifact {artifact}: {} has SHA-256 {actual}, but the catalog says {expected}", path.display())]
+    DigestMismatch { artifact: String, path: PathBuf, expected: String, actual: String },
+}
+
+impl ArtifactError {
+    /// As an activity failure: a missing file may appear (retried), the rest will not change.
+    pub fn into_activity_error(self) -> ActivityError {
+        match self {
+            ArtifactError::Unreadable { .. } => error::not_found(self.to_string()),
+            _ => error::bad_input(self.to_string()),
+        }
+    }
+}
+
+/// The file of `artifact` (catalog `filename` or `script`): relative paths lie under the
+/// firmware directory. It must be a non-empty regular file.
+pub fn locate(settings: &ActivitySettings, artifact: &str) -> Result<PathBuf, ArtifactError> {
     let given = Path::new(artifact);
     let path = if given.is_absolute() { given.to_path_buf() } else { settings.artifact_root.join(given) };
-    let meta = std::fs::metadata(&path)
-        .map_err(|e| error::not_found(format!("artifact {artifact}: {} cannot be read: {e}", path.display())))?;
+    let artifact = artifact.to_string();
+    let meta = match std::fs::metadata(&path) {
+        Ok(meta) => meta,
+        Err(source) => return Err(ArtifactError::Unreadable { artifact, path, source }),
+    };
     if !meta.is_file() {
-        return Err(error::bad_input(format!("artifact {artifact}: {} is not a file", path.display())));
+        return Err(ArtifactError::NotAFile { artifact, path });
     }
     if meta.len() == 0 {
-        return Err(error::bad_input(format!("artifact {artifact}: {} is empty", path.display())));
+        return Err(ArtifactError::Empty { artifact, path });
     }
+    Ok(path)
+}
+
+/// The SHA-256 of `path`, compared with `expected` when the catalog gives one.
+pub fn digest(artifact: &str, path: &Path, expected: Option<&str>) -> Result<String, ArtifactError> {
+    let actual = crate::host::scout_package::sha256_file(path).map_err(|e| ArtifactError::Unreadable {
+        artifact: artifact.to_string(),
+        path: path.to_path_buf(),
+        source: std::io::Error::other(hostfw_model::error_chain(&e)),
+    })?;
+    match expected {
+        Some(expected) if !expected.eq_ignore_ascii_case(&actual) => Err(ArtifactError::DigestMismatch {
+            artifact: artifact.to_string(),
+            path: path.to_path_buf(),
+            expected: expected.to_string(),
+            actual,
+        }),
+        _ => Ok(actual),
+    }
+}
+
+/// One artifact of a catalog entry, found and checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedArtifact {
+    /// As the catalog names it.
+    pub artifact: String,
+    pub path: PathBuf,
+    pub sha256: String,
+}
+
+/// Every file `entry` installs from (its `filenames`/`filename`, then its Core-local `script`):
+/// each must exist, be non-empty, and match the catalog's `sha256` where one is given. The
+/// first problem is returned.
+pub fn check_entry(settings: &ActivitySettings, entry: &FirmwareEntry) -> Result<Vec<CheckedArtifact>, ArtifactError> {
+    let mut checked = Vec::new();
+    for (i, artifact) in entry.artifacts().into_iter().enumerate() {
+        let path = locate(settings, &artifact)?;
+        let sha256 = digest(&artifact, &path, entry.sha256.get(i).map(String::as_str))?;
+        checked.push(CheckedArtifact { artifact, path, sha256 });
+    }
+    if let Some(script) = &entry.script {
+        let path = locate(settings, script)?;
+        let sha256 = digest(script, &path, None)?;
+        checked.push(CheckedArtifact { artifact: script.clone(), path, sha256 });
+    }
+    Ok(checked)
+}
+
+/// Resolve `artifact` (catalog `filename`) to an existing, non-empty file.
+pub fn resolve(settings: &ActivitySettings, artifact: &str) -> Result<ResolvedArtifact, ActivityError> {
+    let path = locate(settings, artifact).map_err(ArtifactError::into_activity_error)?;
     let url = path.strip_prefix(&settings.artifact_root).ok().map(|rel| {
         let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
         format!("{}{}{}", settings.artifact_base_url.trim_end_matches('/'), ARTIFACT_URL_PREFIX, rel.join("/"))

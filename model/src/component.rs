@@ -77,6 +77,11 @@ pub struct FirmwareEntry {
     /// Checksum of the downloaded artifact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checksum: Option<String>,
+    /// hostfw extension: the SHA-256 (hex) of each artifact, in the order of `filenames` (or of
+    /// `filename`: one string is enough then). `firmware-config set` and the worker refuse an
+    /// artifact whose content differs.
+    #[serde(default, deserialize_with = "one_or_many", skip_serializing_if = "Vec::is_empty")]
+    pub sha256: Vec<String>,
     /// Pass the component type as an update target to the Redfish multipart update.
     #[serde(default)]
     pub install_only_specified: bool,
@@ -104,6 +109,7 @@ impl FirmwareEntry {
             filenames: Vec::new(),
             url: None,
             checksum: None,
+            sha256: Vec::new(),
             install_only_specified: false,
             power_drains_needed: None,
             pre_update_resets: false,
@@ -126,4 +132,18 @@ impl FirmwareEntry {
     pub fn is_managed_default(&self) -> bool {
         self.default && !self.preingestion_exclusive_config
     }
+}
+
+/// `"hex"` or `["hex", …]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
 }

@@ -276,10 +276,33 @@ pub struct AuditArgs {
 pub enum FirmwareConfigCmd {
     /// Validate a TOML document of `[host_models.<key>]` tables against the whole effective
     /// catalog and, if valid and different from the current one, store it as the next version.
+    ///
+    /// Every artifact of a default it changes must exist and match its `sha256`. The defaults it
+    /// changes and the hosts the next pass would start are shown first; then it asks (or takes
+    /// `--yes`).
     Set {
         /// The document (same schema as the site config's `host_models`).
         #[arg(long)]
         file: PathBuf,
+        /// Show the changes and the hosts that would start, then stop: nothing is stored.
+        #[arg(long)]
+        dry_run: bool,
+        /// Do not ask for confirmation.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Store an earlier version's document again as the next version (audited), with the same
+    /// checks, preview and confirmation as `set`.
+    Rollback {
+        /// The version to restore (see `firmware-config history`).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        to: i64,
+        /// Show the changes and the hosts that would start, then stop: nothing is stored.
+        #[arg(long)]
+        dry_run: bool,
+        /// Do not ask for confirmation.
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// The current version (number, when, who) and the effective catalog.
     Show,

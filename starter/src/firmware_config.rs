@@ -3,19 +3,21 @@
 //! tables and the firmware-directory overlay), and [`effective_catalog`], the catalog every
 //! command that compares firmware should use.
 //!
-//! Owns validating a new document by building the whole effective catalog with it (only a valid
-//! document is stored; an identical one stores nothing), and printing versions. It must not
-//! parse or merge catalog documents itself (`hostfw_model::catalog` does).
+//! Owns reading the document (a file, or a stored version for `rollback`) and printing versions;
+//! the change itself (validation, artifact checks, preview, confirmation, storing) is
+//! `catalog_change`. It must not parse or merge catalog documents itself (`hostfw_model::catalog`
+//! does).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context as _};
+use anyhow::{bail, Context as _};
 use hostfw_activities::catalog_source;
 use hostfw_model::catalog::parse_runtime_document;
 use hostfw_model::Catalog;
 use hostfw_store::FirmwareConfigVersion;
 use serde::Serialize;
 
+use crate::catalog_change::{self, ChangeRequest};
 use crate::cli::Format;
 use crate::context::Context;
 use crate::output;
@@ -38,50 +40,38 @@ pub async fn effective_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
     catalog_with(&ctx.site, latest.as_ref())
 }
 
-#[derive(Serialize)]
-struct SetOutcome {
-    changed: bool,
-    version: i64,
-    sha256: String,
-    host_models: usize,
-}
-
-/// `firmware-config set --file`.
-pub async fn set(ctx: &Context, file: &Path) -> anyhow::Result<()> {
+/// `firmware-config set --file [--dry-run] [--yes]`.
+pub async fn set(ctx: &Context, file: &Path, dry_run: bool, yes: bool) -> anyhow::Result<()> {
     let document = std::fs::read_to_string(file)
         .with_context(|| format!("reading the firmware config document {}", file.display()))?;
-    let tables = parse_runtime_document(&document, file).map_err(|e| anyhow!("{e}; nothing was stored"))?.len();
-    Catalog::load_with_runtime(&ctx.site, Some((&document, file))).map_err(|e| anyhow!("{e}; nothing was stored"))?;
-    let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(document.as_bytes()));
-    let latest = ctx.store.firmware_config_latest().await?;
-    let (changed, version) = match latest {
-        Some(v) if v.sha256 == sha256 => (false, v),
-        _ => {
-            let v = ctx.store.firmware_config_put(&ctx.actor, &document, &sha256).await?;
-            let detail =
-                format!("version {} from {} ({tables} host model tables, sha256 {sha256})", v.version, file.display());
-            ctx.audit("firmware-config set", AUDIT_TARGET, &detail).await?;
-            crate::wake::wake(ctx, "the runtime catalog changed").await;
-            (true, v)
-        }
+    let request = ChangeRequest {
+        document: &document,
+        origin: file,
+        action: "firmware-config set",
+        source: format!("from {}", file.display()),
+        dry_run,
+        yes,
     };
-    match ctx.format {
-        Format::Json => {
-            let outcome = SetOutcome { changed, version: version.version, sha256, host_models: tables };
-            crate::outln!("{}", serde_json::to_string_pretty(&outcome)?);
-        }
-        Format::Table if changed => crate::outln!(
-            "firmware config version {} stored ({tables} host model tables, sha256 {sha256})",
-            version.version
-        ),
-        Format::Table => crate::outln!(
-            "firmware config unchanged: identical to version {} (stored {} by {}); nothing stored",
-            version.version,
-            output::time(version.at_ms),
-            version.actor
-        ),
-    }
-    Ok(())
+    catalog_change::apply(ctx, request).await
+}
+
+/// `firmware-config rollback --to N [--dry-run] [--yes]`: store version N's document again, as
+/// the next version, through the same checks, preview and confirmation as `set`.
+pub async fn rollback(ctx: &Context, to: i64, dry_run: bool, yes: bool) -> anyhow::Result<()> {
+    let Some(old) = ctx.store.firmware_config_get(to).await? else {
+        let latest = ctx.store.firmware_config_latest().await?.map_or(0, |v| v.version);
+        bail!("firmware config version {to} does not exist (stored versions: 1 to {latest}); nothing was changed");
+    };
+    let origin = PathBuf::from(catalog_source::origin_label(old.version));
+    let request = ChangeRequest {
+        document: &old.document,
+        origin: &origin,
+        action: "firmware-config rollback",
+        source: format!("restoring version {to} (stored {} by {})", output::time(old.at_ms), old.actor),
+        dry_run,
+        yes,
+    };
+    catalog_change::apply(ctx, request).await
 }
 
 /// One default of the effective catalog and the layer it comes from.

@@ -8,7 +8,9 @@
 
 pub mod audit;
 pub mod auto_update;
+pub mod catalog_change;
 pub mod cli;
+pub mod confirm;
 pub mod context;
 pub mod doctor;
 pub mod explore;
@@ -82,7 +84,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,
         Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,
-        Command::FirmwareConfig(FirmwareConfigCmd::Set { file }) => firmware_config::set(&ctx, &file).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Set { file, dry_run, yes }) => {
+            firmware_config::set(&ctx, &file, dry_run, yes).await
+        }
+        Command::FirmwareConfig(FirmwareConfigCmd::Rollback { to, dry_run, yes }) => {
+            firmware_config::rollback(&ctx, to, dry_run, yes).await
+        }
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
     }

@@ -18,6 +18,9 @@ use hostfw_starter::cli::Cli;
 use hostfw_starter::output;
 use hostfw_store::Store;
 
+#[path = "operator_cli/catalog_change.rs"]
+mod catalog_change;
+
 const SITE: &str = r#"
 [site]
 name = "cli-test"
@@ -71,7 +74,16 @@ default = true
 filename = "gb200/bmc-25.01.fwpkg"
 "#;
 
-/// A temporary site: config file, SQLite database and (absent) firmware directory.
+/// The images of `RUNTIME_DOC`'s defaults, then of `SITE`'s, under the firmware directory:
+/// (path, content).
+const IMAGES: &[(&str, &str)] = &[
+    ("dell-r760/idrac-7.20.10.00.bin", "idrac 7.20.10.00 image"),
+    ("gb200/bmc-25.01.fwpkg", "gb200 bmc 25.01 image"),
+    ("dell-r760/idrac-7.10.30.00.bin", "idrac 7.10.30.00 image"),
+    ("dell-r760/bios-2.3.5.bin", "bios 2.3.5 image"),
+];
+
+/// A temporary site: config file, SQLite database and a firmware directory holding [`IMAGES`].
 struct Site {
     dir: PathBuf,
     config: PathBuf,
@@ -96,6 +108,11 @@ impl Site {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let config = dir.join("site.toml");
         std::fs::write(&config, SITE.replace("AUTOUPDATE", &autoupdate.to_string())).expect("site.toml");
+        for (image, content) in IMAGES {
+            let path = dir.join("firmware").join(image);
+            std::fs::create_dir_all(path.parent().unwrap()).expect("firmware dir");
+            std::fs::write(path, content).expect("image");
+        }
         Site { dir, config }
     }
 
@@ -393,7 +410,7 @@ async fn audit_shows_each_mutation_with_actor_and_target() {
     site.ok(&["machine", "auto-update", "--machine", "m1", "--disable"]).await;
     site.ok(&["managed-host", "start-updates", "--machines", "m1", "m2"]).await;
     let doc = site.write("runtime.toml", RUNTIME_DOC);
-    site.ok(&["firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    site.ok(&["firmware-config", "set", "--yes", "--file", doc.to_str().unwrap()]).await;
 
     let out = site.ok(&["--format", "json", "audit"]).await;
     let entries = json(&out);
@@ -437,7 +454,7 @@ async fn firmware_config_set_show_history() {
     assert!(out.lines().any(|l| l.contains("bmc") && l.contains("7.10.30.00") && l.contains("static config")), "{out}");
 
     let doc = site.write("runtime.toml", RUNTIME_DOC);
-    let out = site.ok(&["firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    let out = site.ok(&["firmware-config", "set", "--yes", "--file", doc.to_str().unwrap()]).await;
     assert!(out.contains("firmware config version 1 stored (2 host model tables"), "{out}");
 
     let out = site.ok(&["firmware-config", "show"]).await;
@@ -457,7 +474,7 @@ async fn firmware_config_set_show_history() {
 
     // An empty document is a valid new version: back to the static catalog.
     let empty = site.write("empty.toml", "# no runtime models\n");
-    let out = site.ok(&["firmware-config", "set", "--file", empty.to_str().unwrap()]).await;
+    let out = site.ok(&["firmware-config", "set", "--yes", "--file", empty.to_str().unwrap()]).await;
     assert!(out.contains("version 2 stored (0 host model tables"), "{out}");
     let out = site.ok(&["firmware", "show"]).await;
     assert!(out.contains("7.10.30.00") && !out.contains("GB200"), "{out}");
@@ -475,14 +492,14 @@ async fn firmware_config_set_show_history() {
 async fn firmware_config_invalid_document_names_the_key_and_stores_nothing() {
     let site = Site::new();
     let good = site.write("good.toml", RUNTIME_DOC);
-    site.ok(&["firmware-config", "set", "--file", good.to_str().unwrap()]).await;
+    site.ok(&["firmware-config", "set", "--yes", "--file", good.to_str().unwrap()]).await;
     let audit_before = site.audit_count().await;
 
     let unknown_key = site.write(
         "unknown-key.toml",
         "[host_models.x]\nvendor = \"V\"\nmodel = \"M\"\n[host_models.x.components.bmc]\ncurrent_version_reported_as = \"^B$\"\nbogus = 1\n",
     );
-    let err = site.fails(&["firmware-config", "set", "--file", unknown_key.to_str().unwrap()]).await;
+    let err = site.fails(&["firmware-config", "set", "--yes", "--file", unknown_key.to_str().unwrap()]).await;
     assert!(err.contains("unknown-key.toml") && err.contains("host_models.x.components.bmc"), "{err}");
     assert!(err.contains("bogus") && err.contains("nothing was stored"), "{err}");
 
@@ -493,18 +510,18 @@ async fn firmware_config_invalid_document_names_the_key_and_stores_nothing() {
          [[host_models.d.components.uefi.known_firmware]]\nversion = \"2.4\"\ndefault = true\n\
          [[host_models.d.components.uefi.known_firmware]]\nversion = \"2.5\"\ndefault = true\n",
     );
-    let err = site.fails(&["firmware-config", "set", "--file", two_defaults.to_str().unwrap()]).await;
+    let err = site.fails(&["firmware-config", "set", "--yes", "--file", two_defaults.to_str().unwrap()]).await;
     assert!(err.contains("host_models.d.components.uefi.known_firmware[1].default"), "{err}");
 
     let bad_component = site.write(
         "bad-component.toml",
         "[host_models.z]\nvendor = \"V\"\nmodel = \"M\"\n[host_models.z.components.toaster]\n",
     );
-    let err = site.fails(&["firmware-config", "set", "--file", bad_component.to_str().unwrap()]).await;
+    let err = site.fails(&["firmware-config", "set", "--yes", "--file", bad_component.to_str().unwrap()]).await;
     assert!(err.contains("host_models.z.components.toaster"), "{err}");
 
     let missing = site.dir.join("missing.toml");
-    let err = site.fails(&["firmware-config", "set", "--file", missing.to_str().unwrap()]).await;
+    let err = site.fails(&["firmware-config", "set", "--yes", "--file", missing.to_str().unwrap()]).await;
     assert!(err.contains("missing.toml"), "{err}");
 
     let out = site.ok(&["--format", "json", "firmware-config", "history"]).await;
@@ -518,12 +535,12 @@ async fn firmware_config_invalid_document_names_the_key_and_stores_nothing() {
 async fn firmware_config_identical_document_is_unchanged() {
     let site = Site::new();
     let doc = site.write("runtime.toml", RUNTIME_DOC);
-    site.ok(&["firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    site.ok(&["firmware-config", "set", "--yes", "--file", doc.to_str().unwrap()]).await;
     let audit_before = site.audit_count().await;
     let copy = site.write("copy.toml", RUNTIME_DOC);
-    let out = site.ok(&["firmware-config", "set", "--file", copy.to_str().unwrap()]).await;
+    let out = site.ok(&["firmware-config", "set", "--yes", "--file", copy.to_str().unwrap()]).await;
     assert!(out.contains("unchanged") && out.contains("version 1"), "{out}");
-    let out = site.ok(&["--format", "json", "firmware-config", "set", "--file", copy.to_str().unwrap()]).await;
+    let out = site.ok(&["--format", "json", "firmware-config", "set", "--yes", "--file", copy.to_str().unwrap()]).await;
     let v = json(&out);
     assert_eq!((v["changed"].as_bool(), v["version"].as_i64()), (Some(false), Some(1)));
 
@@ -543,7 +560,7 @@ async fn firmware_config_json_outputs_parse() {
     assert_eq!(v["catalog"]["models"].as_array().unwrap().len(), 1);
 
     let doc = site.write("runtime.toml", RUNTIME_DOC);
-    let out = site.ok(&["--format", "json", "firmware-config", "set", "--file", doc.to_str().unwrap()]).await;
+    let out = site.ok(&["--format", "json", "firmware-config", "set", "--yes", "--file", doc.to_str().unwrap()]).await;
     let set = json(&out);
     assert_eq!((set["changed"].as_bool(), set["version"].as_i64()), (Some(true), Some(1)));
     assert_eq!(set["sha256"].as_str().unwrap().len(), 64);

@@ -99,6 +99,16 @@ impl Store {
             .map_err(StoreError::db("firmware_config_latest", ""))
     }
 
+    /// Version `version`, if it was stored.
+    pub async fn firmware_config_get(&self, version: i64) -> Result<Option<FirmwareConfigVersion>> {
+        sqlx::query(concat!("SELECT ", columns!(), " FROM firmware_config_versions WHERE version = $1"))
+            .bind(version)
+            .fetch_optional(&self.pool)
+            .await
+            .and_then(|row| row.as_ref().map(version_from_row).transpose())
+            .map_err(StoreError::db("firmware_config_get", ""))
+    }
+
     /// The latest `limit` versions, newest first.
     pub async fn firmware_config_history(&self, limit: u32) -> Result<Vec<FirmwareConfigVersion>> {
         sqlx::query(concat!("SELECT ", columns!(), " FROM firmware_config_versions ORDER BY version DESC LIMIT $1"))

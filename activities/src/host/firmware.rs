@@ -94,6 +94,14 @@ async fn upload_holding(
     let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let model = catalog.find(&report.vendor, &report.model);
     let component = model.and_then(|m| m.components.get(&input.component));
+    // An image whose content is not the one the catalog names is never uploaded.
+    let expected = component
+        .and_then(|c| c.known_firmware.iter().find(|e| e.version == input.target_version))
+        .and_then(|e| e.sha256.get(input.artifact_index as usize));
+    if let Some(expected) = expected {
+        artifacts::digest(&input.artifact, &artifact.path, Some(expected))
+            .map_err(artifacts::ArtifactError::into_activity_error)?;
+    }
     let matcher = input.precheck.as_ref().map(|p| &p.matcher).or(component.map(|c| &c.current_version_reported_as));
     if let Some(running) = beating(ctx, liveness, &what, running_task::ours(client, &report, matcher)).await? {
         // A lost attempt's POST is being flashed right now: follow it, never POST again.

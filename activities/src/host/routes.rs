@@ -42,15 +42,16 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
             file_name: "upgrade.sh".to_string(),
         };
         let mut files = Vec::new();
-        for artifact in query.entry.artifacts() {
+        for (i, artifact) in query.entry.artifacts().into_iter().enumerate() {
             let resolved = artifacts::resolve(settings, &artifact)?;
             let url = resolved.url.clone().ok_or_else(|| {
                 error::bad_input(format!(
                     "artifact {artifact} lies outside the firmware directory, so Scout cannot download it"
                 ))
             })?;
-            let sha256 = scout_package::sha256_file(&resolved.path)
-                .map_err(|e| error::bad_input(hostfw_model::error_chain(&e)))?;
+            let expected = query.entry.sha256.get(i).map(String::as_str);
+            let sha256 = artifacts::digest(&artifact, &resolved.path, expected)
+                .map_err(artifacts::ArtifactError::into_activity_error)?;
             let file_name = resolved
                 .path
                 .file_name()

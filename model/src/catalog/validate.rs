@@ -76,12 +76,38 @@ fn check_entry(entry: &FirmwareEntry, origin: &Origin) -> Result<(), CatalogErro
     if entry.version.trim().is_empty() {
         return Err(origin.error("version", "must not be empty"));
     }
+    check_sha256(entry, origin)?;
     if entry.url.is_some() && entry.artifacts().is_empty() {
         return Err(origin.error(
             "url",
             "set without `filename` or `filenames`: the download would have no file to land in \
              (NICo uploads /dev/null here)",
         ));
+    }
+    Ok(())
+}
+
+/// `sha256`: one 64-digit hex digest per artifact (of `filenames`, or of `filename`).
+fn check_sha256(entry: &FirmwareEntry, origin: &Origin) -> Result<(), CatalogError> {
+    if entry.sha256.is_empty() {
+        return Ok(());
+    }
+    let artifacts = entry.artifacts();
+    if entry.sha256.len() != artifacts.len() {
+        return Err(origin.error(
+            "sha256",
+            format!(
+                "lists {} digest(s) for {} artifact(s) ({}): give one per artifact, in order",
+                entry.sha256.len(),
+                artifacts.len(),
+                if artifacts.is_empty() { "none".to_string() } else { artifacts.join(", ") }
+            ),
+        ));
+    }
+    for digest in &entry.sha256 {
+        if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(origin.error("sha256", format!("{digest:?} is not a SHA-256 digest (64 hexadecimal digits)")));
+        }
     }
     Ok(())
 }

@@ -130,6 +130,39 @@ fn url_without_filename() {
     assert_names(&e, "host_models.r760.components.bmc.known_firmware[0].url", "without `filename` or `filenames`");
 }
 
+fn bmc_entry(extra: &str) -> String {
+    format!(
+        "{HEAD}[host_models.r760.components.bmc]\ncurrent_version_reported_as = \"^BMC\"\n\
+         [[host_models.r760.components.bmc.known_firmware]]\nversion = \"1\"\ndefault = true\n{extra}"
+    )
+}
+
+const DIGEST: &str = "0f343b0931126a20f133d67c2b018a3b5b1d3a1c3e1f5d4a7b6c9d8e0f1a2b3c";
+
+#[test]
+fn sha256_count_must_match_the_artifacts() {
+    let e = err(&bmc_entry(&format!("filenames = [\"a.bin\", \"b.bin\"]\nsha256 = \"{DIGEST}\"\n")));
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[0].sha256", "1 digest(s) for 2 artifact(s)");
+    let e = err(&bmc_entry(&format!("sha256 = \"{DIGEST}\"\n")));
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[0].sha256", "for 0 artifact(s) (none)");
+}
+
+#[test]
+fn sha256_must_be_64_hex_digits() {
+    let e = err(&bmc_entry("filename = \"a.bin\"\nsha256 = \"abc\"\n"));
+    assert_names(&e, "host_models.r760.components.bmc.known_firmware[0].sha256", "is not a SHA-256 digest");
+}
+
+#[test]
+fn sha256_as_one_string_or_a_list() {
+    let one = catalog(&bmc_entry(&format!("filename = \"a.bin\"\nsha256 = \"{DIGEST}\"\n"))).unwrap();
+    let many = catalog(&bmc_entry(&format!("filenames = [\"a.bin\"]\nsha256 = [\"{DIGEST}\"]\n"))).unwrap();
+    for c in [one, many] {
+        let entry = c.models()[0].default_entry(hostfw_model::ComponentType::Bmc).unwrap().clone();
+        assert_eq!(entry.sha256, vec![DIGEST.to_string()]);
+    }
+}
+
 #[test]
 fn component_without_matcher() {
     let e = err(&format!(

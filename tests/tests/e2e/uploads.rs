@@ -8,6 +8,7 @@
 //! - The Temporal server stopped for longer than the heartbeat timeout while hosts wait for upload
 //!   slots: the attempts that could not heartbeat never POST, the server's retries do, once each;
 //!   the BMCs never run more update tasks at once than `max_uploads`.
+//! - An image whose content differs from the catalog's `sha256` is never uploaded.
 //!
 //! bmc-sim counts per host the update tasks it accepted (`uploads`), every update request that
 //! reached its update slot, refused ones included (`update_requests`), the installs per member,
@@ -286,5 +287,36 @@ async fn a_server_outage_longer_than_the_heartbeat_timeout_never_flashes_twice()
         "{} update tasks at once under max_uploads = {MAX_UPLOADS}",
         stats.max_concurrent_uploads
     );
+    site.shutdown().await;
+}
+
+/// A catalog `sha256` that the image on disk does not match: the worker never uploads it, and the
+/// failure names both digests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_that_does_not_match_its_catalog_digest_is_never_uploaded() {
+    let wrong = "0".repeat(64);
+    let model = hostfw_tests::HostModel::new("r760", "Dell", "PowerEdge R760").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [hostfw_tests::Firmware::file("3.0", "dell/bios.bin").set("sha256", wrong.as_str())],
+    );
+    let spec = SiteSpec {
+        fleet: &fleet(1, 0.3),
+        config: SiteToml::default().model(&model).max_retries(0),
+        images: IMAGES,
+        ..SiteSpec::default()
+    };
+    let site = Site::start(spec).await.expect("site starts");
+    site.cli(&["host", "reprovision", "set", "--id", "h0"]).await.unwrap();
+    site.wait_for("h0's budget spent", Duration::from_secs(60), || async {
+        site.status("h0").await.filter(|s| s.exhausted)
+    })
+    .await;
+    let history = site.store.history_list("h0", 20).await.unwrap();
+    assert!(
+        history.iter().any(|h| h.message.contains(&format!("but the catalog says {wrong}"))),
+        "the failure names the digests: {history:#?}"
+    );
+    assert_eq!(site.fleet.stats().per_host["h0"].update_requests, 0, "nothing reached the BMC's update service");
     site.shutdown().await;
 }
