@@ -8,7 +8,7 @@
 //! `catalog_change`. It must not parse or merge catalog documents itself (`hostfw_model::catalog`
 //! does).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use hostfw_activities::catalog_source;
@@ -62,7 +62,7 @@ pub async fn rollback(ctx: &Context, to: i64, dry_run: bool, yes: bool) -> anyho
         let latest = ctx.store.firmware_config_latest().await?.map_or(0, |v| v.version);
         bail!("firmware config version {to} does not exist (stored versions: 1 to {latest}); nothing was changed");
     };
-    let origin = PathBuf::from(catalog_source::origin_label(old.version));
+    let origin = catalog_source::origin_label(old.version);
     let request = ChangeRequest {
         document: &old.document,
         origin: &origin,
