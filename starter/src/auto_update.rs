@@ -14,7 +14,7 @@ use crate::context::Context;
 /// The policy of one machine after the change (also the JSON output).
 #[derive(Debug, Serialize)]
 pub struct AutoUpdatePolicy {
-    pub machine: String,
+    pub machine_id: String,
     /// The per-machine override; `None` = site default.
     pub r#override: Option<bool>,
     /// `firmware_global.autoupdate`.
@@ -23,6 +23,9 @@ pub struct AutoUpdatePolicy {
     pub effective: bool,
     /// The machine is listed in the legacy `firmware_global.host_disable_autoupdate`.
     pub legacy_disabled: bool,
+    /// What decides `effective`: `per-machine override`, `legacy host_disable_autoupdate list` or
+    /// `site default`.
+    pub decided_by: &'static str,
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -34,12 +37,33 @@ fn on_off(b: bool) -> &'static str {
 }
 
 impl AutoUpdatePolicy {
+    /// The policy of `machine_id` with this override, decided by the scheduler's own gate.
+    pub fn of(site: &hostfw_model::SiteConfig, machine_id: &str, r#override: Option<bool>) -> AutoUpdatePolicy {
+        let gate = hostfw_model::gates::SchedulingPolicy::from_config(site);
+        let legacy_disabled = site.firmware_global.host_disable_autoupdate.iter().any(|m| m == machine_id);
+        let decided_by = match r#override {
+            Some(_) => "per-machine override",
+            None if legacy_disabled => "legacy firmware_global.host_disable_autoupdate list",
+            None => "site default firmware_global.autoupdate",
+        };
+        AutoUpdatePolicy {
+            machine_id: machine_id.to_string(),
+            r#override,
+            site_default: site.firmware_global.autoupdate,
+            effective: gate.auto_update_gate(machine_id, r#override).is_ok(),
+            legacy_disabled,
+            decided_by,
+        }
+    }
+
+    /// `enabled (per-machine override)`: what the scheduler applies and why, the one wording.
+    pub fn effective_text(&self) -> String {
+        format!("{} ({})", on_off(self.effective), self.decided_by)
+    }
+
     /// One line: `auto-update of m1: disabled (per-machine override)`.
     pub fn describe(&self) -> String {
-        match self.r#override {
-            Some(b) => format!("auto-update of {}: {} (per-machine override)", self.machine, on_off(b)),
-            None => format!("auto-update of {}: site default ({})", self.machine, on_off(self.site_default)),
-        }
+        format!("auto-update of {}: {}", self.machine_id, self.effective_text())
     }
 }
 
@@ -51,7 +75,7 @@ pub async fn auto_update(ctx: &Context, args: &AutoUpdateArgs) -> anyhow::Result
         (false, false, true) => None,
         _ => bail!("give exactly one of --enable, --disable or --clear"),
     };
-    let id = args.machine.as_str();
+    let id = args.machine.id();
     if ctx.store.machine_get(id).await?.is_none() {
         bail!("machine {id} is not registered (see `hostfw machine list`)");
     }
@@ -67,19 +91,12 @@ pub async fn auto_update(ctx: &Context, args: &AutoUpdateArgs) -> anyhow::Result
     ctx.audit("machine auto-update", id, detail).await?;
     crate::wake::wake(ctx, &format!("auto-update of {id} changed")).await;
 
-    let site_default = ctx.site.firmware_global.autoupdate;
-    let policy = AutoUpdatePolicy {
-        machine: id.to_string(),
-        r#override: setting,
-        site_default,
-        effective: setting.unwrap_or(site_default),
-        legacy_disabled: ctx.site.firmware_global.host_disable_autoupdate.iter().any(|m| m == id),
-    };
+    let policy = AutoUpdatePolicy::of(&ctx.site, id, setting);
     match ctx.format {
-        Format::Json => crate::outln!("{}", serde_json::to_string_pretty(&policy)?),
+        Format::Json => crate::outln!("{}", crate::json_contract::to_json(&policy)?),
         Format::Table => {
             crate::outln!("{}", policy.describe());
-            if policy.legacy_disabled {
+            if policy.legacy_disabled && setting.is_some() {
                 crate::outln!("note: {id} is also listed in the legacy firmware_global.host_disable_autoupdate");
             }
         }

@@ -181,7 +181,7 @@ pub async fn apply(ctx: &Context, req: ChangeRequest<'_>) -> anyhow::Result<()> 
     }
     if req.dry_run {
         if ctx.format == Format::Json {
-            crate::outln!("{}", serde_json::to_string_pretty(&preview)?);
+            crate::outln!("{}", crate::json_contract::to_json(&preview)?);
         } else {
             crate::outln!("dry run: nothing was stored");
         }
@@ -202,7 +202,7 @@ pub async fn apply(ctx: &Context, req: ChangeRequest<'_>) -> anyhow::Result<()> 
     preview.version = stored.version;
     preview.stored = true;
     match ctx.format {
-        Format::Json => crate::outln!("{}", serde_json::to_string_pretty(&preview)?),
+        Format::Json => crate::outln!("{}", crate::json_contract::to_json(&preview)?),
         Format::Table => crate::outln!(
             "firmware config version {} stored ({tables} host model tables, sha256 {})",
             stored.version,
@@ -218,7 +218,7 @@ fn unchanged(ctx: &Context, v: &hostfw_store::FirmwareConfigVersion, tables: usi
             let json = serde_json::json!({
                 "changed": false, "stored": false, "version": v.version, "sha256": v.sha256, "host_models": tables,
             });
-            crate::outln!("{}", serde_json::to_string_pretty(&json)?);
+            crate::outln!("{}", crate::json_contract::to_json(&json)?);
         }
         Format::Table => crate::outln!(
             "firmware config unchanged: identical to version {} (stored {} by {}); nothing stored",

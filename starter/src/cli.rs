@@ -19,6 +19,26 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The one machine a command works on. Every such command takes it the same ways: `--machine
+/// ID`, its seed spellings `--id ID` and `-i ID`, or the id alone.
+#[derive(Args, Debug, Clone)]
+#[group(required = true, multiple = false)]
+pub struct MachineSelector {
+    /// Machine id.
+    #[arg(long = "machine", short = 'i', visible_alias = "id", value_name = "MACHINE_ID")]
+    flag: Option<String>,
+    /// Machine id (the same as --machine).
+    #[arg(value_name = "MACHINE_ID")]
+    positional: Option<String>,
+}
+
+impl MachineSelector {
+    /// The machine id given.
+    pub fn id(&self) -> &str {
+        self.flag.as_deref().or(self.positional.as_deref()).unwrap_or_default()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Table,
@@ -99,7 +119,8 @@ pub enum MachineCmd {
     List,
     /// One machine: state, overrides and state history with times and reasons.
     Show {
-        machine_id: String,
+        #[command(flatten)]
+        machine: MachineSelector,
         /// History entries shown.
         #[arg(long, default_value_t = 10)]
         history_count: u32,
@@ -112,9 +133,8 @@ pub enum MachineCmd {
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("policy").required(true).args(["enable", "disable", "clear"])))]
 pub struct AutoUpdateArgs {
-    /// Machine id.
-    #[arg(long)]
-    pub machine: String,
+    #[command(flatten)]
+    pub machine: MachineSelector,
     /// Per-machine override: always eligible for automatic updates.
     #[arg(long)]
     pub enable: bool,
@@ -128,9 +148,8 @@ pub struct AutoUpdateArgs {
 
 #[derive(Args, Debug)]
 pub struct MachineAddArgs {
-    /// Machine id.
-    #[arg(long)]
-    pub id: String,
+    #[command(flatten)]
+    pub machine: MachineSelector,
     /// BMC address: `[http(s)://]host[:port][/prefix]`. A bare address is https (port 443 when
     /// absent); write `http://` for a BMC that serves plain HTTP. Stored in canonical form; a BMC
     /// another machine already has (in any spelling) is refused.
@@ -153,7 +172,8 @@ pub struct MachineAddArgs {
 pub enum SiteExplorerCmd {
     /// Explore every registered machine's BMC now (or only `--machine`).
     Explore {
-        #[arg(long)]
+        /// Only this machine.
+        #[arg(long, short = 'i', visible_alias = "id", value_name = "MACHINE_ID")]
         machine: Option<String>,
         /// BMCs explored at once.
         #[arg(long, default_value_t = 16)]
@@ -193,9 +213,8 @@ pub enum HostCmd {
 pub enum ReprovisionCmd {
     /// Request reprovisioning of one host now (bypasses the scheduler).
     Set {
-        /// Machine id.
-        #[arg(long, short = 'i')]
-        id: String,
+        #[command(flatten)]
+        machine: MachineSelector,
         /// Ticket or maintenance reference.
         #[arg(long, alias = "maintenance-reference")]
         update_message: Option<String>,
@@ -207,14 +226,14 @@ pub enum ReprovisionCmd {
     List,
     /// Remove a request that has not started (refused once it has).
     Clear {
-        #[arg(long, short = 'i')]
-        id: String,
+        #[command(flatten)]
+        machine: MachineSelector,
     },
     /// Confirm the approved manual platform procedure is done (MNNVL hosts, e.g. GB200).
     #[command(name = "mark-manual-upgrade-complete")]
     MarkManualUpgradeComplete {
-        #[arg(long, short = 'i')]
-        id: String,
+        #[command(flatten)]
+        machine: MachineSelector,
     },
 }
 
@@ -222,7 +241,8 @@ pub enum ReprovisionCmd {
 pub enum ManagedHostCmd {
     /// State, substate, component, target and recent history of one host.
     Show {
-        machine_id: String,
+        #[command(flatten)]
+        machine: MachineSelector,
         /// History entries shown.
         #[arg(long, default_value_t = 10)]
         history_count: u32,
@@ -230,8 +250,8 @@ pub enum ManagedHostCmd {
     /// Restart firmware checking of a host and clear its retry count (after fixing the cause).
     #[command(name = "reset-host-reprovisioning")]
     ResetHostReprovisioning {
-        #[arg(long)]
-        machine: String,
+        #[command(flatten)]
+        machine: MachineSelector,
     },
     /// Open (or cancel) the firmware update window of hosts whose model needs an explicit start.
     /// Opens a scheduler gate only: it creates no update request.
@@ -242,10 +262,10 @@ pub enum ManagedHostCmd {
 #[derive(Args, Debug)]
 pub struct StartUpdatesArgs {
     /// Machine ids (every one must be registered).
-    #[arg(long, required = true, num_args = 1..)]
+    #[arg(long, required = true, num_args = 1.., visible_alias = "machine", value_name = "MACHINE_ID")]
     pub machines: Vec<String>,
-    /// Window start: YYYY-MM-DDTHH:MM:SS+0000 (explicit offset) or YYYY-MM-DDTHH:MM:SS (local
-    /// time). Default: now.
+    /// Window start: RFC 3339 (`2026-12-01T22:00:00Z`, `...+02:00`), YYYY-MM-DDTHH:MM:SS+0000
+    /// (explicit offset) or YYYY-MM-DDTHH:MM:SS (local time). Default: now.
     #[arg(long, conflicts_with = "cancel")]
     pub start: Option<String>,
     /// Window end, same forms. Default: start + 24 h.
@@ -344,7 +364,8 @@ mod tests {
             Cli::try_parse_from(["hostfw", "host", "reprovision", "set", "--id", "m1", "--update-firmware"]).unwrap();
         assert!(matches!(
             cli.command,
-            Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { ref id, update_firmware: true, .. })) if id == "m1"
+            Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { ref machine, update_firmware: true, .. }))
+                if machine.id() == "m1"
         ));
     }
 
@@ -357,5 +378,55 @@ mod tests {
         assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
         let err = Cli::try_parse_from(["hostfw", "--format", "yaml", "machine", "list"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);
+    }
+
+    /// Every command about one machine, with the arguments it needs besides the machine.
+    const ONE_MACHINE: &[&[&str]] = &[
+        &["machine", "add", "--bmc", "10.0.0.1"],
+        &["machine", "show"],
+        &["machine", "auto-update", "--enable"],
+        &["host", "reprovision", "set"],
+        &["host", "reprovision", "clear"],
+        &["host", "reprovision", "mark-manual-upgrade-complete"],
+        &["managed-host", "show"],
+        &["managed-host", "reset-host-reprovisioning"],
+    ];
+
+    fn selector(cli: &Cli) -> &MachineSelector {
+        match &cli.command {
+            Command::Machine(MachineCmd::Add(a)) => &a.machine,
+            Command::Machine(MachineCmd::Show { machine, .. }) => machine,
+            Command::Machine(MachineCmd::AutoUpdate(a)) => &a.machine,
+            Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { machine, .. })) => machine,
+            Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { machine })) => machine,
+            Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { machine })) => machine,
+            Command::ManagedHost(ManagedHostCmd::Show { machine, .. }) => machine,
+            Command::ManagedHost(ManagedHostCmd::ResetHostReprovisioning { machine }) => machine,
+            other => panic!("not a one-machine command: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_one_machine_command_takes_the_machine_the_same_ways() {
+        for command in ONE_MACHINE {
+            for form in [&["--machine", "m-7"][..], &["--id", "m-7"], &["-i", "m-7"], &["m-7"]] {
+                let args: Vec<&str> = ["hostfw"].iter().chain(command.iter()).chain(form.iter()).copied().collect();
+                let cli = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+                assert_eq!(selector(&cli).id(), "m-7", "{args:?}");
+            }
+            let none: Vec<&str> = ["hostfw"].iter().chain(command.iter()).copied().collect();
+            assert!(Cli::try_parse_from(&none).is_err(), "{none:?} without a machine must be refused");
+            let both: Vec<&str> = none.iter().copied().chain(["--machine", "a", "b"]).collect();
+            assert!(Cli::try_parse_from(&both).is_err(), "{both:?}: two machines must be refused");
+        }
+    }
+
+    #[test]
+    fn start_updates_takes_machine_as_well_as_machines() {
+        for flag in ["--machines", "--machine"] {
+            let cli = Cli::try_parse_from(["hostfw", "managed-host", "start-updates", flag, "a", "b"]).unwrap();
+            let Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) = cli.command else { panic!() };
+            assert_eq!(args.machines, ["a", "b"]);
+        }
     }
 }

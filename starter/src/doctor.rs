@@ -13,7 +13,7 @@ use crate::output;
 
 #[derive(Serialize)]
 struct Row {
-    machine: String,
+    machine_id: String,
     kind: &'static str,
     problem: String,
     remedy: String,
@@ -46,7 +46,7 @@ pub async fn doctor(ctx: &Context, fix: bool) -> anyhow::Result<()> {
             }
         };
         rows.push(Row {
-            machine: finding.machine_id().to_string(),
+            machine_id: finding.machine_id().to_string(),
             kind: finding.kind(),
             problem: finding.problem(),
             remedy: finding.remedy(),
@@ -65,7 +65,7 @@ pub async fn doctor(ctx: &Context, fix: bool) -> anyhow::Result<()> {
         .iter()
         .map(|r| {
             vec![
-                r.machine.clone(),
+                r.machine_id.clone(),
                 r.kind.to_string(),
                 r.problem.clone(),
                 r.done.clone().unwrap_or_else(|| format!("to fix: {}", r.remedy)),

@@ -42,7 +42,9 @@ pub async fn explore(
 /// `site-explorer explore`.
 pub async fn explore_cmd(ctx: &Context, only: Option<&str>, concurrency: usize) -> anyhow::Result<()> {
     let (ok, failed) = explore(ctx, only, concurrency, false).await?;
-    crate::outln!("explored {ok} BMCs, {failed} failed");
+    let json =
+        serde_json::json!({ "action": "site-explorer explore", "bmcs": ok + failed, "read": ok, "failed": failed });
+    crate::output::result(ctx.format, &json, format!("explored {} BMCs: {ok} read, {failed} failed", ok + failed))?;
     if failed > 0 {
         bail!("{failed} BMCs could not be explored");
     }
@@ -81,7 +83,7 @@ pub async fn get_report(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
         components: found.map(|(m, r)| report_view::components(m, r)),
     };
     if ctx.format == crate::cli::Format::Json {
-        crate::outln!("{}", serde_json::to_string_pretty(&view)?);
+        crate::outln!("{}", crate::json_contract::to_json(&view)?);
         return Ok(());
     }
     crate::outln!("BMC:         {}", view.bmc_address);

@@ -139,7 +139,7 @@ pub async fn show(ctx: &Context) -> anyhow::Result<()> {
     let rows = defaults(ctx, &catalog, latest.as_ref());
     if ctx.format == Format::Json {
         let json = ShowJson { version: latest.as_ref(), defaults: &rows, catalog: &catalog };
-        crate::outln!("{}", serde_json::to_string_pretty(&json)?);
+        crate::outln!("{}", crate::json_contract::to_json(&json)?);
         return Ok(());
     }
     match &latest {

@@ -20,14 +20,25 @@ struct HostView {
     health_reports: Vec<hostfw_store::HealthReport>,
     workflow_id: String,
     workflow: Option<HostStatus>,
+    /// Why the workflow's live status could not be read (Temporal unreachable, no answer in
+    /// time); absent when it was read or there is no workflow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    live_status_error: Option<String>,
     history: Vec<hostfw_store::HistoryEntry>,
 }
 
-async fn query_status(ctx: &Context, machine_id: &str) -> Option<HostStatus> {
-    let client = ctx.temporal().await.ok()?;
+/// The workflow's status: `Ok(None)` when the host has no workflow, `Err` with the reason when
+/// Temporal could not be asked.
+async fn query_status(ctx: &Context, machine_id: &str) -> Result<Option<HostStatus>, String> {
+    let client = ctx.temporal().await.map_err(|e| format!("Temporal at {}: {e:#}", ctx.site.temporal.address))?;
     let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
     let query = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default());
-    tokio::time::timeout(Duration::from_secs(5), query).await.ok()?.ok()
+    match tokio::time::timeout(Duration::from_secs(5), query).await {
+        Err(_) => Err(format!("Temporal at {} did not answer in 5 s", ctx.site.temporal.address)),
+        Ok(Ok(status)) => Ok(Some(status)),
+        Ok(Err(temporalio_client::errors::WorkflowQueryError::NotFound(_))) => Ok(None),
+        Ok(Err(e)) => Err(format!("the status query failed: {e}")),
+    }
 }
 
 /// `managed-host show <machine-id>`.
@@ -35,16 +46,21 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
     let Some(machine) = ctx.store.machine_get(machine_id).await? else {
         bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
     };
+    let (workflow, live_status_error) = match query_status(ctx, machine_id).await {
+        Ok(status) => (status, None),
+        Err(e) => (None, Some(e)),
+    };
     let view = HostView {
         request: ctx.store.request_get(machine_id).await?,
         health_reports: ctx.store.health_reports_for(machine_id).await?,
         workflow_id: host_reprovision_workflow_id(machine_id),
-        workflow: query_status(ctx, machine_id).await,
+        workflow,
+        live_status_error,
         history: ctx.store.history_list(machine_id, history_count).await?,
         machine,
     };
     if ctx.format == crate::cli::Format::Json {
-        crate::outln!("{}", serde_json::to_string_pretty(&view)?);
+        crate::outln!("{}", crate::json_contract::to_json(&view)?);
         return Ok(());
     }
     let m = &view.machine;
@@ -52,13 +68,24 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
     crate::outln!("BMC:       {}", m.bmc_address);
     crate::outln!("Vendor:    {}  Model: {}", m.vendor.as_deref().unwrap_or("-"), m.model.as_deref().unwrap_or("-"));
     crate::outln!("State:     {}", m.state);
-    crate::outln!("Substate:  {}", m.substate.map_or("-", |s| s.as_str()));
+    let substate = match &view.request {
+        Some(r) => crate::reprovision::substate_text(m.substate, r, ctx.site.host_reprovision.max_retries),
+        None => m.substate.map_or_else(|| "-".to_string(), |s| s.to_string()),
+    };
+    crate::outln!("Substate:  {substate}");
     if let Some(w) = &view.workflow {
-        let component = w.component.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
-        crate::outln!("Component: {component}  Target: {}", w.target_version.as_deref().unwrap_or("-"));
-        for c in &w.installed {
-            crate::outln!("Installed: {} {} -> {}", c.component, c.from.join(","), c.to);
+        // What the host works on only while it has a request; a finished run shows what it installed.
+        if view.request.is_some() {
+            let component = w.component.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
+            crate::outln!("Component: {component}  Target: {}", w.target_version.as_deref().unwrap_or("-"));
         }
+        let label = if view.request.is_some() { "Installed:" } else { "Last run: " };
+        for c in &w.installed {
+            crate::outln!("{label} {} {} -> {}", c.component, c.from.join(","), c.to);
+        }
+    }
+    if let Some(e) = &view.live_status_error {
+        crate::outln!("Live:      unavailable ({e}); the rest is from the site database");
     }
     match &view.request {
         Some(r) => crate::outln!(
@@ -93,6 +120,7 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
 #[derive(Serialize)]
 struct MachineView {
     machine: hostfw_store::Machine,
+    auto_update: crate::auto_update::AutoUpdatePolicy,
     request: Option<hostfw_store::Request>,
     history: Vec<hostfw_store::HistoryEntry>,
 }
@@ -103,12 +131,13 @@ pub async fn machine_show(ctx: &Context, machine_id: &str, history_count: u32) -
         bail!("machine {machine_id} is not registered (see `hostfw machine list`)");
     };
     let view = MachineView {
+        auto_update: crate::auto_update::AutoUpdatePolicy::of(&ctx.site, machine_id, machine.auto_update),
         request: ctx.store.request_get(machine_id).await?,
         history: ctx.store.history_list(machine_id, history_count).await?,
         machine,
     };
     if ctx.format == crate::cli::Format::Json {
-        crate::outln!("{}", serde_json::to_string_pretty(&view)?);
+        crate::outln!("{}", crate::json_contract::to_json(&view)?);
         return Ok(());
     }
     let m = &view.machine;
@@ -121,7 +150,7 @@ pub async fn machine_show(ctx: &Context, machine_id: &str, history_count: u32) -
         Some(false) => "false",
         None => "Default",
     };
-    crate::outln!("FIRMWARE AUTOUPDATE: {auto}");
+    crate::outln!("FIRMWARE AUTOUPDATE: {auto}, {}", view.auto_update.effective_text());
     if let Some(r) = &view.request {
         crate::outln!("REQUEST:             {} (retries {})", r.initiator, r.retry_count);
     }

@@ -17,6 +17,7 @@ pub mod explore;
 pub mod firmware;
 pub mod firmware_config;
 pub mod host_show;
+pub mod json_contract;
 pub mod machine;
 pub mod output;
 pub mod plan;
@@ -49,8 +50,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Machine(MachineCmd::Add(args)) => machine::add(&ctx, &args).await,
         Command::Machine(MachineCmd::Import { fleet }) => machine::import(&ctx, &fleet).await,
         Command::Machine(MachineCmd::List) => machine::list(&ctx).await,
-        Command::Machine(MachineCmd::Show { machine_id, history_count }) => {
-            host_show::machine_show(&ctx, &machine_id, history_count).await
+        Command::Machine(MachineCmd::Show { machine, history_count }) => {
+            host_show::machine_show(&ctx, machine.id(), history_count).await
         }
         Command::SiteExplorer(SiteExplorerCmd::Explore { machine, concurrency }) => {
             explore::explore_cmd(&ctx, machine.as_deref(), concurrency).await
@@ -58,22 +59,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::SiteExplorer(SiteExplorerCmd::GetReport { kind: ReportKind::ManagedHost { bmc_ip } }) => {
             explore::get_report(&ctx, &bmc_ip).await
         }
-        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { id, update_message, update_firmware: _ })) => {
-            reprovision::set(&ctx, &id, update_message).await
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { machine, update_message, update_firmware: _ })) => {
+            reprovision::set(&ctx, machine.id(), update_message).await
         }
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::List)) => reprovision::list(&ctx).await,
-        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { id })) => signals::clear(&ctx, &id).await,
-        Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { id })) => {
-            signals::mark_manual_upgrade_complete(&ctx, &id).await
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { machine })) => {
+            signals::clear(&ctx, machine.id()).await
+        }
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { machine })) => {
+            signals::mark_manual_upgrade_complete(&ctx, machine.id()).await
         }
         Command::ManagedHost(ManagedHostCmd::ResetHostReprovisioning { machine }) => {
-            signals::reset(&ctx, &machine).await
+            signals::reset(&ctx, machine.id()).await
         }
         Command::Instance(InstanceCmd::Reboot { instance, apply_updates_on_reboot, custom_pxe: _ }) => {
             signals::instance_reboot(&ctx, &instance, apply_updates_on_reboot).await
         }
-        Command::ManagedHost(ManagedHostCmd::Show { machine_id, history_count }) => {
-            host_show::show(&ctx, &machine_id, history_count).await
+        Command::ManagedHost(ManagedHostCmd::Show { machine, history_count }) => {
+            host_show::show(&ctx, machine.id(), history_count).await
         }
         Command::Firmware(FirmwareCmd::Show) => firmware::show(&ctx).await,
         Command::Rollout(args) => rollout::rollout(&ctx, &args).await,

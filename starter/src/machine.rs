@@ -49,7 +49,7 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let machine = NewMachine {
-        id: args.id.clone(),
+        id: args.machine.id().to_string(),
         bmc_address: address.clone(),
         vendor: None,
         model: None,
@@ -60,9 +60,10 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
         .machines_register(&[Registration { machine, login, keep_state: false }])
         .await
         .map_err(|e| taken(e, &args.bmc))
-        .map_err(|e| anyhow!("machine add --id {}: {e}", args.id))?;
-    ctx.audit("machine add", &args.id, &format!("bmc {address}")).await?;
-    crate::outln!("machine {} registered (BMC {address})", args.id);
+        .map_err(|e| anyhow!("machine add --machine {}: {e}", args.machine.id()))?;
+    ctx.audit("machine add", args.machine.id(), &format!("bmc {address}")).await?;
+    let json = serde_json::json!({ "machine_id": args.machine.id(), "bmc_address": address.to_string(), "action": "machine add" });
+    crate::output::result(ctx.format, &json, format!("machine {} registered (BMC {address})", args.machine.id()))?;
     Ok(())
 }
 
@@ -106,8 +107,10 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
         other => anyhow!("{}: {}; nothing was imported", fleet.display(), hostfw_model::error_chain(&other)),
     })?;
     ctx.audit("machine import", &fleet.display().to_string(), &format!("{} machines", batch.len())).await?;
-    crate::outln!("{} machines registered from {}", batch.len(), fleet.display());
-    Ok(())
+    let ids: Vec<&str> = batch.iter().map(|b| b.machine.id.as_str()).collect();
+    let json =
+        serde_json::json!({ "action": "machine import", "file": fleet.display().to_string(), "machine_ids": ids });
+    crate::output::result(ctx.format, &json, format!("{} machines registered from {}", batch.len(), fleet.display()))
 }
 
 /// `machine list`.

@@ -53,8 +53,18 @@ macro_rules! out {
 /// Print `rows` under `headers` as an aligned table, or `json` when the format asks for JSON.
 pub fn print<T: Serialize>(format: Format, json: &T, headers: &[&str], rows: Vec<Vec<String>>) -> anyhow::Result<()> {
     match format {
-        Format::Json => crate::outln!("{}", serde_json::to_string_pretty(json)?),
+        Format::Json => crate::outln!("{}", crate::json_contract::to_json(json)?),
         Format::Table => crate::out!("{}", table(headers, &rows)),
+    }
+    Ok(())
+}
+
+/// The result of a command that changes something: a sentence for people, a JSON object for
+/// scripts (never both).
+pub fn result<T: Serialize>(format: Format, json: &T, text: impl std::fmt::Display) -> anyhow::Result<()> {
+    match format {
+        Format::Json => crate::outln!("{}", crate::json_contract::to_json(json)?),
+        Format::Table => crate::outln!("{text}"),
     }
     Ok(())
 }

@@ -27,6 +27,12 @@ pub async fn re_explore(ctx: &Context, bmc: &str) -> anyhow::Result<()> {
             )
         })?;
     ctx.audit("site-explorer re-explore", &machine.id, &machine.bmc_address.to_string()).await?;
-    crate::outln!("re-exploration of {} ({}) requested", machine.bmc_address, machine.id);
-    Ok(())
+    let json = serde_json::json!({
+        "machine_id": machine.id, "bmc_address": machine.bmc_address.to_string(), "action": "site-explorer re-explore",
+    });
+    crate::output::result(
+        ctx.format,
+        &json,
+        format!("re-exploration of {} ({}) requested", machine.bmc_address, machine.id),
+    )
 }

@@ -29,30 +29,65 @@ pub async fn set(ctx: &Context, machine_id: &str, message: Option<String>) -> an
     let client = ctx.temporal().await?;
     let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone()).await?;
     ctx.audit("host reprovision set", machine_id, message.as_deref().unwrap_or("")).await?;
-    crate::outln!("reprovisioning requested for {machine_id}: workflow {workflow_id}");
-    Ok(())
+    let json =
+        serde_json::json!({ "machine_id": machine_id, "action": "host reprovision set", "workflow_id": workflow_id });
+    crate::output::result(
+        ctx.format,
+        &json,
+        format!("reprovisioning requested for {machine_id}: workflow {workflow_id}"),
+    )
+}
+
+/// One request as `host reprovision list` shows it.
+#[derive(serde::Serialize)]
+struct RequestRow<'a> {
+    #[serde(flatten)]
+    request: &'a hostfw_store::Request,
+    substate: Option<hostfw_model::HostSubstate>,
+    /// `host_reprovision.max_retries`: the budget `retry_count` counts against.
+    max_retries: u32,
+}
+
+/// The substate column: a failed host says whether it waits for a retry or its budget is spent.
+pub(crate) fn substate_text(
+    substate: Option<hostfw_model::HostSubstate>,
+    r: &hostfw_store::Request,
+    max_retries: u32,
+) -> String {
+    match substate {
+        None => "-".to_string(),
+        Some(s @ hostfw_model::HostSubstate::FailedFirmwareUpgrade) if r.exhausted => {
+            format!("{s} (retries exhausted {}/{max_retries}: reset-host-reprovisioning)", r.retry_count)
+        }
+        Some(s @ hostfw_model::HostSubstate::FailedFirmwareUpgrade) => {
+            format!("{s} (waiting to retry, {}/{max_retries} used)", r.retry_count)
+        }
+        Some(s) => s.to_string(),
+    }
 }
 
 /// `host reprovision list`.
 pub async fn list(ctx: &Context) -> anyhow::Result<()> {
     let requests = ctx.store.request_list().await?;
+    let max_retries = ctx.site.host_reprovision.max_retries;
     let mut rows = Vec::new();
+    let mut json = Vec::new();
     for r in &requests {
-        let machine = ctx.store.machine_get(&r.machine_id).await?;
-        let substate = machine.and_then(|m| m.substate).map_or_else(|| "-".to_string(), |s| s.to_string());
+        let substate = ctx.store.machine_get(&r.machine_id).await?.and_then(|m| m.substate);
         rows.push(vec![
             r.machine_id.clone(),
             r.initiator.clone(),
             output::time(r.requested_at_ms),
             r.started_at_ms.map(output::time).unwrap_or_else(|| "Not Started".to_string()),
             if r.user_approval { "yes" } else { "no" }.to_string(),
-            substate,
+            substate_text(substate, r, max_retries),
             r.update_message.clone().unwrap_or_default(),
         ]);
+        json.push(RequestRow { request: r, substate, max_retries });
     }
     output::print(
         ctx.format,
-        &requests,
+        &json,
         &["MACHINE", "INITIATOR", "REQUESTED", "STARTED", "APPROVED", "SUBSTATE", "MESSAGE"],
         rows,
     )

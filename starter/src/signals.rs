@@ -47,13 +47,30 @@ pub async fn clear(ctx: &Context, machine_id: &str) -> anyhow::Result<()> {
     let _ = handle
         .signal(HostReprovisionWorkflow::cancel_request, ctx.actor.clone(), WorkflowSignalOptions::default())
         .await;
-    crate::outln!("reprovisioning request of {machine_id} cleared");
-    Ok(())
+    let json = serde_json::json!({ "machine_id": machine_id, "action": "host reprovision clear", "cleared": true });
+    output::result(ctx.format, &json, format!("reprovisioning request of {machine_id} cleared"))
 }
 
-/// `host reprovision mark-manual-upgrade-complete --id`.
+/// `host reprovision mark-manual-upgrade-complete --id`. Only for a host whose model has the
+/// manual platform gate (`mnnvl_capable`); marked before the host reaches the gate, it passes
+/// the gate when it gets there.
 pub async fn mark_manual_upgrade_complete(ctx: &Context, machine_id: &str) -> anyhow::Result<()> {
     require_request(ctx, machine_id).await?;
+    let machine = ctx.store.machine_get(machine_id).await?.ok_or_else(|| anyhow!("machine {machine_id} vanished"))?;
+    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
+    let (vendor, model) = (machine.vendor.as_deref().unwrap_or("?"), machine.model.as_deref().unwrap_or("?"));
+    let gated = catalog.find(vendor, model).is_some_and(|m| m.mnnvl_capable);
+    if !gated {
+        bail!(
+            "host {machine_id} ({vendor} {model}) has no manual platform gate (its catalog model is not \
+             mnnvl_capable), so there is nothing to mark complete{}; nothing was changed",
+            match machine.substate {
+                Some(s) => format!(" (it is in {s})"),
+                None => String::new(),
+            }
+        );
+    }
+    let at_gate = machine.substate == Some(hostfw_model::HostSubstate::WaitingForManualUpgrade);
     ctx.store.request_mark_manual_upgrade_completed(machine_id, hostfw_store::now_ms()).await?;
     handle(ctx, machine_id)
         .await?
@@ -65,8 +82,19 @@ pub async fn mark_manual_upgrade_complete(ctx: &Context, machine_id: &str) -> an
         .await
         .map_err(|e| anyhow!("signalling the workflow of {machine_id}: {e}"))?;
     ctx.audit("host reprovision mark-manual-upgrade-complete", machine_id, "").await?;
-    crate::outln!("manual upgrade of {machine_id} marked complete; firmware checking continues from fresh inventory");
-    Ok(())
+    let text = if at_gate {
+        format!("manual upgrade of {machine_id} marked complete; firmware checking continues from fresh inventory")
+    } else {
+        format!(
+            "manual upgrade of {machine_id} marked complete ahead of the gate (the host is in {}); it passes the \
+             gate when it gets there",
+            machine.substate.map_or_else(|| machine.state.to_string(), |s| s.to_string())
+        )
+    };
+    let json = serde_json::json!({
+        "machine_id": machine_id, "action": "host reprovision mark-manual-upgrade-complete", "at_gate": at_gate,
+    });
+    output::result(ctx.format, &json, text)
 }
 
 /// `managed-host reset-host-reprovisioning --machine`.
@@ -79,8 +107,9 @@ pub async fn reset(ctx: &Context, machine_id: &str) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow!("signalling the workflow of {machine_id}: {e}"))?;
     ctx.audit("managed-host reset-host-reprovisioning", machine_id, "").await?;
-    crate::outln!("host reprovisioning of {machine_id} reset: firmware checking restarts, retry count cleared");
-    Ok(())
+    let json = serde_json::json!({ "machine_id": machine_id, "action": "managed-host reset-host-reprovisioning" });
+    let text = format!("host reprovisioning of {machine_id} reset: firmware checking restarts, retry count cleared");
+    output::result(ctx.format, &json, text)
 }
 
 /// `instance reboot --instance <id> --apply-updates-on-reboot`: the tenant approves pending updates.
@@ -113,13 +142,17 @@ pub async fn instance_reboot(ctx: &Context, instance_id: &str, apply_updates: bo
                 machine.id
             )
         })?;
-    if again {
-        crate::outln!(
+    let json = serde_json::json!({
+        "machine_id": machine.id, "instance_id": instance_id, "action": "instance reboot --apply-updates-on-reboot",
+        "already_approved": again,
+    });
+    let text = if again {
+        format!(
             "updates of instance {instance_id} (machine {}) were already approved; the workflow was told again",
             machine.id
-        );
-        return Ok(());
-    }
-    crate::outln!("updates approved for instance {instance_id} (machine {}): the update starts now", machine.id);
-    Ok(())
+        )
+    } else {
+        format!("updates approved for instance {instance_id} (machine {}): the update starts now", machine.id)
+    };
+    output::result(ctx.format, &json, text)
 }

@@ -17,12 +17,10 @@ use crate::window_time::{resolve_window, rfc3339_utc, system_local};
 /// One machine's window after the command (also the JSON output).
 #[derive(Debug, Serialize)]
 pub struct MachineWindow {
-    pub machine: String,
+    pub machine_id: String,
     /// RFC 3339 in UTC; `None` when cancelled.
     pub window_start: Option<String>,
     pub window_end: Option<String>,
-    pub window_start_ms: Option<i64>,
-    pub window_end_ms: Option<i64>,
 }
 
 /// `managed-host start-updates`.
@@ -66,18 +64,16 @@ pub async fn start_updates(ctx: &Context, args: &StartUpdatesArgs) -> anyhow::Re
     let result: Vec<MachineWindow> = ids
         .iter()
         .map(|id| MachineWindow {
-            machine: id.clone(),
+            machine_id: id.clone(),
             window_start: window.map(|w| rfc3339_utc(w.start_ms)),
             window_end: window.map(|w| rfc3339_utc(w.end_ms)),
-            window_start_ms: window.map(|w| w.start_ms),
-            window_end_ms: window.map(|w| w.end_ms),
         })
         .collect();
     let rows = result
         .iter()
         .map(|w| {
             vec![
-                w.machine.clone(),
+                w.machine_id.clone(),
                 w.window_start.clone().unwrap_or_else(|| "-".into()),
                 w.window_end.clone().unwrap_or_else(|| "-".into()),
             ]
@@ -85,10 +81,14 @@ pub async fn start_updates(ctx: &Context, args: &StartUpdatesArgs) -> anyhow::Re
         .collect();
     output::print(ctx.format, &result, &["MACHINE", "WINDOW START (UTC)", "WINDOW END (UTC)"], rows)?;
     if ctx.format == crate::cli::Format::Table {
-        crate::outln!(
-            "{}; no update request was created (the scheduler starts updates inside the window)",
-            if window.is_some() { "update window opened" } else { "update window cancelled" }
-        );
+        let what = match window {
+            None => "update window cancelled".to_string(),
+            Some(w) if w.start_ms > hostfw_store::now_ms() => {
+                format!("update window set: it opens at {}", rfc3339_utc(w.start_ms))
+            }
+            Some(_) => "update window opened".to_string(),
+        };
+        crate::outln!("{what}; no update request was created (the scheduler starts updates inside the window)");
     }
     Ok(())
 }

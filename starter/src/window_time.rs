@@ -1,8 +1,9 @@
 //! Times of `managed-host start-updates --start/--end` and the window they make.
 //!
-//! Owns the two accepted forms (seed, "Open an explicit-start window"): `YYYY-MM-DDTHH:MM:SS+0000`
-//! (explicit offset, ±HHMM) and `YYYY-MM-DDTHH:MM:SS` (local time; a local time that is ambiguous
-//! or skipped by a DST change is refused), the defaults (start = now, end = start + 24 h) and the
+//! Owns the accepted forms: the seed's `YYYY-MM-DDTHH:MM:SS+0000` (explicit offset, ±HHMM), RFC 3339
+//! as hostfw prints times (`2026-12-01T22:00:00Z`, `...+02:00`, fractional seconds allowed), and
+//! `YYYY-MM-DDTHH:MM:SS` (local time; a local time that is ambiguous or skipped by a DST change is
+//! refused), the defaults (start = now, end = start + 24 h) and the
 //! checks (start before end, end not in the past). Pure: `now` and the local-time rule are
 //! parameters, so tests are deterministic. It must not touch the site database.
 
@@ -15,7 +16,8 @@ pub const DEFAULT_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
 
 const WITH_OFFSET: &str = "%Y-%m-%dT%H:%M:%S%z";
 const LOCAL: &str = "%Y-%m-%dT%H:%M:%S";
-const EXPECTED: &str = "expected YYYY-MM-DDTHH:MM:SS+0000 (explicit UTC offset) or YYYY-MM-DDTHH:MM:SS (local time)";
+const EXPECTED: &str = "expected YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DDTHH:MM:SS+00:00 (RFC 3339), \
+    YYYY-MM-DDTHH:MM:SS+0000 (explicit UTC offset) or YYYY-MM-DDTHH:MM:SS (local time)";
 
 /// The production local-time rule: the machine's time zone (`chrono::Local`).
 pub fn system_local(naive: NaiveDateTime) -> LocalResult<DateTime<FixedOffset>> {
@@ -32,6 +34,9 @@ where
     let text = text.trim();
     if let Ok(t) = DateTime::parse_from_str(text, WITH_OFFSET) {
         return Ok(t.timestamp_millis());
+    }
+    if let Ok(ms) = hostfw_model::parse_rfc3339(text) {
+        return Ok(ms);
     }
     let naive =
         NaiveDateTime::parse_from_str(text, LOCAL).map_err(|e| anyhow!("--{flag} {text:?}: {EXPECTED} ({e})"))?;
@@ -118,6 +123,16 @@ mod tests {
         assert_eq!(parse_time("start", "2026-03-01T14:00:00+0200", plus_two).unwrap(), NOW);
         assert_eq!(parse_time("start", "2026-03-01T07:00:00-0500", plus_two).unwrap(), NOW);
         assert_eq!(parse_time("start", " 2026-03-01T12:00:00+0000 ", plus_two).unwrap(), NOW);
+    }
+
+    /// Issue 13 finding 4: the times hostfw itself prints are accepted back.
+    #[test]
+    fn rfc3339_as_hostfw_prints_it() {
+        assert_eq!(parse_time("start", "2026-03-01T12:00:00Z", plus_two).unwrap(), NOW);
+        assert_eq!(parse_time("start", &rfc3339_utc(NOW), plus_two).unwrap(), NOW);
+        assert_eq!(parse_time("start", "2026-03-01T14:00:00+02:00", plus_two).unwrap(), NOW);
+        assert_eq!(parse_time("start", "2026-03-01T12:00:00.000Z", plus_two).unwrap(), NOW);
+        assert_eq!(parse_time("end", "2026-03-01t12:00:00z", plus_two).unwrap(), NOW);
     }
 
     #[test]

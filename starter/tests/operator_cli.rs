@@ -20,6 +20,8 @@ use hostfw_store::Store;
 
 #[path = "operator_cli/catalog_change.rs"]
 mod catalog_change;
+#[path = "operator_cli/json_vocabulary.rs"]
+mod json_vocabulary;
 
 const SITE: &str = r#"
 [site]
@@ -214,14 +216,14 @@ async fn auto_update_sets_and_clears_the_override_and_prints_the_effective_polic
     store.close().await;
 
     let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--clear"]).await;
-    assert_eq!(out.trim(), "auto-update of m1: site default (disabled)");
+    assert_eq!(out.trim(), "auto-update of m1: disabled (site default firmware_global.autoupdate)");
     let store = site.store().await;
     assert_eq!(store.machine_get("m1").await.unwrap().unwrap().auto_update, None);
     store.close().await;
 
     let out = site.ok(&["--format", "json", "machine", "auto-update", "--machine", "m1", "--enable"]).await;
     let v = json(&out);
-    assert_eq!(v["machine"], "m1");
+    assert_eq!(v["machine_id"], "m1");
     assert_eq!(v["override"], true);
     assert_eq!(v["site_default"], false);
     assert_eq!(v["effective"], true);
@@ -232,7 +234,25 @@ async fn auto_update_clear_follows_an_enabled_site_default() {
     let site = Site::new();
     site.add_machines(&["m1"]).await;
     let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--clear"]).await;
-    assert_eq!(out.trim(), "auto-update of m1: site default (enabled)");
+    assert_eq!(out.trim(), "auto-update of m1: enabled (site default firmware_global.autoupdate)");
+}
+
+/// Item 12: after `--clear`, a host on the legacy list is disabled, and every command says so
+/// the same way.
+#[tokio::test]
+async fn auto_update_clear_on_a_legacy_listed_host_says_disabled_by_the_list() {
+    let site = Site::new();
+    let mut config = std::fs::read_to_string(&site.config).unwrap();
+    config = config.replace("[firmware_global]\n", "[firmware_global]\nhost_disable_autoupdate = [\"m1\"]\n");
+    std::fs::write(&site.config, config).unwrap();
+    site.add_machines(&["m1"]).await;
+    let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--clear"]).await;
+    let wording = "disabled (legacy firmware_global.host_disable_autoupdate list)";
+    assert_eq!(out.trim(), format!("auto-update of m1: {wording}"));
+    let v = json(&site.ok(&["--format", "json", "machine", "auto-update", "--machine", "m1", "--clear"]).await);
+    assert_eq!((v["effective"].as_bool(), v["site_default"].as_bool()), (Some(false), Some(true)));
+    let show = site.ok(&["machine", "show", "m1"]).await;
+    assert!(show.contains(&format!("FIRMWARE AUTOUPDATE: Default, {wording}")), "{show}");
 }
 
 #[tokio::test]
@@ -396,9 +416,9 @@ async fn start_updates_json_output_parses() {
     let v = json(&out);
     let rows = v.as_array().expect("an array");
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0]["machine"], "m2");
+    assert_eq!(rows[0]["machine_id"], "m2");
     assert_eq!(rows[1]["window_end"], end_utc.as_str());
-    assert_eq!(rows[1]["window_end_ms"], end.timestamp_millis());
+    assert!(rows[1].get("window_end_ms").is_none(), "times are RFC 3339 only: {out}");
 }
 
 // ---- audit ----
@@ -430,7 +450,7 @@ async fn audit_shows_each_mutation_with_actor_and_target() {
     let expected: Vec<(String, String)> = expected.iter().map(|(a, t)| (a.to_string(), t.to_string())).collect();
     assert_eq!(seen, expected);
     assert!(entries.iter().all(|e| e["actor"].as_str().unwrap().starts_with("cli:")), "{out}");
-    assert!(entries.iter().all(|e| e["at_ms"].as_i64().unwrap() > 0));
+    assert!(entries.iter().all(|e| hostfw_model::parse_rfc3339(e["at"].as_str().unwrap()).unwrap() > 0), "{out}");
     assert_eq!(entries[3]["detail"], "disable");
 
     let out = site.ok(&["audit", "--target", "m1"]).await;

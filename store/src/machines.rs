@@ -18,7 +18,8 @@ use crate::{bool_from_db, bool_to_db, history, now_ms, Store};
 /// What a caller knows when registering or refreshing a machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewMachine {
-    /// Stable machine id.
+    /// Stable machine id (`machine_id` in JSON, like everywhere else).
+    #[serde(rename = "machine_id", alias = "id")]
     pub id: String,
     /// BMC address (one BMC is one machine: no other machine may have it, over either scheme).
     pub bmc_address: BmcAddress,
@@ -35,7 +36,8 @@ pub struct NewMachine {
 /// One managed host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Machine {
-    /// Stable machine id.
+    /// Stable machine id (`machine_id` in JSON, like everywhere else).
+    #[serde(rename = "machine_id", alias = "id")]
     pub id: String,
     /// BMC address, canonical.
     pub bmc_address: BmcAddress,

@@ -154,6 +154,15 @@ async fn an_assigned_host_waits_for_tenant_approval() {
     assert_eq!(site.fleet.lockdown("h1"), Some(true));
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
     site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    // Issue 13 item 12: the R760 has no manual platform gate; marking it complete is refused and
+    // changes nothing (it used to "succeed" and claim firmware checking went on).
+    let audit_before = site.store.audit_list(100).await.unwrap().len();
+    let refused = site.cli(&["host", "reprovision", "mark-manual-upgrade-complete", "--id", "h1"]).await.unwrap_err();
+    let refused = format!("{refused:#}");
+    assert!(refused.contains("has no manual platform gate") && refused.contains("WaitingForApproval"), "{refused}");
+    assert!(refused.contains("nothing was changed"), "{refused}");
+    assert_eq!(site.store.audit_list(100).await.unwrap().len(), audit_before);
+    assert!(site.store.request_get("h1").await.unwrap().unwrap().manual_upgrade_completed_ms.is_none());
     let machine = site.store.machine_get("h1").await.unwrap().unwrap();
     assert_eq!(machine.state, hostfw_model::HostState::Assigned, "the instance is not interrupted");
     assert_eq!(site.fleet.stats().per_host["h1"].uploads, 0);
