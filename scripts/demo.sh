@@ -59,8 +59,9 @@ wait_for() { # description, seconds, command...
 
 step "starting the Temporal dev server (data in .demo/temporal.db, Web UI http://127.0.0.1:$UI_PORT)"
 sa_args=()
-for sa in HostfwMachineId HostfwSubstate HostfwVendor HostfwModel HostfwComponent; do
-  sa_args+=(--search-attribute "$sa=Keyword")
+for sa in HostfwMachineId=Keyword HostfwSubstate=Keyword HostfwVendor=Keyword HostfwModel=Keyword \
+  HostfwComponent=Keyword HostfwRetriesExhausted=Bool; do
+  sa_args+=(--search-attribute "$sa")
 done
 "$TEMPORAL" server start-dev --db-filename "$DEMO/temporal.db" --ip 127.0.0.1 \
   --port $TEMPORAL_PORT --ui-port $UI_PORT --log-level warn \

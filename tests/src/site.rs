@@ -329,6 +329,18 @@ impl Site {
         self.store.machine_get(machine_id).await.ok()??.substate.map(|s| s.to_string())
     }
 
+    /// The ids of the workflows a visibility query lists (open and closed), e.g.
+    /// `HostfwRetriesExhausted = true`.
+    pub async fn workflow_ids(&self, query: &str) -> Vec<String> {
+        let mut list =
+            self.client.list_workflows(query, temporalio_client::WorkflowListOptions::builder().limit(1000).build());
+        let mut ids = Vec::new();
+        while let Some(w) = futures::StreamExt::next(&mut list).await {
+            ids.push(w.expect("workflow listed").id().to_string());
+        }
+        ids
+    }
+
     /// Whether the host's workflow is still running (read from the server: needs no worker).
     pub async fn workflow_running(&self, machine_id: &str) -> bool {
         let handle =

@@ -94,3 +94,5 @@ pub const SA_VENDOR: &str = "HostfwVendor";
 pub const SA_MODEL: &str = "HostfwModel";
 /// Component being installed, when one is.
 pub const SA_COMPONENT: &str = "HostfwComponent";
+/// Search attribute: the host's retry budget is spent (Bool; absent or false otherwise).
+pub const SA_RETRIES_EXHAUSTED: &str = "HostfwRetriesExhausted";

@@ -20,6 +20,9 @@ pub const VENDOR: SearchAttributeKey<String> = SearchAttributeKey::keyword(names
 pub const MODEL: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_MODEL);
 /// Component being installed, when one is.
 pub const COMPONENT: SearchAttributeKey<String> = SearchAttributeKey::keyword(names::SA_COMPONENT);
+/// The retry budget is spent: the host waits for `reset-host-reprovisioning` (its substate is
+/// `FailedFirmwareUpgrade`, as for a host waiting to retry; this tells the two apart).
+pub const RETRIES_EXHAUSTED: SearchAttributeKey<bool> = SearchAttributeKey::bool(names::SA_RETRIES_EXHAUSTED);
 
 /// The update that sets [`SUBSTATE`] to `substate` (its seed name).
 pub fn substate(substate: HostSubstate) -> SearchAttributeUpdate {
@@ -33,4 +36,5 @@ pub const REGISTRATION: &[(&str, &str)] = &[
     (names::SA_VENDOR, "Keyword"),
     (names::SA_MODEL, "Keyword"),
     (names::SA_COMPONENT, "Keyword"),
+    (names::SA_RETRIES_EXHAUSTED, "Bool"),
 ];

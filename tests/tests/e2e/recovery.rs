@@ -117,6 +117,20 @@ async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
     let uploads_when_exhausted = site.fleet.stats().per_host["h1"].uploads;
     assert_eq!(uploads_when_exhausted, 3, "first attempt + 2 retries");
 
+    // Issue 13 finding 5: exhausted is visible as such, not as a host waiting to retry: in
+    // `reprovision list`, `managed-host show` and the Web UI's search attribute.
+    let listed = site.cli(&["host", "reprovision", "list"]).await.unwrap();
+    assert!(listed.contains("FailedFirmwareUpgrade (retries exhausted 2/2"), "{listed}");
+    let shown = site.cli(&["managed-host", "show", "h1"]).await.unwrap();
+    assert!(shown.contains("Substate:  FailedFirmwareUpgrade (retries exhausted 2/2"), "{shown}");
+    let exhausted = site
+        .wait_for("the Web UI to list h1 as exhausted", Duration::from_secs(30), || async {
+            let ids = site.workflow_ids("HostfwRetriesExhausted = true").await;
+            (!ids.is_empty()).then_some(ids)
+        })
+        .await;
+    assert_eq!(exhausted, vec!["host-reprovision/h1".to_string()]);
+
     // The operator fixes the cause, then resets: firmware checking restarts, the count is cleared.
     site.fleet.set_fault("h1", Fault::default()).unwrap();
     site.cli(&["managed-host", "reset-host-reprovisioning", "--machine", "h1"]).await.unwrap();
@@ -124,6 +138,11 @@ async fn retries_are_bounded_then_exhausted_until_an_operator_resets() {
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let history = site.store.history_list("h1", 200).await.unwrap();
     assert!(history.iter().any(|h| h.message.contains("reset by an operator")), "{history:?}");
+    site.wait_for("the reset to clear HostfwRetriesExhausted", Duration::from_secs(30), || async {
+        site.workflow_ids("HostfwRetriesExhausted = true").await.is_empty().then_some(())
+    })
+    .await;
+    site.record_history("h1", "exhausted-attribute-then-reset").await;
     site.shutdown().await;
 }
 
@@ -484,7 +503,13 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     assert!(site.store.request_get("h2").await.unwrap().is_none());
     assert_eq!(site.fleet.stats().per_host["h2"].uploads, 0);
     assert_eq!(site.store.machine_get("h2").await.unwrap().unwrap().state, hostfw_model::HostState::Assigned);
-    site.record_history("h2", "cleared-before-start").await;
+    // Issue 13 item 12: the Web UI no longer shows the cleared run as WaitingForApproval.
+    site.wait_for("the cleared run to show Completed", Duration::from_secs(30), || async {
+        let ids = site.workflow_ids("HostfwMachineId = 'h2' AND HostfwSubstate = 'Completed'").await;
+        (!ids.is_empty()).then_some(())
+    })
+    .await;
+    site.record_history("h2", "cleared-before-start-completed").await;
 
     // Started (a Ready host starts at once): refused with the reason, request kept.
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();

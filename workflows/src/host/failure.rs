@@ -14,12 +14,21 @@ use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
 
+/// Patch: the `HostfwRetriesExhausted` search attribute follows the spent budget (set when it is
+/// spent, cleared by a reset or raised budget), so the Web UI tells an exhausted host from one
+/// waiting to retry.
+pub const PATCH_EXHAUSTED_ATTRIBUTE: &str = "exhausted-search-attribute";
+
 async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
-    let (component, target_version) = ctx.state_mut(|s| {
+    let (component, target_version, was_exhausted) = ctx.state_mut(|s| {
+        let was = s.status.exhausted;
         s.status.retry_count = retry_count;
         s.status.exhausted = exhausted;
-        (s.status.component, s.status.target_version.clone())
+        (s.status.component, s.status.target_version.clone(), was)
     });
+    if was_exhausted != exhausted && ctx.patched(PATCH_EXHAUSTED_ATTRIBUTE) {
+        ctx.upsert_search_attributes([crate::search_attributes::RETRIES_EXHAUSTED.value_set(exhausted)]);
+    }
     let record =
         RetryRecord { machine_id: machine_id.to_string(), retry_count, exhausted, message, component, target_version };
     ctx.execute_activity(HostActivities::record_retry, record, options::bookkeeping()).await?;

@@ -238,6 +238,10 @@ impl HostReprovisionWorkflow {
 
 /// Wait for the tenant's approval (assigned hosts), then protect the host. `Err` is how the
 /// workflow ends when the request was cleared first.
+/// Patch: a workflow ended by `host reprovision clear` while it waited for approval sets
+/// `HostfwSubstate = Completed`, as every other ended run does (it kept `WaitingForApproval`).
+pub const PATCH_CLEARED_IS_COMPLETED: &str = "cleared-is-completed";
+
 async fn protect_after_approval(
     ctx: &Ctx,
     input: &HostReprovisionInput,
@@ -255,6 +259,9 @@ async fn protect_after_approval(
                 };
                 ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
                 ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
+                if ctx.patched(PATCH_CLEARED_IS_COMPLETED) {
+                    ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
+                }
                 return Ok(Err(HostOutcome::Cancelled { by }));
             }
         }
