@@ -1,7 +1,10 @@
 //! `hostfw watch`: follow the automatic rollout the Machine Update Manager drives, with a live
-//! bar (compliant / in progress / waiting / failed), until every managed host is compliant or the
-//! timeout passes; then a report per model, the highest number of hosts updated at once next to
-//! the ceiling, and `compliant: Y/Y hosts`. It only reads: the scheduler does the work.
+//! bar (compliant / in progress / waiting / failed), until every managed host is compliant or
+//! nothing can change without an operator, or the timeout passes; then a report per model, this
+//! run's numbers (hosts updated and the highest number updated at once since the watch began,
+//! next to the ceiling), and the reason each host that is not compliant waits. With
+//! `--format json` it prints one JSON object per change and a final report object instead.
+//! It only reads: the scheduler does the work.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -13,11 +16,13 @@ use hostfw_model::gates::{self, FirmwareStatus};
 use hostfw_model::update_intervals::{max_overlap, update_intervals};
 use hostfw_model::HostSubstate;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 
+use crate::cli::Format;
 use crate::context::Context;
 
 /// One look at the site.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
 struct Tally {
     total: usize,
     compliant: usize,
@@ -26,6 +31,9 @@ struct Tally {
     failed: usize,
     /// Failed hosts whose retry budget is spent: only an operator moves them on.
     exhausted: usize,
+    ceiling: u32,
+    /// Why each host that is neither compliant nor in progress waits (or failed).
+    reasons: BTreeMap<String, String>,
 }
 
 impl Tally {
@@ -33,124 +41,215 @@ impl Tally {
     fn settled(&self) -> bool {
         self.total > 0 && self.in_progress == 0 && self.waiting == 0 && self.failed == self.exhausted
     }
+
+    /// Nothing will start: the ceiling is 0, nothing is in flight, and hosts wait.
+    fn stuck_at_zero_ceiling(&self) -> bool {
+        self.ceiling == 0 && self.in_progress == 0 && self.waiting > 0
+    }
 }
 
-async fn tally(ctx: &Context) -> anyhow::Result<(Tally, u32)> {
+async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
-    let ceiling = gates::plan(&view.input).ceiling.limit;
+    let plan = gates::plan(&view.input);
+    let skipped: BTreeMap<&str, String> =
+        plan.skipped.iter().map(|s| (s.machine_id.as_str(), s.reason.to_string())).collect();
     let machines = ctx.store.machine_list().await?;
     let substates: BTreeMap<&str, Option<HostSubstate>> =
         machines.iter().map(|m| (m.id.as_str(), m.substate)).collect();
     let max_retries = ctx.site.host_reprovision.max_retries;
-    let exhausted: Vec<&str> =
-        view.requests.iter().filter(|r| r.retry_count >= max_retries).map(|r| r.machine_id.as_str()).collect();
-    let mut t = Tally { total: view.input.hosts.len(), ..Tally::default() };
+    let mut t = Tally { total: view.input.hosts.len(), ceiling: plan.ceiling.limit, ..Tally::default() };
     for host in &view.input.hosts {
-        let substate = substates.get(host.machine_id.as_str()).copied().flatten();
+        let id = host.machine_id.as_str();
+        let substate = substates.get(id).copied().flatten();
+        let request = view.requests.iter().find(|r| r.machine_id == id);
         let is = |s: HostSubstate| substate == Some(s);
-        if host.has_request {
+        if let Some(r) = request {
             if is(HostSubstate::FailedFirmwareUpgrade) {
                 t.failed += 1;
-                t.exhausted += usize::from(exhausted.contains(&host.machine_id.as_str()));
-            } else if is(HostSubstate::WaitingForApproval) || is(HostSubstate::WaitingForManualUpgrade) {
+                t.exhausted += usize::from(r.exhausted);
+                t.reasons.insert(id.to_string(), crate::reprovision::substate_text(substate, r, max_retries));
+            } else if is(HostSubstate::WaitingForApproval) {
                 t.waiting += 1;
+                t.reasons.insert(id.to_string(), "waits for the tenant's approval or the autoreboot period".into());
+            } else if is(HostSubstate::WaitingForManualUpgrade) {
+                t.waiting += 1;
+                t.reasons.insert(
+                    id.to_string(),
+                    "waits for the manual platform procedure (host reprovision mark-manual-upgrade-complete)".into(),
+                );
             } else {
                 t.in_progress += 1;
             }
         } else if host.firmware.is_compliant() {
             t.compliant += 1;
-        } else if matches!(host.firmware, FirmwareStatus::ExploreFailed { .. }) {
-            t.failed += 1;
-        } else {
+        } else if plan.start.iter().any(|s| s == id) {
             t.waiting += 1;
+            t.reasons.insert(id.to_string(), "starts at the scheduler's next pass".into());
+        } else {
+            if matches!(host.firmware, FirmwareStatus::ExploreFailed { .. }) {
+                t.failed += 1;
+            } else {
+                t.waiting += 1;
+            }
+            let why = skipped.get(id).cloned().unwrap_or_else(|| "not compliant".to_string());
+            t.reasons.insert(id.to_string(), why);
         }
     }
-    Ok((t, ceiling))
+    Ok(t)
+}
+
+/// One line of `watch --format json`.
+#[derive(Serialize)]
+struct Change<'a> {
+    at_ms: i64,
+    #[serde(flatten)]
+    tally: &'a Tally,
 }
 
 /// `hostfw watch`.
 pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
     let started = Instant::now();
+    let started_ms = hostfw_store::now_ms();
     let deadline = started + Duration::from_secs(timeout_secs);
-    let (mut t, mut ceiling) = tally(ctx).await?;
-    let bar = ProgressBar::new(t.total as u64);
+    let json = ctx.format == Format::Json;
+    let mut t = tally(ctx).await?;
+    let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(t.total as u64) };
     bar.set_style(ProgressStyle::with_template("compliant {bar:30} {pos}/{len}  {msg}")?);
     let plain = !std::io::stderr().is_terminal();
-    let mut last = None;
-    loop {
+    let mut last: Option<Tally> = None;
+    let stuck = loop {
         let message = format!(
             "in progress {} / waiting {} / failed {} ({} exhausted)",
             t.in_progress, t.waiting, t.failed, t.exhausted
         );
+        if last.as_ref() != Some(&t) {
+            if json {
+                crate::outln!(
+                    "{}",
+                    crate::json_contract::to_json_line(&Change { at_ms: hostfw_store::now_ms(), tally: &t })?
+                );
+            } else if plain {
+                // No terminal for the bar (CI logs, pipes): print each change as a plain line.
+                eprintln!("progress: compliant {}/{}, {message}", t.compliant, t.total);
+            }
+        }
         bar.set_length(t.total as u64);
         bar.set_position(t.compliant as u64);
-        if plain && last.as_ref() != Some(&t) {
-            // No terminal for the bar (CI logs, pipes): print each change as a plain line.
-            eprintln!("progress: compliant {}/{}, {message}", t.compliant, t.total);
-        }
         bar.set_message(message);
         last = Some(t.clone());
         if t.settled() {
-            break;
+            break false;
+        }
+        if t.stuck_at_zero_ceiling() {
+            break true;
         }
         if Instant::now() > deadline {
-            break;
+            break false;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
-        (t, ceiling) = tally(ctx).await?;
-    }
+        t = tally(ctx).await?;
+    };
     bar.finish_and_clear();
-    report(ctx, &t, ceiling, started.elapsed()).await?;
+    report(ctx, &t, started_ms, started.elapsed()).await?;
+    if stuck {
+        bail!(
+            "the site update ceiling is 0 (max_concurrent_machine_updates_absolute / _percent): no automatic \
+             update starts, so {} waiting hosts will wait forever; set a ceiling in [machine_updater], or start \
+             hosts directly with `hostfw host reprovision set`",
+            t.waiting
+        );
+    }
     if t.compliant != t.total {
-        bail!("gave up after {timeout_secs} s: {} of {} hosts are not compliant", t.total - t.compliant, t.total);
+        let why = if t.settled() {
+            format!("{} hosts need an operator (exhausted)", t.exhausted)
+        } else {
+            format!("gave up after {timeout_secs} s")
+        };
+        bail!("{why}: {} of {} hosts are not compliant", t.total - t.compliant, t.total);
     }
     Ok(())
 }
 
-/// The largest number of hosts updating at one instant, from the recorded state history, and
-/// how many hosts were updated at all.
-async fn highest_in_flight(ctx: &Context) -> anyhow::Result<(usize, usize)> {
+/// This run's numbers, from the recorded state history: hosts whose update ended after
+/// `since_ms`, and the largest number of hosts updating at one instant since then.
+async fn this_run(ctx: &Context, since_ms: i64) -> anyhow::Result<(usize, usize)> {
     let mut all = Vec::new();
     let mut updated = 0;
     for m in ctx.store.machine_list().await? {
         let history = ctx.store.history_list(&m.id, 10_000).await?;
-        let intervals = update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms)));
-        updated += usize::from(!intervals.is_empty());
+        let intervals: Vec<_> = update_intervals(history.iter().rev().map(|h| (h.state, h.at_ms)))
+            .into_iter()
+            .filter(|(_, end)| end.is_none_or(|end| end > since_ms))
+            .collect();
+        updated += usize::from(intervals.iter().any(|(_, end)| end.is_some()));
         all.extend(intervals);
     }
     Ok((max_overlap(&all), updated))
 }
 
-async fn report(ctx: &Context, t: &Tally, ceiling: u32, took: Duration) -> anyhow::Result<()> {
-    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
-    let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
+#[derive(Serialize)]
+struct Report {
+    models: Vec<ModelRow>,
+    /// Hosts whose update finished while the watch ran.
+    hosts_updated: usize,
+    /// The most hosts updating at one instant while the watch ran.
+    highest_in_flight: usize,
+    ceiling: u32,
+    watched_secs: f64,
+    compliant: usize,
+    total: usize,
+    exhausted: usize,
+    /// Why each host that is not compliant is not.
+    not_compliant: BTreeMap<String, String>,
+}
+
+#[derive(Serialize)]
+struct ModelRow {
+    model: String,
+    hosts: usize,
+    compliant: usize,
+}
+
+async fn report(ctx: &Context, t: &Tally, since_ms: i64, took: Duration) -> anyhow::Result<()> {
     let machines = ctx.store.machine_list().await?;
     let mut per_model: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut not_compliant = Vec::new();
-    for (m, h) in machines.iter().zip(&view.input.hosts) {
+    for m in &machines {
         let model = format!("{} {}", m.vendor.as_deref().unwrap_or("?"), m.model.as_deref().unwrap_or("?"));
         let entry = per_model.entry(model).or_default();
         entry.0 += 1;
-        if h.firmware.is_compliant() && !h.has_request {
-            entry.1 += 1;
-        } else {
-            not_compliant.push(format!(
-                "{} ({})",
-                m.id,
-                m.substate.map_or_else(|| m.state.to_string(), |s| s.to_string())
-            ));
-        }
+        entry.1 += usize::from(!t.reasons.contains_key(&m.id) && m.substate.is_none());
+    }
+    let (highest, updated) = this_run(ctx, since_ms).await?;
+    let report = Report {
+        models: per_model.into_iter().map(|(model, (hosts, compliant))| ModelRow { model, hosts, compliant }).collect(),
+        hosts_updated: updated,
+        highest_in_flight: highest,
+        ceiling: t.ceiling,
+        watched_secs: (took.as_secs_f64() * 10.0).round() / 10.0,
+        compliant: t.compliant,
+        total: t.total,
+        exhausted: t.exhausted,
+        not_compliant: t.reasons.clone(),
+    };
+    if ctx.format == Format::Json {
+        crate::outln!("{}", crate::json_contract::to_json_line(&serde_json::json!({ "report": report }))?);
+        return Ok(());
     }
     let rows: Vec<Vec<String>> =
-        per_model.iter().map(|(model, (hosts, ok))| vec![model.clone(), hosts.to_string(), ok.to_string()]).collect();
+        report.models.iter().map(|r| vec![r.model.clone(), r.hosts.to_string(), r.compliant.to_string()]).collect();
     crate::outln!();
     crate::out!("{}", crate::output::table(&["MODEL", "HOSTS", "COMPLIANT"], &rows));
-    if !not_compliant.is_empty() {
-        crate::outln!("not compliant: {}", not_compliant.join(", "));
+    if !report.not_compliant.is_empty() {
+        crate::outln!("not compliant:");
+        for (id, why) in &report.not_compliant {
+            crate::outln!("  {id}: {why}");
+        }
     }
-    let (highest, updated) = highest_in_flight(ctx).await?;
-    crate::outln!("hosts updated: {updated}; highest in flight at once: {highest} (ceiling {ceiling})");
+    crate::outln!(
+        "this run: {updated} hosts updated; highest in flight at once: {highest} (ceiling {})",
+        report.ceiling
+    );
     crate::outln!("watched for {:.1}s", took.as_secs_f64());
     if let Ok(ui) = std::env::var("HOSTFW_WEB_UI") {
         crate::outln!("Temporal Web UI: {ui}/namespaces/{}/workflows", ctx.site.temporal.namespace);

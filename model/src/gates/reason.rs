@@ -182,8 +182,8 @@ impl fmt::Display for SkipReason {
             SkipReason::CeilingZero { how } => write!(f, "the site update ceiling is 0 ({how}); set {LIMITS}"),
             SkipReason::CeilingReached { limit, in_flight } => write!(
                 f,
-                "the site update ceiling is reached ({in_flight} updates in flight, limit \
-                 {limit}); waits for a slot, or raise {LIMITS}"
+                "the site update ceiling is reached (limit {limit}, all taken by updates in flight \
+                 and hosts this pass starts: {in_flight}); waits for a slot, or raise {LIMITS}"
             ),
         }
     }

@@ -80,8 +80,21 @@ async fn the_manager_fills_the_ceiling_and_refills_freed_slots_without_waiting_f
     .await
     .unwrap();
     // Six hosts through two slots, one pass an hour: only wake-ups on each finished host can
-    // bring all six to the catalog within minutes.
-    wait_compliant(&site, &ids, Duration::from_secs(240)).await;
+    // bring all six to the catalog within minutes. `watch --format json` follows it: one JSON
+    // object per change, then this run's report.
+    let watched = site.cli(&["--format", "json", "watch", "--timeout-secs", "240"]).await.unwrap();
+    let lines: Vec<serde_json::Value> = watched.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.len() >= 3, "a line per change: {watched}");
+    for change in &lines[..lines.len() - 1] {
+        assert!(change["at"].as_str().is_some_and(|t| t.ends_with('Z')) && change["total"] == 6, "{change}");
+        let waiting = change["waiting"].as_u64().unwrap() + change["failed"].as_u64().unwrap();
+        assert_eq!(change["reasons"].as_object().unwrap().len() as u64, waiting, "a reason per waiting host: {change}");
+    }
+    let report = &lines.last().unwrap()["report"];
+    assert_eq!((report["compliant"].as_u64(), report["total"].as_u64()), (Some(6), Some(6)), "{report}");
+    assert_eq!(report["hosts_updated"], 6, "this run's updates: {report}");
+    assert_eq!((report["highest_in_flight"].as_u64(), report["ceiling"].as_u64()), (Some(2), Some(2)), "{report}");
+    wait_compliant(&site, &ids, Duration::from_secs(60)).await;
     let intervals = update_intervals(&site, &ids).await;
     assert_eq!(intervals.len(), 6, "each host updated once: {intervals:?}");
     assert_eq!(max_overlap(&intervals), 2, "never more than the ceiling in flight, and both slots used: {intervals:?}");
@@ -280,5 +293,26 @@ async fn a_started_request_whose_workflow_was_terminated_is_restarted() {
     })
     .await;
     assert_eq!(site.store.machine_get("stopped").await.unwrap().unwrap().state, hostfw_model::HostState::Ready);
+    site.shutdown().await;
+}
+
+/// Issue 13 finding 6: with a ceiling of 0 nothing will ever start; `watch` says so at once
+/// instead of waiting out its timeout, and names each waiting host's reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_with_a_ceiling_of_zero_says_why_at_once() {
+    let fleet = fleet(&[("z1", "PowerEdge R760"), ("z2", "PowerEdge R760")]);
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        config: SiteToml::default().catalog(&catalog()).manager(0, "1h").explorer_interval("1h").site_workflows(true),
+        images: IMAGES,
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    let (result, printed) = site.cli_full(&["watch", "--timeout-secs", "600"]).await;
+    let err = format!("{:#}", result.unwrap_err());
+    assert!(err.contains("ceiling is 0") && err.contains("2 waiting hosts will wait forever"), "{err}");
+    assert!(printed.contains("not compliant:") && printed.contains("z1: "), "{printed}");
+    assert!(printed.contains("this run: 0 hosts updated"), "{printed}");
     site.shutdown().await;
 }
