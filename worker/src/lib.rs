@@ -6,12 +6,16 @@
 //! CLI's demo use the same functions, so there is one way to start a worker.
 
 pub mod artifact_server;
+pub mod build_info;
 pub mod connect;
+pub mod health;
 pub mod metrics;
 pub mod run;
 pub mod site_workflows;
+pub mod startup;
+pub mod tuning;
 
 pub use artifact_server::serve_artifacts;
 pub use connect::connect;
-pub use metrics::{serve_metrics, start_sdk_metrics, SdkMetrics};
+pub use metrics::{serve_metrics, start_sdk_metrics, MetricsServer, SdkMetrics};
 pub use run::{run_worker, run_worker_with_telemetry};

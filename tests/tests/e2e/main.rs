@@ -19,3 +19,4 @@ mod routes;
 mod security;
 mod slow_inventory;
 mod uploads;
+mod worker_startup;
