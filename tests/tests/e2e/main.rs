@@ -13,6 +13,7 @@ mod host_reprovision;
 mod manager;
 mod orphans;
 mod profiles;
+mod prometheus;
 mod recovery;
 mod replay;
 mod routes;
