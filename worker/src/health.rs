@@ -78,3 +78,18 @@ async fn temporal_serving(client: &Client) -> Result<(), String> {
         Err(format!("frontend reports {name}"))
     }
 }
+
+/// `hostfw-worker --health-check URL`: GET `url` (e.g. `http://127.0.0.1:9464/readyz`) within the
+/// readiness timeout; the body when the answer is 2xx, else what went wrong. For container
+/// healthchecks in images without curl.
+pub async fn probe(url: &str) -> Result<String, String> {
+    let client = reqwest::Client::builder().timeout(READINESS_TIMEOUT * 2).build().map_err(|e| error_chain(&e))?;
+    let response = client.get(url).send().await.map_err(|e| format!("{url}: {}", error_chain(&e)))?;
+    let status = response.status();
+    let body = response.text().await.unwrap_or_default();
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(format!("{url}: {status}: {}", body.trim()))
+    }
+}

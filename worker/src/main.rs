@@ -5,6 +5,8 @@
 //! database (retrying with backoff: `startup`), loads the firmware catalog and runs the workflows
 //! and activities until SIGTERM or Ctrl-C, then lets running tasks finish.
 //!
+//! `--health-check URL` probes a running worker instead (exit 0 when the URL answers 2xx).
+//!
 //! Errors print as one line `error: <cause chain>` (never a backtrace), with exit code 2 for a bad
 //! config (the site config, the Temporal address or environment settings, the firmware catalog)
 //! and 1 for anything else. A stop requested while waiting for a dependency exits 0.
@@ -29,6 +31,10 @@ struct Args {
     /// Site config file.
     #[arg(long, env = "HOSTFW_CONFIG", default_value = "config/site.toml")]
     config: PathBuf,
+    /// Check a running worker instead of starting one: GET this URL (e.g.
+    /// http://127.0.0.1:9464/readyz), exit 0 on a 2xx answer, 1 otherwise (container healthchecks).
+    #[arg(long, value_name = "URL")]
+    health_check: Option<String>,
 }
 
 /// Why the worker stopped with an error, which decides the exit code.
@@ -80,6 +86,18 @@ async fn main() -> ExitCode {
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
     let args = Args::parse();
+    if let Some(url) = &args.health_check {
+        return match hostfw_worker::health::probe(url).await {
+            Ok(body) => {
+                print!("{body}");
+                ExitCode::SUCCESS
+            }
+            Err(problem) => {
+                eprintln!("unhealthy: {problem}");
+                ExitCode::from(1)
+            }
+        };
+    }
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Config(e)) => {

@@ -1,6 +1,6 @@
 //! The `hostfw-worker` binary at start: it waits for a Temporal server that is not up yet (one
 //! WARN per attempt, still alive, `/healthz` 200 and `/readyz` 503 meanwhile) and becomes ready
-//! once the server starts on that port; SIGTERM during the wait exits 0; a config error prints one
+//! once the server starts on that port (`--health-check` agrees); SIGTERM during the wait exits 0; a config error prints one
 //! `error:` line and exits 2 even with `RUST_BACKTRACE=1`.
 
 use std::path::Path;
@@ -81,6 +81,15 @@ async fn waits_for_temporal_then_becomes_ready() {
     let page = get(&metrics, "/metrics").await.expect("/metrics").1;
     assert!(page.contains("hostfw_build_info{version=\""), "{page}");
     assert!(page.contains("hostfw_metrics_scrape_error 0"), "{page}");
+    let probe = |path: &str| {
+        Command::new(worker_bin())
+            .args(["--health-check", &format!("http://{metrics}{path}")])
+            .output()
+            .expect("hostfw-worker --health-check runs")
+    };
+    let out = probe("/readyz");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ready\n");
 
     // Temporal gone again: not ready, with the reason; still alive.
     server.stop().await;
@@ -92,6 +101,11 @@ async fn waits_for_temporal_then_becomes_ready() {
         .unwrap();
     assert_eq!(status, 503);
     assert!(body.starts_with("not ready: Temporal: "), "{body}");
+    let out = probe("/readyz");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("unhealthy: ") && stderr.contains("503"), "{stderr}");
+    assert_eq!(probe("/healthz").status.code(), Some(0));
     let _ = child.kill();
     let _ = child.wait();
 }
