@@ -94,6 +94,7 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
     let rules = deploy("prometheus/hostfw.rules.yml");
     let prom = Prometheus::start(&[rules.as_path()], std::slice::from_ref(&metrics)).await.unwrap().expect("installed");
 
+    let started = std::time::Instant::now();
     site.fleet.set_fault("bad", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "bad"]).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "good"]).await.unwrap();
@@ -101,6 +102,7 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
     let alert = site
         .wait_for("HostfwHostExhausted firing", Duration::from_secs(120), || prom.firing("HostfwHostExhausted"))
         .await;
+    eprintln!("HostfwHostExhausted firing {:?} after the requests", started.elapsed());
     assert_eq!(alert["labels"]["severity"], "warning");
     let description = alert["annotations"]["description"].as_str().unwrap_or_default();
     assert!(description.contains("hostfw managed-host reset-host-reprovisioning --machine"), "{alert}");

@@ -1,7 +1,8 @@
 //! The `hostfw-worker` binary at start: it waits for a Temporal server that is not up yet (one
 //! WARN per attempt, still alive, `/healthz` 200 and `/readyz` 503 meanwhile) and becomes ready
-//! once the server starts on that port (`--health-check` agrees); SIGTERM during the wait exits 0; a config error prints one
-//! `error:` line and exits 2 even with `RUST_BACKTRACE=1`.
+//! once the server starts on that port (`--health-check` agrees); it waits for an unreachable
+//! site database the same way without logging its password; SIGTERM during a wait exits 0; a
+//! config error prints one `error:` line and exits 2 even with `RUST_BACKTRACE=1`.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -127,6 +128,42 @@ async fn sigterm_while_waiting_exits_cleanly() {
     let exit = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
     assert_eq!(exit.code(), Some(0), "{}", log_of(&log));
     assert!(log_of(&log).contains("stopped while waiting for Temporal"), "{}", log_of(&log));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_for_the_site_database_without_logging_its_password() {
+    let server = DevServer::start(DevServerOptions::default()).await.expect("dev server");
+    let dir = TempDir::new().unwrap();
+    let metrics = format!("127.0.0.1:{}", free_port());
+    // PostgreSQL on a port where nothing listens.
+    let db_port = free_port();
+    let password = "pw-that-must-not-be-logged-5521";
+    let toml = SiteToml::new("startup-db")
+        .temporal_port(server.port())
+        .database_url(&format!("postgres://hostfw:{password}@127.0.0.1:{db_port}/hostfw"))
+        .set("worker", "metrics_listen", metrics.as_str());
+    let (config, _) = toml.write(dir.path()).expect("site config");
+    let log = dir.path().join("worker.log");
+    let mut child = spawn_worker(&config, &log);
+    let db_retry = "the site database is not reachable yet; retrying";
+    // One attempt at an unreachable PostgreSQL lasts the pool's acquire timeout (30 s).
+    wait_for("a database retry line", Duration::from_secs(60), Duration::from_millis(100), || async {
+        log_of(&log).contains(db_retry).then_some(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n{}", log_of(&log)));
+    let text = log_of(&log);
+    assert!(text.contains("connected to Temporal"), "{text}");
+    let line = text.lines().find(|l| l.contains(db_retry)).unwrap();
+    assert!(line.contains("WARN") && line.contains(&format!("127.0.0.1:{db_port}")), "{line}");
+    assert!(!text.contains(password), "the database password is in the log:\n{text}");
+    let (status, body) = get(&metrics, "/readyz").await.expect("/readyz answers");
+    assert_eq!(status, 503, "{body}");
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success());
+    let exit = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    assert_eq!(exit.code(), Some(0), "{}", log_of(&log));
+    assert!(log_of(&log).contains("stopped while waiting for the site database"), "{}", log_of(&log));
 }
 
 #[test]
