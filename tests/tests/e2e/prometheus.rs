@@ -3,7 +3,7 @@
 //! - a real `prometheus` (1 s scrape and evaluation, the real rules file) scrapes the real
 //!   `hostfw-worker` binary through a rollout where one host spends its retry budget, and
 //!   `HostfwHostExhausted` fires;
-//! - every dashboard panel's PromQL evaluates without error on that server.
+//! - every dashboard panel's PromQL evaluates without error on that server, and has data.
 //!
 //! Skipped (with a message) when Prometheus is not installed; `make test` installs it.
 
@@ -14,7 +14,7 @@ use std::time::Duration;
 use hostfw_bmc_sim::Fault;
 use hostfw_tests::fixtures::r760;
 use hostfw_tests::prometheus::{promtool_bin, Prometheus};
-use hostfw_tests::{free_port, workspace_root, Catalog, ChildWorker, Site, SiteSpec, SiteToml};
+use hostfw_tests::{free_port, wait_for, workspace_root, Catalog, ChildWorker, Site, SiteSpec, SiteToml};
 
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")];
 
@@ -117,9 +117,30 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
     assert_eq!(build["result"][0]["metric"]["version"], env!("CARGO_PKG_VERSION"), "{build}");
     assert!(prom.firing("HostfwScrapeError").await.is_none());
 
-    for (title, expr) in dashboard_queries() {
-        let data = prom.query(&expr).await.unwrap_or_else(|e| panic!("panel {title:?}: {expr}: {e}"));
+    // Every panel evaluates without error now, and has data once Prometheus holds two scrapes
+    // (its rates need them): a typo in a series name would never have any.
+    let queries = dashboard_queries();
+    for (title, expr) in &queries {
+        let data = prom.query(expr).await.unwrap_or_else(|e| panic!("panel {title:?}: {expr}: {e}"));
         assert!(data["resultType"].is_string(), "panel {title:?}: {data}");
+    }
+    let empty_panels = || async {
+        let mut empty = Vec::new();
+        for (title, expr) in &queries {
+            let data = prom.query(expr).await.unwrap_or_else(|e| panic!("panel {title:?}: {expr}: {e}"));
+            if data["result"].as_array().is_none_or(|r| r.is_empty()) {
+                empty.push(format!("{title}: {expr}"));
+            }
+        }
+        empty
+    };
+    let filled =
+        wait_for("every dashboard panel to have data", Duration::from_secs(60), Duration::from_millis(500), || async {
+            empty_panels().await.is_empty().then_some(())
+        })
+        .await;
+    if let Err(e) = filled {
+        panic!("{e}; panels without data:\n{}", empty_panels().await.join("\n"));
     }
     let exhausted = prom.query("max(carbide_exhausted_reprovision_retry_count)").await.unwrap();
     assert_eq!(exhausted["result"][0]["value"][1], "1", "{exhausted}");
