@@ -1,6 +1,7 @@
-//! The hostfw worker as a library: connect to Temporal, build the activity dependencies from the
-//! site config, serve firmware artifacts and Prometheus metrics, and run the worker until asked to
-//! stop.
+//! The hostfw worker as a library: connect to Temporal (waiting for it and the site database at
+//! start: `startup`), build the activity dependencies from the site config, serve firmware
+//! artifacts, Prometheus metrics and the `/healthz` and `/readyz` probes (`health`), and run the
+//! worker until asked to stop.
 //!
 //! `main.rs` wires these together for the `hostfw-worker` binary; the end-to-end tests and the
 //! CLI's demo use the same functions, so there is one way to start a worker.

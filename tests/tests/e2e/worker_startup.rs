@@ -1,8 +1,9 @@
 //! The `hostfw-worker` binary at start: it waits for a Temporal server that is not up yet (one
 //! WARN per attempt, still alive, `/healthz` 200 and `/readyz` 503 meanwhile) and becomes ready
 //! once the server starts on that port (`--health-check` agrees); it waits for an unreachable
-//! site database the same way without logging its password; SIGTERM during a wait exits 0; a
-//! config error prints one `error:` line and exits 2 even with `RUST_BACKTRACE=1`.
+//! site database the same way without logging its password; SIGTERM during a wait, or once
+//! running, exits 0; a config error prints one `error:` line and exits 2 even with
+//! `RUST_BACKTRACE=1`.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -107,8 +108,26 @@ async fn waits_for_temporal_then_becomes_ready() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.starts_with("unhealthy: ") && stderr.contains("503"), "{stderr}");
     assert_eq!(probe("/healthz").status.code(), Some(0));
-    let _ = child.kill();
-    let _ = child.wait();
+
+    // Temporal back: ready again without a restart; SIGTERM then stops the worker cleanly.
+    server.start_again().await;
+    wait_for("/readyz 200 again", Duration::from_secs(60), Duration::from_millis(200), || async {
+        get(&metrics, "/readyz").await.filter(|(status, _)| *status == 200)
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n{}", log_of(&log)));
+    assert!(child.try_wait().unwrap().is_none());
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success());
+    let child = std::sync::Mutex::new(child);
+    let exit = wait_for("the worker to exit after SIGTERM", Duration::from_secs(60), every, || {
+        let exited = child.lock().unwrap().try_wait().unwrap();
+        async move { exited }
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n{}", log_of(&log)));
+    assert_eq!(exit.code(), Some(0), "{}", log_of(&log));
+    assert!(log_of(&log).contains("worker stopped"), "{}", log_of(&log));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
