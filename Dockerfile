@@ -4,13 +4,17 @@
 # at the site config's firmware_global.firmware_directory.
 
 # --- builder -----------------------------------------------------------------------------------
-FROM rust:1-bookworm AS builder
+# Exact versions: the toolchain the repository is built and tested with; a dated Debian snapshot.
+FROM rust:1.95.0-bookworm AS builder
 # protoc: the Temporal SDK compiles its protobuf definitions at build time.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends protobuf-compiler \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
+# The context has no .git: pass the commit for hostfw_build_info
+# (`docker compose build --build-arg HOSTFW_GIT_COMMIT=$(git rev-parse --short=12 HEAD)`).
+ARG HOSTFW_GIT_COMMIT=unknown
 # The cache mounts keep the crate registry and the build directory between image builds; the
 # binaries are copied out in the same step because a cache mount is not part of the layer.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
@@ -21,7 +25,7 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
     && cp target/release/hostfw-worker target/release/hostfw target/release/bmc-sim target/release/scout /out/
 
 # --- runtime -----------------------------------------------------------------------------------
-FROM debian:bookworm-slim
+FROM debian:bookworm-20250317-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/*
@@ -38,6 +42,7 @@ WORKDIR /var/lib/hostfw
 ENV HOSTFW_CONFIG=/etc/hostfw/site.toml
 # 9464: Prometheus /metrics ([worker] metrics_listen); 8089: firmware artifacts for BMCs
 # ([worker] artifact_listen). Both must listen on 0.0.0.0 in the site config to be reachable.
+# Healthcheck without curl: `hostfw-worker --health-check http://127.0.0.1:9464/readyz`.
 EXPOSE 9464 8089
 ENTRYPOINT ["hostfw-worker"]
 CMD ["--config", "/etc/hostfw/site.toml"]

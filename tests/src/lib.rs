@@ -18,6 +18,7 @@
 pub mod config;
 pub mod fixtures;
 pub mod history;
+pub mod prometheus;
 pub mod site;
 pub mod temporal;
 pub mod tools;

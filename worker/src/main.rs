@@ -1,17 +1,28 @@
 //! `hostfw-worker`: the Temporal worker of a hostfw site.
 //!
-//! Reads the site config, opens the site database, loads the firmware catalog, serves firmware
-//! artifacts for BMCs and Prometheus metrics (`[worker] metrics_listen`), connects to Temporal and
-//! runs the workflows and activities until SIGTERM or Ctrl-C, then lets running tasks finish.
+//! Reads the site config, serves Prometheus metrics and the probes `/healthz` and `/readyz`
+//! (`[worker] metrics_listen`) and firmware artifacts for BMCs, waits for Temporal and the site
+//! database (retrying with backoff: `startup`), loads the firmware catalog and runs the workflows
+//! and activities until SIGTERM or Ctrl-C, then lets running tasks finish.
+//!
+//! `--health-check URL` probes a running worker instead (exit 0 when the URL answers 2xx).
+//!
+//! Errors print as one line `error: <cause chain>` (never a backtrace), with exit code 2 for a bad
+//! config (the site config, the Temporal address or environment settings, the firmware catalog)
+//! and 1 for anything else. A stop requested while waiting for a dependency exits 0.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
+use hostfw_activities::catalog_source::CatalogUnavailable;
 use hostfw_activities::{ActivitySettings, Deps};
-use hostfw_model::SiteConfig;
-use hostfw_store::Store;
-use hostfw_worker::{connect, run_worker_with_telemetry, serve_artifacts, serve_metrics, start_sdk_metrics};
+use hostfw_connect::ConnectError;
+use hostfw_model::{error_chain, SiteConfig};
+use hostfw_worker::startup::{self, StartupError};
+use hostfw_worker::{run_worker_with_telemetry, serve_artifacts, start_sdk_metrics, MetricsServer};
+use tokio::sync::watch;
 
 #[derive(Parser, Debug)]
 #[command(name = "hostfw-worker", version, about = "Run the hostfw Temporal worker")]
@@ -22,8 +33,27 @@ struct Args {
     /// Log line format: `text`, `json`, or `auto` (text on a terminal, JSON otherwise).
     #[arg(long, env = "HOSTFW_LOG_FORMAT", value_enum, default_value_t = hostfw_logging::LogFormat::Auto)]
     log_format: hostfw_logging::LogFormat,
+    /// Check a running worker instead of starting one: GET this URL (e.g.
+    /// http://127.0.0.1:9464/readyz), exit 0 on a 2xx answer, 1 otherwise (container healthchecks).
+    #[arg(long, value_name = "URL")]
+    health_check: Option<String>,
 }
 
+/// Why the worker stopped with an error, which decides the exit code.
+enum Failure {
+    /// The configuration is wrong: exit 2.
+    Config(anyhow::Error),
+    /// Anything else: exit 1.
+    Runtime(anyhow::Error),
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure::Runtime(e.into())
+    }
+}
+
+/// Resolves once SIGTERM or Ctrl-C arrives.
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -42,11 +72,50 @@ async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
+/// A stop flag that turns true on SIGTERM or Ctrl-C (listening from now on).
+fn stop_flag() -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = tx.send(true);
+    });
+    rx
+}
+
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     let args = Args::parse();
     hostfw_logging::init(args.log_format, hostfw_logging::filter("RUST_LOG", "info"), hostfw_logging::Stream::Stdout);
-    let site = SiteConfig::load(&args.config)?;
+    if let Some(url) = &args.health_check {
+        return match hostfw_worker::health::probe(url).await {
+            Ok(body) => {
+                print!("{body}");
+                ExitCode::SUCCESS
+            }
+            Err(problem) => {
+                eprintln!("unhealthy: {problem}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Config(e)) => {
+            eprintln!("error: {}", error_chain(e.as_ref()));
+            ExitCode::from(2)
+        }
+        Err(Failure::Runtime(e)) => {
+            eprintln!("error: {}", error_chain(e.as_ref()));
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Failure> {
+    let site = SiteConfig::load(&args.config).map_err(|e| Failure::Config(e.into()))?;
+    let mut stop = stop_flag();
+    let metrics = MetricsServer::start(&site.worker.metrics_listen).await?;
+    tracing::info!(metrics_addr = %metrics.addr, "serving Prometheus metrics at /metrics, probes at /healthz and /readyz");
     let settings = ActivitySettings::from_site(&site);
     let (artifact_addr, _server) = serve_artifacts(
         settings.artifact_root.clone(),
@@ -56,19 +125,38 @@ async fn main() -> anyhow::Result<()> {
     .await
     .context("starting the artifact server")?;
     tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");
-    let client = connect(&site, "hostfw-worker").await?;
-    let store = Store::connect(&site.site.database_url)
-        .await
-        .with_context(|| format!("site database {}", site.site.database_url))?;
-    let deps = Deps::open(&site, store, Some(client.clone())).await?;
+
+    let client = match startup::connect_temporal(&site, "hostfw-worker", &mut stop).await {
+        Ok(client) => client,
+        Err(StartupError::Stopped { what }) => return stopped(what),
+        Err(StartupError::Fatal(e @ (ConnectError::BadAddress { .. } | ConnectError::Environment { .. }))) => {
+            return Err(Failure::Config(e.into()))
+        }
+        Err(StartupError::Fatal(e)) => return Err(e.into()),
+    };
+    let store = match startup::open_store(&site, &mut stop).await {
+        Ok(store) => store,
+        Err(StartupError::Stopped { what }) => return stopped(what),
+        Err(StartupError::Fatal(e)) => return Err(e.into()),
+    };
+    let deps = match Deps::open(&site, store, Some(client.clone())).await {
+        Ok(deps) => deps,
+        Err(e @ CatalogUnavailable::Invalid(_)) => return Err(Failure::Config(e.into())),
+        Err(e) => return Err(e.into()),
+    };
     let sdk_metrics = start_sdk_metrics()?;
-    let (metrics_addr, _metrics) = serve_metrics(&site.worker.metrics_listen, deps.clone(), Some(sdk_metrics.addr))
-        .await
-        .context("starting the metrics server")?;
-    tracing::info!(%metrics_addr, "serving Prometheus metrics at /metrics");
+    metrics.attach(deps.clone(), Some(sdk_metrics.addr));
     tracing::info!(task_queue = %site.temporal.task_queue, "worker running");
     let telemetry = Some(sdk_metrics.telemetry);
-    run_worker_with_telemetry(client, &site.temporal.task_queue, deps, shutdown_signal(), telemetry).await?;
+    let shutdown = async move {
+        let _ = stop.wait_for(|s| *s).await;
+    };
+    run_worker_with_telemetry(client, &site.temporal.task_queue, deps, shutdown, telemetry).await?;
     tracing::info!("worker stopped");
+    Ok(())
+}
+
+fn stopped(what: &str) -> Result<(), Failure> {
+    tracing::info!("stopped while waiting for {what}");
     Ok(())
 }

@@ -1,9 +1,11 @@
-//! The worker's Prometheus endpoint (seed rule S47): `GET /metrics` on `[worker] metrics_listen`.
+//! The worker's Prometheus endpoint (seed rule S47): `GET /metrics` on `[worker] metrics_listen`,
+//! beside the probes `/healthz` and `/readyz` (`crate::health`).
 //!
 //! Every scrape reads the site database, so each worker replica reports the same site-wide truth
 //! (NICo's gauges are only fresh on the replica holding the scheduler lock): the scheduler gauges
 //! come from `site_view::read` + `gates::plan`, the `*_total` counters from the `counters` table.
-//! The Temporal SDK's own worker metrics (`temporal_*`) follow hostfw's series on the same page.
+//! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
+//! (`temporal_*`) follow hostfw's series on the same page.
 //!
 //! Owns the HTTP server and one scrape. It must not decide what a gauge means (`gauges`), format
 //! text (`render`), write to the database, or answer a scrape with an error status: a failed
@@ -14,10 +16,11 @@ mod render;
 mod sdk;
 
 use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
@@ -25,42 +28,84 @@ use hostfw_activities::{site_view, Deps};
 use hostfw_model::gates;
 use tokio::task::JoinHandle;
 
+use crate::{build_info, health};
+
 pub use gauges::compute as compute_gauges;
 pub use render::{render, Counters, Gauges, CONTENT_TYPE};
 pub use sdk::{start_sdk_metrics, SdkMetrics};
 
-#[derive(Clone)]
-struct Scraper {
+/// What the endpoints read once the worker has its connections.
+struct Attached {
     deps: Deps,
     sdk_metrics: Option<SocketAddr>,
+}
+
+#[derive(Clone)]
+struct Shared {
+    attached: Arc<OnceLock<Attached>>,
     http: reqwest::Client,
 }
 
-/// Serve `GET /metrics` on `listen` (port 0 picks one); `sdk_metrics_addr` is the Temporal SDK
-/// exporter whose page is appended (see [`start_sdk_metrics`]). Returns the bound address and
+/// The metrics listener, serving from before the worker has its connections: until
+/// [`MetricsServer::attach`], `/readyz` answers 503 and `/metrics` shows only the build info and
+/// `hostfw_metrics_scrape_error 1`.
+pub struct MetricsServer {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// The server task.
+    pub handle: JoinHandle<()>,
+    attached: Arc<OnceLock<Attached>>,
+}
+
+impl MetricsServer {
+    /// Serve `/metrics`, `/healthz` and `/readyz` on `listen` (port 0 picks one).
+    pub async fn start(listen: &str) -> anyhow::Result<MetricsServer> {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("metrics server cannot listen on {listen}"))?;
+        let addr = listener.local_addr()?;
+        let attached = Arc::new(OnceLock::new());
+        let shared = Shared { attached: attached.clone(), http: reqwest::Client::new() };
+        let app = Router::new()
+            .route("/metrics", get(metrics))
+            .route("/healthz", get(health::healthz))
+            .route("/readyz", get(readyz))
+            .with_state(shared);
+        let handle = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!(error = %e, "metrics server stopped");
+            }
+        });
+        Ok(MetricsServer { addr, handle, attached })
+    }
+
+    /// Hand the endpoints the worker's dependencies; `sdk_metrics_addr` is the Temporal SDK
+    /// exporter whose page is appended (see [`start_sdk_metrics`]). Only the first call counts.
+    pub fn attach(&self, deps: Deps, sdk_metrics_addr: Option<SocketAddr>) {
+        let _ = self.attached.set(Attached { deps, sdk_metrics: sdk_metrics_addr });
+    }
+}
+
+/// [`MetricsServer::start`] and [`MetricsServer::attach`] at once. Returns the bound address and
 /// the server task.
 pub async fn serve_metrics(
     listen: &str,
     deps: Deps,
     sdk_metrics_addr: Option<SocketAddr>,
 ) -> anyhow::Result<(SocketAddr, JoinHandle<()>)> {
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .with_context(|| format!("metrics server cannot listen on {listen}"))?;
-    let addr = listener.local_addr()?;
-    let scraper = Scraper { deps, sdk_metrics: sdk_metrics_addr, http: reqwest::Client::new() };
-    let app = Router::new().route("/metrics", get(metrics)).with_state(scraper);
-    let handle = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            tracing::error!(error = %e, "metrics server stopped");
-        }
-    });
-    Ok((addr, handle))
+    let server = MetricsServer::start(listen).await?;
+    server.attach(deps, sdk_metrics_addr);
+    Ok((server.addr, server.handle))
 }
 
-async fn metrics(State(s): State<Scraper>) -> impl IntoResponse {
-    let mut page = scrape(&s.deps).await;
-    if let Some(addr) = s.sdk_metrics {
+async fn metrics(State(s): State<Shared>) -> impl IntoResponse {
+    let Some(attached) = s.attached.get() else {
+        let page = format!("{}{}", build_info::render(), render(None, None));
+        return ([(header::CONTENT_TYPE, CONTENT_TYPE)], page);
+    };
+    let mut page = scrape(&attached.deps).await;
+    page.push_str(&build_info::render());
+    if let Some(addr) = attached.sdk_metrics {
         match sdk::fetch(&s.http, addr).await {
             Ok(text) => page.push_str(&text),
             Err(e) => {
@@ -69,6 +114,13 @@ async fn metrics(State(s): State<Scraper>) -> impl IntoResponse {
         }
     }
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], page)
+}
+
+async fn readyz(State(s): State<Shared>) -> (StatusCode, String) {
+    match s.attached.get() {
+        Some(attached) => health::readyz(&attached.deps).await,
+        None => health::starting(),
+    }
 }
 
 /// hostfw's series as of now (without the SDK's).

@@ -8,15 +8,25 @@
 use std::collections::BTreeMap;
 
 use hostfw_model::gates::{self, FirmwareStatus};
-use hostfw_store::now_ms;
+use hostfw_store::{now_ms, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED};
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
 use crate::site::site_link::{request_and_start, INITIATOR_AUTOMATED};
 use crate::{error, site_view, Deps};
 
-/// One pass.
+/// One pass, counted in `manager_passes_total{succeeded|failed}` (the metrics endpoint's
+/// `hostfw_manager_passes_total`; a failed count is only logged when the database is down too).
 pub async fn pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, ActivityError> {
+    let result = run_pass(deps, input).await;
+    let label = if result.is_ok() { PASS_SUCCEEDED } else { PASS_FAILED };
+    if let Err(e) = deps.store.counter_add(MANAGER_PASSES_TOTAL, label, 1).await {
+        tracing::warn!(error = %hostfw_model::error_chain(&e), result = label, "could not count the scheduler pass");
+    }
+    result
+}
+
+async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, ActivityError> {
     let Some(client) = deps.temporal.as_ref() else {
         return Err(error::bad_input("this worker has no Temporal client: it cannot start host workflows"));
     };

@@ -3,9 +3,10 @@
 //! Owns reading that one file, resolving its relative paths against the file's directory, and
 //! turning parse/check failures into `ConfigError`s naming the file and key. It must not read any
 //! other file except, in `load`, the `[redfish] ca_bundle` it names (checked to hold PEM
-//! certificates; the catalog overlay is `catalog`'s job) nor validate `[host_models.*]` beyond
+//! certificates) and the `[site] database_password_file` (`database_password`; the catalog overlay is `catalog`'s job) nor validate `[host_models.*]` beyond
 //! their shape (also `catalog`'s job).
 
+mod database_password;
 mod sections;
 mod validate;
 
@@ -67,6 +68,19 @@ impl SiteConfig {
                 problem,
             })?;
         }
+        let mut config = config;
+        if let Some(pw_file) = config.site.database_password_file.clone() {
+            let invalid = |problem: String| ConfigError::Invalid {
+                file: file.clone(),
+                key: "site.database_password_file".to_string(),
+                at: None,
+                problem,
+            };
+            let text = std::fs::read_to_string(&pw_file)
+                .map_err(|e| invalid(format!("cannot read {}: {e}", pw_file.display())))?;
+            config.site.database_url = database_password::insert(&config.site.database_url, &text)
+                .map_err(|e| invalid(format!("{}: {e}", pw_file.display())))?;
+        }
         Ok(config)
     }
 
@@ -95,6 +109,11 @@ impl SiteConfig {
         config.redfish.ca_bundle = config.redfish.ca_bundle.map(|p| base.join(p));
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem.to_string()))?;
+        config.site.database_password_file = config.site.database_password_file.map(|p| base.join(p));
+        if config.site.database_password_file.is_some() {
+            database_password::check_url(&config.site.database_url)
+                .map_err(|problem| invalid("site.database_password_file", problem.to_string()))?;
+        }
         let trimmed = config.worker.artifact_base_url.trim_end_matches('/').to_string();
         config.worker.artifact_base_url = trimmed;
 
@@ -165,5 +184,26 @@ mod tests {
         assert!(resolve_database_url("sqlite://", base).is_err());
         let rel = resolve_database_url("sqlite://data/h.db", Path::new("")).unwrap_or_default();
         assert_eq!(rel, "sqlite://data/h.db");
+    }
+
+    #[test]
+    fn the_database_password_comes_from_its_file() {
+        use crate::SiteConfig;
+        let dir = tempfile::tempdir().unwrap();
+        let site = |url: &str| {
+            let text = format!("[site]\nname = \"s\"\ndatabase_url = \"{url}\"\ndatabase_password_file = \"pw\"\n");
+            std::fs::write(dir.path().join("site.toml"), text).unwrap();
+            SiteConfig::load(&dir.path().join("site.toml"))
+        };
+        let err = site("postgres://hostfw@db/hostfw").unwrap_err().to_string();
+        assert!(err.contains("`site.database_password_file`: cannot read") && err.contains("pw"), "{err}");
+        std::fs::write(dir.path().join("pw"), "s3cr3t/x\n").unwrap();
+        let loaded = site("postgres://hostfw@db/hostfw").unwrap();
+        assert_eq!(loaded.site.database_url, "postgres://hostfw:s3cr3t%2Fx@db/hostfw");
+        assert_eq!(loaded.site.database_password_file, Some(dir.path().join("pw")));
+        let err = site("sqlite://x.db").unwrap_err().to_string();
+        assert!(err.contains("only a postgres://"), "{err}");
+        let err = site("postgres://hostfw:inline@db/hostfw").unwrap_err().to_string();
+        assert!(err.contains("already has a password"), "{err}");
     }
 }

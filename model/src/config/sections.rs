@@ -20,6 +20,11 @@ pub struct SiteSection {
     /// `postgres://...` (kept verbatim). Default `sqlite://data/hostfw.db`.
     #[serde(default = "default_database_url")]
     pub database_url: String,
+    /// A file holding the PostgreSQL password (e.g. a Docker secret), resolved against the config
+    /// file's directory and put into `database_url` (which then names the user but no password)
+    /// when the config loads. Trailing line breaks are not part of the password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_password_file: Option<PathBuf>,
     /// Local state directory, resolved against the config file's directory. Default `data`.
     #[serde(default = "default_data_dir")]
     pub data_dir: PathBuf,

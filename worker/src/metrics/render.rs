@@ -2,13 +2,14 @@
 //! samples for every gauge and counter, plus `hostfw_metrics_scrape_error`.
 //!
 //! Owns series names, help texts, label sets and the text format. It must stay pure (no I/O, no
-//! clock): the numbers come in. Labels are fixed strings only (`target`, `phase`): nothing read
+//! clock): the numbers come in. Labels are fixed strings only (`target`, `phase`, `result`): nothing read
 //! from the site database (machine ids, BMC addresses, credentials) ever becomes a label.
 
 use std::fmt::Write;
 
 use hostfw_store::{
-    FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
+    FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
+    PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
 };
 
 /// The scheduler gauges of one scrape, computed from the site database.
@@ -35,6 +36,10 @@ pub struct Counters {
     pub completed: i64,
     pub failed: i64,
     pub retries: i64,
+    /// Scheduler passes that ran to their end.
+    pub passes_succeeded: i64,
+    /// Scheduler passes that returned an error (and were retried).
+    pub passes_failed: i64,
 }
 
 impl Counters {
@@ -48,6 +53,8 @@ impl Counters {
             completed: get(FIRMWARE_UPDATES_TOTAL, PHASE_COMPLETED),
             failed: get(FIRMWARE_UPDATES_TOTAL, PHASE_FAILED),
             retries: get(HOST_REPROVISION_RETRIES_TOTAL, ""),
+            passes_succeeded: get(MANAGER_PASSES_TOTAL, PASS_SUCCEEDED),
+            passes_failed: get(MANAGER_PASSES_TOTAL, PASS_FAILED),
         }
     }
 }
@@ -60,6 +67,7 @@ pub const CEILING: &str = "carbide_concurrent_machine_updates_available";
 pub const SLOTS_FREE: &str = "hostfw_machine_update_slots_free";
 pub const UPDATES_TOTAL: &str = "carbide_firmware_updates_total";
 pub const RETRIES_TOTAL: &str = "carbide_host_reprovision_retries_total";
+pub const PASSES_TOTAL: &str = "hostfw_manager_passes_total";
 pub const SCRAPE_ERROR: &str = "hostfw_metrics_scrape_error";
 
 /// The `Content-Type` of the page.
@@ -100,6 +108,11 @@ pub fn render(gauges: Option<&Gauges>, counters: Option<&Counters>) -> String {
         let help = "Automatic retries of failed host firmware reprovisioning (site-wide).";
         header(&mut out, RETRIES_TOTAL, "counter", help);
         let _ = writeln!(out, "{RETRIES_TOTAL} {}", c.retries);
+        let help = "Scheduler (machine update manager) pass attempts by result; failed ones are retried.";
+        header(&mut out, PASSES_TOTAL, "counter", help);
+        for (result, value) in [(PASS_SUCCEEDED, c.passes_succeeded), (PASS_FAILED, c.passes_failed)] {
+            let _ = writeln!(out, "{PASSES_TOTAL}{{result=\"{result}\"}} {value}");
+        }
     }
     let failed = u32::from(gauges.is_none() || counters.is_none());
     let help = "1 when this scrape could not read the site database; its hostfw series are then missing.";
@@ -144,7 +157,8 @@ mod tests {
     }
 
     const GAUGES: Gauges = Gauges { pending: 3, active: 1, exhausted: 2, in_maintenance: 4, ceiling: 5, slots_free: 1 };
-    const COUNTERS: Counters = Counters { started: 7, completed: 5, failed: 0, retries: 9 };
+    const COUNTERS: Counters =
+        Counters { started: 7, completed: 5, failed: 0, retries: 9, passes_succeeded: 12, passes_failed: 3 };
 
     #[test]
     fn every_series_once_with_help_type_and_its_value() {
@@ -159,6 +173,7 @@ mod tests {
             (SLOTS_FREE, "gauge"),
             (UPDATES_TOTAL, "counter"),
             (RETRIES_TOTAL, "counter"),
+            (PASSES_TOTAL, "counter"),
             (SCRAPE_ERROR, "gauge"),
         ];
         for (name, kind) in kinds {
@@ -179,10 +194,12 @@ mod tests {
             (r#"carbide_firmware_updates_total{target="host",phase="started"}"#, "7"),
             (r#"carbide_firmware_updates_total{target="host",phase="completed"}"#, "5"),
             (r#"carbide_firmware_updates_total{target="host",phase="failed"}"#, "0"),
+            (r#"hostfw_manager_passes_total{result="succeeded"}"#, "12"),
+            (r#"hostfw_manager_passes_total{result="failed"}"#, "3"),
         ] {
             assert_eq!(value(&samples, series), want, "{series}");
         }
-        assert_eq!(samples.len(), 11);
+        assert_eq!(samples.len(), 13);
         assert!(page.ends_with('\n'));
     }
 
@@ -202,8 +219,12 @@ mod tests {
         let rows = vec![
             (FIRMWARE_UPDATES_TOTAL.to_string(), PHASE_STARTED.to_string(), 4),
             (HOST_REPROVISION_RETRIES_TOTAL.to_string(), String::new(), 2),
+            (MANAGER_PASSES_TOTAL.to_string(), PASS_FAILED.to_string(), 5),
             ("something_else".to_string(), PHASE_STARTED.to_string(), 99),
         ];
-        assert_eq!(Counters::from_rows(&rows), Counters { started: 4, completed: 0, failed: 0, retries: 2 });
+        assert_eq!(
+            Counters::from_rows(&rows),
+            Counters { started: 4, completed: 0, failed: 0, retries: 2, passes_succeeded: 0, passes_failed: 5 }
+        );
     }
 }

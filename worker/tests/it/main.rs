@@ -5,4 +5,5 @@ mod common;
 
 mod activation;
 mod crawl;
+mod health;
 mod metrics;
