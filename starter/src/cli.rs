@@ -128,6 +128,25 @@ pub enum MachineCmd {
     /// Enable or disable automatic firmware updates of one host, or return it to the site default.
     #[command(name = "auto-update")]
     AutoUpdate(AutoUpdateArgs),
+    /// Put a host into maintenance (it takes a slot of the site ceiling and is never selected for
+    /// an update) or take it out again (back to Ready, or Assigned when it carries an instance).
+    Maintenance(MaintenanceArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("direction").required(true).args(["enter", "exit"])))]
+pub struct MaintenanceArgs {
+    #[command(flatten)]
+    pub machine: MachineSelector,
+    /// Enter maintenance (refused while the host has a reprovisioning request).
+    #[arg(long)]
+    pub enter: bool,
+    /// Leave maintenance.
+    #[arg(long)]
+    pub exit: bool,
+    /// Why (recorded in the host's history and the audit trail).
+    #[arg(long)]
+    pub reason: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -390,6 +409,7 @@ mod tests {
         &["host", "reprovision", "mark-manual-upgrade-complete"],
         &["managed-host", "show"],
         &["managed-host", "reset-host-reprovisioning"],
+        &["machine", "maintenance", "--enter"],
     ];
 
     fn selector(cli: &Cli) -> &MachineSelector {
@@ -402,6 +422,7 @@ mod tests {
             Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { machine })) => machine,
             Command::ManagedHost(ManagedHostCmd::Show { machine, .. }) => machine,
             Command::ManagedHost(ManagedHostCmd::ResetHostReprovisioning { machine }) => machine,
+            Command::Machine(MachineCmd::Maintenance(a)) => &a.machine,
             other => panic!("not a one-machine command: {other:?}"),
         }
     }

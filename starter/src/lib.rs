@@ -19,6 +19,7 @@ pub mod firmware_config;
 pub mod host_show;
 pub mod json_contract;
 pub mod machine;
+pub mod maintenance;
 pub mod output;
 pub mod plan;
 pub mod re_explore;
@@ -84,6 +85,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
         Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
+        Command::Machine(MachineCmd::Maintenance(args)) => maintenance::maintenance(&ctx, &args).await,
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,
         Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,

@@ -22,6 +22,8 @@ use hostfw_store::Store;
 mod catalog_change;
 #[path = "operator_cli/json_vocabulary.rs"]
 mod json_vocabulary;
+#[path = "operator_cli/maintenance.rs"]
+mod maintenance;
 
 const SITE: &str = r#"
 [site]

@@ -115,13 +115,14 @@ impl Store {
         let id = new.machine_id.as_str();
         // A request deleted between our INSERT and our read makes us go round once more.
         for _ in 0..REQUEST_CREATE_ATTEMPTS {
-            // One statement: insert only if the machine exists and no request does, returning
+            // One statement: insert only if the machine exists, is not in maintenance and has no
+            // request, returning
             // the new row. (SQLite wants a WHERE on INSERT … SELECT … ON CONFLICT; EXISTS is it.)
             let created = sqlx::query(concat!(
                 "INSERT INTO reprovision_requests (machine_id, initiator, update_message, requested_at_ms, \
                    started_at_ms, user_approval, retry_count, workflow_id, manual_upgrade_completed_ms, reset_requested) \
                  SELECT $1, $2, $3, $4, NULL, 0, 0, $5, NULL, 0 \
-                 WHERE EXISTS (SELECT 1 FROM machines WHERE id = $1) \
+                 WHERE EXISTS (SELECT 1 FROM machines WHERE id = $1 AND state <> 'Maintenance') \
                  ON CONFLICT (machine_id) DO NOTHING \
                  RETURNING ",
                 request_columns!()
@@ -140,8 +141,19 @@ impl Store {
             if let Some(existing) = self.request_get(id).await? {
                 return Ok(RequestCreate::Exists(existing));
             }
-            if self.machine_get(id).await?.is_none() {
-                return Err(StoreError::not_found("machine", id));
+            match self.machine_get(id).await? {
+                None => return Err(StoreError::not_found("machine", id)),
+                Some(m) if m.state == hostfw_model::HostState::Maintenance => {
+                    return Err(StoreError::Conflict {
+                        op: OP,
+                        id: id.to_owned(),
+                        detail: format!(
+                            "machine {id} is in maintenance: no update starts until `hostfw machine maintenance \
+                             --machine {id} --exit`"
+                        ),
+                    });
+                }
+                Some(_) => {}
             }
         }
         Err(StoreError::Conflict {
