@@ -51,6 +51,24 @@ pub struct RunningFleet {
     servers: Vec<JoinHandle<()>>,
 }
 
+/// Reads the fleet's statistics; cheap to clone.
+#[derive(Clone)]
+pub struct StatsReader {
+    hosts: Vec<Arc<Host>>,
+    shared: Arc<FleetShared>,
+}
+
+impl StatsReader {
+    /// The fleet-wide counters and every host's own.
+    pub fn read(&self) -> SimStats {
+        let mut stats = self.shared.counters.snapshot();
+        for h in &self.hosts {
+            stats.per_host.insert(h.spec.id.clone(), h.data().stats.clone());
+        }
+        stats
+    }
+}
+
 /// Start every BMC of `spec`. All listeners are bound when this returns.
 pub async fn start(spec: FleetSpec) -> Result<RunningFleet, SimError> {
     spec.validate()?;
@@ -128,11 +146,13 @@ impl RunningFleet {
     }
 
     pub fn stats(&self) -> SimStats {
-        let mut stats = self.shared.counters.snapshot();
-        for h in &self.hosts {
-            stats.per_host.insert(h.spec.id.clone(), h.data().stats.clone());
-        }
-        stats
+        self.stats_reader().read()
+    }
+
+    /// A handle that reads [`RunningFleet::stats`] without holding the fleet (for a control
+    /// endpoint that outlives a request).
+    pub fn stats_reader(&self) -> StatsReader {
+        StatsReader { hosts: self.hosts.clone(), shared: self.shared.clone() }
     }
 
     /// The PEM certificate of the CA generated at start that signed every BMC's certificate;

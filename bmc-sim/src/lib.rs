@@ -96,7 +96,7 @@ mod uris;
 pub use activation::Activation;
 pub use error::SimError;
 pub use fault::{Fault, HttpErrors};
-pub use fleet::{start, RunningFleet, SimHost};
+pub use fleet::{start, RunningFleet, SimHost, StatsReader};
 pub use fleet_spec::{
     ApplyTime, FirmwareSpec, FleetSpec, HostSpec, TaskStyle, UploadStyle, DEFAULT_MANAGER_RESET_SECONDS,
     DEFAULT_PASSWORD, DEFAULT_RESET_SECONDS, DEFAULT_TASK_SECONDS, DEFAULT_USERNAME,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use hostfw_bmc_sim::{FleetSpec, RunningFleet};
+use hostfw_bmc_sim::{FleetSpec, RunningFleet, StatsReader};
 use tokio::signal::unix::{signal, SignalKind};
 
 /// A fleet of simulated Redfish BMCs, one HTTP listener per host.
@@ -25,6 +25,10 @@ struct Args {
     /// written before the ready file.
     #[arg(long)]
     ca_out: Option<PathBuf>,
+    /// Serve the fleet-wide statistics (JSON: uploads, highest concurrent uploads, resets, per host)
+    /// at `GET http://<addr>/stats`, e.g. `127.0.0.1:9900`.
+    #[arg(long, value_name = "ADDR")]
+    control_listen: Option<String>,
     /// Log line format: `text`, `json`, or `auto` (text on a terminal, JSON otherwise).
     #[arg(long, env = "HOSTFW_LOG_FORMAT", value_enum, default_value_t = hostfw_logging::LogFormat::Auto)]
     log_format: hostfw_logging::LogFormat,
@@ -45,7 +49,7 @@ async fn main() -> ExitCode {
         eprintln!("bmc-sim: --ca-out needs `tls = true` in fleet file {}", args.fleet.display());
         return ExitCode::from(2);
     }
-    match run(spec, args.ready_file.as_deref(), args.ca_out.as_deref()).await {
+    match run(spec, args.ready_file.as_deref(), args.ca_out.as_deref(), args.control_listen.as_deref()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bmc-sim: {e:#}");
@@ -54,10 +58,19 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(spec: FleetSpec, ready_file: Option<&Path>, ca_out: Option<&Path>) -> anyhow::Result<()> {
+async fn run(
+    spec: FleetSpec,
+    ready_file: Option<&Path>,
+    ca_out: Option<&Path>,
+    control_listen: Option<&str>,
+) -> anyhow::Result<()> {
     // Installed before the ready file exists, so a SIGTERM right after it is handled.
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let fleet = hostfw_bmc_sim::start(spec).await.context("starting the fleet")?;
+    let control = match control_listen {
+        Some(addr) => Some(serve_control(addr, fleet.stats_reader()).await?),
+        None => None,
+    };
     for h in fleet.hosts() {
         println!("{} {} {} at {}", h.id, h.vendor, h.model, h.base_url);
     }
@@ -73,8 +86,32 @@ async fn run(spec: FleetSpec, ready_file: Option<&Path>, ca_out: Option<&Path>) 
         _ = term.recv() => {}
     }
     tracing::info!("stopping");
+    if let Some(control) = control {
+        control.abort();
+    }
     fleet.shutdown().await;
     Ok(())
+}
+
+/// `GET /stats` on `addr`: the fleet-wide statistics as JSON.
+async fn serve_control(addr: &str, stats: StatsReader) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding the control endpoint {addr}"))?;
+    let bound = listener.local_addr()?;
+    let app = axum::Router::new().route(
+        "/stats",
+        axum::routing::get(move || {
+            let stats = stats.clone();
+            async move { axum::Json(stats.read()) }
+        }),
+    );
+    println!("control http://{bound}/stats");
+    tracing::info!(%bound, "serving fleet statistics at /stats");
+    Ok(tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "the control endpoint stopped");
+        }
+    }))
 }
 
 fn write_ready_file(fleet: &RunningFleet, path: &Path) -> anyhow::Result<()> {

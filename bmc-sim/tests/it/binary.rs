@@ -140,3 +140,42 @@ fn ca_out_without_tls_exits_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--ca-out") && err.contains("tls = true"), "{err}");
 }
+
+/// Issue 13 item 12: the binary serves its fleet-wide statistics (what the tests read in-process)
+/// on a control endpoint.
+#[tokio::test]
+async fn serves_fleet_statistics_on_the_control_endpoint() {
+    let dir = temp_dir("control");
+    let file = dir.join("fleet.toml");
+    let ready = dir.join("ready.json");
+    let _ = std::fs::remove_file(&ready);
+    std::fs::write(&file, FLEET).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bmc-sim"))
+        .args(["--fleet", file.to_str().unwrap(), "--ready-file", ready.to_str().unwrap()])
+        .args(["--control-listen", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let list = read_ready(&ready).await;
+    let base = list[0]["base_url"].as_str().unwrap().to_string();
+    let reset = serde_json::json!({ "ResetType": "ForceRestart" });
+    let http = reqwest::Client::new();
+    let answer = http
+        .post(format!("{base}/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset"))
+        .basic_auth(hostfw_bmc_sim::DEFAULT_USERNAME, Some(hostfw_bmc_sim::DEFAULT_PASSWORD))
+        .json(&reset)
+        .send()
+        .await
+        .unwrap();
+    assert!(answer.status().is_success(), "{}", answer.status());
+    let stats: serde_json::Value =
+        reqwest::get(format!("http://127.0.0.1:{port}/stats")).await.unwrap().json().await.unwrap();
+    assert_eq!(stats["resets_system"], 1, "{stats}");
+    assert_eq!(stats["per_host"]["host-001"]["system_resets"], 1, "{stats}");
+    assert!(stats["max_concurrent_uploads"].is_u64() && stats["per_host"]["host-002"].is_object(), "{stats}");
+    let out = terminate(child).await;
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("control http://127.0.0.1:{port}/stats")));
+}
