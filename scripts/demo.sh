@@ -95,6 +95,8 @@ PY
 step "registering the fleet (four $DELL_MODEL hosts run tenant instances)"
 rm -f "$DEMO"/site.db "$DEMO"/site.db-*
 export HOSTFW_CONFIG="$CONFIG"
+# The site key encrypts the BMC passwords the import stores; kept across demo runs.
+[ -f "$DEMO/site.key" ] || "$BIN/hostfw" site-key generate --out "$DEMO/site.key"
 "$BIN/hostfw" machine import --fleet "$FLEET"
 for n in 05 06 07 08; do
   "$BIN/hostfw" machine add --id "$DELL-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"

@@ -158,6 +158,7 @@ def site(root, demo, delay, firmware):
     absolute = {
         "database_url": f"sqlite://{demo}/site.db",
         "data_dir": str(demo),
+        "secret_key_file": f"{demo}/site.key",
         "firmware_directory": str(config / firmware),
         "scout_scripts_directory": str(config / "scout-firmware-scripts"),
     }

@@ -69,6 +69,20 @@ pub enum Command {
     /// site database and applied over the static config and the firmware directory.
     #[command(subcommand, name = "firmware-config")]
     FirmwareConfig(FirmwareConfigCmd),
+    /// The site key that encrypts BMC passwords at rest and signs artifact URLs.
+    #[command(subcommand, name = "site-key")]
+    SiteKey(SiteKeyCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SiteKeyCmd {
+    /// Write a new random site key (base64 of 32 bytes) to a new file, mode 0600. Never
+    /// overwrites. Needs no site config. Name the file in `[site] secret_key_file`.
+    Generate {
+        /// The file to create.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -107,6 +121,14 @@ pub enum MachineCmd {
     /// Enable or disable automatic firmware updates of one host, or return it to the site default.
     #[command(name = "auto-update")]
     AutoUpdate(AutoUpdateArgs),
+    /// Re-encrypt every stored BMC password (legacy plaintext ones too) with a new site key, in
+    /// one audited transaction; then point `[site] secret_key_file` at the new key.
+    #[command(name = "rotate-key")]
+    RotateKey {
+        /// The new site key file (`hostfw site-key generate --out FILE`).
+        #[arg(long)]
+        new_key_file: PathBuf,
+    },
 }
 
 #[derive(Args, Debug)]

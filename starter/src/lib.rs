@@ -23,6 +23,7 @@ pub mod report_view;
 pub mod reprovision;
 pub mod rollout;
 pub mod signals;
+pub mod site_key;
 pub mod start_updates;
 pub mod wake;
 pub mod watch;
@@ -31,7 +32,7 @@ pub mod window_time;
 use cli::FirmwareConfigCmd;
 use cli::{
     Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
-    SiteExplorerCmd,
+    SiteExplorerCmd, SiteKeyCmd,
 };
 use context::Context;
 
@@ -42,6 +43,10 @@ pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
 
 /// Run one command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    // Commands that need no site config.
+    if let Command::SiteKey(SiteKeyCmd::Generate { out }) = &cli.command {
+        return site_key::generate(out);
+    }
     let ctx = Context::open(&cli.config, cli.format).await?;
     match cli.command {
         Command::Machine(MachineCmd::Add(args)) => machine::add(&ctx, &args).await,
@@ -78,6 +83,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plan => plan::plan(&ctx).await,
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
+        Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,
+        Command::SiteKey(SiteKeyCmd::Generate { out }) => site_key::generate(&out),
         Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,

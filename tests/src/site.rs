@@ -178,7 +178,7 @@ impl Site {
 
         let toml = spec.config.temporal_port(temporal.port()).artifact_port(artifact_port);
         let (config_path, site) = write_dir(dir.path(), &toml, spec.images, spec.files)?;
-        let store = Store::connect(&site.site.database_url).await?;
+        let store = Store::open_site(&site).await?;
 
         let fleet_spec = FleetSpec::from_toml_str(spec.fleet).map_err(|e| anyhow!("{e}"))?;
         let fleet = hostfw_bmc_sim::start(fleet_spec).await.map_err(|e| anyhow!("{e}"))?;

@@ -38,7 +38,7 @@ impl WorkerThread {
                 )
                 .await?;
                 let client = hostfw_worker::connect(&site, "hostfw-kit-worker").await?;
-                let store = hostfw_store::Store::connect(&site.site.database_url).await?;
+                let store = hostfw_store::Store::open_site(&site).await?;
                 let deps = hostfw_activities::Deps::open(&site, store, Some(client.clone())).await?;
                 let (stop_tx2, stop_rx2) = tokio::sync::oneshot::channel::<()>();
                 let worker = hostfw_worker::run_worker(client.clone(), &site.temporal.task_queue, deps, async move {

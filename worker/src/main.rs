@@ -57,9 +57,7 @@ async fn main() -> anyhow::Result<()> {
     .context("starting the artifact server")?;
     tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");
     let client = connect(&site, "hostfw-worker").await?;
-    let store = Store::connect(&site.site.database_url)
-        .await
-        .with_context(|| format!("site database {}", site.site.database_url))?;
+    let store = Store::open_site(&site).await.with_context(|| format!("site database {}", site.site.database_url))?;
     let deps = Deps::open(&site, store, Some(client.clone())).await?;
     let sdk_metrics = start_sdk_metrics()?;
     let (metrics_addr, _metrics) = serve_metrics(&site.worker.metrics_listen, deps.clone(), Some(sdk_metrics.addr))

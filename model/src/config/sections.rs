@@ -23,6 +23,13 @@ pub struct SiteSection {
     /// Local state directory, resolved against the config file's directory. Default `data`.
     #[serde(default = "default_data_dir")]
     pub data_dir: PathBuf,
+    /// File holding the site key (base64 of 32 random bytes; `hostfw site-key generate --out FILE`)
+    /// that encrypts BMC passwords at rest and signs artifact URLs; resolved against the config
+    /// file's directory. The environment variables `HOSTFW_SITE_KEY` (the key, base64) and
+    /// `HOSTFW_SITE_KEY_FILE` override it. Without any key, stored plaintext passwords are
+    /// still read but new ones are refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_key_file: Option<PathBuf>,
 }
 
 fn default_database_url() -> String {

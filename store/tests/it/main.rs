@@ -17,5 +17,6 @@ mod machines;
 mod reports;
 mod requests;
 mod script_locks;
+mod site_key;
 mod upload_slots;
 mod windows;
