@@ -8,6 +8,7 @@
 //! names for the Temporal worker. Activities resolve BMC credentials themselves from the
 //! credential store (by machine id): no credential ever enters a workflow input or output.
 
+pub mod artifact_url;
 pub mod artifacts;
 pub mod bmc;
 pub mod catalog_source;

@@ -48,16 +48,17 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let site = SiteConfig::load(&args.config)?;
     let settings = ActivitySettings::from_site(&site);
+    let store = Store::open_site(&site).await.with_context(|| format!("site database {}", site.site.database_url))?;
     let (artifact_addr, _server) = serve_artifacts(
         settings.artifact_root.clone(),
         settings.scout_scripts_dir.clone(),
         &site.worker.artifact_listen,
+        settings.artifact_urls(store.site_key()),
     )
     .await
     .context("starting the artifact server")?;
     tracing::info!(%artifact_addr, root = %settings.artifact_root.display(), "serving firmware artifacts");
     let client = connect(&site, "hostfw-worker").await?;
-    let store = Store::open_site(&site).await.with_context(|| format!("site database {}", site.site.database_url))?;
     let deps = Deps::open(&site, store, Some(client.clone())).await?;
     let sdk_metrics = start_sdk_metrics()?;
     let (metrics_addr, _metrics) = serve_metrics(&site.worker.metrics_listen, deps.clone(), Some(sdk_metrics.addr))

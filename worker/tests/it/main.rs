@@ -4,5 +4,6 @@
 mod common;
 
 mod activation;
+mod artifact_server;
 mod crawl;
 mod metrics;
