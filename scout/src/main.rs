@@ -2,7 +2,7 @@
 //! simulated hosts in the demo) until SIGTERM or Ctrl-C, then lets running upgrades finish.
 
 use clap::Parser;
-use hostfw_scout::{connect, run_agent_with, ScoutSettings, DEFAULT_STATE_DIR};
+use hostfw_scout::{connect, run_agent_with, ScoutSettings, TrustedKey, DEFAULT_STATE_DIR};
 use tracing_subscriber::EnvFilter;
 
 #[derive(Parser, Debug)]
@@ -20,6 +20,13 @@ struct Args {
     /// Where Scout records each upgrade task it took, so a retried task never runs twice.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
     state_dir: std::path::PathBuf,
+    /// The operator's package signing public key (`hostfw scout-package keygen` writes
+    /// `scout-signing.pub`): only packages signed by it run.
+    #[arg(long, value_name = "FILE")]
+    trusted_key: Option<std::path::PathBuf>,
+    /// Development only: with no --trusted-key, run unsigned packages instead of refusing them.
+    #[arg(long)]
+    allow_unsigned: bool,
 }
 
 async fn shutdown_signal() {
@@ -45,7 +52,16 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let identity = format!("scout {} (pid {})", args.machines.join(","), std::process::id());
     let client = connect(args.temporal_address.as_deref(), args.namespace.as_deref(), &identity).await?;
-    let settings = ScoutSettings { state_dir: args.state_dir, ..ScoutSettings::default() };
+    let trusted_key = match &args.trusted_key {
+        Some(path) => Some(TrustedKey::from_file(path).map_err(|e| anyhow::anyhow!("--trusted-key {e}"))?),
+        None => None,
+    };
+    let settings = ScoutSettings {
+        state_dir: args.state_dir,
+        trusted_key,
+        allow_unsigned: args.allow_unsigned,
+        ..ScoutSettings::default()
+    };
     run_agent_with(client, args.machines, settings, shutdown_signal()).await?;
     tracing::info!("scout stopped");
     Ok(())

@@ -72,6 +72,35 @@ pub enum Command {
     /// The site key that encrypts BMC passwords at rest and signs artifact URLs.
     #[command(subcommand, name = "site-key")]
     SiteKey(SiteKeyCmd),
+    /// Signing Scout packages (Scout runs only packages signed by the key it trusts).
+    #[command(subcommand, name = "scout-package")]
+    ScoutPackage(ScoutPackageCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ScoutPackageCmd {
+    /// Write a new ed25519 key pair into DIR: `scout-signing.key` (private, mode 0600) and
+    /// `scout-signing.pub` (give it to every Scout: `--trusted-key`). Never overwrites. Needs no
+    /// site config.
+    Keygen {
+        /// Directory to write the two files into (created if needed).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write `upgrade.manifest` and `upgrade.sig` beside the `metadata.toml` of the package at
+    /// PATH, or of every `<vendor>/<model>/<component>` package under PATH (a scripts root).
+    /// Sign again after any change to a script or its metadata. Needs no site config.
+    Sign {
+        /// The private key file (`scout-signing.key`).
+        #[arg(long)]
+        key: PathBuf,
+        /// An artifact the task must fetch (its file name and SHA-256 are signed); repeatable,
+        /// for a single package only.
+        #[arg(long = "artifact", value_name = "FILE")]
+        artifacts: Vec<PathBuf>,
+        /// A package directory or a scripts root.
+        path: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]

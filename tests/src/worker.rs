@@ -49,7 +49,13 @@ impl WorkerThread {
                 if scout_hosts.is_empty() {
                     return worker.await;
                 }
-                let scout = hostfw_scout::run_agent(client, scout_hosts, async move {
+                let trusted = crate::site::scout_keys_dir(&site.config_dir())
+                    .join(hostfw_activities::host::scout_signing::PUBLIC_KEY_FILE);
+                let settings = hostfw_scout::ScoutSettings {
+                    trusted_key: Some(hostfw_scout::TrustedKey::from_file(&trusted).map_err(anyhow::Error::msg)?),
+                    ..hostfw_scout::ScoutSettings::default()
+                };
+                let scout = hostfw_scout::run_agent_with(client, scout_hosts, settings, async move {
                     let _ = stop_rx2.await;
                 });
                 let (w, s) = futures::join!(worker, scout);

@@ -66,6 +66,8 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
             artifacts: files,
             execution_timeout_secs: package.metadata.execution_timeout_seconds.get(),
             artifact_download_timeout_secs: package.metadata.artifact_download_timeout_seconds.get(),
+            manifest: package.manifest.clone(),
+            signature: package.signature.clone(),
         }));
     }
     if let Some(script) = &query.entry.script {
