@@ -10,6 +10,7 @@ mod audit_target;
 mod connect;
 mod counters;
 mod credentials;
+mod file_modes;
 mod firmware_config;
 mod health;
 mod legacy_addresses;
