@@ -96,6 +96,8 @@ PY
 step "registering the fleet (four $DELL_MODEL hosts run tenant instances)"
 rm -f "$DEMO"/site.db "$DEMO"/site.db-*
 export HOSTFW_CONFIG="$CONFIG"
+# The site key encrypts the BMC passwords the import stores; kept across demo runs.
+[ -f "$DEMO/site.key" ] || "$BIN/hostfw" site-key generate --out "$DEMO/site.key"
 "$BIN/hostfw" machine import --fleet "$FLEET"
 for n in 05 06 07 08; do
   "$BIN/hostfw" machine add --id "$DELL-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
@@ -109,10 +111,16 @@ for n in 05 06 07 08; do
 done
 "$BIN/hostfw" firmware show
 
+step "signing the Scout packages (a copy of config/scout-firmware-scripts in .demo/)"
+rm -rf "$DEMO/scout-firmware-scripts" && cp -r "$ROOT/config/scout-firmware-scripts" "$DEMO/scout-firmware-scripts"
+[ -f "$DEMO/scout-keys/scout-signing.key" ] || "$BIN/hostfw" scout-package keygen --out "$DEMO/scout-keys"
+"$BIN/hostfw" scout-package sign --key "$DEMO/scout-keys/scout-signing.key" "$DEMO/scout-firmware-scripts"
+
 dgx_args=()
 for n in $(seq -w 1 12); do dgx_args+=(--machine "dgx-$n"); done
 step "starting Scout for the 12 DGX hosts (one agent process serving all; log: .demo/scout.log)"
 HOSTFW_SIM_HOSTS_DIR="$DEMO/simhosts" "$BIN/scout" "${dgx_args[@]}" \
+  --trusted-key "$DEMO/scout-keys/scout-signing.pub" \
   --temporal-address 127.0.0.1:$TEMPORAL_PORT >"$DEMO/scout.log" 2>&1 &
 pids+=($!)
 

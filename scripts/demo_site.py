@@ -16,7 +16,8 @@
   task-monitor styles rotating) runs against config/firmware-generic/. A few hosts already match
   the catalog either way. Every BMC has its own loopback address.
 - <demo dir>/site.toml: config/site.toml with its relative paths made absolute (the firmware
-  directory the fleet's catalog is in) and the instance autoreboot period set to open <delay>
+  directory the fleet's catalog is in; the site key and the Scout packages in <demo dir>, where
+  scripts/demo.sh creates the key and a signed copy of config/scout-firmware-scripts) and the instance autoreboot period set to open <delay>
   seconds from now, for one hour.
 - HOSTFW_DEMO_TREES=<folder> looks for the trees there instead (a missing folder: generic fleet).
 - <demo dir>/demo.env: shell variables scripts/demo.sh sources: DEMO_FLEET (captured|generic),
@@ -158,8 +159,10 @@ def site(root, demo, delay, firmware):
     absolute = {
         "database_url": f"sqlite://{demo}/site.db",
         "data_dir": str(demo),
+        "secret_key_file": f"{demo}/site.key",
         "firmware_directory": str(config / firmware),
-        "scout_scripts_directory": str(config / "scout-firmware-scripts"),
+        # scripts/demo.sh copies the packages there and signs the copy.
+        "scout_scripts_directory": f"{demo}/scout-firmware-scripts",
     }
     for key, value in absolute.items():
         text, n = re.subn(rf'^{key} = ".*"$', f'{key} = "{value}"', text, count=1, flags=re.M)

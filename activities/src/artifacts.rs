@@ -1,7 +1,7 @@
 //! Resolving catalog artifact paths to files on the worker and to URLs a BMC can fetch.
 //!
 //! Relative paths are resolved against the firmware directory, which is also the only directory
-//! the worker serves over HTTP. A path that resolves to no file, or to an empty file, is an error:
+//! the worker serves over HTTP (under signed, expiring URLs: `artifact_url`). A path that resolves to no file, or to an empty file, is an error:
 //! hostfw never uploads an empty image (NICo uploads /dev/null there).
 
 use std::path::{Path, PathBuf};
@@ -9,19 +9,23 @@ use std::path::{Path, PathBuf};
 use hostfw_model::FirmwareEntry;
 use temporalio_common::ActivityError;
 
+use crate::artifact_url::ArtifactUrls;
 use crate::error;
 use crate::ActivitySettings;
 
-/// URL path prefix under which the worker serves the firmware directory.
-pub const ARTIFACT_URL_PREFIX: &str = "/artifacts/";
-/// URL path prefix under which the worker serves the packaged Scout scripts.
-pub const SCOUT_URL_PREFIX: &str = "/scout-scripts/";
-
-/// A resolved artifact: its file, and the URL BMCs fetch it from when it lies under the root.
+/// A resolved artifact: its file, and its `/`-separated path under the firmware directory when it
+/// lies there (so the artifact server can serve it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedArtifact {
     pub path: PathBuf,
-    pub url: Option<String>,
+    pub served_as: Option<String>,
+}
+
+impl ResolvedArtifact {
+    /// A signed URL BMCs and Scout fetch the file from, when the artifact server serves it.
+    pub fn url(&self, urls: &ArtifactUrls) -> Option<String> {
+        self.served_as.as_deref().map(|rel| urls.artifact(rel))
+    }
 }
 
 /// Why a catalog artifact cannot be used.
@@ -114,9 +118,9 @@ pub fn check_entry(settings: &ActivitySettings, entry: &FirmwareEntry) -> Result
 /// Resolve `artifact` (catalog `filename`) to an existing, non-empty file.
 pub fn resolve(settings: &ActivitySettings, artifact: &str) -> Result<ResolvedArtifact, ActivityError> {
     let path = locate(settings, artifact).map_err(ArtifactError::into_activity_error)?;
-    let url = path.strip_prefix(&settings.artifact_root).ok().map(|rel| {
+    let served_as = path.strip_prefix(&settings.artifact_root).ok().map(|rel| {
         let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        format!("{}{}{}", settings.artifact_base_url.trim_end_matches('/'), ARTIFACT_URL_PREFIX, rel.join("/"))
+        rel.join("/")
     });
-    Ok(ResolvedArtifact { path, url })
+    Ok(ResolvedArtifact { path, served_as })
 }

@@ -155,6 +155,7 @@ mod tests {
             task_poll_interval: Duration::from_secs(1),
             artifact_root: PathBuf::from("/nonexistent"),
             artifact_base_url: "http://127.0.0.1:1".into(),
+            artifact_url_lifetime: Duration::from_secs(60),
             scout_scripts_dir: PathBuf::from("/nonexistent"),
             max_uploads: 1,
             default_credentials: None,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use hostfw_model::{Secret, SiteConfig};
 use hostfw_store::Store;
 
+use crate::artifact_url::ArtifactUrls;
 use crate::catalog_source::{CatalogSource, CatalogUnavailable};
 
 /// Settings the activities need from the site config.
@@ -25,6 +26,8 @@ pub struct ActivitySettings {
     /// URL under which BMCs fetch files of `artifact_root` (SimpleUpdate `ImageURI`) and Scout
     /// fetches artifacts and scripts.
     pub artifact_base_url: String,
+    /// `[worker] artifact_url_lifetime`: how long a minted artifact URL stays valid.
+    pub artifact_url_lifetime: Duration,
     /// Packaged Scout scripts (`<dir>/<vendor>/<model>/<component>/upgrade.sh`).
     pub scout_scripts_dir: PathBuf,
     /// `firmware_global.max_uploads`: concurrent Redfish uploads site-wide.
@@ -52,6 +55,8 @@ pub struct Deps {
     /// The effective catalog, reloaded when the firmware directory or the runtime document changes.
     pub catalog: CatalogSource,
     pub settings: ActivitySettings,
+    /// Mints the signed URLs of the artifact server (keyed by the store's site key).
+    pub artifact_urls: ArtifactUrls,
     /// The site config (scheduler policy, host workflow settings, Site Explorer bounds).
     pub site: Arc<SiteConfig>,
     /// The site's Temporal namespace, for the activities that start or wake workflows
@@ -68,6 +73,7 @@ impl ActivitySettings {
             task_poll_interval: site.host_reprovision.task_poll_interval,
             artifact_root: site.firmware_global.firmware_directory.clone(),
             artifact_base_url: site.worker.artifact_base_url.clone(),
+            artifact_url_lifetime: site.worker.artifact_url_lifetime,
             scout_scripts_dir: site.firmware_global.scout_scripts_directory.clone(),
             max_uploads: site.firmware_global.max_uploads,
             default_credentials: site
@@ -84,6 +90,14 @@ impl ActivitySettings {
     }
 }
 
+impl ActivitySettings {
+    /// The signed-URL minter and checker for these settings, keyed by `site_key` (the worker's
+    /// artifact server and its activities must be given the same key).
+    pub fn artifact_urls(&self, site_key: Option<&hostfw_store::SiteKey>) -> ArtifactUrls {
+        ArtifactUrls::new(site_key, &self.artifact_base_url, self.artifact_url_lifetime)
+    }
+}
+
 impl Deps {
     /// Everything the activities touch, from the site config and its opened site database: the
     /// settings ([`ActivitySettings::from_site`]) and the effective catalog, loaded once here so a
@@ -95,9 +109,10 @@ impl Deps {
         temporal: Option<temporalio_client::Client>,
     ) -> Result<Deps, CatalogUnavailable> {
         let settings = ActivitySettings::from_site(site);
+        let artifact_urls = settings.artifact_urls(store.site_key());
         let site = Arc::new(site.clone());
         let catalog = CatalogSource::new(site.clone(), store.clone());
         catalog.current().await?;
-        Ok(Deps { store, catalog, settings, site, temporal })
+        Ok(Deps { store, catalog, settings, artifact_urls, site, temporal })
     }
 }

@@ -9,6 +9,7 @@
 //! credential store (by machine id): no credential ever enters a workflow input or output.
 
 mod activity_log;
+pub mod artifact_url;
 pub mod artifacts;
 pub mod bmc;
 pub mod catalog_source;

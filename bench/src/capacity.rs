@@ -52,7 +52,7 @@ pub async fn run_one(args: &Args, n: usize, rows: &mut Vec<Row>) -> anyhow::Resu
         .max_uploads(args.max_uploads.into())
         .model(&site::r760_bench());
     let (config, site) = site::write(dir.path(), &config, site::IMAGES)?;
-    let store = Store::connect(&site.site.database_url).await?;
+    let store = Store::open_site(&site).await?;
     hostfw_tests::register_fleet(&store, &fleet, |id| Some(format!("inst-{id}"))).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 

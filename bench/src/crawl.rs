@@ -37,7 +37,7 @@ pub async fn run_one(n: usize, latency_ms: u64, rows: &mut Vec<Row>) -> anyhow::
         .site_explorer("concurrency", i64::from(CONCURRENCY))
         .model(&site::r760_bench());
     let (_config, site) = site::write(dir.path(), &config, site::IMAGES)?;
-    let store = Store::connect(&site.site.database_url).await?;
+    let store = Store::open_site(&site).await?;
     let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n)).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
@@ -48,7 +48,7 @@ pub async fn run_one(n: usize, latency_ms: u64, rows: &mut Vec<Row>) -> anyhow::
             fleet.set_fault(&h.id, slow).map_err(|e| anyhow!("{e}"))?;
         }
     }
-    let store = hostfw_store::Store::connect(&site.site.database_url).await?;
+    let store = hostfw_store::Store::open_site(&site).await?;
     let deps = hostfw_activities::Deps::open(&site, store.clone(), None).await?;
 
     let t = Instant::now();

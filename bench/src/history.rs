@@ -60,7 +60,7 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let config: SiteToml = site::short_reprovision(site::config(server.port(), "bench-history"))
         .catalog(&hostfw_tests::Catalog::of(models));
     let (_path, site) = site::write(dir.path(), &config, &image_refs)?;
-    let store = Store::connect(&site.site.database_url).await?;
+    let store = Store::open_site(&site).await?;
     hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;
     let worker = WorkerThread::spawn(site.clone(), Vec::new());
     let client = hostfw_worker::connect(&site, "hostfw-bench").await?;

@@ -58,7 +58,7 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
         .site_explorer("concurrency", 16)
         .model(&site::r760_bench());
     let (_path, site) = site::write(dir.path(), &config, site::IMAGES)?;
-    let store = Store::connect(&site.site.database_url).await?;
+    let store = Store::open_site(&site).await?;
     hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 

@@ -42,6 +42,15 @@ pub async fn run_agent_with(
     if let Some(dup) = machine_ids.iter().find(|id| !seen.insert(id.as_str())) {
         bail!("machine id {dup:?} is given twice");
     }
+    match (&settings.trusted_key, settings.allow_unsigned) {
+        (Some(key), _) => tracing::info!(key = key.id(), "only packages signed by the trusted key run"),
+        (None, true) => tracing::warn!(
+            "allow_unsigned is set and no trusted key: unsigned Scout packages WILL run (development only)"
+        ),
+        (None, false) => {
+            tracing::error!("no trusted package signing key (--trusted-key): every upgrade task will be refused")
+        }
+    }
     let runtime =
         Runtime::from_current_tokio(RuntimeOptions::default()).map_err(|e| anyhow!("Temporal runtime: {e}"))?;
     let mut workers = Vec::with_capacity(machine_ids.len());

@@ -48,6 +48,8 @@ pub enum TaskFailure {
     WrongMachine { task_machine: String, agent_machine: String },
     #[error("invalid task: {problem}")]
     BadTask { problem: String },
+    #[error("scout package {package} refused: {problem}; nothing was downloaded or run")]
+    Unsigned { package: String, problem: String },
     #[error("sha256 mismatch for {file_name}: expected {expected}, got {actual}")]
     Digest { file_name: String, expected: String, actual: String },
     #[error("download of {file_name} from {url} failed after {tries} tries: {problem}")]

@@ -1,6 +1,6 @@
 //! Scout, the hostfw host agent: a Temporal activity worker on each host's own task queue
 //! (`scout/<machine-id>`) that downloads a packaged upgrade script and its artifacts, verifies
-//! their SHA-256 digests, runs the script with its timeout and reports exit code and output
+//! the package's ed25519 signature and their SHA-256 digests, runs the script with its timeout and reports exit code and output
 //! (the contract is `hostfw_workflows::scout`).
 //!
 //! Owns re-exporting the public API; each module's doc says the one concept it owns.
@@ -12,6 +12,7 @@ mod error;
 pub mod ledger;
 pub mod process;
 mod settings;
+mod signature;
 mod upgrade;
 
 pub use activity::{ScoutActivitiesImpl, AGENT_FAILURE_TYPE};
@@ -35,4 +36,5 @@ pub async fn connect(
 }
 pub use error::{ScoutError, TaskFailure};
 pub use settings::{ScoutSettings, DEFAULT_STATE_DIR};
+pub use signature::TrustedKey;
 pub use upgrade::DOWNLOAD_DIR_NAME;

@@ -2,7 +2,7 @@
 //! simulated hosts in the demo) until SIGTERM or Ctrl-C, then lets running upgrades finish.
 
 use clap::Parser;
-use hostfw_scout::{connect, run_agent_with, ScoutSettings, DEFAULT_STATE_DIR};
+use hostfw_scout::{connect, run_agent_with, ScoutSettings, TrustedKey, DEFAULT_STATE_DIR};
 
 #[derive(Parser, Debug)]
 #[command(name = "scout", version, about = "Run the hostfw Scout agent for one or more machines")]
@@ -22,6 +22,13 @@ struct Args {
     /// Log line format: `text`, `json`, or `auto` (text on a terminal, JSON otherwise).
     #[arg(long, env = "HOSTFW_LOG_FORMAT", value_enum, default_value_t = hostfw_logging::LogFormat::Auto)]
     log_format: hostfw_logging::LogFormat,
+    /// The operator's package signing public key (`hostfw scout-package keygen` writes
+    /// `scout-signing.pub`): only packages signed by it run.
+    #[arg(long, value_name = "FILE")]
+    trusted_key: Option<std::path::PathBuf>,
+    /// Development only: with no --trusted-key, run unsigned packages instead of refusing them.
+    #[arg(long)]
+    allow_unsigned: bool,
 }
 
 async fn shutdown_signal() {
@@ -45,7 +52,16 @@ async fn main() -> anyhow::Result<()> {
     hostfw_logging::init(args.log_format, hostfw_logging::filter("RUST_LOG", "info"), hostfw_logging::Stream::Stdout);
     let identity = format!("scout {} (pid {})", args.machines.join(","), std::process::id());
     let client = connect(args.temporal_address.as_deref(), args.namespace.as_deref(), &identity).await?;
-    let settings = ScoutSettings { state_dir: args.state_dir, ..ScoutSettings::default() };
+    let trusted_key = match &args.trusted_key {
+        Some(path) => Some(TrustedKey::from_file(path).map_err(|e| anyhow::anyhow!("--trusted-key {e}"))?),
+        None => None,
+    };
+    let settings = ScoutSettings {
+        state_dir: args.state_dir,
+        trusted_key,
+        allow_unsigned: args.allow_unsigned,
+        ..ScoutSettings::default()
+    };
     run_agent_with(client, args.machines, settings, shutdown_signal()).await?;
     tracing::info!("scout stopped");
     Ok(())

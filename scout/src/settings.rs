@@ -58,6 +58,10 @@ pub struct ScoutSettings {
     pub download_first_backoff: Duration,
     pub heartbeat_interval: Duration,
     pub output_drain_grace: Duration,
+    /// The operator's package signing key; tasks must be signed by it (`crate::signature`).
+    pub trusted_key: Option<crate::signature::TrustedKey>,
+    /// Run unsigned packages when no key is set (development only; logged as a WARN at start).
+    pub allow_unsigned: bool,
 }
 
 impl Default for ScoutSettings {
@@ -71,6 +75,8 @@ impl Default for ScoutSettings {
             download_first_backoff: DOWNLOAD_FIRST_BACKOFF,
             heartbeat_interval: HEARTBEAT_INTERVAL,
             output_drain_grace: OUTPUT_DRAIN_GRACE,
+            trusted_key: None,
+            allow_unsigned: false,
         }
     }
 }

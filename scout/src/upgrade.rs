@@ -1,4 +1,4 @@
-//! One upgrade task from receipt to report: check that it is ours and well formed, make its
+//! One upgrade task from receipt to report: check that it is ours, well formed and signed, make its
 //! working directory, download and verify the script and every artifact (the script never runs
 //! unless all digests match), run the script, and turn the outcome into a `ScoutResult`.
 
@@ -45,6 +45,7 @@ pub(crate) async fn execute(cx: &TaskContext<'_>, task: &ScoutTask) -> Result<Sc
 
 async fn run(cx: &TaskContext<'_>, task: &ScoutTask) -> Result<ScoutResult, StepError> {
     check_task(cx.agent_machine, task)?;
+    crate::signature::check(cx.settings.trusted_key.as_ref(), cx.settings.allow_unsigned, task)?;
     let workdir = create_workdir(&cx.settings.work_root, &task.upgrade_task_id)?;
     tracing::info!(workdir = %workdir.path().display(), "working directory created");
     let result = run_in(cx, task, workdir.path()).await;

@@ -89,6 +89,49 @@ pub enum Command {
     /// site database and applied over the static config and the firmware directory.
     #[command(subcommand, name = "firmware-config")]
     FirmwareConfig(FirmwareConfigCmd),
+    /// The site key that encrypts BMC passwords at rest and signs artifact URLs.
+    #[command(subcommand, name = "site-key")]
+    SiteKey(SiteKeyCmd),
+    /// Signing Scout packages (Scout runs only packages signed by the key it trusts).
+    #[command(subcommand, name = "scout-package")]
+    ScoutPackage(ScoutPackageCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ScoutPackageCmd {
+    /// Write a new ed25519 key pair into DIR: `scout-signing.key` (private, mode 0600) and
+    /// `scout-signing.pub` (give it to every Scout: `--trusted-key`). Never overwrites. Needs no
+    /// site config.
+    Keygen {
+        /// Directory to write the two files into (created if needed).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write `upgrade.manifest` and `upgrade.sig` beside the `metadata.toml` of the package at
+    /// PATH, or of every `<vendor>/<model>/<component>` package under PATH (a scripts root).
+    /// Sign again after any change to a script or its metadata. Needs no site config.
+    Sign {
+        /// The private key file (`scout-signing.key`).
+        #[arg(long)]
+        key: PathBuf,
+        /// An artifact the task must fetch (its file name and SHA-256 are signed); repeatable,
+        /// for a single package only.
+        #[arg(long = "artifact", value_name = "FILE")]
+        artifacts: Vec<PathBuf>,
+        /// A package directory or a scripts root.
+        path: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SiteKeyCmd {
+    /// Write a new random site key (base64 of 32 bytes) to a new file, mode 0600. Never
+    /// overwrites. Needs no site config. Name the file in `[site] secret_key_file`.
+    Generate {
+        /// The file to create.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -131,6 +174,14 @@ pub enum MachineCmd {
     /// Put a host into maintenance (it takes a slot of the site ceiling and is never selected for
     /// an update) or take it out again (back to Ready, or Assigned when it carries an instance).
     Maintenance(MaintenanceArgs),
+    /// Re-encrypt every stored BMC password (legacy plaintext ones too) with a new site key, in
+    /// one audited transaction; then point `[site] secret_key_file` at the new key.
+    #[command(name = "rotate-key")]
+    RotateKey {
+        /// The new site key file (`hostfw site-key generate --out FILE`).
+        #[arg(long)]
+        new_key_file: PathBuf,
+    },
 }
 
 #[derive(Args, Debug)]

@@ -21,7 +21,7 @@ pub struct Context {
 impl Context {
     pub async fn open(config: &Path, format: Format) -> anyhow::Result<Context> {
         let site = SiteConfig::load(config)?;
-        let store = Store::connect(&site.site.database_url)
+        let store = Store::open_site(&site)
             .await
             .with_context(|| format!("opening the site database {}", site.site.database_url))?;
         let actor = std::env::var("USER").unwrap_or_else(|_| "unknown".to_string());

@@ -26,7 +26,9 @@ pub mod re_explore;
 pub mod report_view;
 pub mod reprovision;
 pub mod rollout;
+pub mod scout_package;
 pub mod signals;
+pub mod site_key;
 pub mod start_updates;
 pub mod wake;
 pub mod watch;
@@ -35,7 +37,7 @@ pub mod window_time;
 use cli::FirmwareConfigCmd;
 use cli::{
     Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
-    SiteExplorerCmd,
+    ScoutPackageCmd, SiteExplorerCmd, SiteKeyCmd,
 };
 use context::Context;
 
@@ -46,6 +48,15 @@ pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
 
 /// Run one command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    // Commands that need no site config.
+    match &cli.command {
+        Command::SiteKey(SiteKeyCmd::Generate { out }) => return site_key::generate(out),
+        Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => return scout_package::keygen(out),
+        Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
+            return scout_package::sign(key, artifacts, path)
+        }
+        _ => {}
+    }
     let ctx = Context::open(&cli.config, cli.format).await?;
     match cli.command {
         Command::Machine(MachineCmd::Add(args)) => machine::add(&ctx, &args).await,
@@ -84,6 +95,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plan => plan::plan(&ctx).await,
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
+        Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,
+        Command::SiteKey(SiteKeyCmd::Generate { out }) => site_key::generate(&out),
+        Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => scout_package::keygen(&out),
+        Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
+            scout_package::sign(&key, &artifacts, &path)
+        }
         Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
         Command::Machine(MachineCmd::Maintenance(args)) => maintenance::maintenance(&ctx, &args).await,
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,

@@ -30,6 +30,7 @@ const SITE: &str = r#"
 name = "cli-test"
 database_url = "sqlite://site.db"
 data_dir = "data"
+secret_key_file = "site.key"
 
 [firmware_global]
 autoupdate = AUTOUPDATE
@@ -117,6 +118,7 @@ impl Site {
             std::fs::create_dir_all(path.parent().unwrap()).expect("firmware dir");
             std::fs::write(path, content).expect("image");
         }
+        hostfw_store::SiteKey::generate().expect("key").write_new_file(&dir.join("site.key")).expect("site.key");
         Site { dir, config }
     }
 
@@ -152,7 +154,11 @@ impl Site {
     }
 
     async fn store(&self) -> Store {
-        Store::connect(&format!("sqlite://{}", self.dir.join("site.db").display())).await.expect("open store")
+        let key = hostfw_store::SiteKey::from_file(&self.dir.join("site.key")).expect("site key");
+        Store::connect(&format!("sqlite://{}", self.dir.join("site.db").display()))
+            .await
+            .expect("open store")
+            .with_site_key(Some(key))
     }
 
     async fn add_machines(&self, ids: &[&str]) {
@@ -965,4 +971,89 @@ async fn get_report_finds_the_bmc_by_any_spelling_of_its_address() {
     assert!(err.contains("\"ftp://10.0.4.17\"") && err.contains("unknown scheme"), "{err}");
     let err = site.fails(&["site-explorer", "re-explore", "ftp://10.0.4.17"]).await;
     assert!(err.contains("unknown scheme"), "{err}");
+}
+
+#[tokio::test]
+async fn site_key_generate_and_rotate_key_re_encrypt_every_password() {
+    let site = Site::new();
+    site.ok(&["machine", "add", "--id", "m1", "--bmc", "10.0.0.1", "--bmc-username", "root", "--bmc-password", "pw1"])
+        .await;
+    // A row written before encryption existed.
+    use sqlx::Connection as _;
+    let mut conn = sqlx::AnyConnection::connect(&format!("sqlite://{}", site.dir.join("site.db").display()))
+        .await
+        .expect("raw connection");
+    sqlx::query(
+        "INSERT INTO credentials (machine_id, username, password, updated_at_ms) VALUES ('old', 'u', 'legacy-pw', 0)",
+    )
+    .execute(&mut conn)
+    .await
+    .expect("legacy row");
+
+    let new_key = site.dir.join("new.key");
+    let out = site.ok(&["site-key", "generate", "--out", new_key.to_str().unwrap()]).await;
+    assert!(out.contains("new.key") && out.contains("mode 0600"), "{out}");
+    let err = site.fails(&["site-key", "generate", "--out", new_key.to_str().unwrap()]).await;
+    assert!(err.contains("refusing to overwrite") && err.contains("new.key"), "{err}");
+
+    let out = site.ok(&["machine", "rotate-key", "--new-key-file", new_key.to_str().unwrap()]).await;
+    assert!(out.contains("re-encrypted 2 BMC passwords (1 were plaintext)"), "{out}");
+    let rows: Vec<(String,)> = sqlx::query_as("SELECT password FROM credentials").fetch_all(&mut conn).await.unwrap();
+    let id = hostfw_store::SiteKey::from_file(&new_key).unwrap().id().to_string();
+    assert!(rows.iter().all(|(p,)| p.starts_with(&format!("hostfw-enc:v1:{id}:"))), "{rows:?}");
+
+    // The configured (old) key no longer opens them; the new one does.
+    let err = site.store().await.credentials_get("m1").await.expect_err("old key").to_string();
+    assert!(err.contains(&id), "{err}");
+    std::fs::rename(&new_key, site.dir.join("site.key")).unwrap();
+    let store = site.store().await;
+    assert_eq!(store.credentials_get("old").await.unwrap().unwrap().password.expose(), "legacy-pw");
+    assert_eq!(store.audit_list(1).await.unwrap()[0].action, "credentials rekey");
+}
+
+#[tokio::test]
+async fn a_site_without_a_key_refuses_to_store_a_password() {
+    let site = Site::new();
+    std::fs::remove_file(site.dir.join("site.key")).unwrap();
+    let config = std::fs::read_to_string(&site.config).unwrap().replace("secret_key_file = \"site.key\"\n", "");
+    std::fs::write(&site.config, config).unwrap();
+    let err = site
+        .fails(&["machine", "add", "--id", "m1", "--bmc", "10.0.0.1", "--bmc-username", "root", "--bmc-password", "pw"])
+        .await;
+    assert!(err.contains("hostfw site-key generate --out FILE") && err.contains("\"m1\""), "{err}");
+}
+
+#[tokio::test]
+async fn scout_package_keygen_and_sign_need_no_site_config() {
+    let site = Site::new();
+    let keys = site.dir.join("keys");
+    let pkg = site.dir.join("scripts/dell/r760/bmc");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("upgrade.sh"), "echo hi\n").unwrap();
+    std::fs::write(pkg.join("metadata.toml"), "execution_timeout_seconds = 5\nartifact_download_timeout_seconds = 5\n")
+        .unwrap();
+    // Without --config reaching a valid file: these two commands must not open the site.
+    let run = |args: Vec<String>| async move {
+        let mut full = vec!["hostfw".to_string(), "--config".into(), "/nonexistent/site.toml".into()];
+        full.extend(args);
+        let cli = Cli::try_parse_from(full).expect("parses");
+        output::capture(hostfw_starter::run(cli)).await
+    };
+    let (res, out) =
+        run(vec!["scout-package".into(), "keygen".into(), "--out".into(), keys.display().to_string()]).await;
+    res.unwrap();
+    assert!(out.contains("scout-signing.key") && out.contains("--trusted-key"), "{out}");
+    let (res, out) = run(vec![
+        "scout-package".into(),
+        "sign".into(),
+        "--key".into(),
+        keys.join("scout-signing.key").display().to_string(),
+        site.dir.join("scripts").display().to_string(),
+    ])
+    .await;
+    res.unwrap();
+    assert!(out.contains("1 packages signed"), "{out}");
+    assert!(pkg.join("upgrade.sig").is_file() && pkg.join("upgrade.manifest").is_file());
+    let (res, _) = run(vec!["scout-package".into(), "keygen".into(), "--out".into(), keys.display().to_string()]).await;
+    assert!(format!("{:#}", res.expect_err("second keygen")).contains("refusing to overwrite"));
 }

@@ -40,6 +40,31 @@ fn audit_from_row(row: &AnyRow) -> std::result::Result<AuditEntry, sqlx::Error> 
     })
 }
 
+/// Appends an audit entry on `conn` (inside the caller's transaction, so the entry commits or
+/// rolls back with the change it records). No retry: a concurrent writer taking the same number
+/// fails the caller's transaction, which then changed nothing.
+pub(crate) async fn audit_append_in(
+    conn: &mut sqlx::AnyConnection,
+    actor: &str,
+    action: &str,
+    target: &str,
+    detail: &str,
+    at_ms: i64,
+) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO audit_log (seq, at_ms, actor, action, target, detail) \
+         SELECT COALESCE(MAX(seq), 0) + 1, $1, $2, $3, $4, $5 FROM audit_log",
+    )
+    .bind(at_ms)
+    .bind(actor)
+    .bind(action)
+    .bind(target)
+    .bind(detail)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 impl Store {
     /// Appends an audit entry.
     pub async fn audit_append(&self, actor: &str, action: &str, target: &str, detail: &str) -> Result<()> {

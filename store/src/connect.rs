@@ -48,6 +48,7 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
                 std::fs::create_dir_all(dir)
                     .map_err(|source| StoreError::CreateDir { path: dir.display().to_string(), source })?;
             }
+            private_file(path)?;
             let pool = sqlite_options(SQLITE_MAX_CONNECTIONS).connect(url).await.map_err(connect_err)?;
             // WAL is a property of the file: set once here, every later connection inherits it.
             let mode: String =
@@ -70,6 +71,35 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
     MIGRATOR.run(&pool).await.map_err(|source| StoreError::Migrate { backend, source })?;
     tracing::info!(backend = %backend, url = %shown, "site database opened and migrated");
     Ok((pool, backend))
+}
+
+/// Creates the SQLite file with mode 0600 if it does not exist (SQLite gives its `-wal` and
+/// `-shm` files the mode of the database file), and logs a WARN for each of the three files that
+/// exists readable by group or others: it holds BMC logins.
+fn private_file(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        let created = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path);
+        match created {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(source) => return Err(StoreError::CreateFile { path: path.display().to_string(), source }),
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let file = PathBuf::from(format!("{}{suffix}", path.display()));
+            if let Ok(meta) = std::fs::metadata(&file) {
+                let mode = meta.permissions().mode() & 0o777;
+                if mode & 0o077 != 0 {
+                    tracing::warn!(file = %file.display(), mode = format!("{mode:o}"),
+                        "SQLite site database file is readable by group or others; it holds BMC logins: chmod 600 it");
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// Pool options for SQLite: bounded pool, busy timeout on every connection.

@@ -27,6 +27,15 @@ pub enum StoreError {
         source: std::io::Error,
     },
 
+    /// The SQLite file could not be created.
+    #[error("cannot create the SQLite site database file {path}")]
+    CreateFile {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+
     /// Opening the pool (or preparing the connection: WAL mode) failed.
     #[error("cannot open the {backend} site database at {url}")]
     Connect {
@@ -114,6 +123,30 @@ pub enum StoreError {
         id: String,
         /// What could not be decoded.
         detail: String,
+    },
+
+    /// The site key could not be read.
+    #[error(transparent)]
+    SiteKey(#[from] crate::site_key::SiteKeyError),
+
+    /// A BMC password was to be written but no site key is configured.
+    #[error(
+        "refusing to store the BMC password of machine {machine:?} unencrypted: no site key is configured; \
+         create one with `hostfw site-key generate --out FILE` and name it in `[site] secret_key_file` \
+         (or the HOSTFW_SITE_KEY_FILE environment variable)"
+    )]
+    NoSiteKey {
+        /// The machine whose login was being stored.
+        machine: String,
+    },
+
+    /// A stored BMC password cannot be opened with the configured site key.
+    #[error("the stored BMC password of machine {machine:?} cannot be read: {source}")]
+    Credential {
+        /// The machine.
+        machine: String,
+        /// Why (wrong key, no key, altered value); never the value.
+        source: crate::sealed::SealError,
     },
 
     /// The database rejected or failed a query.

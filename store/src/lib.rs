@@ -3,7 +3,8 @@
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
 //! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`,
-//! registering machines in `registration`.
+//! registering machines in `registration`, the site key in `site_key` and the at-rest format of
+//! encrypted values in `sealed`.
 //!
 //! The same migrations (`store/migrations/`) and the same queries run on SQLite (the embedded
 //! default, a file in WAL mode) and on PostgreSQL (production): `$1` placeholders,
@@ -28,6 +29,8 @@ mod registration;
 mod reports;
 mod requests;
 mod script_locks;
+mod sealed;
+mod site_key;
 mod tuning;
 mod upload_slots;
 mod windows;
@@ -39,7 +42,7 @@ pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
     PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
 };
-pub use credentials::Credentials;
+pub use credentials::{Credentials, Rekeyed};
 pub use error::{Result, StoreError};
 pub use firmware_config::FirmwareConfigVersion;
 pub use health::HealthReport;
@@ -50,6 +53,8 @@ pub use registration::Registration;
 pub use reports::ExploredReport;
 pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
 pub use script_locks::ScriptLock;
+pub use sealed::SealError;
+pub use site_key::{SiteKey, SiteKeyError, SITE_KEY_ENV, SITE_KEY_FILE_ENV};
 pub use upload_slots::{HeldSlotRow, SlotGrant};
 
 /// Which database engine a `Store` talks to.
@@ -75,12 +80,17 @@ impl fmt::Display for Backend {
 pub struct Store {
     pool: sqlx::AnyPool,
     backend: Backend,
+    /// Seals and opens BMC passwords (`credentials`); `None`: legacy plaintext is read, writes refused.
+    site_key: Option<SiteKey>,
 }
 
 impl fmt::Debug for Store {
     // Not derived: the pool's options hold the database URL, which may carry a password.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store").field("backend", &self.backend).finish_non_exhaustive()
+        f.debug_struct("Store")
+            .field("backend", &self.backend)
+            .field("site_key", &self.site_key)
+            .finish_non_exhaustive()
     }
 }
 
@@ -93,7 +103,45 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Store> {
         let (pool, backend) = connect::open(url).await?;
         legacy_addresses::normalise(&pool).await?;
-        Ok(Store { pool, backend })
+        Ok(Store { pool, backend, site_key: None })
+    }
+
+    /// This store with `key` as its site key: BMC passwords are written encrypted with it and
+    /// read with it. `None` (the state after `connect`) reads legacy plaintext passwords only and
+    /// refuses to write any.
+    pub fn with_site_key(mut self, key: Option<SiteKey>) -> Store {
+        self.site_key = key;
+        self
+    }
+
+    /// The site key this store uses, if any.
+    pub fn site_key(&self) -> Option<&SiteKey> {
+        self.site_key.as_ref()
+    }
+
+    /// Logs, once per process, a WARN when legacy plaintext BMC passwords are stored (how many,
+    /// and how to encrypt them). Returns the count.
+    pub async fn warn_plaintext_credentials(&self) -> Result<u64> {
+        static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let n = self.credentials_plaintext_count().await?;
+        if n > 0 && !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
+                count = n,
+                "{n} BMC passwords are stored in plaintext; encrypt them with \
+                 `hostfw machine rotate-key --new-key-file FILE` (create FILE with `hostfw site-key generate --out FILE`)"
+            );
+        }
+        Ok(n)
+    }
+
+    /// Opens the site database of `site` (`connect`) with the site key it configures
+    /// (`SiteKey::from_env_or`: `HOSTFW_SITE_KEY`, `HOSTFW_SITE_KEY_FILE`, `[site]
+    /// secret_key_file`), then logs the plaintext-credentials WARN if there are any.
+    pub async fn open_site(site: &hostfw_model::SiteConfig) -> Result<Store> {
+        let key = SiteKey::from_env_or(site.site.secret_key_file.as_deref())?;
+        let store = Store::connect(&site.site.database_url).await?.with_site_key(key);
+        store.warn_plaintext_credentials().await?;
+        Ok(store)
     }
 
     /// The engine this store runs on.

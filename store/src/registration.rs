@@ -53,6 +53,9 @@ impl Store {
 
     async fn register(&self, op: &'static str, items: &[Item<'_>]) -> Result<()> {
         check_batch(items)?;
+        if let Some((m, _, _)) = items.iter().find(|(_, login, _)| login.is_some()) {
+            self.key_for_write(&m.id)?;
+        }
         let first = items.first().map(|(m, _, _)| m.id.as_str()).unwrap_or_default();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
@@ -83,7 +86,8 @@ impl Store {
                 return Err(taken(m, owner, owned));
             }
             if let Some(c) = login {
-                credentials_put_in(&mut tx, &m.id, &c.username, c.password.expose())
+                let key = self.key_for_write(&m.id)?;
+                credentials_put_in(&mut tx, key, &m.id, &c.username, &c.password)
                     .await
                     .map_err(StoreError::db(op, m.id.as_str()))?;
             }

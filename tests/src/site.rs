@@ -101,8 +101,8 @@ async fn take_turn(exclusive: bool) -> Turn {
 }
 
 /// Write a site directory: the firmware images under `firmware/` (path, applies_to regex,
-/// version), an empty `scout/`, the other `files` (`{SITE}` in their text becomes `dir`), and
-/// `site.toml` from `config`; returns its path and the config as the worker and the CLI load it.
+/// version), an empty `scout/`, the other `files` (`{SITE}` in their text becomes `dir`; Scout
+/// packages among them are signed, see [`sign_scout_packages`]), and `site.toml` from `config`; returns its path and the config as the worker and the CLI load it.
 pub fn write_dir(
     dir: &Path,
     config: &SiteToml,
@@ -120,7 +120,28 @@ pub fn write_dir(
         std::fs::create_dir_all(path.parent().expect("a file path has a parent"))?;
         std::fs::write(&path, content.replace("{SITE}", &dir.display().to_string()))?;
     }
+    sign_scout_packages(dir)?;
     config.write(dir)
+}
+
+/// The directory holding the site's Scout package signing keys (`scout-signing.key`, `.pub`).
+pub fn scout_keys_dir(site_dir: &Path) -> PathBuf {
+    site_dir.join("scout-keys")
+}
+
+/// Signs every package under `<dir>/scout` as an operator would (`hostfw scout-package sign`),
+/// with a key pair generated in [`scout_keys_dir`] the first time.
+pub fn sign_scout_packages(dir: &Path) -> anyhow::Result<()> {
+    use hostfw_activities::host::scout_signing;
+    let keys = scout_keys_dir(dir);
+    if !keys.join(scout_signing::PRIVATE_KEY_FILE).exists() {
+        scout_signing::keygen(&keys)?;
+    }
+    let key = scout_signing::load_signing_key(&keys.join(scout_signing::PRIVATE_KEY_FILE))?;
+    match scout_signing::sign(&key, &dir.join("scout"), &[]) {
+        Ok(_) | Err(scout_signing::SigningError::NoPackages { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Register every host of `fleet` and its BMC login (through the store, 64 hosts at a time);
@@ -178,7 +199,7 @@ impl Site {
 
         let toml = spec.config.temporal_port(temporal.port()).artifact_port(artifact_port);
         let (config_path, site) = write_dir(dir.path(), &toml, spec.images, spec.files)?;
-        let store = Store::connect(&site.site.database_url).await?;
+        let store = Store::open_site(&site).await?;
 
         let fleet_spec = FleetSpec::from_toml_str(spec.fleet).map_err(|e| anyhow!("{e}"))?;
         let fleet = hostfw_bmc_sim::start(fleet_spec).await.map_err(|e| anyhow!("{e}"))?;

@@ -31,14 +31,15 @@ impl WorkerThread {
             let local = tokio::task::LocalSet::new();
             local.block_on(&rt, async move {
                 let settings = hostfw_activities::ActivitySettings::from_site(&site);
+                let store = hostfw_store::Store::open_site(&site).await?;
                 let (_addr, _server) = hostfw_worker::serve_artifacts(
                     settings.artifact_root.clone(),
                     settings.scout_scripts_dir.clone(),
                     &site.worker.artifact_listen.to_string(),
+                    settings.artifact_urls(store.site_key()),
                 )
                 .await?;
                 let client = hostfw_worker::connect(&site, "hostfw-kit-worker").await?;
-                let store = hostfw_store::Store::connect(&site.site.database_url).await?;
                 let deps = hostfw_activities::Deps::open(&site, store, Some(client.clone())).await?;
                 let (stop_tx2, stop_rx2) = tokio::sync::oneshot::channel::<()>();
                 let worker = hostfw_worker::run_worker(client.clone(), &site.temporal.task_queue, deps, async move {
@@ -48,7 +49,13 @@ impl WorkerThread {
                 if scout_hosts.is_empty() {
                     return worker.await;
                 }
-                let scout = hostfw_scout::run_agent(client, scout_hosts, async move {
+                let trusted = crate::site::scout_keys_dir(&site.config_dir())
+                    .join(hostfw_activities::host::scout_signing::PUBLIC_KEY_FILE);
+                let settings = hostfw_scout::ScoutSettings {
+                    trusted_key: Some(hostfw_scout::TrustedKey::from_file(&trusted).map_err(anyhow::Error::msg)?),
+                    ..hostfw_scout::ScoutSettings::default()
+                };
+                let scout = hostfw_scout::run_agent_with(client, scout_hosts, settings, async move {
                     let _ = stop_rx2.await;
                 });
                 let (w, s) = futures::join!(worker, scout);

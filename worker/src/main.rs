@@ -117,10 +117,17 @@ async fn run(args: Args) -> Result<(), Failure> {
     let metrics = MetricsServer::start(&site.worker.metrics_listen).await?;
     tracing::info!(metrics_addr = %metrics.addr, "serving Prometheus metrics at /metrics, probes at /healthz and /readyz");
     let settings = ActivitySettings::from_site(&site);
+    // The site database first: its site key signs the artifact links.
+    let store = match startup::open_store(&site, &mut stop).await {
+        Ok(store) => store,
+        Err(StartupError::Stopped { what }) => return stopped(what),
+        Err(StartupError::Fatal(e)) => return Err(e.into()),
+    };
     let (artifact_addr, _server) = serve_artifacts(
         settings.artifact_root.clone(),
         settings.scout_scripts_dir.clone(),
         &site.worker.artifact_listen,
+        settings.artifact_urls(store.site_key()),
     )
     .await
     .context("starting the artifact server")?;
@@ -132,11 +139,6 @@ async fn run(args: Args) -> Result<(), Failure> {
         Err(StartupError::Fatal(e @ (ConnectError::BadAddress { .. } | ConnectError::Environment { .. }))) => {
             return Err(Failure::Config(e.into()))
         }
-        Err(StartupError::Fatal(e)) => return Err(e.into()),
-    };
-    let store = match startup::open_store(&site, &mut stop).await {
-        Ok(store) => store,
-        Err(StartupError::Stopped { what }) => return stopped(what),
         Err(StartupError::Fatal(e)) => return Err(e.into()),
     };
     let deps = match Deps::open(&site, store, Some(client.clone())).await {

@@ -113,8 +113,7 @@ pub async fn open_store(
     site: &SiteConfig,
     stop: &mut watch::Receiver<bool>,
 ) -> Result<Store, StartupError<StoreError>> {
-    let url = site.site.database_url.as_str();
-    retry("the site database", Backoff::default(), stop, StoreError::is_transient, || Store::connect(url)).await
+    retry("the site database", Backoff::default(), stop, StoreError::is_transient, || Store::open_site(site)).await
 }
 
 #[cfg(test)]

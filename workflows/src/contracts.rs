@@ -233,6 +233,9 @@ pub struct RouteQuery {
 }
 
 /// How a component is installed (seed "Installation route", in precedence order).
+// A wire type decoded once per install step: the Scout variant's size (it carries the signed
+// manifest) costs nothing worth a Box in every match of the workflow code.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum InstallRoute {
     /// A packaged Scout script exists for the vendor, model and component.

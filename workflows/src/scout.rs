@@ -43,6 +43,13 @@ pub struct ScoutTask {
     pub execution_timeout_secs: u64,
     /// Bound on downloading each artifact.
     pub artifact_download_timeout_secs: u64,
+    /// The package's signed manifest (`upgrade.manifest`, format in `hostfw_model::scout_manifest`),
+    /// verbatim; `None` for an unsigned package (tasks recorded before signing existed decode so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<String>,
+    /// `upgrade.sig`: the base64 ed25519 signature over `manifest`'s bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// What Scout reports.

@@ -134,7 +134,7 @@ async fn upload_holding(
     };
     let request = UploadRequest {
         file: artifact.path.clone(),
-        image_uri: artifact.url.clone(),
+        image_uri: artifact.url(&deps.artifact_urls),
         targets,
         apply_time: None,
         force_route: setting.route.map(|r| match r {

@@ -17,6 +17,7 @@ pub mod reset_types;
 pub mod routes;
 pub mod running_task;
 pub mod scout_package;
+pub mod scout_signing;
 pub mod script;
 pub mod script_lock;
 pub mod upload_slot;

@@ -1,13 +1,13 @@
 //! Choosing a component's installation route (seed "Installation route", in precedence order):
 //! a packaged Scout script for the vendor, model and component; else the entry's Core-local
-//! `script`; else Redfish. For Scout, also builds the task: script and artifact URLs on the
+//! `script`; else Redfish. For Scout, also builds the task: signed script and artifact URLs on the
 //! worker's artifact server, with the SHA-256 digests Scout must verify.
 
 use hostfw_workflows::scout::{ScoutFile, ScoutTask};
 use hostfw_workflows::{InstallRoute, RouteQuery};
 use temporalio_common::ActivityError;
 
-use crate::artifacts::{self, SCOUT_URL_PREFIX};
+use crate::artifacts;
 use crate::error;
 use crate::host::scout_package;
 use crate::Deps;
@@ -35,16 +35,15 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
         Err(e) => return Err(error::bad_input(hostfw_model::error_chain(&e))),
     };
     if let Some(package) = package {
-        let base = settings.artifact_base_url.trim_end_matches('/');
         let script = ScoutFile {
-            url: format!("{base}{SCOUT_URL_PREFIX}{}", package.relative_path),
+            url: deps.artifact_urls.scout_script(&package.relative_path),
             sha256: package.script_sha256.clone(),
             file_name: "upgrade.sh".to_string(),
         };
         let mut files = Vec::new();
         for (i, artifact) in query.entry.artifacts().into_iter().enumerate() {
             let resolved = artifacts::resolve(settings, &artifact)?;
-            let url = resolved.url.clone().ok_or_else(|| {
+            let url = resolved.url(&deps.artifact_urls).ok_or_else(|| {
                 error::bad_input(format!(
                     "artifact {artifact} lies outside the firmware directory, so Scout cannot download it"
                 ))
@@ -68,6 +67,8 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
             artifacts: files,
             execution_timeout_secs: package.metadata.execution_timeout_seconds.get(),
             artifact_download_timeout_secs: package.metadata.artifact_download_timeout_seconds.get(),
+            manifest: package.manifest.clone(),
+            signature: package.signature.clone(),
         }));
     }
     if let Some(script) = &query.entry.script {

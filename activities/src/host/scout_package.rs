@@ -1,6 +1,7 @@
 //! The packaged Scout upgrade of one component: `<scripts>/<vendor>/<model>/<component>/upgrade.sh`
 //! with its sibling `metadata.toml` (timeouts), looked up by normalised path segments, validated
-//! strictly and digested with SHA-256 (the digest Scout checks before it runs the script).
+//! strictly and digested with SHA-256 (the digest Scout checks before it runs the script); its
+//! `upgrade.manifest` and `upgrade.sig` (`scout_signing`), when signed, are read to be passed on.
 //!
 //! Pure apart from reading the package files; no Temporal here.
 
@@ -63,6 +64,10 @@ pub struct ScoutPackage {
     /// Lowercase hex SHA-256 of the script.
     pub script_sha256: String,
     pub metadata: ScoutMetadata,
+    /// `upgrade.manifest` beside the metadata, verbatim, when the package is signed.
+    pub manifest: Option<String>,
+    /// `upgrade.sig` beside the metadata (base64 ed25519 signature over the manifest), trimmed.
+    pub signature: Option<String>,
 }
 
 /// A name as a package path segment: lower-cased, leading and trailing whitespace dropped, every
@@ -142,12 +147,26 @@ pub fn find_package(
     };
     let metadata = parse_metadata(&text, &metadata_path)?;
     let script_sha256 = sha256_file(&script_path)?;
+    let manifest = read_optional(&dir.join(crate::host::scout_signing::MANIFEST_FILE_NAME))?;
+    let signature =
+        read_optional(&dir.join(crate::host::scout_signing::SIGNATURE_FILE_NAME))?.map(|s| s.trim().to_string());
     Ok(Some(ScoutPackage {
         relative_path: format!("{}/{SCRIPT_FILE_NAME}", segments.join("/")),
         script_path,
         script_sha256,
         metadata,
+        manifest,
+        signature,
     }))
+}
+
+/// The text of `path`, `None` when it does not exist.
+fn read_optional(path: &Path) -> Result<Option<String>, ScoutPackageError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ScoutPackageError::Io { path: path.to_path_buf(), source }),
+    }
 }
 
 /// Lowercase hex SHA-256 of a file's contents (streamed, not loaded whole).

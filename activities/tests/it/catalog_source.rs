@@ -40,7 +40,7 @@ async fn the_catalog_follows_the_directory_and_the_runtime_layer() {
     let config = dir.path().join("site.toml");
     std::fs::write(&config, SITE).unwrap();
     let site = Arc::new(SiteConfig::load(&config).unwrap());
-    let store = Store::connect(&site.site.database_url).await.unwrap();
+    let store = Store::open_site(&site).await.unwrap();
     let source = CatalogSource::new(site.clone(), store.clone());
 
     let first = source.current().await.unwrap();
@@ -88,7 +88,7 @@ async fn a_database_error_while_reading_the_catalog_is_retried_never_bad_input()
     let config = dir.path().join("site.toml");
     std::fs::write(&config, SITE).unwrap();
     let site = Arc::new(SiteConfig::load(&config).unwrap());
-    let store = Store::connect(&site.site.database_url).await.unwrap();
+    let store = Store::open_site(&site).await.unwrap();
     let source = CatalogSource::new(site.clone(), store.clone());
     source.current().await.expect("loads while the database is up");
 

@@ -3,4 +3,5 @@
 
 mod catalog_source;
 mod scout_package;
+mod scout_signing;
 mod script_lock;

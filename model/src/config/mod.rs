@@ -107,6 +107,7 @@ impl SiteConfig {
         config.firmware_global.firmware_directory = base.join(&config.firmware_global.firmware_directory);
         config.firmware_global.scout_scripts_directory = base.join(&config.firmware_global.scout_scripts_directory);
         config.redfish.ca_bundle = config.redfish.ca_bundle.map(|p| base.join(p));
+        config.site.secret_key_file = config.site.secret_key_file.map(|p| base.join(p));
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem.to_string()))?;
         config.site.database_password_file = config.site.database_password_file.map(|p| base.join(p));

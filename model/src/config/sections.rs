@@ -28,6 +28,13 @@ pub struct SiteSection {
     /// Local state directory, resolved against the config file's directory. Default `data`.
     #[serde(default = "default_data_dir")]
     pub data_dir: PathBuf,
+    /// File holding the site key (base64 of 32 random bytes; `hostfw site-key generate --out FILE`)
+    /// that encrypts BMC passwords at rest and signs artifact URLs; resolved against the config
+    /// file's directory. The environment variables `HOSTFW_SITE_KEY` (the key, base64) and
+    /// `HOSTFW_SITE_KEY_FILE` override it. Without any key, stored plaintext passwords are
+    /// still read but new ones are refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_key_file: Option<PathBuf>,
 }
 
 fn default_database_url() -> String {
@@ -67,6 +74,11 @@ pub struct WorkerSection {
     pub artifact_listen: String,
     /// Base URL BMCs use to fetch artifacts (SimpleUpdate `ImageURI`); stored without a trailing `/`.
     pub artifact_base_url: String,
+    /// How long a signed artifact URL (SimpleUpdate `ImageURI`, Scout script and artifact URLs)
+    /// stays valid after it is minted. Must cover the BMC's whole fetch (`[redfish] task_timeout`)
+    /// and a Scout task's wait in its queue plus its download. Default 6h.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub artifact_url_lifetime: Duration,
     /// Start the site workflows (Machine Update Manager, Site Explorer) if they are not running.
     /// Every worker may do so (the workflow IDs make them singletons); turn it off for a worker
     /// that must only serve host workflows.
@@ -79,6 +91,7 @@ impl Default for WorkerSection {
             metrics_listen: "127.0.0.1:9464".to_string(),
             artifact_listen: "127.0.0.1:8089".to_string(),
             artifact_base_url: "http://127.0.0.1:8089".to_string(),
+            artifact_url_lifetime: Duration::from_secs(6 * 3600),
             site_workflows: true,
         }
     }

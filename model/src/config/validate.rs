@@ -23,6 +23,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     listen_addr("worker.metrics_listen", &c.worker.metrics_listen)?;
     listen_addr("worker.artifact_listen", &c.worker.artifact_listen)?;
     http_url("worker.artifact_base_url", &c.worker.artifact_base_url)?;
+    positive("worker.artifact_url_lifetime", c.worker.artifact_url_lifetime)?;
 
     match (&c.credentials.default_username, &c.credentials.default_password) {
         (Some(user), Some(_)) => non_empty("credentials.default_username", user)?,

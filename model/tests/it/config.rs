@@ -269,3 +269,20 @@ fn missing_or_unparsable_ca_bundle_names_the_key_and_file() {
         );
     }
 }
+
+#[test]
+fn site_key_file_resolves_and_artifact_url_lifetime_defaults() {
+    let c = load_text("[site]\nname = \"x\"\n").expect("loads");
+    assert_eq!(c.site.secret_key_file, None);
+    assert_eq!(c.worker.artifact_url_lifetime, Duration::from_secs(6 * 3600));
+    let c = load_text(
+        "[site]\nname = \"x\"\nsecret_key_file = \"keys/site.key\"\n[worker]\nartifact_url_lifetime = \"90m\"\n",
+    )
+    .expect("loads");
+    assert_eq!(c.site.secret_key_file.as_deref(), Some(Path::new("/etc/hostfw/keys/site.key")));
+    assert_eq!(c.worker.artifact_url_lifetime, Duration::from_secs(90 * 60));
+    let c = load_text("[site]\nname = \"x\"\nsecret_key_file = \"/run/secrets/k\"\n").expect("loads");
+    assert_eq!(c.site.secret_key_file.as_deref(), Some(Path::new("/run/secrets/k")));
+    let e = err("[site]\nname = \"x\"\n[worker]\nartifact_url_lifetime = \"0s\"\n");
+    assert!(e.contains("worker.artifact_url_lifetime"), "{e}");
+}

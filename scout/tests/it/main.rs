@@ -7,3 +7,4 @@ mod downloads;
 mod lifecycle;
 mod once;
 mod script_run;
+mod signatures;

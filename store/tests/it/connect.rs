@@ -1,5 +1,5 @@
 //! Connecting on both backends (migrations idempotent, data survives reconnecting), and the
-//! SQLite specifics: directories and file created, WAL mode, URL forms, unsupported URLs.
+//! SQLite specifics: directories and file created (mode 0600, WAL and shm files too), WAL mode, URL forms, unsupported URLs.
 
 use crate::common;
 
@@ -46,6 +46,15 @@ async fn sqlite_creates_dirs_file_and_uses_wal() {
     let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&mut conn).await.unwrap();
     assert_eq!(mode.to_ascii_lowercase(), "wal");
     conn.close().await.unwrap();
+
+    // It holds BMC logins: owner-only, and SQLite gives its WAL and shared-memory files the same mode.
+    store.audit_append("t", "a", "x", "").await.unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = format!("{}{suffix}", path.display());
+        let mode = std::fs::metadata(&file).unwrap_or_else(|e| panic!("{file}: {e}")).permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{file} has mode {mode:o}");
+    }
     store.close().await;
 }
 

@@ -172,6 +172,8 @@ impl ScoutProcess {
             address,
             "--state-dir".into(),
             state.display().to_string(),
+            "--trusted-key".into(),
+            hostfw_tests::site::scout_keys_dir(site.dir.path()).join("scout-signing.pub").display().to_string(),
         ];
         let mut p = ScoutProcess { bin, args, dir: site.dir.path().to_path_buf(), child: None, starts: 0 };
         p.spawn();

@@ -345,3 +345,24 @@ async fn scout_installs_on_an_assigned_host_after_the_tenant_approves() {
     assert_eq!(machine.instance_id.as_deref(), Some("tenant-vm-9"));
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scout_package_changed_after_signing_is_refused_and_nothing_runs() {
+    let site = start_scout("dgx-t", &[]).await;
+    // One byte changed after the operator signed the package (the kit signs at start).
+    let script = site.dir.path().join("scout/nvidia/dgx_h100/nic/upgrade.sh");
+    let marker = site.dir.path().join("tampered-script-ran");
+    std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+
+    site.cli(&["host", "reprovision", "set", "--id", "dgx-t"]).await.unwrap();
+    let refusal = site
+        .wait_for("Scout to refuse the changed package", Duration::from_secs(60), || async {
+            let history = site.store.history_list("dgx-t", 100).await.unwrap();
+            history.into_iter().find(|h| h.message.contains("scout package nvidia/dgx_h100/nic refused"))
+        })
+        .await;
+    assert!(refusal.message.contains("differs from the signed"), "{refusal:?}");
+    assert!(!marker.exists(), "the changed script ran");
+    assert_eq!(site.fleet.versions("dgx-t"), vec![("NIC_0".into(), "28.39".into())]);
+    site.shutdown().await;
+}

@@ -4,6 +4,7 @@
 mod common;
 
 mod activation;
+mod artifact_server;
 mod crawl;
 mod health;
 mod metrics;

@@ -25,6 +25,7 @@ fn write_site(dir: &Path) -> SiteConfig {
 name = "metrics"
 database_url = "sqlite://site.db"
 data_dir = "data"
+secret_key_file = "site.key"
 
 [worker]
 metrics_listen = "127.0.0.1:0"
@@ -57,6 +58,7 @@ default = true
     );
     let path = dir.join("site.toml");
     std::fs::write(&path, config).unwrap();
+    hostfw_store::SiteKey::generate().unwrap().write_new_file(&dir.join("site.key")).unwrap();
     SiteConfig::load(&path).expect("site config loads")
 }
 

@@ -1,5 +1,6 @@
 //! Test fixtures for Scout: a file server on port 0 (with per-file injected 503s and hit
-//! counts), task building, and an `ActivityEnvironment` around a Scout for machine `m1`.
+//! counts), task building and signing, and an `ActivityEnvironment` around a Scout for machine
+//! `m1` that trusts `signing_key()`.
 
 #![allow(dead_code)]
 
@@ -12,8 +13,8 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
-use hostfw_model::ComponentType;
-use hostfw_scout::{ScoutActivitiesImpl, ScoutSettings};
+use hostfw_model::{ComponentType, ScoutManifest};
+use hostfw_scout::{ScoutActivitiesImpl, ScoutSettings, TrustedKey};
 use hostfw_workflows::scout::{ScoutFile, ScoutResult, ScoutTask};
 use sha2::{Digest, Sha256};
 use temporalio_sdk::testing::{ActivityEnvironment, ActivityEnvironmentError};
@@ -104,7 +105,42 @@ pub fn task(server: &FileServer, script: &str, artifacts: Vec<ScoutFile>) -> Sco
         artifacts,
         execution_timeout_secs: 20,
         artifact_download_timeout_secs: 20,
+        manifest: None,
+        signature: None,
     }
+}
+
+/// The operator's package signing key in these tests (Scout trusts its public half).
+pub fn signing_key() -> ed25519_dalek::SigningKey {
+    ed25519_dalek::SigningKey::from_bytes(&[11; 32])
+}
+
+/// The signed manifest of the package `dell/r760/bmc` as `task` describes it.
+pub fn manifest_of(task: &ScoutTask) -> ScoutManifest {
+    ScoutManifest {
+        package: format!("dell/r760/{}", task.component.as_str()),
+        script_sha256: task.script.sha256.to_ascii_lowercase(),
+        execution_timeout_seconds: task.execution_timeout_secs,
+        artifact_download_timeout_seconds: task.artifact_download_timeout_secs,
+        artifacts: Vec::new(),
+    }
+}
+
+/// `task` carrying `manifest` signed by `key`.
+pub fn signed_with(mut task: ScoutTask, manifest: &ScoutManifest, key: &ed25519_dalek::SigningKey) -> ScoutTask {
+    use base64::Engine as _;
+    use ed25519_dalek::Signer as _;
+    let text = manifest.render();
+    let signature = key.sign(text.as_bytes());
+    task.signature = Some(base64::engine::general_purpose::STANDARD.encode(signature.to_bytes()));
+    task.manifest = Some(text);
+    task
+}
+
+/// `task` signed as the operator would sign its package.
+pub fn signed(task: ScoutTask) -> ScoutTask {
+    let manifest = manifest_of(&task);
+    signed_with(task, &manifest, &signing_key())
 }
 
 /// A Scout for `m1` in an activity test environment, with its own work root.
@@ -129,6 +165,19 @@ impl Harness {
 
     /// A Scout (a fresh agent instance) keeping its task records in `state_dir`.
     pub fn with_state_dir(state_dir: &Path) -> Harness {
+        let trusted = TrustedKey::from_bytes(signing_key().verifying_key().as_bytes()).unwrap();
+        Harness::build(state_dir, Some(trusted), false)
+    }
+
+    /// A Scout trusting `trusted_key` (or none), with `allow_unsigned` as given.
+    pub fn with_trust(trusted_key: Option<TrustedKey>, allow_unsigned: bool) -> Harness {
+        let state = tempfile::tempdir().unwrap();
+        let mut h = Harness::build(state.path(), trusted_key, allow_unsigned);
+        h._state = Some(state);
+        h
+    }
+
+    fn build(state_dir: &Path, trusted_key: Option<TrustedKey>, allow_unsigned: bool) -> Harness {
         let work_root = tempfile::tempdir().unwrap();
         let settings = ScoutSettings {
             work_root: work_root.path().to_path_buf(),
@@ -136,6 +185,8 @@ impl Harness {
             orphan_poll: Duration::from_millis(100),
             download_first_backoff: Duration::from_millis(20),
             heartbeat_interval: Duration::from_millis(100),
+            trusted_key,
+            allow_unsigned,
             ..ScoutSettings::default()
         };
         let heartbeats = Arc::new(Mutex::new(Vec::new()));
@@ -158,7 +209,13 @@ impl Harness {
         }
     }
 
+    /// Runs `task` signed (as its package would be) by the key this Scout trusts.
     pub async fn run(&self, task: ScoutTask) -> Result<ScoutResult, ActivityEnvironmentError> {
+        self.env.run(ScoutActivitiesImpl::run_upgrade, signed(task)).await
+    }
+
+    /// Runs `task` exactly as given (its signature, if any, untouched).
+    pub async fn run_as_is(&self, task: ScoutTask) -> Result<ScoutResult, ActivityEnvironmentError> {
         self.env.run(ScoutActivitiesImpl::run_upgrade, task).await
     }
 

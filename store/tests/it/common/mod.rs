@@ -1,7 +1,7 @@
 //! Test harness: runs one test body on SQLite (a file in a temp dir, always) and on PostgreSQL
 //! (a fresh database per test, dropped afterwards) when a server is reachable.
 //!
-//! Owns backend setup and teardown only; it must not contain assertions about store behaviour.
+//! Owns backend setup and teardown only (every store starts with `test_key()` as its site key); it must not contain assertions about store behaviour.
 //! PostgreSQL URL: `HOSTFW_TEST_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`.
 //! Unreachable server: prints `SKIPPED: ...` to stderr and passes, unless `HOSTFW_REQUIRE_PG=1`.
 #![allow(dead_code)]
@@ -10,7 +10,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use hostfw_store::{Backend, Store};
+use hostfw_store::{Backend, SiteKey, Store};
 use sqlx::{Connection, Executor};
 
 /// What a test body gets.
@@ -19,6 +19,16 @@ pub struct Ctx {
     pub store: Store,
     /// The URL it was opened with (to reconnect).
     pub url: String,
+}
+
+/// The site key every test store starts with (fixed bytes; `other_key` is a different one).
+pub fn test_key() -> SiteKey {
+    SiteKey::from_bytes([7; 32])
+}
+
+/// A second, different site key.
+pub fn other_key() -> SiteKey {
+    SiteKey::from_bytes([9; 32])
 }
 
 /// The PostgreSQL server used for tests (a database on it that we may connect to).
@@ -83,7 +93,7 @@ where
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("nested").join("site.db");
     let url = format!("sqlite://{}", path.display());
-    let store = Store::connect(&url).await.expect("connect SQLite");
+    let store = Store::connect(&url).await.expect("connect SQLite").with_site_key(Some(test_key()));
     assert_eq!(store.backend(), Backend::Sqlite);
     let res = run_body(Ctx { store: store.clone(), url }, body).await;
     store.close().await;
@@ -123,6 +133,7 @@ where
     let url = with_database(&admin_url, &db);
     let res = match Store::connect(&url).await {
         Ok(store) => {
+            let store = store.with_site_key(Some(test_key()));
             assert_eq!(store.backend(), Backend::Postgres);
             let res = run_body(Ctx { store: store.clone(), url }, body).await;
             store.close().await;

@@ -8,13 +8,14 @@ use hostfw_bmc_sim::{FleetSpec, RunningFleet};
 use hostfw_model::SiteConfig;
 use hostfw_store::{NewMachine, Store};
 
-/// `site.toml` (SQLite site database, one Dell model) with `extra` TOML sections, loaded.
+/// `site.toml` (SQLite site database, a generated site key `site.key`, one Dell model) with `extra` TOML sections, loaded.
 pub fn write_site(dir: &Path, extra: &str) -> SiteConfig {
     let config = format!(
         r#"
 [site]
 name = "worker-tests"
 database_url = "sqlite://site.db"
+secret_key_file = "site.key"
 
 {extra}
 [redfish]
@@ -38,6 +39,9 @@ default = true
     std::fs::create_dir_all(dir.join("firmware")).unwrap();
     let path = dir.join("site.toml");
     std::fs::write(&path, config).unwrap();
+    if !dir.join("site.key").exists() {
+        hostfw_store::SiteKey::generate().unwrap().write_new_file(&dir.join("site.key")).unwrap();
+    }
     SiteConfig::load(&path).expect("site config loads")
 }
 
@@ -74,6 +78,6 @@ pub async fn register(store: &Store, fleet: &RunningFleet) {
 /// The activities' dependencies for `site`, opened the way the worker opens them (no Temporal
 /// client: these tests call activity functions directly).
 pub async fn deps(site: &SiteConfig) -> hostfw_activities::Deps {
-    let store = Store::connect(&site.site.database_url).await.expect("site database");
+    let store = Store::open_site(site).await.expect("site database");
     hostfw_activities::Deps::open(site, store, None).await.expect("deps")
 }

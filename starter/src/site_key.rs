@@ -1,0 +1,46 @@
+//! `hostfw site-key generate` and `hostfw machine rotate-key`: creating the site key file and
+//! re-encrypting the stored BMC passwords under a new one.
+//!
+//! Owns the operator side of the site key only; the key format and the encryption live in
+//! `hostfw_store` (`SiteKey`, `credentials_rekey`). Prints key ids, never keys.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use hostfw_store::SiteKey;
+
+use crate::context::Context;
+use crate::output;
+
+/// Writes a new random key to `out` (mode 0600; an existing file is refused).
+pub fn generate(out: &Path) -> anyhow::Result<()> {
+    let key = SiteKey::generate()?;
+    key.write_new_file(out)?;
+    output::emit(&format!(
+        "wrote site key {} to {} (mode 0600); set `secret_key_file = \"{}\"` in [site]\n",
+        key.id(),
+        out.display(),
+        out.display()
+    ));
+    Ok(())
+}
+
+/// Re-encrypts every credential with the key in `new_key_file`, in one audited transaction.
+pub async fn rotate(ctx: &Context, new_key_file: &Path) -> anyhow::Result<()> {
+    let new_key = SiteKey::from_file(new_key_file)?;
+    let from = ctx.store.site_key().map_or("none (plaintext)".to_string(), |k| k.id().to_string());
+    let done = ctx
+        .store
+        .credentials_rekey(&new_key, &ctx.actor)
+        .await
+        .with_context(|| format!("re-encrypting the BMC passwords with {}", new_key_file.display()))?;
+    output::emit(&format!(
+        "re-encrypted {} BMC passwords ({} were plaintext) from site key {from} to {}; \
+         now set `[site] secret_key_file` to {} (or HOSTFW_SITE_KEY_FILE) and restart the workers\n",
+        done.rows,
+        done.were_plaintext,
+        new_key.id(),
+        new_key_file.display()
+    ));
+    Ok(())
+}
