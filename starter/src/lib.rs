@@ -50,10 +50,10 @@ pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     // Commands that need no site config.
     match &cli.command {
-        Command::SiteKey(SiteKeyCmd::Generate { out }) => return site_key::generate(out),
-        Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => return scout_package::keygen(out),
+        Command::SiteKey(SiteKeyCmd::Generate { out }) => return site_key::generate(out, cli.format),
+        Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => return scout_package::keygen(out, cli.format),
         Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
-            return scout_package::sign(key, artifacts, path)
+            return scout_package::sign(key, artifacts, path, cli.format)
         }
         _ => {}
     }
@@ -96,10 +96,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
         Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,
-        Command::SiteKey(SiteKeyCmd::Generate { out }) => site_key::generate(&out),
-        Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => scout_package::keygen(&out),
+        Command::SiteKey(SiteKeyCmd::Generate { out }) => site_key::generate(&out, ctx.format),
+        Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => scout_package::keygen(&out, ctx.format),
         Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
-            scout_package::sign(&key, &artifacts, &path)
+            scout_package::sign(&key, &artifacts, &path, ctx.format)
         }
         Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
         Command::Machine(MachineCmd::Maintenance(args)) => maintenance::maintenance(&ctx, &args).await,

@@ -16,9 +16,30 @@ use temporalio_client::{
     WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowGetResultOptions, WorkflowQueryOptions,
 };
 
-use crate::cli::RolloutArgs;
+use crate::cli::{Format, RolloutArgs};
 use crate::context::Context;
 use crate::{explore, reprovision};
+
+/// A line for people: printed in table format, left out of `--format json` (whose document is
+/// the final report).
+macro_rules! text {
+    ($ctx:expr, $($arg:tt)*) => {
+        if $ctx.format == Format::Table {
+            crate::outln!($($arg)*);
+        }
+    };
+}
+
+/// One host in the JSON report.
+#[derive(serde::Serialize)]
+struct HostRow {
+    machine_id: String,
+    /// `compliant`, `DRIFTED`, `VERSION NOT REPORTED`, or `not compared`.
+    standing: String,
+    outcome: String,
+    /// Per component: the versions before and after.
+    components: BTreeMap<String, (String, String)>,
+}
 
 /// How a requested host's update ended, as far as the rollout is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,14 +74,19 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     if args.explore {
         let (ok, failed) = explore::explore(ctx, None, 16, false).await?;
-        crate::outln!("explored {ok} BMCs ({failed} failed) in {:.1}s", started_at.elapsed().as_secs_f64());
+        text!(
+            ctx,
+            "explored {} BMCs: {ok} read, {failed} failed ({:.1}s)",
+            ok + failed,
+            started_at.elapsed().as_secs_f64()
+        );
     }
     let machines = ctx.store.machine_list().await?;
     let mut before: BTreeMap<String, Versions> = BTreeMap::new();
     let mut drifted = Vec::new();
     for m in &machines {
         let Some(report) = latest_report(ctx, &m.bmc_address).await? else {
-            crate::outln!("{}: no inventory report; skipped", m.id);
+            text!(ctx, "{}: no inventory report; skipped", m.id);
             continue;
         };
         match reported(&catalog, &report) {
@@ -70,10 +96,10 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
                     drifted.push(m.id.clone());
                 }
             }
-            None => crate::outln!("{}: no catalog entry for {} {}; skipped", m.id, report.vendor, report.model),
+            None => text!(ctx, "{}: no catalog entry for {} {}; skipped", m.id, report.vendor, report.model),
         }
     }
-    crate::outln!("{} of {} hosts differ from the catalog", drifted.len(), machines.len());
+    text!(ctx, "{} of {} hosts differ from the catalog", drifted.len(), machines.len());
 
     let client = ctx.temporal().await?;
     let mut requested = Vec::new();
@@ -168,15 +194,19 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
 
-    crate::outln!("\nPer-host report (component: before -> after):");
+    text!(ctx, "\nPer-host report (component: before -> after):");
     let mut compliant = 0;
+    let mut rows = Vec::new();
     for m in &machines {
         let after = match latest_report(ctx, &m.bmc_address).await? {
             Some(r) => reported(&catalog, &r),
             None => None,
         };
         let Some((after_versions, still_drifted, is_compliant)) = after else {
-            crate::outln!("  {}: not compared (no report or no catalog entry)", m.id);
+            text!(ctx, "  {}: not compared (no report or no catalog entry)", m.id);
+            let outcome = "not compared (no report or no catalog entry)".to_string();
+            let standing = "not compared".to_string();
+            rows.push(HostRow { machine_id: m.id.clone(), standing, outcome, components: BTreeMap::new() });
             continue;
         };
         if is_compliant {
@@ -197,24 +227,37 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
             (false, false) => "VERSION NOT REPORTED",
             (false, true) => "compliant",
         };
-        crate::outln!("  {} [{standing}] {}", m.id, outcome);
+        text!(ctx, "  {} [{standing}] {}", m.id, outcome);
         let empty = Versions::new();
         let before_versions = before.get(&m.id).unwrap_or(&empty);
+        let mut components = BTreeMap::new();
         for (component, now) in &after_versions {
             let was = before_versions.get(component).map(|v| v.join(",")).unwrap_or_else(|| "-".into());
             let now = now.join(",");
             if was == now {
-                crate::outln!("      {component}: {now} (unchanged)");
+                text!(ctx, "      {component}: {now} (unchanged)");
             } else {
-                crate::outln!("      {component}: {was} -> {now}");
+                text!(ctx, "      {component}: {was} -> {now}");
             }
+            components.insert(component.to_string(), (was, now));
         }
+        rows.push(HostRow { machine_id: m.id.clone(), standing: standing.to_string(), outcome, components });
     }
-    crate::outln!("\nrollout took {:.1}s", started_at.elapsed().as_secs_f64());
+    text!(ctx, "\nrollout took {:.1}s", started_at.elapsed().as_secs_f64());
     if let Ok(ui) = std::env::var("HOSTFW_WEB_UI") {
-        crate::outln!("Temporal Web UI: {ui}/namespaces/{}/workflows", ctx.site.temporal.namespace);
+        text!(ctx, "Temporal Web UI: {ui}/namespaces/{}/workflows", ctx.site.temporal.namespace);
     }
-    crate::outln!("compliant: {compliant}/{} hosts", machines.len());
+    text!(ctx, "compliant: {compliant}/{} hosts", machines.len());
+    if ctx.format == Format::Json {
+        let report = serde_json::json!({
+            "requested": requested,
+            "hosts": rows,
+            "compliant": compliant,
+            "total": machines.len(),
+            "took_secs": (started_at.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+        });
+        crate::outln!("{}", crate::json_contract::to_json(&report)?);
+    }
     if compliant != machines.len() {
         bail!("{} of {} hosts are not compliant", machines.len() - compliant, machines.len());
     }

@@ -9,20 +9,22 @@ use std::path::Path;
 use anyhow::Context as _;
 use hostfw_store::SiteKey;
 
+use crate::cli::Format;
 use crate::context::Context;
 use crate::output;
 
 /// Writes a new random key to `out` (mode 0600; an existing file is refused).
-pub fn generate(out: &Path) -> anyhow::Result<()> {
+pub fn generate(out: &Path, format: Format) -> anyhow::Result<()> {
     let key = SiteKey::generate()?;
     key.write_new_file(out)?;
-    output::emit(&format!(
-        "wrote site key {} to {} (mode 0600); set `secret_key_file = \"{}\"` in [site]\n",
+    let json = serde_json::json!({ "action": "site-key generate", "key_id": key.id().to_string(), "file": out });
+    let text = format!(
+        "wrote site key {} to {} (mode 0600); set `secret_key_file = \"{}\"` in [site]",
         key.id(),
         out.display(),
         out.display()
-    ));
-    Ok(())
+    );
+    output::result(format, &json, text)
 }
 
 /// Re-encrypts every credential with the key in `new_key_file`, in one audited transaction.
@@ -34,13 +36,17 @@ pub async fn rotate(ctx: &Context, new_key_file: &Path) -> anyhow::Result<()> {
         .credentials_rekey(&new_key, &ctx.actor)
         .await
         .with_context(|| format!("re-encrypting the BMC passwords with {}", new_key_file.display()))?;
-    output::emit(&format!(
+    let json = serde_json::json!({
+        "action": "machine rotate-key", "rows": done.rows, "were_plaintext": done.were_plaintext,
+        "from_key_id": from, "to_key_id": new_key.id().to_string(),
+    });
+    let text = format!(
         "re-encrypted {} BMC passwords ({} were plaintext) from site key {from} to {}; \
-         now set `[site] secret_key_file` to {} (or HOSTFW_SITE_KEY_FILE) and restart the workers\n",
+         now set `[site] secret_key_file` to {} (or HOSTFW_SITE_KEY_FILE) and restart the workers",
         done.rows,
         done.were_plaintext,
         new_key.id(),
         new_key_file.display()
-    ));
-    Ok(())
+    );
+    output::result(ctx.format, &json, text)
 }

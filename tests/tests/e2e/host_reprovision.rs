@@ -398,5 +398,15 @@ async fn rollout_updates_every_drifted_host_and_reports_compliance() {
         "{printed}"
     );
     assert_eq!(printed.lines().last(), Some("compliant: 3/4 hosts"), "{printed}");
+
+    // The same report as one JSON document (nothing else on stdout).
+    let (result, printed) = site.cli_full(&["--format", "json", "rollout", "--explore", "false"]).await;
+    assert!(result.is_err(), "still 1 host not compliant");
+    let report: serde_json::Value = serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed}"));
+    assert_eq!((report["compliant"].as_u64(), report["total"].as_u64()), (Some(3), Some(4)), "{report}");
+    let hosts = report["hosts"].as_array().unwrap();
+    let smc = hosts.iter().find(|h| h["machine_id"] == "smc-no-cpld").unwrap();
+    assert_eq!(smc["standing"], "DRIFTED", "{report}");
+    assert_eq!(smc["components"]["bmc"][1], "1.03.10", "(before, after) per component: {report}");
     site.shutdown().await;
 }
