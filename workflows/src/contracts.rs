@@ -17,6 +17,11 @@ pub struct ProtectInput {
     pub machine_id: String,
     /// Who asked: `AdminCli`, `Automated`, ...
     pub initiator: String,
+    /// How an assigned host's update was approved (`approved by …`, `inside the instance
+    /// autoreboot period …`), recorded with the start; absent for unassigned hosts and in inputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
 }
 
 /// What the workflow needs to know about the host, read once when it is protected.

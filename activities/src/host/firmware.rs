@@ -37,7 +37,27 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
     let client = bmc::client(deps, &machine).await?;
     let mut liveness = Liveness::new(ctx);
     let holder = slot_holder(ctx, &input);
+    let waiting_since = std::time::Instant::now();
     let held = upload_slot::acquire(deps, ctx, &mut liveness, &holder).await?;
+    // The substate said "waiting for a slot" until now: say what happens from here on.
+    let uploading = format!(
+        "uploading {} {} (artifact {}/{}: {}; upload slot {} after {:.1} s)",
+        input.component,
+        input.target_version,
+        input.artifact_index + 1,
+        input.artifact_count,
+        input.artifact,
+        held.lease().slot,
+        waiting_since.elapsed().as_secs_f64()
+    );
+    let substate = hostfw_model::HostSubstate::WaitingForUpload;
+    tracing::info!(machine_id = %machine.id, component = %input.component, target_version = %input.target_version,
+        substate = substate.as_str(), detail = %uploading, "host substate");
+    if let Err(e) =
+        deps.store.machine_set_state(&machine.id, hostfw_model::HostState::HostReprovision, Some(substate), &uploading).await
+    {
+        tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e), "could not record the upload start");
+    }
     match upload_holding(deps, ctx, &mut liveness, &client, &machine.id, &input, &held).await {
         Ok(Step::Done(result)) => {
             held.release(deps).await;

@@ -63,7 +63,10 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
             &machine.id,
             HostState::HostReprovision,
             Some(HostSubstate::Protecting),
-            &format!("reprovisioning started by {}", input.initiator),
+            &match &input.approval {
+                Some(how) => format!("reprovisioning started by {} ({how})", input.initiator),
+                None => format!("reprovisioning started by {}", input.initiator),
+            },
         )
         .await
         .map_err(error::store)?;

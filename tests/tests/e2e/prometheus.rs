@@ -90,7 +90,7 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
         Site::start(SiteSpec { fleet: FLEET, config, images: IMAGES, external_worker: true, ..SiteSpec::default() })
             .await
             .unwrap();
-    let _worker = ChildWorker::start(&site).await;
+    let worker = ChildWorker::start(&site).await;
     let rules = deploy("prometheus/hostfw.rules.yml");
     let prom = Prometheus::start(&[rules.as_path()], std::slice::from_ref(&metrics)).await.unwrap().expect("installed");
 
@@ -109,6 +109,29 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
     assert_eq!(alert["annotations"]["summary"], "1 host(s) spent their firmware retry budget");
     let status = site.status("bad").await.expect("bad has a workflow");
     assert!(status.exhausted, "{status:?}");
+
+    // The same story in the worker's log: JSON lines (its output is a file), ERROR for each failed
+    // attempt and for the spent budget, each naming the host, component, target and workflow.
+    let bad_lines: Vec<serde_json::Value> = worker
+        .log()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["machine_id"] == "bad")
+        .collect();
+    let errors: Vec<&serde_json::Value> = bad_lines.iter().filter(|l| l["level"] == "ERROR").collect();
+    assert!(errors.iter().any(|l| l["message"] == "retry budget exhausted"), "{bad_lines:#?}");
+    assert!(
+        errors.iter().all(|l| l["workflow_id"] == "host-reprovision/bad" && l["component"].is_string()),
+        "{errors:#?}"
+    );
+    // `HOSTFW_E2E_EVIDENCE=<dir>` keeps what an operator would see: the alert and the host's log.
+    if let Ok(dir) = std::env::var("HOSTFW_E2E_EVIDENCE") {
+        let dir = std::path::Path::new(&dir);
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("alert.json"), serde_json::to_string_pretty(&alert).unwrap()).unwrap();
+        let lines: Vec<String> = bad_lines.iter().map(|l| l.to_string()).collect();
+        std::fs::write(dir.join("bad-host.log.jsonl"), lines.join("\n") + "\n").unwrap();
+    }
 
     // The scrape is healthy and carries the build info.
     let up = prom.query("up{job=\"hostfw-worker\"}").await.unwrap();

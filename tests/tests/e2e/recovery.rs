@@ -219,8 +219,15 @@ async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
     let outcome = site.host_result("h1").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let status = site.status("h1").await.unwrap();
-    assert_eq!(status.approval.as_deref(), Some("inside the instance autoreboot period"));
+    let approval = status.approval.unwrap_or_default();
+    assert!(approval.starts_with("inside the instance autoreboot period (") && approval.contains(&from), "{approval}");
     assert!(chrono::Utc::now() >= start, "did not start before the period");
+    // Issue 13 item 12: the history says why the host went ahead.
+    let history = site.store.history_list("h1", 100).await.unwrap();
+    assert!(
+        history.iter().any(|h| h.message.starts_with("reprovisioning started by AdminCli (inside the instance autoreboot period (")),
+        "{history:#?}"
+    );
     site.shutdown().await;
 }
 
@@ -478,7 +485,7 @@ async fn changed_settings_reach_workflows_that_already_wait() {
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let approval = site.status("h2").await.unwrap().approval;
-    assert_eq!(approval.as_deref(), Some("inside the instance autoreboot period"));
+    assert!(approval.as_deref().is_some_and(|a| a.starts_with("inside the instance autoreboot period (")), "{approval:?}");
     let status = site
         .wait_for("h1's raised budget of 3 to be spent", Duration::from_secs(90), || async {
             site.status("h1").await.filter(|s| s.exhausted && s.retry_count == 3)
@@ -599,11 +606,11 @@ async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
     let outcome = site.host_result("h1").await.expect("the workflow completes");
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let history = site.store.history_list("h1", 200).await.unwrap();
-    let failed = history
-        .iter()
-        .find(|h| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade))
-        .unwrap_or_else(|| panic!("no FailedFirmwareUpgrade: {history:?}"));
-    assert!(failed.message.contains("disabling platform lockdown"), "{}", failed.message);
+    let failed = |h: &&hostfw_store::HistoryEntry| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade);
+    assert!(
+        history.iter().filter(failed).any(|h| h.message.contains("disabling platform lockdown")),
+        "no FailedFirmwareUpgrade naming the step: {history:#?}"
+    );
     assert!(history.iter().any(|h| h.message.starts_with("retry 1/")), "{history:?}");
     let machine = site.store.machine_get("h1").await.unwrap().unwrap();
     assert_eq!((machine.state.as_str(), machine.instance_id.as_deref()), ("Assigned", Some("inst-3")));

@@ -116,9 +116,8 @@ async fn the_bmc_password_never_leaves_the_credential_store() {
     // Metrics: the address the worker logged.
     let addr = log
         .lines()
-        .find_map(|l| {
-            l.split("metrics_addr=").nth(1).map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
-        })
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|l| l["metrics_addr"].as_str().map(str::to_string))
         .expect("the worker logged its metrics address");
     let metrics = reqwest::get(format!("http://{addr}/metrics")).await.unwrap().text().await.unwrap();
     assert!(metrics.contains("carbide_firmware_updates_total"), "{metrics}");

@@ -108,7 +108,7 @@ async fn request(store: &Store, id: &str) {
 }
 
 fn protect(id: &str) -> ProtectInput {
-    ProtectInput { machine_id: id.into(), initiator: "AdminCli".into() }
+    ProtectInput { machine_id: id.into(), initiator: "AdminCli".into(), approval: None }
 }
 
 fn retry(id: &str, retry_count: u32, exhausted: bool) -> RetryRecord {

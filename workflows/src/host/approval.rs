@@ -67,8 +67,7 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         }
         let now = now_ms(ctx);
         if let Some(w) = window.filter(|w| w.contains(now)) {
-            let _ = w;
-            return Ok(Approval::Granted("inside the instance autoreboot period".to_string()));
+            return Ok(Approval::Granted(format!("inside the instance autoreboot period ({w})")));
         }
         let decided = move |s: &crate::HostReprovisionWorkflow| {
             s.approved_by.is_some() || s.cancelled_by.is_some() || (read_inputs && s.settings_changes != settings_seen)

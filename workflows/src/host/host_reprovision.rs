@@ -270,7 +270,11 @@ async fn protect_after_approval(
     let host = ctx
         .execute_activity(
             HostActivities::protect,
-            ProtectInput { machine_id: machine_id.clone(), initiator: input.initiator.clone() },
+            ProtectInput {
+                machine_id: machine_id.clone(),
+                initiator: input.initiator.clone(),
+                approval: ctx.state(|s| s.status.approval.clone()),
+            },
             options::bookkeeping(),
         )
         .await?;

@@ -34,7 +34,11 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
         enter(
             ctx,
             HostSubstate::WaitingForUpload,
-            &format!("uploading {component} {target} (artifact {}/{count}: {artifact})", index + 1),
+            &format!(
+                "waiting for a site upload slot (firmware_global.max_uploads) to upload {component} {target} \
+                 (artifact {}/{count}: {artifact})",
+                index + 1
+            ),
         )
         .await?;
         let upload = UploadInput {
