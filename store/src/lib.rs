@@ -73,6 +73,8 @@ impl fmt::Display for Backend {
 pub struct Store {
     pool: sqlx::AnyPool,
     backend: Backend,
+    /// The SQLite file this handle's `connect` created (it did not exist before).
+    created: Option<std::path::PathBuf>,
 }
 
 impl fmt::Debug for Store {
@@ -87,11 +89,37 @@ impl Store {
     /// database at `url`: `sqlite://path`, `sqlite:path` or a plain file path for SQLite,
     /// `postgres://…` or `postgresql://…` for PostgreSQL. Logs which backend it opened. Then
     /// rewrites BMC addresses stored by older versions to the canonical form (`legacy_addresses`;
-    /// refused, changing nothing, if two machines turn out to share a BMC).
+    /// refused, changing nothing, if two machines turn out to share a BMC). Creating a SQLite
+    /// file is logged as a WARN naming its full path (see [`Store::created_file`]).
     pub async fn connect(url: &str) -> Result<Store> {
-        let (pool, backend) = connect::open(url).await?;
+        let connect::Opened { pool, backend, created } = connect::open(url).await?;
         legacy_addresses::normalise(&pool).await?;
-        Ok(Store { pool, backend })
+        Ok(Store { pool, backend, created })
+    }
+
+    /// The SQLite file this store's `connect` created because it did not exist: a new, empty
+    /// site database. `None` for an existing file, `:memory:` and PostgreSQL.
+    pub fn created_file(&self) -> Option<&std::path::Path> {
+        self.created.as_deref()
+    }
+
+    /// Why this site database looks like the wrong one, if it does: it was just created, or it
+    /// exists but has no machines registered. The text names the database and the config key to
+    /// check; `None` when machines are registered.
+    pub async fn emptiness_warning(&self) -> Result<Option<String>> {
+        if let Some(path) = self.created_file() {
+            return Ok(Some(format!(
+                "created a new, empty site database at {}; if you expected an existing one, check site.database_url",
+                path.display()
+            )));
+        }
+        if self.machine_count().await? == 0 {
+            return Ok(Some(format!(
+                "the {} site database has no machines registered; if you expected an existing site, check site.database_url",
+                self.backend
+            )));
+        }
+        Ok(None)
     }
 
     /// The engine this store runs on.
