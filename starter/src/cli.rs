@@ -89,6 +89,28 @@ pub enum Command {
     /// site database and applied over the static config and the firmware directory.
     #[command(subcommand, name = "firmware-config")]
     FirmwareConfig(FirmwareConfigCmd),
+    /// The site config file.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+    /// Print the shell completion script for SHELL (e.g. `hostfw completion bash > /etc/bash_completion.d/hostfw`).
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write one man page per command (hostfw.1, hostfw-machine-add.1, ...) into a directory.
+    Man {
+        /// Directory the pages are written to (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Check the site config: it loads, the catalog loads and its default artifacts match,
+    /// directories exist, the site database and Temporal answer. One line per check (ok, WARN,
+    /// FAIL); exit status 1 if any FAILs. Changes nothing.
+    Check,
 }
 
 #[derive(Subcommand, Debug)]

@@ -91,6 +91,14 @@ pub(crate) async fn open(url: &str) -> Result<Opened> {
     Ok(Opened { pool, backend, created })
 }
 
+/// The SQLite file `url` names (absolute), or `None` for PostgreSQL, `:memory:` and bad URLs.
+pub(crate) fn sqlite_file(url: &str) -> Option<PathBuf> {
+    match parse_target(url).ok()? {
+        Target::SqliteFile { path, .. } => Some(path),
+        Target::Postgres { .. } | Target::SqliteMemory { .. } => None,
+    }
+}
+
 /// Pool options for SQLite: bounded pool, busy timeout on every connection.
 fn sqlite_options(max_connections: u32) -> AnyPoolOptions {
     AnyPoolOptions::new().max_connections(max_connections).acquire_timeout(ACQUIRE_TIMEOUT).after_connect(

@@ -139,6 +139,12 @@ impl Store {
     }
 }
 
+/// The SQLite file a `Store::connect(url)` would open (absolute), without opening it: `None`
+/// for PostgreSQL, `sqlite::memory:` and URLs `connect` refuses.
+pub fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    connect::sqlite_file(url)
+}
+
 /// Now, as unix milliseconds (the unit of every time column).
 pub fn now_ms() -> i64 {
     let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
