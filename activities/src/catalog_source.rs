@@ -5,7 +5,8 @@
 //! (seed "Drift detection": the desired snapshot refreshes when the runtime configuration changes
 //! or the firmware directory is modified). Every read checks a cheap fingerprint of those inputs
 //! (the directory's file names, sizes and modification times, and the stored version number) and
-//! reloads only when it changed. A document that no longer loads keeps the last good catalog and
+//! reloads only when it changed. The first load warns when the firmware directory adds no host
+//! model (missing, mistyped, or no `metadata.toml`: `OverlayScan`). A document that no longer loads keeps the last good catalog and
 //! says so in the log. A failed read of the site database is [`CatalogUnavailable::Store`]: it is
 //! transient and must never end a workflow (activities turn it into a retried failure through
 //! `error::catalog`). It must not decide anything about drift or gates.
@@ -77,7 +78,12 @@ impl CatalogSource {
         match loaded {
             Ok(catalog) => {
                 let catalog = Arc::new(catalog);
-                if cache.is_some() {
+                if cache.is_none() {
+                    let scan = hostfw_model::OverlayScan::of(&self.site.firmware_global.firmware_directory);
+                    if let Some(warning) = scan.warning() {
+                        tracing::warn!("{warning}");
+                    }
+                } else {
                     tracing::info!(
                         models = catalog.models().len(),
                         runtime_version = version,

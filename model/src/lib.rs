@@ -35,7 +35,7 @@ pub mod window;
 pub use ac_cycle::AcCycleSetting;
 pub use bmc_address::{BmcAddress, Scheme};
 pub use bmc_lookup::BmcLookup;
-pub use catalog::{Catalog, ComponentDoc, HostModelDoc};
+pub use catalog::{Catalog, ComponentDoc, HostModelDoc, OverlayScan};
 pub use component::{Component, ComponentType, FirmwareEntry};
 pub use config::SiteConfig;
 pub use drift::{drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember};

@@ -95,6 +95,20 @@ pub enum Command {
     /// Signing Scout packages (Scout runs only packages signed by the key it trusts).
     #[command(subcommand, name = "scout-package")]
     ScoutPackage(ScoutPackageCmd),
+    /// The site config file.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+    /// Print the shell completion script for SHELL (e.g. `hostfw completion bash > /etc/bash_completion.d/hostfw`).
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write one man page per command (hostfw.1, hostfw-machine-add.1, ...) into a directory.
+    Man {
+        /// Directory the pages are written to (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -132,6 +146,14 @@ pub enum SiteKeyCmd {
         #[arg(long)]
         out: PathBuf,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Check the site config: it loads, the catalog loads and its default artifacts match,
+    /// directories exist, the site database and Temporal answer. One line per check (ok, WARN,
+    /// FAIL); exit status 1 if any FAILs. Changes nothing.
+    Check,
 }
 
 #[derive(Subcommand, Debug)]

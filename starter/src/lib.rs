@@ -10,6 +10,8 @@ pub mod audit;
 pub mod auto_update;
 pub mod catalog_change;
 pub mod cli;
+pub mod completion;
+pub mod config_check;
 pub mod confirm;
 pub mod context;
 pub mod doctor;
@@ -20,6 +22,7 @@ pub mod host_show;
 pub mod json_contract;
 pub mod machine;
 pub mod maintenance;
+pub mod man_pages;
 pub mod output;
 pub mod plan;
 pub mod re_explore;
@@ -34,11 +37,11 @@ pub mod wake;
 pub mod watch;
 pub mod window_time;
 
-use cli::FirmwareConfigCmd;
 use cli::{
     Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
     ScoutPackageCmd, SiteExplorerCmd, SiteKeyCmd,
 };
+use cli::{ConfigCmd, FirmwareConfigCmd};
 use context::Context;
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
@@ -48,8 +51,11 @@ pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
 
 /// Run one command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    // Commands that need no site config.
+    // Commands that need no site config, or must work before the site is usable.
     match &cli.command {
+        Command::Config(ConfigCmd::Check) => return config_check::config_check(&cli.config, cli.format).await,
+        Command::Completion { shell } => return completion::print(*shell),
+        Command::Man { out } => return man_pages::write_all(out),
         Command::SiteKey(SiteKeyCmd::Generate { out }) => return site_key::generate(out, cli.format),
         Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => return scout_package::keygen(out, cli.format),
         Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
@@ -114,5 +120,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
+        Command::Config(_) | Command::Completion { .. } | Command::Man { .. } => {
+            unreachable!("handled before the site is opened")
+        }
     }
 }

@@ -20,6 +20,10 @@ use hostfw_store::Store;
 
 #[path = "operator_cli/catalog_change.rs"]
 mod catalog_change;
+#[path = "operator_cli/completion_man.rs"]
+mod completion_man;
+#[path = "operator_cli/config_check.rs"]
+mod config_check;
 #[path = "operator_cli/json_vocabulary.rs"]
 mod json_vocabulary;
 #[path = "operator_cli/maintenance.rs"]

@@ -25,8 +25,17 @@ enum Target {
     SqliteMemory { url: String },
 }
 
-/// Opens, prepares and migrates the database at `url`.
-pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
+/// A database just opened: its pool, engine, and the SQLite file this open created (if any).
+pub(crate) struct Opened {
+    pub pool: AnyPool,
+    pub backend: Backend,
+    pub created: Option<PathBuf>,
+}
+
+/// Opens, prepares and migrates the database at `url`. Creating a SQLite file that did not exist
+/// is logged as a WARN naming the full path: a mistyped or moved `site.database_url` otherwise
+/// shows up only as a site with no machines.
+pub(crate) async fn open(url: &str) -> Result<Opened> {
     sqlx::any::install_default_drivers();
     let shown = redact_url(url);
     let target = parse_target(url)?;
@@ -35,6 +44,7 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
         Target::SqliteFile { .. } | Target::SqliteMemory { .. } => Backend::Sqlite,
     };
     let connect_err = |source| StoreError::Connect { backend, url: shown.clone(), source };
+    let mut created = None;
 
     let pool = match &target {
         Target::Postgres { url } => AnyPoolOptions::new()
@@ -44,6 +54,7 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
             .await
             .map_err(connect_err)?,
         Target::SqliteFile { url, path } => {
+            let existed = path.try_exists().unwrap_or(true);
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir)
                     .map_err(|source| StoreError::CreateDir { path: dir.display().to_string(), source })?;
@@ -55,6 +66,14 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
                 sqlx::query_scalar("PRAGMA journal_mode = WAL").fetch_one(&pool).await.map_err(connect_err)?;
             if !mode.eq_ignore_ascii_case("wal") {
                 tracing::warn!(journal_mode = %mode, "SQLite site database is not in WAL mode");
+            }
+            if !existed {
+                tracing::warn!(
+                    path = %path.display(),
+                    "created a new, empty site database at {}; if you expected an existing one, check site.database_url",
+                    path.display()
+                );
+                created = Some(path.clone());
             }
             pool
         }
@@ -70,7 +89,15 @@ pub(crate) async fn open(url: &str) -> Result<(AnyPool, Backend)> {
 
     MIGRATOR.run(&pool).await.map_err(|source| StoreError::Migrate { backend, source })?;
     tracing::info!(backend = %backend, url = %shown, "site database opened and migrated");
-    Ok((pool, backend))
+    Ok(Opened { pool, backend, created })
+}
+
+/// The SQLite file `url` names (absolute), or `None` for PostgreSQL, `:memory:` and bad URLs.
+pub(crate) fn sqlite_file(url: &str) -> Option<PathBuf> {
+    match parse_target(url).ok()? {
+        Target::SqliteFile { path, .. } => Some(path),
+        Target::Postgres { .. } | Target::SqliteMemory { .. } => None,
+    }
 }
 
 /// Creates the SQLite file with mode 0600 if it does not exist (SQLite gives its `-wal` and

@@ -82,6 +82,8 @@ pub struct Store {
     backend: Backend,
     /// Seals and opens BMC passwords (`credentials`); `None`: legacy plaintext is read, writes refused.
     site_key: Option<SiteKey>,
+    /// The SQLite file this handle's `connect` created (it did not exist before).
+    created: Option<std::path::PathBuf>,
 }
 
 impl fmt::Debug for Store {
@@ -99,11 +101,12 @@ impl Store {
     /// database at `url`: `sqlite://path`, `sqlite:path` or a plain file path for SQLite,
     /// `postgres://…` or `postgresql://…` for PostgreSQL. Logs which backend it opened. Then
     /// rewrites BMC addresses stored by older versions to the canonical form (`legacy_addresses`;
-    /// refused, changing nothing, if two machines turn out to share a BMC).
+    /// refused, changing nothing, if two machines turn out to share a BMC). Creating a SQLite
+    /// file is logged as a WARN naming its full path (see [`Store::created_file`]).
     pub async fn connect(url: &str) -> Result<Store> {
-        let (pool, backend) = connect::open(url).await?;
+        let connect::Opened { pool, backend, created } = connect::open(url).await?;
         legacy_addresses::normalise(&pool).await?;
-        Ok(Store { pool, backend, site_key: None })
+        Ok(Store { pool, backend, site_key: None, created })
     }
 
     /// This store with `key` as its site key: BMC passwords are written encrypted with it and
@@ -144,6 +147,31 @@ impl Store {
         Ok(store)
     }
 
+    /// The SQLite file this store's `connect` created because it did not exist: a new, empty
+    /// site database. `None` for an existing file, `:memory:` and PostgreSQL.
+    pub fn created_file(&self) -> Option<&std::path::Path> {
+        self.created.as_deref()
+    }
+
+    /// Why this site database looks like the wrong one, if it does: it was just created, or it
+    /// exists but has no machines registered. The text names the database and the config key to
+    /// check; `None` when machines are registered.
+    pub async fn emptiness_warning(&self) -> Result<Option<String>> {
+        if let Some(path) = self.created_file() {
+            return Ok(Some(format!(
+                "created a new, empty site database at {}; if you expected an existing one, check site.database_url",
+                path.display()
+            )));
+        }
+        if self.machine_count().await? == 0 {
+            return Ok(Some(format!(
+                "the {} site database has no machines registered; if you expected an existing site, check site.database_url",
+                self.backend
+            )));
+        }
+        Ok(None)
+    }
+
     /// The engine this store runs on.
     pub fn backend(&self) -> Backend {
         self.backend
@@ -159,6 +187,12 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// The SQLite file a `Store::connect(url)` would open (absolute), without opening it: `None`
+/// for PostgreSQL, `sqlite::memory:` and URLs `connect` refuses.
+pub fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    connect::sqlite_file(url)
 }
 
 /// Now, as unix milliseconds (the unit of every time column).

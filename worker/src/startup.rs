@@ -108,12 +108,23 @@ pub async fn connect_temporal(
 }
 
 /// Open the site database, retrying while the failure is transient (connection refused, server
-/// starting up); a refused password or a failed migration fails at once.
+/// starting up); a refused password or a failed migration fails at once. An existing database
+/// with no machines registered is a WARN, once (a created one is already one, from the store).
 pub async fn open_store(
     site: &SiteConfig,
     stop: &mut watch::Receiver<bool>,
 ) -> Result<Store, StartupError<StoreError>> {
-    retry("the site database", Backoff::default(), stop, StoreError::is_transient, || Store::open_site(site)).await
+    let store =
+        retry("the site database", Backoff::default(), stop, StoreError::is_transient, || Store::open_site(site))
+            .await?;
+    if store.created_file().is_none() {
+        match store.emptiness_warning().await {
+            Ok(Some(warning)) => tracing::warn!("{warning}"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "could not count the registered machines"),
+        }
+    }
+    Ok(store)
 }
 
 #[cfg(test)]

@@ -53,8 +53,10 @@ pub async fn upload(deps: &Deps, ctx: &ActivityContext, input: UploadInput) -> R
     let substate = hostfw_model::HostSubstate::WaitingForUpload;
     tracing::info!(machine_id = %machine.id, component = %input.component, target_version = %input.target_version,
         substate = substate.as_str(), detail = %uploading, "host substate");
-    if let Err(e) =
-        deps.store.machine_set_state(&machine.id, hostfw_model::HostState::HostReprovision, Some(substate), &uploading).await
+    if let Err(e) = deps
+        .store
+        .machine_set_state(&machine.id, hostfw_model::HostState::HostReprovision, Some(substate), &uploading)
+        .await
     {
         tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e), "could not record the upload start");
     }

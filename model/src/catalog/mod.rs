@@ -8,6 +8,7 @@
 mod doc;
 mod merge;
 mod overlay;
+mod overlay_scan;
 mod runtime;
 mod validate;
 
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use doc::{ComponentDoc, HostModelDoc};
 pub use overlay::METADATA_FILE;
+pub use overlay_scan::OverlayScan;
 pub use runtime::parse_runtime_document;
 
 use crate::config::SiteConfig;

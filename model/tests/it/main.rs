@@ -6,6 +6,7 @@ mod common;
 mod bmc_address;
 mod catalog_errors;
 mod config;
+mod config_reference;
 mod config_waits;
 mod drift;
 mod gates;

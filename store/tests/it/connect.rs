@@ -107,3 +107,39 @@ fn test_database_urls() {
     assert_eq!(common::with_database("postgres://u@h:5432", "x"), "postgres://u@h:5432/x");
     assert_eq!(common::with_database("postgres://u@h/test?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
 }
+
+#[tokio::test]
+async fn a_new_or_machineless_sqlite_database_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data").join("site.db");
+    let url = format!("sqlite://{}", path.display());
+
+    let created = Store::connect(&url).await.unwrap();
+    assert_eq!(created.created_file(), Some(path.as_path()));
+    let warning = created.emptiness_warning().await.unwrap().expect("a created database warns");
+    assert!(warning.contains("created a new, empty site database at") && warning.contains(&path.display().to_string()));
+    assert!(warning.contains("site.database_url"), "{warning}");
+    created.close().await;
+
+    let existing = Store::connect(&url).await.unwrap();
+    assert_eq!(existing.created_file(), None, "the file existed: not created again");
+    let warning = existing.emptiness_warning().await.unwrap().expect("no machines warns");
+    assert!(warning.contains("has no machines registered") && warning.contains("site.database_url"), "{warning}");
+    existing
+        .machine_upsert(&NewMachine {
+            id: "m".to_owned(),
+            bmc_address: "10.0.0.1".parse().unwrap(),
+            vendor: None,
+            model: None,
+            state: hostfw_model::HostState::Ready,
+            instance_id: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(existing.emptiness_warning().await.unwrap(), None);
+    existing.close().await;
+
+    let memory = Store::connect("sqlite::memory:").await.unwrap();
+    assert_eq!(memory.created_file(), None);
+    memory.close().await;
+}

@@ -8,6 +8,7 @@
 
 mod chaos;
 mod compose;
+mod config_check;
 mod durability;
 mod host_reprovision;
 mod logs;

@@ -225,7 +225,9 @@ async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
     // Issue 13 item 12: the history says why the host went ahead.
     let history = site.store.history_list("h1", 100).await.unwrap();
     assert!(
-        history.iter().any(|h| h.message.starts_with("reprovisioning started by AdminCli (inside the instance autoreboot period (")),
+        history.iter().any(|h| h
+            .message
+            .starts_with("reprovisioning started by AdminCli (inside the instance autoreboot period (")),
         "{history:#?}"
     );
     site.shutdown().await;
@@ -485,7 +487,10 @@ async fn changed_settings_reach_workflows_that_already_wait() {
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let approval = site.status("h2").await.unwrap().approval;
-    assert!(approval.as_deref().is_some_and(|a| a.starts_with("inside the instance autoreboot period (")), "{approval:?}");
+    assert!(
+        approval.as_deref().is_some_and(|a| a.starts_with("inside the instance autoreboot period (")),
+        "{approval:?}"
+    );
     let status = site
         .wait_for("h1's raised budget of 3 to be spent", Duration::from_secs(90), || async {
             site.status("h1").await.filter(|s| s.exhausted && s.retry_count == 3)
@@ -606,7 +611,8 @@ async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
     let outcome = site.host_result("h1").await.expect("the workflow completes");
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let history = site.store.history_list("h1", 200).await.unwrap();
-    let failed = |h: &&hostfw_store::HistoryEntry| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade);
+    let failed =
+        |h: &&hostfw_store::HistoryEntry| h.substate == Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade);
     assert!(
         history.iter().filter(failed).any(|h| h.message.contains("disabling platform lockdown")),
         "no FailedFirmwareUpgrade naming the step: {history:#?}"

@@ -1,7 +1,8 @@
 //! The `hostfw-worker` binary at start: it waits for a Temporal server that is not up yet (one
 //! WARN per attempt, still alive, `/healthz` 200 and `/readyz` 503 meanwhile) and becomes ready
 //! once the server starts on that port (`--health-check` agrees); it waits for an unreachable
-//! site database the same way without logging its password; SIGTERM during a wait, or once
+//! site database the same way without logging its password; a fresh site's created database and
+//! missing firmware directory are each a WARN naming the path; SIGTERM during a wait, or once
 //! running, exits 0; a config error prints one `error:` line and exits 2 even with
 //! `RUST_BACKTRACE=1`.
 
@@ -80,6 +81,16 @@ async fn waits_for_temporal_then_becomes_ready() {
     ready.unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert!(text.contains("connected to Temporal"), "{text}");
     assert!(child.try_wait().unwrap().is_none());
+    // A fresh site: the created database and the missing firmware directory are said, by path.
+    let created = text.lines().find(|l| l.contains("created a new, empty site database at")).expect("created WARN");
+    assert!(
+        created.contains("WARN") && created.contains(&dir.path().join("site.db").display().to_string()),
+        "{created}"
+    );
+    let firmware = dir.path().join("firmware").display().to_string();
+    let no_models = text.lines().find(|l| l.contains("adds no host models") || l.contains("does not exist: it adds"));
+    let no_models = no_models.unwrap_or_else(|| panic!("no firmware directory WARN:\n{text}"));
+    assert!(no_models.contains("WARN") && no_models.contains(&firmware), "{no_models}");
     let page = get(&metrics, "/metrics").await.expect("/metrics").1;
     assert!(page.contains("hostfw_build_info{version=\""), "{page}");
     assert!(page.contains("hostfw_metrics_scrape_error 0"), "{page}");
