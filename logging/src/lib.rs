@@ -188,8 +188,32 @@ where
         }
         event.record(&mut JsonVisitor(&mut line));
         line.insert("target".into(), Value::String(event.metadata().target().to_string()));
-        writeln!(w, "{}", Value::Object(line))
+        writeln!(w, "{}", ordered(line))
     }
+}
+
+/// The object as text with `timestamp`, `level` and `message` first (what a person scanning the
+/// raw log reads), then the other fields in name order.
+fn ordered(mut line: Map<String, Value>) -> String {
+    let mut out = String::from("{");
+    let mut push = |key: &str, value: &Value| {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(key.to_string()).to_string());
+        out.push(':');
+        out.push_str(&value.to_string());
+    };
+    for key in ["timestamp", "level", "message"] {
+        if let Some(value) = line.remove(key) {
+            push(key, &value);
+        }
+    }
+    for (key, value) in &line {
+        push(key, value);
+    }
+    out.push('}');
+    out
 }
 
 /// Collects an event's fields into a JSON object (numbers and booleans stay typed).

@@ -55,6 +55,8 @@ fn json_lines_are_one_flat_object_without_span_fields() {
     assert_eq!(v["target"], "it::lines", "the module path");
     assert!(v["timestamp"].as_str().unwrap().ends_with('Z'), "{v}");
     assert!(!out.contains("a-very-long-sdk-token"), "span fields leaked: {out}");
+    assert!(lines[0].starts_with(r#"{"timestamp":""#), "time first: {out}");
+    assert!(lines[0].contains(r#"","level":"WARN","message":"retrying the upload","#), "then level and message: {out}");
 }
 
 #[test]

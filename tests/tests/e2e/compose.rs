@@ -313,7 +313,7 @@ fn no_literal_secret_in_compose_init_script_or_site_config() {
     let ignored = std::fs::read_to_string(root.join(".gitignore")).unwrap();
     assert!(ignored.lines().any(|l| l.trim() == "/.env" || l.trim() == ".env"), ".env must be git-ignored");
     let example = std::fs::read_to_string(root.join("config/compose/env.example")).unwrap();
-    for var in ["POSTGRES_PASSWORD=", "HOSTFW_DB_PASSWORD=", "HOSTFW_ARTIFACT_BIND="] {
+    for var in ["POSTGRES_PASSWORD=", "HOSTFW_ARTIFACT_BIND="] {
         assert!(example.lines().any(|l| l.starts_with(var)), "env.example lacks {var}");
     }
 }
@@ -489,34 +489,47 @@ fn trial_fleet_matches_the_demo_overlay() {
     assert!(root.join("config/firmware/smc-821ge/metadata.toml").is_file());
 }
 
-/// `docker compose config -q` on the file with `config/compose/env.example` as its env file, with
-/// and without the trial profile, when the docker CLI has the compose plugin. Validates only: nothing is built, pulled or started.
+/// `config -q` on the file with `config/compose/env.example` as its env file, with and without
+/// the trial profile, by every Compose that is installed: the docker CLI's plugin (`docker
+/// compose`) and the standalone `docker-compose` (Debian's 1.29, which `scripts/tools.sh`
+/// installs). Validates only: nothing is built, pulled or started.
 #[test]
 fn docker_compose_config_is_valid() {
-    let available =
-        Command::new("docker").args(["compose", "version"]).output().map(|o| o.status.success()).unwrap_or(false);
-    if !available {
-        println!("skipped: docker compose is not available");
+    let works = |program: &str, args: &[&str]| {
+        Command::new(program).args(args).output().map(|o| o.status.success()).unwrap_or(false)
+    };
+    let mut composes: Vec<(&str, Vec<&str>)> = Vec::new();
+    if works("docker", &["compose", "version"]) {
+        composes.push(("docker", vec!["compose"]));
+    }
+    if works("docker-compose", &["version"]) {
+        composes.push(("docker-compose", vec![]));
+    }
+    if composes.is_empty() {
+        println!("skipped: neither `docker compose` nor `docker-compose` is installed");
         return;
     }
     let file = repo().join("docker-compose.yml");
     let file = file.to_str().expect("UTF-8 path");
     let env = repo().join("config/compose/env.example");
     let env = env.to_str().expect("UTF-8 path");
-    for profile in [None, Some("trial")] {
-        let mut args = vec!["compose", "-f", file, "--env-file", env];
-        if let Some(p) = profile {
-            args.extend(["--profile", p]);
+    for (program, prefix) in &composes {
+        for profile in [None, Some("trial")] {
+            let mut args = prefix.clone();
+            args.extend(["-f", file, "--env-file", env]);
+            if let Some(p) = profile {
+                args.extend(["--profile", p]);
+            }
+            args.extend(["config", "-q"]);
+            let out = Command::new(program).args(&args).output().expect("running compose");
+            assert!(
+                out.status.success(),
+                "{program} {}: {}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
-        args.extend(["config", "-q"]);
-        let out = Command::new("docker").args(&args).output().expect("running docker");
-        assert!(
-            out.status.success(),
-            "docker {}: {}{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
 }
 

@@ -129,8 +129,9 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
         let dir = std::path::Path::new(&dir);
         std::fs::create_dir_all(dir).unwrap();
         std::fs::write(dir.join("alert.json"), serde_json::to_string_pretty(&alert).unwrap()).unwrap();
-        let lines: Vec<String> = bad_lines.iter().map(|l| l.to_string()).collect();
-        std::fs::write(dir.join("bad-host.log.jsonl"), lines.join("\n") + "\n").unwrap();
+        let log = worker.log();
+        let raw: Vec<&str> = log.lines().filter(|l| l.contains(r#""machine_id":"bad""#)).collect();
+        std::fs::write(dir.join("bad-host.log.jsonl"), raw.join("\n") + "\n").unwrap();
     }
 
     // The scrape is healthy and carries the build info.
