@@ -4,8 +4,9 @@
 //! Owns the two conditional state changes and their history rows (one transaction each). Entering
 //! is refused for a host with a reprovisioning request or in a state other than Ready/Assigned;
 //! leaving returns the host to Assigned when it carries an instance, else Ready. A request is
-//! never created for a machine in maintenance (`request_create`). It must not decide anything
-//! about firmware.
+//! never created for a machine in maintenance (`request_create`): both take the machine's write
+//! lock ([`lock_machine`]) before they read, so they are serialised per machine on PostgreSQL
+//! (READ COMMITTED) as on SQLite. It must not decide anything about firmware.
 
 use hostfw_model::HostState;
 
@@ -27,7 +28,12 @@ impl Store {
         const OP: &str = "machine_maintenance";
         let now = now_ms();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
-        // One conditional UPDATE decides: it takes the row's write lock before anything is read.
+        // The machine's write lock first, as `request_create` takes it: a request being created
+        // for this machine has committed (and is seen below) or waits for us.
+        if !lock_machine(&mut tx, id).await.map_err(StoreError::db(OP, id))? {
+            tx.rollback().await.map_err(StoreError::db(OP, id))?;
+            return Err(StoreError::not_found("machine", id));
+        }
         let sql = if enter {
             "UPDATE machines SET state = 'Maintenance', substate = NULL, updated_at_ms = $2 \
              WHERE id = $1 AND state IN ('Ready', 'Assigned') \
@@ -71,4 +77,14 @@ impl Store {
         tx.commit().await.map_err(StoreError::db(OP, id))?;
         Ok(MaintenanceChange::Changed(state))
     }
+}
+
+/// Take `id`'s write lock for the rest of `tx` (a row lock on PostgreSQL; SQLite's database write
+/// lock) by an update that changes nothing. `false`: no such machine.
+pub(crate) async fn lock_machine(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: &str) -> sqlx::Result<bool> {
+    let locked = sqlx::query("UPDATE machines SET updated_at_ms = updated_at_ms WHERE id = $1")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(locked.rows_affected() > 0)
 }

@@ -109,20 +109,43 @@ fn request_from_row(row: &AnyRow) -> Result<Request> {
 
 impl Store {
     /// Stores a new request for an existing machine, or returns the existing one untouched.
-    /// Unknown machine: `NotFound { what: "machine" }`.
+    /// Unknown machine: `NotFound { what: "machine" }`; a machine in maintenance: `Conflict`.
     pub async fn request_create(&self, new: &NewRequest) -> Result<RequestCreate> {
         const OP: &str = "request_create";
         let id = new.machine_id.as_str();
         // A request deleted between our INSERT and our read makes us go round once more.
         for _ in 0..REQUEST_CREATE_ATTEMPTS {
-            // One statement: insert only if the machine exists, is not in maintenance and has no
-            // request, returning
-            // the new row. (SQLite wants a WHERE on INSERT … SELECT … ON CONFLICT; EXISTS is it.)
+            let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+            // The machine's write lock first (its row on PostgreSQL, the database on SQLite), as
+            // `machine_maintenance` takes it: the two are serialised per machine, and the state
+            // read below is what committed before us.
+            if !crate::maintenance::lock_machine(&mut tx, id).await.map_err(StoreError::db(OP, id))? {
+                tx.rollback().await.map_err(StoreError::db(OP, id))?;
+                return Err(StoreError::not_found("machine", id));
+            }
+            let state: String = sqlx::query_scalar("SELECT state FROM machines WHERE id = $1")
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(StoreError::db(OP, id))?;
+            if state == hostfw_model::HostState::Maintenance.as_str() {
+                tx.rollback().await.map_err(StoreError::db(OP, id))?;
+                return Err(StoreError::Conflict {
+                    op: OP,
+                    id: id.to_owned(),
+                    detail: format!(
+                        "machine {id} is in maintenance: no update starts until `hostfw machine maintenance \
+                         --machine {id} --exit`"
+                    ),
+                });
+            }
+            // Insert unless a request exists, returning the new row. (SQLite wants a WHERE on
+            // INSERT … SELECT … ON CONFLICT; EXISTS is it.)
             let created = sqlx::query(concat!(
                 "INSERT INTO reprovision_requests (machine_id, initiator, update_message, requested_at_ms, \
                    started_at_ms, user_approval, retry_count, workflow_id, manual_upgrade_completed_ms, reset_requested) \
                  SELECT $1, $2, $3, $4, NULL, 0, 0, $5, NULL, 0 \
-                 WHERE EXISTS (SELECT 1 FROM machines WHERE id = $1 AND state <> 'Maintenance') \
+                 WHERE EXISTS (SELECT 1 FROM machines WHERE id = $1) \
                  ON CONFLICT (machine_id) DO NOTHING \
                  RETURNING ",
                 request_columns!()
@@ -132,28 +155,15 @@ impl Store {
             .bind(new.update_message.as_deref())
             .bind(now_ms())
             .bind(new.workflow_id.as_deref())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *tx)
             .await
             .map_err(StoreError::db(OP, id))?;
+            tx.commit().await.map_err(StoreError::db(OP, id))?;
             if let Some(row) = created {
                 return request_from_row(&row).map(RequestCreate::Created);
             }
             if let Some(existing) = self.request_get(id).await? {
                 return Ok(RequestCreate::Exists(existing));
-            }
-            match self.machine_get(id).await? {
-                None => return Err(StoreError::not_found("machine", id)),
-                Some(m) if m.state == hostfw_model::HostState::Maintenance => {
-                    return Err(StoreError::Conflict {
-                        op: OP,
-                        id: id.to_owned(),
-                        detail: format!(
-                            "machine {id} is in maintenance: no update starts until `hostfw machine maintenance \
-                             --machine {id} --exit`"
-                        ),
-                    });
-                }
-                Some(_) => {}
             }
         }
         Err(StoreError::Conflict {

@@ -156,7 +156,40 @@ async fn concurrent_creates_make_one_request(Ctx { store, .. }: Ctx) {
     assert_eq!(store.request_list().await.unwrap().len(), 1);
 }
 
+/// Entering maintenance and creating a request race on many machines at once: never both.
+/// Each machine ends either in maintenance with no request, or with a request and not in
+/// maintenance (both take the machine's write lock before they read).
+async fn maintenance_and_request_never_both(Ctx { store, .. }: Ctx) {
+    let ids: Vec<String> = (0..12).map(|i| format!("race-{i}")).collect();
+    for id in &ids {
+        machine(&store, id).await;
+    }
+    let mut tasks = Vec::new();
+    for id in &ids {
+        let (a, b) = (store.clone(), store.clone());
+        let (ia, ib) = (id.clone(), id.clone());
+        tasks.push(tokio::spawn(async move { a.machine_maintenance(&ia, true, "race").await.map(|_| ()) }));
+        tasks.push(tokio::spawn(async move { b.request_create(&new_request(&ib, "Automated")).await.map(|_| ()) }));
+    }
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => {}
+            Err(StoreError::Conflict { detail, .. }) => assert!(detail.contains("is in maintenance"), "{detail}"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    for id in &ids {
+        let state = store.machine_get(id).await.unwrap().unwrap().state;
+        let request = store.request_get(id).await.unwrap();
+        assert!(
+            (state == hostfw_model::HostState::Maintenance) != request.is_some(),
+            "{id}: state {state} with request {request:?}"
+        );
+    }
+}
+
 both_backends!(
+    maintenance_and_request_never_both,
     create_never_overwrites,
     create_for_unknown_machine_is_not_found,
     setters_list_and_delete,
