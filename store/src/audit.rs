@@ -72,17 +72,8 @@ impl Store {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let res = sqlx::query(
-                "INSERT INTO audit_log (seq, at_ms, actor, action, target, detail) \
-                 SELECT COALESCE(MAX(seq), 0) + 1, $1, $2, $3, $4, $5 FROM audit_log",
-            )
-            .bind(now)
-            .bind(actor)
-            .bind(action)
-            .bind(target)
-            .bind(detail)
-            .execute(&self.pool)
-            .await;
+            let mut conn = self.pool.acquire().await.map_err(StoreError::db("audit_append", target))?;
+            let res = audit_append_in(&mut conn, actor, action, target, detail, now).await;
             match res {
                 Ok(_) => return Ok(()),
                 Err(e) if is_unique_violation(&e) && attempt < SEQ_INSERT_ATTEMPTS => continue,
