@@ -1,5 +1,6 @@
 //! Benchmark 3: events in one host workflow's history, for 1, 3 and 5 components (Redfish
-//! route, no failures).
+//! route, no failures), in the lean shape and in the classic one (`lean_history = false`) in the
+//! same run.
 
 use std::time::Duration;
 
@@ -40,10 +41,12 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         models.push(model);
         let members: Vec<String> =
             comps.iter().map(|(_, m)| format!("{{ id = \"{m}\", version = \"1.0\" }}")).collect();
-        fleet.push_str(&format!(
-            "[[host]]\nid = \"c{k}\"\nvendor = \"Bench\"\nmodel = \"C{k}\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [ {} ]\n",
-            members.join(", ")
-        ));
+        for id in [format!("c{k}"), format!("c{k}-classic")] {
+            fleet.push_str(&format!(
+                "[[host]]\nid = \"{id}\"\nvendor = \"Bench\"\nmodel = \"C{k}\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [ {} ]\n",
+                members.join(", ")
+            ));
+        }
     }
     let image_refs: Vec<(&str, &str, &str)> = images.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), *c)).collect();
 
@@ -66,15 +69,24 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let client = hostfw_worker::connect(&site, "hostfw-bench").await?;
 
     let result = async {
-        for &k in counts {
-            let id = format!("c{}", k.min(COMPONENTS.len()));
-            hostfw_activities::site_link::request_and_start(&site, &store, &client, &id, "AdminCli", Some("bench".into()))
+        // The classic hosts start as a site with `lean_history = false` starts them.
+        let mut classic = site.clone();
+        classic.host_reprovision.lean_history = false;
+        let hosts: Vec<(usize, String, &str)> = counts
+            .iter()
+            .flat_map(|&k| {
+                let k = k.min(COMPONENTS.len());
+                [(k, format!("c{k}"), "lean"), (k, format!("c{k}-classic"), "classic (lean_history = false)")]
+            })
+            .collect();
+        for (_, id, shape) in &hosts {
+            let config = if shape.starts_with("classic") { &classic } else { &site };
+            hostfw_activities::site_link::request_and_start(config, &store, &client, id, "AdminCli", Some("bench".into()))
                 .await
                 .map_err(|e| anyhow!("starting {id}: {e}"))?;
         }
-        for &k in counts {
-            let k = k.min(COMPONENTS.len());
-            let id = format!("c{k}");
+        for (k, id, shape) in &hosts {
+            let (k, id) = (*k, id.clone());
             let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(&id));
             let outcome = tokio::time::timeout(Duration::from_secs(600), handle.get_result(WorkflowGetResultOptions::default()))
                 .await
@@ -92,7 +104,7 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             }
             rows.push(Row::new(
                 "3 history size",
-                &format!("{k} component(s), Redfish multipart, OnReset, no failures"),
+                &format!("{k} component(s), Redfish multipart, OnReset, no failures, {shape}"),
                 events.to_string(),
                 "events",
                 &format!(

@@ -16,6 +16,7 @@ mod pass;
 mod report;
 mod rollout;
 mod site;
+mod slots;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -57,6 +58,14 @@ pub struct Args {
     pub reset_seconds: f64,
     #[arg(long, default_value_t = 2.0)]
     pub manager_reset_seconds: f64,
+    /// Rollout, second size (tasks of tens of seconds, the server far from its limit): hosts (0
+    /// skips it), ceiling and bmc-sim task_seconds.
+    #[arg(long, default_value_t = 100)]
+    pub long_hosts: usize,
+    #[arg(long, default_value_t = 25)]
+    pub long_ceiling: usize,
+    #[arg(long, default_value_t = 20.0)]
+    pub long_task_seconds: f64,
     /// Rollout: give up a run after this many seconds.
     #[arg(long, default_value_t = 1200)]
     pub rollout_timeout_secs: u64,

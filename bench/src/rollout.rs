@@ -1,5 +1,8 @@
 //! Benchmark 1: a whole-fleet rollout under the site ceiling, event-driven (hostfw) against
-//! NICo's fixed-interval policy, on the same fleet shape.
+//! NICo's fixed-interval policy, on the same fleet shape; at the main size (short BMC tasks, the
+//! Temporal server near its limit) and at a second size whose tasks take tens of seconds (the
+//! server idle enough that the scheduling policy's own cost shows). Each run also reports how
+//! quickly freed slots were refilled and where that time went (`slots`).
 
 use std::time::{Duration, Instant};
 
@@ -10,14 +13,29 @@ use hostfw_store::Store;
 use hostfw_tests::temporal::{DevServerOptions, Persistence};
 use hostfw_tests::{wait_for, DevServer, WorkerThread};
 
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
+use temporalio_client::WorkflowFetchHistoryOptions;
+
 use crate::measure::{max_overlap, update_intervals};
 use crate::site;
+use crate::slots::{slot_stats, successor_split, workflow_times, SlotStats};
 use crate::{Args, Row};
 
-fn fleet_toml(n: usize, args: &Args) -> String {
+/// One rollout size: hosts, ceiling and the simulated BMC's timings.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    hosts: usize,
+    ceiling: usize,
+    task_seconds: f64,
+    reset_seconds: f64,
+    manager_reset_seconds: f64,
+}
+
+fn fleet_toml(shape: &Shape) -> String {
+    let n = shape.hosts;
     let mut s = format!(
         "[defaults]\ntask_seconds = {}\nreset_seconds = {}\nmanager_reset_seconds = {}\nupload_style = \"multipart\"\ntask_style = \"dell\"\napply_time = \"OnReset\"\n",
-        args.task_seconds, args.reset_seconds, args.manager_reset_seconds
+        shape.task_seconds, shape.reset_seconds, shape.manager_reset_seconds
     );
     for i in 0..n {
         s.push_str(&format!(
@@ -34,10 +52,17 @@ struct RunResult {
     highest_in_flight: usize,
     max_concurrent_uploads: u64,
     updates: usize,
+    slots: SlotStats,
+    /// Slot free → successor workflow started, and workflow started → its first activity started:
+    /// (mean, p99) ms each.
+    scheduler_ms: (f64, f64),
+    server_ms: (f64, f64),
+    /// Mean events per host workflow history.
+    events_per_host: f64,
 }
 
-async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Result<RunResult> {
-    let n = args.hosts;
+async fn run_once(args: &Args, shape: &Shape, event_driven: bool, interval: &str) -> anyhow::Result<RunResult> {
+    let n = shape.hosts;
     let dir = tempfile::tempdir()?;
     let server = DevServer::start(DevServerOptions {
         persistence: Persistence::File(dir.path().join("temporal.db")),
@@ -46,12 +71,12 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
     .await?;
     let task_queue = format!("bench-rollout-{}", if event_driven { "event" } else { "interval" });
     // bmc-sim binds its ports first, so the free port picked for the artifact server stays free.
-    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(n, args)).map_err(|e| anyhow!("{e}"))?)
+    let fleet = hostfw_bmc_sim::start(FleetSpec::from_toml_str(&fleet_toml(shape)).map_err(|e| anyhow!("{e}"))?)
         .await
         .map_err(|e| anyhow!("{e}"))?;
     let config = site::short_reprovision(site::config(server.port(), &task_queue))
         .site_workflows(true)
-        .manager(args.ceiling as i64, interval)
+        .manager(shape.ceiling as i64, interval)
         .machine_updater("event_driven", event_driven)
         .max_uploads(args.max_uploads.into())
         .explorer_interval("1h")
@@ -103,6 +128,24 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
             intervals.push((s, e));
         }
     }
+    let finished: Vec<(i64, i64)> = intervals.iter().filter_map(|(s, e)| e.map(|e| (*s, e))).collect();
+    let slots = slot_stats(&finished, shape.ceiling, makespan.as_millis() as f64);
+    // Where the refill time went, from every host workflow's history.
+    let client = server.client().clone();
+    let mut times = Vec::new();
+    let mut events = 0usize;
+    for id in &ids {
+        let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(id));
+        let json =
+            handle.fetch_history(WorkflowFetchHistoryOptions::default()).to_json().await.map_err(|e| anyhow!("{e}"))?;
+        let history: serde_json::Value = serde_json::from_slice(&json)?;
+        events += history["events"].as_array().map_or(0, Vec::len);
+        if let Some(t) = workflow_times(&history) {
+            times.push(t);
+        }
+    }
+    let ends: Vec<i64> = finished.iter().map(|(_, e)| *e).collect();
+    let (scheduler_ms, server_ms) = successor_split(&ends, &times, shape.ceiling);
     store.close().await;
     fleet.shutdown().await;
     server.shutdown().await;
@@ -112,26 +155,51 @@ async fn run_once(args: &Args, event_driven: bool, interval: &str) -> anyhow::Re
         highest_in_flight: max_overlap(&intervals),
         max_concurrent_uploads: stats.max_concurrent_uploads,
         updates: intervals.len(),
+        slots,
+        scheduler_ms,
+        server_ms,
+        events_per_host: events as f64 / ids.len().max(1) as f64,
     })
 }
 
 pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let n = args.hosts;
-    let c = args.ceiling;
+    let main = Shape {
+        hosts: args.hosts,
+        ceiling: args.ceiling,
+        task_seconds: args.task_seconds,
+        reset_seconds: args.reset_seconds,
+        manager_reset_seconds: args.manager_reset_seconds,
+    };
+    run_shape(args, &main, rows).await?;
+    if args.long_hosts > 0 {
+        let long = Shape {
+            hosts: args.long_hosts,
+            ceiling: args.long_ceiling,
+            task_seconds: args.long_task_seconds,
+            reset_seconds: args.reset_seconds,
+            manager_reset_seconds: args.manager_reset_seconds,
+        };
+        run_shape(args, &long, rows).await?;
+    }
+    Ok(())
+}
+
+async fn run_shape(args: &Args, shape: &Shape, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let (n, c) = (shape.hosts, shape.ceiling);
     let params = |policy: &str| {
         format!(
             "N={n} hosts x 2 components (bmc+uefi), C={c}, max_uploads={}, task {}s / reset {}s / BMC reset {}s, {policy}",
-            args.max_uploads, args.task_seconds, args.reset_seconds, args.manager_reset_seconds
+            args.max_uploads, shape.task_seconds, shape.reset_seconds, shape.manager_reset_seconds
         )
     };
-    eprintln!("rollout: event-driven run ({n} hosts)");
-    let ev = run_once(args, true, "300s").await?;
+    eprintln!("rollout: event-driven run ({n} hosts, C={c}, task {} s)", shape.task_seconds);
+    let ev = run_once(args, shape, true, "300s").await?;
     let fastest_s = ev.fastest_ms as f64 / 1000.0;
     // NICo's interval scaled as 300 s is to a 40-minute host update.
     let interval_ms = ((ev.fastest_ms as f64 * 300.0 / 2400.0).round() as u64).max(1000);
     let interval = format!("{interval_ms}ms");
     eprintln!("rollout: interval run ({n} hosts, run interval {interval})");
-    let ni = run_once(args, false, &interval).await?;
+    let ni = run_once(args, shape, false, &interval).await?;
     let fastest_ms = ev.fastest_ms.min(ni.fastest_ms);
     let bound_s = (n as f64 / c as f64).ceil() * fastest_ms as f64 / 1000.0;
 
@@ -149,9 +217,34 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             format!("{:.1}", r.makespan.as_secs_f64()),
             "s makespan",
             &format!(
-                "{name}: worker start to every host compliant with no request left (includes the first crawl); {} updates; {:.2}x the lower bound",
+                "{name}: worker start to every host compliant with no request left (includes the first crawl); {} updates; {:.2}x the lower bound; {:.0} history events per host",
                 r.updates,
-                r.makespan.as_secs_f64() / bound_s
+                r.makespan.as_secs_f64() / bound_s,
+                r.events_per_host
+            ),
+        ));
+        rows.push(Row::new(
+            "1 rollout",
+            &params(&policy),
+            format!("{:.2} / {:.2}", r.slots.free_to_start_mean_ms / 1000.0, r.slots.free_to_start_p99_ms / 1000.0),
+            "s slot free to start, mean / p99",
+            &format!(
+                "{name}: {} starts that waited for a slot (state history); split from the host workflows' histories: slot free to successor workflow started {:.2} / {:.2} s (the scheduler), workflow started to its first activity started {:.2} / {:.2} s (the server)",
+                r.slots.successors,
+                r.scheduler_ms.0 / 1000.0,
+                r.scheduler_ms.1 / 1000.0,
+                r.server_ms.0 / 1000.0,
+                r.server_ms.1 / 1000.0
+            ),
+        ));
+        rows.push(Row::new(
+            "1 rollout",
+            &params(&policy),
+            format!("{:.1} %", r.slots.idle_fraction * 100.0),
+            "idle slot-seconds / (C x makespan)",
+            &format!(
+                "{name}: {:.0} slot-seconds idle between the first start and the last while hosts waited (the tail after the last start is not counted)",
+                r.slots.idle_slot_seconds
             ),
         ));
         rows.push(Row::new(
@@ -164,7 +257,7 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     }
     rows.push(Row::new(
         "1 rollout",
-        &format!("N={n}, C={c}"),
+        &format!("N={n}, C={c}, task {}s", shape.task_seconds),
         format!("{bound_s:.1}"),
         "s lower bound",
         &format!(
@@ -175,7 +268,7 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     ));
     rows.push(Row::new(
         "1 rollout",
-        &format!("N={n}, C={c}"),
+        &format!("N={n}, C={c}, task {}s", shape.task_seconds),
         format!("{:.2}", ni.makespan.as_secs_f64() / ev.makespan.as_secs_f64()),
         "x",
         "NICo-interval makespan / event-driven makespan",

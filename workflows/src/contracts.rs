@@ -60,6 +60,77 @@ pub struct CatalogQuery {
     pub model: String,
 }
 
+/// Input of `hostfw.host.refresh_inventory`: the machine, and the substate records to write
+/// first. On the wire it is the bare machine id when there are no records (inputs recorded
+/// before the records were added are bare ids too).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "InventoryReadWire", into = "InventoryReadWire")]
+pub struct InventoryRead {
+    pub machine_id: String,
+    pub records: Vec<SubstateUpdate>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum InventoryReadWire {
+    Id(String),
+    WithRecords { machine_id: String, records: Vec<SubstateUpdate> },
+}
+
+impl From<InventoryReadWire> for InventoryRead {
+    fn from(wire: InventoryReadWire) -> Self {
+        match wire {
+            InventoryReadWire::Id(machine_id) => InventoryRead { machine_id, records: Vec::new() },
+            InventoryReadWire::WithRecords { machine_id, records } => InventoryRead { machine_id, records },
+        }
+    }
+}
+
+impl From<InventoryRead> for InventoryReadWire {
+    fn from(read: InventoryRead) -> Self {
+        if read.records.is_empty() {
+            InventoryReadWire::Id(read.machine_id)
+        } else {
+            InventoryReadWire::WithRecords { machine_id: read.machine_id, records: read.records }
+        }
+    }
+}
+
+impl From<String> for InventoryRead {
+    fn from(machine_id: String) -> Self {
+        InventoryRead { machine_id, records: Vec::new() }
+    }
+}
+
+/// Input of `hostfw.host.plan_install` (a local activity): the catalog lookup and the route
+/// choice of the component the selection rules pick, in one step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstallPlanQuery {
+    pub machine_id: String,
+    /// The inventory the selection works on (its vendor and model find the catalog entry).
+    pub report: InventoryReport,
+}
+
+/// Output of `hostfw.host.plan_install`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstallPlan {
+    /// The effective catalog entry of the report's vendor and model, if any.
+    pub model: Option<HostModel>,
+    /// The route of the component `select_with(model, report, UnmatchedRule::Skip)` picks, when
+    /// it picks one to install.
+    pub route: Option<PlannedRoute>,
+}
+
+/// The installation route planned for one component at one target version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedRoute {
+    pub component: ComponentType,
+    pub target_version: String,
+    /// The route, or why none can be used (a Scout package without metadata, an artifact that
+    /// cannot be served): the attempt fails with that reason.
+    pub route: Result<InstallRoute, String>,
+}
+
 /// "Already at target?" check done inside an install activity before it changes anything, so a
 /// retried or replayed step is a no-op.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +154,11 @@ pub struct UploadInput {
     pub install_only_specified: bool,
     /// Checked before the first artifact only.
     pub precheck: Option<Precheck>,
+    /// Substate records the workflow entered since its last activity, written by this activity
+    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<SubstateUpdate>,
 }
 
 /// A site-wide upload slot held from the upload until the BMC's task ends.
@@ -123,6 +199,11 @@ pub enum UploadResult {
 pub struct WaitTaskInput {
     pub machine_id: String,
     pub task: TaskHandle,
+    /// Substate records the workflow entered since its last activity, written by this activity
+    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<SubstateUpdate>,
 }
 
 /// Output of `hostfw.firmware.wait_task`.
@@ -198,6 +279,11 @@ pub struct ActivateInput {
     /// The waits the step runs with: the ones its activity timeout was derived from.
     #[serde(default)]
     pub waits: crate::waits::BmcWaits,
+    /// Substate records the workflow entered since its last activity, written by this activity
+    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<SubstateUpdate>,
 }
 
 /// Input of `hostfw.host.restore`.
@@ -207,6 +293,11 @@ pub struct RestoreInput {
     /// State to return the host to (its prior steady state).
     pub state: HostState,
     pub message: String,
+    /// Substate records the workflow entered since its last activity, written by this activity
+    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<SubstateUpdate>,
 }
 
 /// Input of `hostfw.host.record_retry`: the persisted retry count of the host's request.
@@ -292,6 +383,11 @@ pub struct PlatformInput {
     /// The waits the step runs with: the ones its activity timeout was derived from.
     #[serde(default)]
     pub waits: crate::waits::BmcWaits,
+    /// Substate records the workflow entered since its last activity, written by this activity
+    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<SubstateUpdate>,
 }
 
 /// Output of `hostfw.host.approval_inputs`: what an assigned host's wait for approval reads each
@@ -331,9 +427,24 @@ impl HostActivities {
         unimplemented!()
     }
 
-    /// Explore the BMC (Redfish inventory crawl) and store the report. Input: machine id.
+    /// Explore the BMC (Redfish inventory crawl) and store the report, after writing the records
+    /// it carries.
     #[activity(name = crate::names::ACT_REFRESH_INVENTORY)]
-    pub fn refresh_inventory(machine_id: String) -> Result<InventoryReport, ActivityError> {
+    pub fn refresh_inventory(input: InventoryRead) -> Result<InventoryReport, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Record substates (and their history entries) in order: the lean shape's records that no
+    /// activity carried (before a timer or a wait). Run as a local activity.
+    #[activity(name = crate::names::ACT_RECORD_SUBSTATES)]
+    pub fn record_substates(records: Vec<SubstateUpdate>) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// The catalog lookup and the route of the next component, in one step. Run as a local
+    /// activity.
+    #[activity(name = crate::names::ACT_PLAN_INSTALL)]
+    pub fn plan_install(input: InstallPlanQuery) -> Result<InstallPlan, ActivityError> {
         unimplemented!()
     }
 

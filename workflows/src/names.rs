@@ -28,6 +28,10 @@ pub const ACT_PROTECT: &str = "hostfw.host.protect";
 pub const ACT_RECORD_SUBSTATE: &str = "hostfw.host.record_substate";
 /// Read the host's Redfish inventory and store the report.
 pub const ACT_REFRESH_INVENTORY: &str = "hostfw.host.refresh_inventory";
+/// Record the substates no activity carried (a local activity of the lean history shape).
+pub const ACT_RECORD_SUBSTATES: &str = "hostfw.host.record_substates";
+/// Catalog lookup and route choice in one step (a local activity of the lean history shape).
+pub const ACT_PLAN_INSTALL: &str = "hostfw.host.plan_install";
 /// Look up the effective catalog entry for a vendor and model.
 pub const ACT_CATALOG_LOOKUP: &str = "hostfw.catalog.lookup";
 /// Precheck and upload one firmware artifact over Redfish.

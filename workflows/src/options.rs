@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use temporalio_workflow::{ActivityOptions, RetryPolicy};
+use temporalio_workflow::{ActivityOptions, LocalActivityOptions, RetryPolicy};
 
 use crate::contracts::{ActivationStep, PlatformStep};
 use crate::host::settings::ReprovisionSettings;
@@ -33,6 +33,20 @@ fn policy(max_attempts: u32, max_interval: Duration) -> RetryPolicy {
 /// workflow cannot go on without recording where it is.
 pub fn bookkeeping() -> ActivityOptions {
     ActivityOptions::with_start_to_close_timeout(Duration::from_secs(30))
+        .retry_policy(policy(0, Duration::from_secs(30)))
+        .build()
+}
+
+/// Bookkeeping run as a local activity (the lean history shape: substate records no activity
+/// carried, the catalog lookup and route choice). The same reasoning as [`bookkeeping`]: a short
+/// attempt, retried without a cap while the database is away. Backoffs past 10 s wait on a
+/// workflow timer instead of holding the workflow task; the schedule-to-close is a day (the
+/// SDK's default would end the workflow after 100 s of database outage).
+pub fn local_bookkeeping() -> LocalActivityOptions {
+    LocalActivityOptions::builder()
+        .start_to_close_timeout(Duration::from_secs(30))
+        .schedule_to_close_timeout(Duration::from_secs(24 * 3600))
+        .timer_backoff_threshold(Duration::from_secs(10))
         .retry_policy(policy(0, Duration::from_secs(30)))
         .build()
 }

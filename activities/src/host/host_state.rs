@@ -97,6 +97,28 @@ pub async fn record_substate(deps: &Deps, input: SubstateUpdate, workflow_id: &s
         .map_err(error::store)
 }
 
+/// Write the substate records an activity carries (the lean history shape), oldest first, before
+/// its work. A retried attempt whose first attempt wrote them finds the last one on top of the
+/// host's history and writes nothing again.
+pub async fn record_carried(
+    deps: &Deps,
+    records: &[SubstateUpdate],
+    workflow_id: &str,
+    attempt: u32,
+) -> Result<(), ActivityError> {
+    let Some(last) = records.last() else { return Ok(()) };
+    if attempt > 1 {
+        let top = deps.store.history_list(&last.machine_id, 1).await.map_err(error::store)?;
+        if top.first().is_some_and(|h| h.substate == Some(last.substate) && h.message == last.message) {
+            return Ok(());
+        }
+    }
+    for record in records {
+        record_substate(deps, record.clone(), workflow_id).await?;
+    }
+    Ok(())
+}
+
 /// Restore: back to the prior state, request cleared, health report removed, in that order so
 /// that a host never looks allocatable while its request still exists.
 pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityError> {

@@ -9,6 +9,7 @@ pub mod activation;
 pub mod firmware;
 pub mod host_model;
 pub mod host_state;
+pub mod install_plan;
 pub mod inventory;
 pub mod liveness;
 pub mod platform;

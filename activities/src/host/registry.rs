@@ -6,9 +6,9 @@ use std::sync::Arc;
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::{
-    ActivateInput, ApprovalInputs, CatalogQuery, HostContext, InstallRoute, PlatformInput, ProtectInput, RestoreInput,
-    RetryLimits, RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput,
-    UploadResult, WaitTaskInput,
+    ActivateInput, ApprovalInputs, CatalogQuery, HostContext, InstallPlan, InstallPlanQuery, InstallRoute,
+    InventoryRead, PlatformInput, ProtectInput, RestoreInput, RetryLimits, RetryRecord, RouteQuery, ScriptInput,
+    ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -16,7 +16,7 @@ use temporalio_sdk::activities::ActivityContext;
 
 use crate::activity_log::logged;
 use crate::heartbeat::with_heartbeat;
-use crate::{activation, firmware, host_state, inventory, platform, routes, script, Deps};
+use crate::{activation, firmware, host_state, install_plan, inventory, platform, routes, script, Deps};
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
 pub struct HostActivitiesImpl {
@@ -49,15 +49,36 @@ impl HostActivitiesImpl {
         logged(&ctx, host_state::record_substate(&self.deps, input, workflow_id(&ctx))).await
     }
 
+    #[activity(definition = defs::RecordSubstates)]
+    pub async fn record_substates(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        records: Vec<SubstateUpdate>,
+    ) -> Result<(), ActivityError> {
+        logged(&ctx, carried(&self.deps, &ctx, &records)).await
+    }
+
+    #[activity(definition = defs::PlanInstall)]
+    pub async fn plan_install(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: InstallPlanQuery,
+    ) -> Result<InstallPlan, ActivityError> {
+        logged(&ctx, install_plan::plan_install(&self.deps, &input)).await
+    }
+
     #[activity(definition = defs::RefreshInventory)]
     pub async fn refresh_inventory(
         self: Arc<Self>,
         ctx: ActivityContext,
-        machine_id: String,
+        input: InventoryRead,
     ) -> Result<InventoryReport, ActivityError> {
         // A crawl of a slow BMC takes minutes: heartbeats tell a dead worker from a slow read.
-        logged(&ctx, with_heartbeat(&ctx, "reading the Redfish inventory", inventory::refresh(&self.deps, &machine_id)))
-            .await
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            inventory::refresh(&self.deps, &input.machine_id).await
+        };
+        logged(&ctx, with_heartbeat(&ctx, "reading the Redfish inventory", work)).await
     }
 
     #[activity(definition = defs::CatalogLookup)]
@@ -75,7 +96,11 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: UploadInput,
     ) -> Result<UploadResult, ActivityError> {
-        logged(&ctx, firmware::upload(&self.deps, &ctx, input)).await
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            firmware::upload(&self.deps, &ctx, input).await
+        };
+        logged(&ctx, work).await
     }
 
     #[activity(definition = defs::WaitTask)]
@@ -84,7 +109,11 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: WaitTaskInput,
     ) -> Result<TaskResult, ActivityError> {
-        logged(&ctx, firmware::wait_task(&self.deps, &ctx, input)).await
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            firmware::wait_task(&self.deps, &ctx, input).await
+        };
+        logged(&ctx, work).await
     }
 
     #[activity(definition = defs::Activate)]
@@ -95,12 +124,20 @@ impl HostActivitiesImpl {
             .workflow_run_id
             .clone()
             .map(|run_id| activation::StepKey { run_id, activity_id: info.activity_id.clone() });
-        logged(&ctx, with_heartbeat(&ctx, &what, activation::activate(&self.deps, input, key))).await
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            activation::activate(&self.deps, input, key).await
+        };
+        logged(&ctx, with_heartbeat(&ctx, &what, work)).await
     }
 
     #[activity(definition = defs::Restore)]
     pub async fn restore(self: Arc<Self>, ctx: ActivityContext, input: RestoreInput) -> Result<(), ActivityError> {
-        logged(&ctx, host_state::restore(&self.deps, input)).await
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            host_state::restore(&self.deps, input).await
+        };
+        logged(&ctx, work).await
     }
 
     #[activity(definition = defs::ApprovalInputs)]
@@ -147,8 +184,17 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::Platform)]
     pub async fn platform(self: Arc<Self>, ctx: ActivityContext, input: PlatformInput) -> Result<(), ActivityError> {
         let what = format!("{:?}", input.step);
-        logged(&ctx, with_heartbeat(&ctx, &what, platform::platform(&self.deps, input))).await
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            platform::platform(&self.deps, input).await
+        };
+        logged(&ctx, with_heartbeat(&ctx, &what, work)).await
     }
+}
+
+/// Write the substate records the workflow handed this activity (the lean history shape).
+async fn carried(deps: &Deps, ctx: &ActivityContext, records: &[SubstateUpdate]) -> Result<(), ActivityError> {
+    host_state::record_carried(deps, records, workflow_id(ctx), ctx.info().attempt).await
 }
 
 /// The id of the workflow that scheduled the activity, for log lines ("" when standalone).

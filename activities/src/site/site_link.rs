@@ -64,6 +64,7 @@ pub fn reprovision_settings(site: &SiteConfig) -> ReprovisionSettings {
         autoreboot_period: site.machine_updater.instance_autoreboot_period,
         heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
         bmc_waits: bmc_waits(site),
+        lean_history: hr.lean_history,
     }
 }
 

@@ -224,6 +224,10 @@ pub struct HostReprovisionSection {
     /// soon the work of a worker that died moves to another worker.
     #[serde(with = "crate::duration::serde_duration")]
     pub heartbeat_timeout: Duration,
+    /// New host workflows take the lean history shape: substate records and the catalog and
+    /// route lookup cost no activity of their own, search attributes are upserted once per wait.
+    /// `false` only to measure the classic shape beside it (benchmarks).
+    pub lean_history: bool,
     /// How long a reset may keep the BMC unreachable (and, after a BMC reset, not yet answering
     /// its healthy reads) before the activation step fails and is retried (default 10m).
     #[serde(with = "crate::duration::serde_duration")]
@@ -255,6 +259,7 @@ impl Default for HostReprovisionSection {
             power_drain_cycle_wait: Duration::from_secs(90),
             power_drain_on_wait: Duration::from_secs(5),
             heartbeat_timeout: Duration::from_secs(30),
+            lean_history: true,
             bmc_reachable_within: Duration::from_secs(10 * 60),
             power_state_within: Duration::from_secs(10 * 60),
             bmc_goes_down_within: Duration::from_secs(30),

@@ -14,11 +14,17 @@ use temporalio_sdk::{WorkflowContext, WorkflowResult};
 
 fn histories() -> Vec<(PathBuf, WorkflowHistory)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("histories");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
+    // The top level holds the histories the end-to-end tests record now; `classic/` keeps the
+    // ones recorded before the lean history shape, which running workflows may still have.
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [dir.clone(), dir.join("classic")] {
+        files.extend(
+            std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json")),
+        );
+    }
     files.sort();
     files
         .into_iter()

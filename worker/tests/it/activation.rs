@@ -15,6 +15,7 @@ fn restart() -> ActivateInput {
         machine_id: "h00".into(),
         step: ActivationStep::SystemReset { reset_type: "ForceRestart".into() },
         waits: Default::default(),
+        records: Vec::new(),
     }
 }
 

@@ -159,8 +159,12 @@ async fn seed(deps: &Deps) {
     // A reset record (count back to 0) is neither a retry nor a failure.
     host_state::record_retry(deps, retry(&h8, 0, false), "").await.unwrap();
     for _ in 0..2 {
-        let input =
-            RestoreInput { machine_id: h8.clone(), state: hostfw_model::HostState::Ready, message: "compliant".into() };
+        let input = RestoreInput {
+            machine_id: h8.clone(),
+            state: hostfw_model::HostState::Ready,
+            message: "compliant".into(),
+            records: Vec::new(),
+        };
         host_state::restore(deps, input).await.unwrap();
     }
 }

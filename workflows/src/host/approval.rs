@@ -46,7 +46,7 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
     ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);
     ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
-    let read_inputs = ctx.patched(PATCH_APPROVAL_INPUTS);
+    let read_inputs = crate::host::lean::patched(ctx, PATCH_APPROVAL_INPUTS);
     loop {
         if let Some(by) = ctx.state(|s| s.cancelled_by.clone()) {
             return Ok(Approval::Cancelled(by));

@@ -12,6 +12,7 @@ use crate::contracts::*;
 use crate::host::activation::pre_update_plan;
 use crate::host::install_agents::{install_scout, install_script};
 use crate::host::install_redfish;
+use crate::host::lean;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::status::InstalledComponent;
 use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, ComponentInstall, Ctx, StepEnd};
@@ -58,22 +59,47 @@ pub(crate) async fn run_attempt(
     let mut repeat = false;
     let mut just_installed: Option<ComponentType> = None;
     let mut upload_failures: BTreeMap<ComponentType, u32> = BTreeMap::new();
+    let lean = lean::on(ctx);
     loop {
         let substate = if repeat { HostSubstate::CheckingFirmwareRepeatV2 } else { HostSubstate::CheckingFirmwareV2 };
-        enter(ctx, substate, "refreshing inventory and selecting the next component").await?;
-        let report = match refresh_inventory(ctx, machine_id).await {
-            Ok(r) => r,
-            Err(e) => return Ok(AttemptEnd::Failed(reason("reading the inventory", &e))),
+        // Lean runs select from the inventory the verification just read, when there is one.
+        let fresh = if lean { ctx.state_mut(|s| s.fresh_report.take()) } else { None };
+        let message = if fresh.is_some() {
+            "selecting the next component from the inventory read by the verification"
+        } else {
+            "refreshing inventory and selecting the next component"
+        };
+        enter(ctx, substate, message).await?;
+        let report = match fresh {
+            Some(report) => report,
+            None => match refresh_inventory(ctx, machine_id).await {
+                Ok(r) => r,
+                Err(e) => return Ok(AttemptEnd::Failed(reason("reading the inventory", &e))),
+            },
         };
         if !*labelled {
-            ctx.upsert_search_attributes([
-                sa::VENDOR.value_set(report.vendor.clone()),
-                sa::MODEL.value_set(report.model.clone()),
-            ]);
+            if lean {
+                lean::want(ctx, crate::names::SA_VENDOR, report.vendor.clone());
+                lean::want(ctx, crate::names::SA_MODEL, report.model.clone());
+            } else {
+                ctx.upsert_search_attributes([
+                    sa::VENDOR.value_set(report.vendor.clone()),
+                    sa::MODEL.value_set(report.model.clone()),
+                ]);
+            }
             *labelled = true;
         }
-        let lookup = CatalogQuery { vendor: report.vendor.clone(), model: report.model.clone() };
-        let model = ctx.execute_activity(HostActivities::catalog_lookup, lookup, options::bookkeeping()).await?;
+        // Lean: the catalog entry and the route of the component the selection picks, in one
+        // local activity. Classic: the lookup here, the route after the selection.
+        let (model, mut planned) = if lean {
+            let query = InstallPlanQuery { machine_id: machine_id.to_string(), report: report.clone() };
+            let plan =
+                ctx.execute_local_activity(HostActivities::plan_install, query, options::local_bookkeeping()).await?;
+            (plan.model, plan.route)
+        } else {
+            let lookup = CatalogQuery { vendor: report.vendor.clone(), model: report.model.clone() };
+            (ctx.execute_activity(HostActivities::catalog_lookup, lookup, options::bookkeeping()).await?, None)
+        };
         let Some(model) = model else {
             return Ok(AttemptEnd::NoCatalogEntry { vendor: report.vendor, model: report.model });
         };
@@ -87,12 +113,13 @@ pub(crate) async fn run_attempt(
                 "waiting for the approved platform procedure (host reprovision mark-manual-upgrade-complete)",
             )
             .await?;
+            lean::flush(ctx).await?;
             ctx.wait_condition(|s| s.manual_upgrade_complete).await?;
             repeat = true;
             continue;
         }
 
-        let rule = if ctx.patched(PATCH_SKIP_UNMATCHED) { UnmatchedRule::Skip } else { UnmatchedRule::Stop };
+        let rule = if lean::patched(ctx, PATCH_SKIP_UNMATCHED) { UnmatchedRule::Skip } else { UnmatchedRule::Stop };
         let (component, target, entry, current) = match select_with(&model, &report, rule) {
             Selection::Compliant => return Ok(AttemptEnd::Compliant),
             Selection::NotFullyInstallable { unmatched, not_reported } => {
@@ -118,7 +145,7 @@ pub(crate) async fn run_attempt(
         if !repeat && entry.pre_update_resets {
             enter(ctx, HostSubstate::ResetForNewFirmware, &format!("pre-update resets before installing {component}"))
                 .await?;
-            if let StepEnd::Failed(r) = run_plan(ctx, machine_id, pre_update_plan(settings)).await {
+            if let StepEnd::Failed(r) = run_plan(ctx, machine_id, pre_update_plan(settings)).await? {
                 return Ok(AttemptEnd::Failed(r));
             }
             repeat = true;
@@ -129,22 +156,40 @@ pub(crate) async fn run_attempt(
             s.status.component = Some(component);
             s.status.target_version = Some(target.clone());
         });
-        ctx.upsert_search_attributes([sa::COMPONENT.value_set(component.to_string())]);
-        let route = if ctx.patched(PATCH_INSTALL_ROUTES) {
-            let query = RouteQuery {
-                machine_id: machine_id.to_string(),
-                vendor: model.vendor.clone(),
-                model: model.model.clone(),
-                component,
-                target_version: target.clone(),
-                entry: entry.clone(),
-            };
-            match ctx.execute_activity(HostActivities::plan_route, query, options::bookkeeping()).await {
-                Ok(r) => r,
-                Err(e) => return Ok(AttemptEnd::Failed(reason("choosing the installation route", &e))),
+        let route = if lean {
+            lean::want(ctx, crate::names::SA_COMPONENT, component.to_string());
+            match planned.take() {
+                Some(PlannedRoute { component: c, target_version: t, route }) if c == component && t == target => {
+                    match route {
+                        Ok(r) => r,
+                        Err(why) => return Ok(AttemptEnd::Failed(format!("choosing the installation route: {why}"))),
+                    }
+                }
+                other => {
+                    return Ok(AttemptEnd::Failed(format!(
+                        "choosing the installation route: planned for {:?}, selected {component} {target}",
+                        other.map(|p| (p.component, p.target_version))
+                    )))
+                }
             }
         } else {
-            InstallRoute::Redfish
+            ctx.upsert_search_attributes([sa::COMPONENT.value_set(component.to_string())]);
+            if ctx.patched(PATCH_INSTALL_ROUTES) {
+                let query = RouteQuery {
+                    machine_id: machine_id.to_string(),
+                    vendor: model.vendor.clone(),
+                    model: model.model.clone(),
+                    component,
+                    target_version: target.clone(),
+                    entry: entry.clone(),
+                };
+                match ctx.execute_activity(HostActivities::plan_route, query, options::bookkeeping()).await {
+                    Ok(r) => r,
+                    Err(e) => return Ok(AttemptEnd::Failed(reason("choosing the installation route", &e))),
+                }
+            } else {
+                InstallRoute::Redfish
+            }
         };
         let job = ComponentInstall { settings, model: &model, machine_id, component, target: &target, entry: &entry };
         let end = match route {
@@ -168,7 +213,7 @@ pub(crate) async fn run_attempt(
                     return Ok(AttemptEnd::Failed(format!("{why} ({} tries)", *failures)));
                 }
                 let secs = upload_backoff_secs(*failures);
-                wait(ctx, secs, &format!("{why}; checking firmware again in {secs} s")).await;
+                wait(ctx, secs, &format!("{why}; checking firmware again in {secs} s")).await?;
             }
             StepEnd::Failed(why) => return Ok(AttemptEnd::Failed(why)),
         }

@@ -10,6 +10,7 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::lean;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
@@ -26,9 +27,10 @@ async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, 
         s.status.exhausted = exhausted;
         (s.status.component, s.status.target_version.clone(), was)
     });
-    if was_exhausted != exhausted && ctx.patched(PATCH_EXHAUSTED_ATTRIBUTE) {
+    if was_exhausted != exhausted && lean::patched(ctx, PATCH_EXHAUSTED_ATTRIBUTE) {
         ctx.upsert_search_attributes([crate::search_attributes::RETRIES_EXHAUSTED.value_set(exhausted)]);
     }
+    lean::flush(ctx).await?;
     let record =
         RetryRecord { machine_id: machine_id.to_string(), retry_count, exhausted, message, component, target_version };
     ctx.execute_activity(HostActivities::record_retry, record, options::bookkeeping()).await?;
@@ -61,8 +63,8 @@ pub(crate) async fn after_failure(
     let machine_id = input.machine_id.as_str();
     enter(ctx, HostSubstate::FailedFirmwareUpgrade, reason).await?;
     let resets_seen =
-        if ctx.patched(PATCH_RESET_WHILE_RECORDING) { resets_applied } else { ctx.state(|s| s.reset_requests) };
-    if ctx.patched(PATCH_RETRY_LIMITS_READ) {
+        if lean::patched(ctx, PATCH_RESET_WHILE_RECORDING) { resets_applied } else { ctx.state(|s| s.reset_requests) };
+    if lean::patched(ctx, PATCH_RETRY_LIMITS_READ) {
         return wait_under_current_limits(ctx, machine_id, retries, resets_seen).await;
     }
     if *retries < settings.max_retries {
@@ -105,6 +107,7 @@ fn reset_message() -> String {
 }
 
 async fn read_limits(ctx: &Ctx, machine_id: &str) -> WorkflowResult<RetryLimits> {
+    lean::flush(ctx).await?;
     Ok(ctx.execute_activity(HostActivities::retry_limits, machine_id.to_string(), options::bookkeeping()).await?)
 }
 

@@ -7,7 +7,7 @@
 //! This file must stay deterministic: no clocks, randomness or I/O (see the crate docs).
 
 use hostfw_model::gates::UnmatchedComponent;
-use hostfw_model::{ComponentType, HostState, HostSubstate, VERSION_NOT_REPORTED};
+use hostfw_model::{ComponentType, HostState, HostSubstate, InventoryReport, VERSION_NOT_REPORTED};
 use temporalio_macros::{workflow, workflow_methods};
 use temporalio_workflow::{
     ContinueAsNewOptions, SyncWorkflowContext, WorkflowContext, WorkflowContextView, WorkflowResult,
@@ -18,6 +18,7 @@ use crate::host::approval::{wait_for_approval, Approval};
 use crate::host::attempt::{run_attempt, AttemptEnd};
 use crate::host::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
 use crate::host::failure::after_failure;
+use crate::host::lean::{self, Deferred, PATCH_LEAN_HISTORY};
 use crate::host::platform_steps::{self, PATCH_PLATFORM_FAILURES};
 use crate::host::status::{HostOutcome, HostStatus};
 use crate::host::steps::Ctx;
@@ -49,6 +50,11 @@ pub struct HostReprovisionWorkflow {
     pub(crate) reset_requests: u32,
     /// Count of `settings_changed` signals received (a wait re-reads what it depends on).
     pub(crate) settings_changes: u32,
+    /// Lean history shape: records and search attributes waiting for the next activity or wait.
+    pub(crate) deferred: Deferred,
+    /// Lean history shape: the inventory the last verification read, which the next firmware
+    /// check selects from instead of reading it again.
+    pub(crate) fresh_report: Option<InventoryReport>,
 }
 
 #[workflow_methods]
@@ -65,6 +71,8 @@ impl HostReprovisionWorkflow {
             cancelled_by: None,
             reset_requests: 0,
             settings_changes: 0,
+            deferred: Deferred::default(),
+            fresh_report: None,
         }
     }
 
@@ -72,6 +80,9 @@ impl HostReprovisionWorkflow {
     pub async fn run(ctx: &mut WorkflowContext<Self>) -> WorkflowResult<HostOutcome> {
         let input = ctx.state(|s| s.input.clone());
         let machine_id = input.machine_id.clone();
+        if input.settings.lean_history && ctx.patched(PATCH_LEAN_HISTORY) {
+            ctx.state_mut(|s| s.deferred.on = true);
+        }
         ctx.upsert_search_attributes([sa::MACHINE_ID.value_set(machine_id.clone())]);
 
         let carried = input.carried.clone();
@@ -84,7 +95,7 @@ impl HostReprovisionWorkflow {
         };
         // Assigned hosts: platform-step failures are failed attempts (patched), or, in runs that
         // began before the patch, fail the workflow.
-        let platform_retries = input.assigned && ctx.patched(PATCH_PLATFORM_FAILURES);
+        let platform_retries = input.assigned && lean::patched(ctx, PATCH_PLATFORM_FAILURES);
         if input.assigned && !platform_retries && carried.is_none() {
             if let Err(failure) = platform_steps::prepare(ctx, &machine_id).await? {
                 return Err(failure.error.into());
@@ -99,7 +110,7 @@ impl HostReprovisionWorkflow {
         let mut not_reported: Vec<ComponentType> = Vec::new();
         let mut unmatched: Vec<UnmatchedComponent> = Vec::new();
         let mut prepared = carried.as_ref().map_or(!platform_retries, |c| c.prepared);
-        let continue_as_new = ctx.patched(PATCH_CONTINUE_AS_NEW);
+        let continue_as_new = lean::patched(ctx, PATCH_CONTINUE_AS_NEW);
         loop {
             if continue_as_new && (ctx.continue_as_new_suggested() || ctx.history_length() >= HISTORY_EVENTS_BOUND) {
                 // A reset that arrived and is not applied yet clears the count it would have.
@@ -150,7 +161,7 @@ impl HostReprovisionWorkflow {
                 }
                 AttemptEnd::Failed(reason) => {
                     let resets = ctx.state(|s| s.reset_requests);
-                    if resets != resets_applied && ctx.patched(PATCH_RESET_DURING_ATTEMPT) {
+                    if resets != resets_applied && lean::patched(ctx, PATCH_RESET_DURING_ATTEMPT) {
                         retries = 0;
                     }
                     after_failure(ctx, &input, &mut retries, &reason, resets).await?;
@@ -256,10 +267,11 @@ async fn protect_after_approval(
                     machine_id: machine_id.clone(),
                     state: HostState::Assigned,
                     message: message.clone(),
+                    records: Vec::new(),
                 };
                 ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
                 ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
-                if ctx.patched(PATCH_CLEARED_IS_COMPLETED) {
+                if lean::patched(ctx, PATCH_CLEARED_IS_COMPLETED) {
                     ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
                 }
                 return Ok(Err(HostOutcome::Cancelled { by }));
@@ -315,12 +327,27 @@ async fn finish(
             }
         }
     }
+    let lean = lean::on(ctx);
     ctx.state_mut(|s| s.status.enter(HostSubstate::Restoring, message));
-    ctx.upsert_search_attributes([sa::substate(HostSubstate::Restoring)]);
-    let restore =
-        RestoreInput { machine_id: host.machine_id.clone(), state: host.prior_state, message: message.to_string() };
+    if lean {
+        // The restore itself writes the state: only the search attribute shows Restoring.
+        lean::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Restoring.as_str().to_owned());
+    } else {
+        ctx.upsert_search_attributes([sa::substate(HostSubstate::Restoring)]);
+    }
+    let restore = RestoreInput {
+        machine_id: host.machine_id.clone(),
+        state: host.prior_state,
+        message: message.to_string(),
+        records: lean::take_records(ctx),
+    };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
     ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
-    ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);
+    if lean {
+        lean::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Completed.as_str().to_owned());
+        lean::flush_attributes(ctx);
+    } else {
+        ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);
+    }
     Ok(())
 }

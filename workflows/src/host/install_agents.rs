@@ -8,6 +8,7 @@ use hostfw_model::{verify, HostSubstate, Verification};
 use temporalio_workflow::{ActivityOptions, RetryPolicy, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
@@ -55,6 +56,7 @@ pub(crate) async fn install_scout(ctx: &Ctx, job: &ComponentInstall<'_>, task: S
         .retry_policy(RetryPolicy::builder().maximum_attempts(2).build())
         .summary(format!("Scout: {component} {target} on {machine_id}"))
         .build();
+    lean::flush(ctx).await?;
     let result: ScoutResult = match ctx.execute_activity(ScoutActivities::run_upgrade, task, options).await {
         Ok(r) => r,
         Err(e) => return Ok(StepEnd::Failed(reason(&format!("Scout on {queue}"), &e))),
@@ -90,6 +92,7 @@ pub(crate) async fn install_script(ctx: &Ctx, job: &ComponentInstall<'_>, script
         .retry_policy(RetryPolicy::builder().maximum_attempts(1).build())
         .summary(format!("script {script}: {component} {target}"))
         .build();
+    lean::flush(ctx).await?;
     match ctx.execute_activity(HostActivities::run_script, input, options).await {
         Ok(r) if r.success => Ok(StepEnd::Done),
         Ok(r) => Ok(StepEnd::Failed(format!(

@@ -5,6 +5,7 @@ use hostfw_model::{ComponentType, HostModel, HostSubstate, Matcher, Verification
 use temporalio_workflow::{ActivityExecutionError, RetryState, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 use crate::options;
@@ -50,6 +51,7 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
             artifact_count: count,
             install_only_specified: entry.install_only_specified,
             precheck: (index == 0).then(|| Precheck { matcher: matcher.clone(), target_version: target.to_string() }),
+            records: lean::take_records(ctx),
         };
         let summary = format!("upload {component} {target} ({}/{count}) to {machine_id}", index + 1);
         let options = options::summarized(options::upload(settings.heartbeat()), summary);
@@ -85,7 +87,7 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
                     &format!("{route} accepted; following task {}", task.monitor_uri),
                 )
                 .await?;
-                let wait = WaitTaskInput { machine_id: machine_id.to_string(), task };
+                let wait = WaitTaskInput { machine_id: machine_id.to_string(), task, records: lean::take_records(ctx) };
                 let result = match ctx
                     .execute_activity(
                         HostActivities::wait_task,

@@ -13,6 +13,7 @@ pub(crate) mod failure;
 pub mod host_reprovision;
 pub(crate) mod install_agents;
 pub(crate) mod install_redfish;
+pub(crate) mod lean;
 pub(crate) mod platform_steps;
 pub mod settings;
 pub mod status;

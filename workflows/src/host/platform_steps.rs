@@ -8,6 +8,7 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{ActivityExecutionError, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::lean;
 use crate::host::steps::{enter, reason, Ctx};
 use crate::options;
 
@@ -37,7 +38,12 @@ pub(crate) async fn platform(
         PlatformStep::BootToOs => "booting the host's own OS",
     };
     let options = options::platform(&step, &settings);
-    let input = PlatformInput { machine_id: machine_id.to_string(), step, waits: settings.bmc_waits };
+    let input = PlatformInput {
+        machine_id: machine_id.to_string(),
+        step,
+        waits: settings.bmc_waits,
+        records: lean::take_records(ctx),
+    };
     match ctx.execute_activity(HostActivities::platform, input, options).await {
         Ok(()) => Ok(Ok(())),
         Err(error) => Ok(Err(StepFailure { reason: reason(what, &error), error })),

@@ -46,6 +46,9 @@ fn d_script_timeout() -> u64 {
 fn d_heartbeat_timeout() -> u64 {
     30
 }
+fn yes() -> bool {
+    true
+}
 
 /// Timings and limits of the per-host loop, from the site config.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +97,10 @@ pub struct ReprovisionSettings {
     /// The waits inside the BMC activities; their timeouts are derived from them (`options`).
     #[serde(default)]
     pub bmc_waits: BmcWaits,
+    /// `host_reprovision.lean_history`: new runs take the lean history shape (bookkeeping folded
+    /// into the work, see `host::lean`). Off only to measure the classic shape beside it.
+    #[serde(default = "yes")]
+    pub lean_history: bool,
 }
 
 impl Default for ReprovisionSettings {
@@ -115,6 +122,7 @@ impl Default for ReprovisionSettings {
             autoreboot_period: None,
             heartbeat_timeout_secs: d_heartbeat_timeout(),
             bmc_waits: BmcWaits::default(),
+            lean_history: true,
         }
     }
 }

@@ -11,6 +11,7 @@ use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext,
 use crate::contracts::*;
 use crate::host::activation::ActivationAction;
 use crate::host::host_reprovision::HostReprovisionWorkflow;
+use crate::host::lean;
 use crate::host::settings::ReprovisionSettings;
 use crate::options;
 use crate::search_attributes as sa;
@@ -50,17 +51,22 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
         s.status.enter(substate, message);
         (s.status.machine_id.clone(), s.status.component, s.status.target_version.clone())
     });
+    let record = SubstateUpdate {
+        machine_id,
+        state: HostState::HostReprovision,
+        substate,
+        message: message.to_string(),
+        component,
+        target_version,
+    };
+    if lean::on(ctx) {
+        lean::defer_record(ctx, record);
+        return Ok(());
+    }
     ctx.upsert_search_attributes([sa::substate(substate)]);
     ctx.execute_activity(
         HostActivities::record_substate,
-        SubstateUpdate {
-            machine_id,
-            state: HostState::HostReprovision,
-            substate,
-            message: message.to_string(),
-            component,
-            target_version,
-        },
+        record,
         options::summarized(options::bookkeeping(), format!("{substate}: {message}")),
     )
     .await?;
@@ -72,7 +78,8 @@ pub(crate) async fn refresh_inventory(ctx: &Ctx, machine_id: &str) -> Result<Inv
     let settings = ctx.state(|s| s.input.settings.clone());
     let options =
         options::summarized(options::inventory(&settings), format!("read the Redfish inventory of {machine_id}"));
-    ctx.execute_activity(HostActivities::refresh_inventory, machine_id.to_string(), options).await
+    let input = InventoryRead { machine_id: machine_id.to_string(), records: lean::take_records(ctx) };
+    ctx.execute_activity(HostActivities::refresh_inventory, input, options).await
 }
 
 /// A readable reason from a failed activity: the activity's own message, not the SDK wrapper.
@@ -94,26 +101,33 @@ pub(crate) fn reason(what: &str, err: &ActivityExecutionError) -> String {
 }
 
 /// Durable wait with a summary the Web UI shows.
-pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) {
+pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) -> WorkflowResult<()> {
+    lean::flush(ctx).await?;
     let options = TimerOptions::builder(Duration::from_secs(secs)).summary(summary.to_string()).build();
     ctx.timer(options).await;
+    Ok(())
 }
 
 /// Run an activation plan: steps as activities, waits as durable timers.
-pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> StepEnd {
+pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> WorkflowResult<StepEnd> {
     let settings = ctx.state(|s| s.input.settings.clone());
     for action in plan {
         match action {
             ActivationAction::Step(step) => {
                 let summary = format!("{step:?} on {machine_id}");
                 let options = options::summarized(options::activation(&step, &settings), summary);
-                let input = ActivateInput { machine_id: machine_id.to_string(), step, waits: settings.bmc_waits };
+                let input = ActivateInput {
+                    machine_id: machine_id.to_string(),
+                    step,
+                    waits: settings.bmc_waits,
+                    records: lean::take_records(ctx),
+                };
                 if let Err(e) = ctx.execute_activity(HostActivities::activate, input, options).await {
-                    return StepEnd::Failed(reason("activation", &e));
+                    return Ok(StepEnd::Failed(reason("activation", &e)));
                 }
             }
-            ActivationAction::Wait { secs, reason } => wait(ctx, secs, &reason).await,
+            ActivationAction::Wait { secs, reason } => wait(ctx, secs, &reason).await?,
         }
     }
-    StepEnd::Done
+    Ok(StepEnd::Done)
 }

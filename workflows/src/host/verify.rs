@@ -9,6 +9,7 @@ use hostfw_model::{verify, HostSubstate, Verification, VERSION_NOT_REPORTED};
 use temporalio_workflow::WorkflowResult;
 
 use crate::host::activation::activation_plan;
+use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd};
 
 /// Activate `component` and wait until every matching inventory entry reports `target`.
@@ -25,13 +26,14 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
             )
         };
         enter(ctx, HostSubstate::ResetForNewFirmware, &label).await?;
-        if let StepEnd::Failed(r) = run_plan(ctx, machine_id, activation_plan(component, entry, settings)).await {
+        if let StepEnd::Failed(r) = run_plan(ctx, machine_id, activation_plan(component, entry, settings)).await? {
             return Ok(StepEnd::Failed(r));
         }
         enter(ctx, HostSubstate::NewFirmwareReportedWait, &format!("waiting for {component} to report {target}"))
             .await?;
         for poll in 0..settings.verify_max_polls.max(1) {
             if poll > 0 {
+                lean::flush(ctx).await?;
                 ctx.timer(Duration::from_secs(settings.verify_poll_interval_secs)).await;
             }
             let report = match refresh_inventory(ctx, machine_id).await {
@@ -39,7 +41,12 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
                 Err(e) => return Ok(StepEnd::Failed(reason("reading the inventory after activation", &e))),
             };
             match verify(model, component, target, &report) {
-                Verification::AllAtTarget => return Ok(StepEnd::Done),
+                Verification::AllAtTarget => {
+                    if lean::on(ctx) {
+                        ctx.state_mut(|s| s.fresh_report = Some(report));
+                    }
+                    return Ok(StepEnd::Done);
+                }
                 Verification::Pending { reported } => {
                     last = reported.iter().map(|(id, v)| format!("{id}={v}")).collect::<Vec<_>>().join(", ");
                 }
