@@ -78,9 +78,12 @@ pub struct Args {
     /// History size: component counts (1..=5).
     #[arg(long, value_delimiter = ',', default_values_t = vec![1usize, 3, 5])]
     pub history_components: Vec<usize>,
-    /// Worker capacity: workflows in flight.
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1_000usize, 5_000])]
+    /// Worker capacity: parked workflows at which the worker's RSS is read (cumulative, one worker).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1_000usize, 5_000, 10_000])]
     pub capacity_sizes: Vec<usize>,
+    /// Worker capacity: workflows released and drained, once per history shape (0 skips it).
+    #[arg(long, default_value_t = 1_000)]
+    pub drain_size: usize,
     /// Worker capacity: seconds to watch the parked worker's CPU.
     #[arg(long, default_value_t = 10)]
     pub capacity_idle_secs: u64,
