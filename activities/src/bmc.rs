@@ -1,7 +1,7 @@
 //! Opening a Redfish client for a machine: BMC address from the site database, login from the
 //! credential store, TLS trust from `[redfish] ca_bundle` / `insecure_skip_verify`, the reply
 //! bound from `[redfish] max_response_bytes`, the inventory concurrency from `[redfish]
-//! inventory_concurrency`; a step that carries its own waits (`BmcWaits`) opens its client with
+//! inventory_concurrency` and `expand`; a step that carries its own waits (`BmcWaits`) opens its client with
 //! their request timeout and reset-Task bound (`client_with_waits`). Credentials
 //! stay inside the returned client; they are never logged.
 
@@ -62,6 +62,7 @@ fn client_options(settings: &ActivitySettings) -> Result<ClientOptions, Box<BmcS
             timeout: settings.redfish_reset_task_timeout,
         },
         inventory_concurrency: settings.redfish_inventory_concurrency.max(1) as usize,
+        expand: settings.redfish_expand,
         ..ClientOptions::default()
     })
 }
@@ -163,6 +164,7 @@ mod tests {
             redfish_insecure_skip_verify: insecure,
             redfish_max_response_bytes: 5 * 1024 * 1024,
             redfish_inventory_concurrency: 3,
+            redfish_expand: false,
             redfish_reset_task_timeout: Duration::from_secs(42),
         }
     }
@@ -181,6 +183,7 @@ mod tests {
             "[redfish] reset_task_timeout reaches the client"
         );
         assert_eq!(o.inventory_concurrency, 3, "[redfish] inventory_concurrency reaches the client");
+        assert!(!o.expand, "[redfish] expand = false reaches the client");
 
         let o = client_options(&settings(None, true)).unwrap();
         assert!(o.accept_invalid_certs, "the site opt-out turns verification off");

@@ -43,6 +43,8 @@ pub struct ActivitySettings {
     pub redfish_max_response_bytes: u64,
     /// `[redfish] inventory_concurrency`: FirmwareInventory members an inventory crawl reads at once.
     pub redfish_inventory_concurrency: u32,
+    /// `[redfish] expand`: read the FirmwareInventory with `$expand` where the BMC advertises it.
+    pub redfish_expand: bool,
     /// `[redfish] reset_task_timeout`: bound on following the Task a reset answers with (the
     /// activation and platform steps use the value in their input instead).
     pub redfish_reset_task_timeout: Duration,
@@ -85,6 +87,7 @@ impl ActivitySettings {
             redfish_insecure_skip_verify: site.redfish.insecure_skip_verify,
             redfish_max_response_bytes: site.redfish.max_response_bytes,
             redfish_inventory_concurrency: site.redfish.inventory_concurrency,
+            redfish_expand: site.redfish.expand,
             redfish_reset_task_timeout: site.redfish.reset_task_timeout,
         }
     }

@@ -6,7 +6,8 @@
 //! only exceed 16 if more than 16 explorations ran at once. bmc-sim answers in microseconds, so
 //! with instant BMCs few requests overlap; one more crawl gives every BMC a response latency
 //! (`--crawl-latency-ms`, like a real BMC's) so that the explorations overlap and the mark shows
-//! the bound being used, not only respected.
+//! the bound being used, not only respected. The crawls of captured-profile BMCs (real inventory
+//! sizes, before and after `$expand`) are `crawl_profiles`.
 
 use std::time::Instant;
 
@@ -102,5 +103,5 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         eprintln!("crawl: {n} BMCs answering in {} ms", args.crawl_latency_ms);
         run_one(n, args.crawl_latency_ms, rows).await?;
     }
-    Ok(())
+    crate::crawl_profiles::run(args, rows).await
 }

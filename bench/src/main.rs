@@ -10,6 +10,7 @@
 
 mod capacity;
 mod crawl;
+mod crawl_profiles;
 mod history;
 mod measure;
 mod pass;
@@ -97,6 +98,16 @@ pub struct Args {
     /// after this many milliseconds; 0 skips it.
     #[arg(long, default_value_t = 20)]
     pub crawl_latency_ms: u64,
+    /// Site Explorer, captured profiles: BMCs per fleet (one fleet per vendor tree and a mix).
+    #[arg(long, default_value_t = 256)]
+    pub crawl_profile_bmcs: usize,
+    /// Site Explorer, captured profiles: every answer's latency in milliseconds.
+    #[arg(long, default_value_t = 50)]
+    pub crawl_profile_latency_ms: u64,
+    /// Site Explorer, captured profiles: crawl modes, comma-separated: sequential ($expand off,
+    /// one member at a time), bounded ($expand off, 4 members at a time), expand. Empty skips.
+    #[arg(long, value_delimiter = ',', default_values_t = vec!["bounded".to_string(), "expand".to_string()])]
+    pub crawl_modes: Vec<String>,
     /// Where to write the report; `-` writes nothing.
     #[arg(long, default_value = "docs/benchmarks.md")]
     pub out: String,

@@ -33,7 +33,9 @@
 //! `task_style` (spec|bmcweb|dell|sushy), `apply_time` (Immediate|OnReset), `task_seconds`,
 //! `reset_seconds` (system reset AND AC power cycle), `manager_reset_seconds`, `lockdown`,
 //! `faults`, `profile`, `required_parts` (multipart parts the BMC insists on, e.g.
-//! `["OemParameters"]`), `targets_required` (refuse an update without `Targets`), `firmware`.
+//! `["OemParameters"]`), `targets_required` (refuse an update without `Targets`),
+//! `expand_query` (default true: advertise and answer `$expand` as the captured BMCs do; false:
+//! a BMC without it), `firmware`.
 //!
 //! `profile = "<folder>"` (relative to the fleet file) serves a Redfish tree captured from real
 //! hardware instead of the generic shape: its Ids, links, OEM blocks, allowable values and ETags
@@ -223,6 +225,11 @@ pub struct HostSpec {
     /// This BMC refuses an update whose `Targets` is empty or absent (Supermicro).
     #[serde(default, skip_serializing_if = "is_false")]
     pub targets_required: bool,
+    /// Advertise `ProtocolFeaturesSupported.ExpandQuery` and answer `$expand` on the
+    /// FirmwareInventory (default true, as every captured BMC does; see `expand`). False: no
+    /// `ExpandQuery` in the ServiceRoot (a profile's is taken out) and `$expand` gets 501.
+    #[serde(default = "yes")]
+    pub expand_query: bool,
     /// Firmware inventory members (kept last: TOML wants tables after plain keys). With a
     /// `profile`, the tree's members; entries written in the fleet file override their versions.
     #[serde(default)]
@@ -257,6 +264,7 @@ impl HostSpec {
             profile: None,
             required_parts: Vec::new(),
             targets_required: false,
+            expand_query: true,
             firmware,
         }
     }
@@ -485,6 +493,7 @@ struct DefaultsCheck {
     profile: Option<PathBuf>,
     required_parts: Option<Vec<String>>,
     targets_required: Option<bool>,
+    expand_query: Option<bool>,
     firmware: Option<Vec<FirmwareSpec>>,
 }
 

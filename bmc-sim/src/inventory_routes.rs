@@ -2,7 +2,8 @@
 //! each (the System shows `Boot` and `Oem.Hostfw` {Lockdown, BootedImage}), and the
 //! FirmwareInventory (SoftwareInventory members, minus those the `hide_members` fault hides, plus
 //! one `Staged` entry per image waiting for its activation, as Redfish SoftwareInventory v1_12
-//! models it: `Staged: true`, `Active: false`, `Links.StagedTargets` naming the running member).
+//! models it: `Staged: true`, `Active: false`, `Links.StagedTargets` naming the running member),
+//! with the members inline on `$expand` (`expand` says which forms).
 //! Resets, updates and the System PATCH live elsewhere.
 
 use std::sync::Arc;
@@ -105,31 +106,49 @@ fn staged_id(id: &str) -> String {
 
 const STAGED_SUFFIX: &str = "-Staged";
 
-pub async fn firmware_inventory(State(host): State<Arc<Host>>) -> Response {
-    let d = host.data();
+/// The FirmwareInventory; with `$expand` (`.` or `*`, as advertised: `expand`) each member's
+/// document inline.
+pub async fn firmware_inventory(State(host): State<Arc<Host>>, uri: Uri) -> Response {
+    let expand = match crate::expand::requested(&host, uri.query()) {
+        Ok(e) => e,
+        Err(e) => return e.into_response(),
+    };
+    let mut d = host.data();
     let mut members: Vec<String> = d.visible_members().map(|m| uris::firmware_member(&m.id)).collect();
     members
         .extend(d.visible_members().filter(|m| m.staged.is_some()).map(|m| uris::firmware_member(&staged_id(&m.id))));
-    ok(collection(
+    let mut body = collection(
         "#SoftwareInventoryCollection.SoftwareInventoryCollection",
         uris::FIRMWARE_INVENTORY,
         "Firmware Inventory Collection",
         members,
-    ))
+    );
+    if expand == Some(crate::expand::Expand::Members) {
+        crate::expand::expand_members(&mut body, |uri| {
+            let id = uri.strip_prefix(uris::FIRMWARE_INVENTORY)?.strip_prefix('/')?;
+            member_doc(&d, id)
+        });
+        d.stats.expanded_reads += 1;
+    }
+    ok(body)
 }
 
 pub async fn firmware_member(State(host): State<Arc<Host>>, Path(id): Path<String>, uri: Uri) -> Response {
-    let d = host.data();
-    let body = match d.visible_members().find(|m| m.id == id) {
+    let body = member_doc(&host.data(), &id);
+    match body {
+        Some(b) => ok(b),
+        None => RedfishError::not_found(uri.path()).into_response(),
+    }
+}
+
+/// The document of member `id` (a running member, or the entry of an image staged for one).
+fn member_doc(d: &HostData, id: &str) -> Option<Value> {
+    match d.visible_members().find(|m| m.id == id) {
         Some(m) => Some(member_json(m)),
         None => id
             .strip_suffix(STAGED_SUFFIX)
             .and_then(|running| d.visible_members().find(|m| m.id == running))
             .and_then(staged_json),
-    };
-    match body {
-        Some(b) => ok(b),
-        None => RedfishError::not_found(uri.path()).into_response(),
     }
 }
 

@@ -37,6 +37,7 @@
 //!   runtime faults and probes. `host_server`: sockets. `tls`: fleet CA and BMC certificates.
 //! - `state`: per-BMC state; `stats`: counters; `update_slot`: one update at a time per BMC.
 //! - `router`: route table; `auth` + `sessions`: who may call; `service_root`, `inventory_routes`.
+//!   `expand`: `$expand` (advertised features, parsing, expanded collections).
 //!   `protocol`: request-wide DSP0266 rules (OData-Version, query parameters, Link and Allow
 //!   headers); `odata`: the OData service and `$metadata` documents.
 //! - `update_service` (advertised URIs), `update_push` (multipart + HttpPushUri),
@@ -57,6 +58,7 @@ mod chassis;
 mod clock;
 mod control_api;
 mod error;
+mod expand;
 mod fault;
 mod fault_inject;
 mod fleet;

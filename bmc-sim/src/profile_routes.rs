@@ -2,7 +2,9 @@
 //! documents are answered as captured (bytes unchanged, `ETag` from their `@odata.etag`); the
 //! resources the simulation changes are the captured document with the changing properties laid
 //! over it: inventory members (`Version`), the inventory collection (staged images), the System
-//! (`PowerState`, `Boot`), the Task and Session collections. Actions and uploads are accepted
+//! (`PowerState`, `Boot`), the Task and Session collections; the FirmwareInventory answers
+//! `$expand` with those member documents inline (`expand`; other collections ignore it, and
+//! a host with `expand_query = false` has the root's `ExpandQuery` taken out). Actions and uploads are accepted
 //! only at the URIs the tree advertises and go to the same handlers as the generic shape
 //! (`resets`, `update_push`, `update_simple`, `sessions`, `task_routes`), with the tree's
 //! allowable values. Later pages of a collection (`Members@odata.nextLink`) are served from the
@@ -107,6 +109,20 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     if path == odata::METADATA_URI {
         return odata::metadata(st).await;
     }
+    if is(&shape.firmware_inventory) {
+        match crate::expand::requested(&host, req.uri().query()) {
+            Err(e) => return e.into_response(),
+            Ok(Some(crate::expand::Expand::Members)) => {
+                let mut d = host.data();
+                if let Some(mut doc) = current_in(&host, &profile, &d, &path) {
+                    crate::expand::expand_members(&mut doc, |uri| current_in(&host, &profile, &d, &normalize(uri)));
+                    d.stats.expanded_reads += 1;
+                    return ok(doc);
+                }
+            }
+            Ok(_) => {}
+        }
+    }
     // A later page of a collection, captured as the folder `<collection>?$skip=N`.
     if let Some(query) = req.uri().query() {
         let page = format!("{path}?{}", percent_decode(query));
@@ -153,6 +169,14 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
 /// member), `None` = not a changing resource (serve the capture).
 fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<Option<Value>> {
     let shape = &profile.shape;
+    if path == "/redfish/v1" && !host.spec.expand_query {
+        // A BMC without `$expand`: the captured root less its ExpandQuery.
+        let mut doc = profile.doc(path)?;
+        if let Some(features) = doc.get_mut("ProtocolFeaturesSupported").and_then(Value::as_object_mut) {
+            features.remove("ExpandQuery");
+        }
+        return Some(Some(doc));
+    }
     if path == shape.system {
         let mut doc = profile.doc(path)?;
         doc["PowerState"] = json!(d.power.as_str());
@@ -205,7 +229,6 @@ fn overlay(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<O
         doc["Members"] = Value::Array(members);
         return Some(Some(doc));
     }
-    let _ = host;
     None
 }
 
@@ -225,8 +248,12 @@ fn with_patches(profile: &Profile, d: &HostData, path: &str, doc: Option<Option<
 
 /// The document a GET of `path` would answer now, if any.
 fn current(host: &Host, profile: &Profile, path: &str) -> Option<Value> {
-    let d = host.data();
-    match with_patches(profile, &d, path, overlay(host, profile, &d, path)) {
+    current_in(host, profile, &host.data(), path)
+}
+
+/// [`current`] with the state already locked.
+fn current_in(host: &Host, profile: &Profile, d: &HostData, path: &str) -> Option<Value> {
+    match with_patches(profile, d, path, overlay(host, profile, d, path)) {
         Some(doc) => doc.map(|doc| with_fresh_etag(profile, path, doc)),
         None => profile.doc(path),
     }

@@ -96,8 +96,8 @@ pub fn normalize_path<B>(mut req: axum::http::Request<B>) -> axum::http::Request
     req
 }
 
-/// Counts this BMC busy while it serves any request (outermost layer, so faults and refusals
-/// count too). The guard also runs when the client drops the request mid-way.
+/// Counts this BMC busy while it serves any request, and the request and its in-flight
+/// high-water mark in its stats (outermost layer, so faults and refusals count too). The guard also runs when the client drops the request mid-way.
 async fn count_busy(State(host): State<Arc<Host>>, req: Request, next: Next) -> Response {
     struct InProgress<'a>(&'a Host);
     impl Drop for InProgress<'_> {
@@ -108,8 +108,14 @@ async fn count_busy(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
         }
     }
     host.fleet.counters.request();
-    if host.requests_in_progress.fetch_add(1, Ordering::SeqCst) == 0 {
+    let before = host.requests_in_progress.fetch_add(1, Ordering::SeqCst);
+    if before == 0 {
         host.fleet.counters.bmc_busy();
+    }
+    {
+        let mut d = host.data();
+        d.stats.requests += 1;
+        d.stats.max_requests_in_flight = d.stats.max_requests_in_flight.max(before + 1);
     }
     let _guard = InProgress(&host);
     next.run(req).await

@@ -1,5 +1,5 @@
 //! The unauthenticated entry points: `GET /redfish` (version document) and the ServiceRoot
-//! `GET /redfish/v1`. Links only; no state changes.
+//! `GET /redfish/v1` (links, and the `ProtocolFeaturesSupported` of `expand`). No state changes.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -17,7 +17,7 @@ pub async fn versions() -> Response {
 }
 
 pub async fn service_root(State(host): State<Arc<Host>>) -> Response {
-    ok(json!({
+    let mut root = json!({
         "@odata.type": "#ServiceRoot.v1_15_0.ServiceRoot",
         "@odata.id": uris::SERVICE_ROOT,
         "Id": "RootService",
@@ -34,7 +34,11 @@ pub async fn service_root(State(host): State<Arc<Host>>) -> Response {
         "Tasks": link(crate::task_routes::TASK_SERVICE_URI),
         "SessionService": link(uris::SESSION_SERVICE),
         "Links": { "Sessions": link(uris::SESSIONS) },
-    }))
+    });
+    if host.spec.expand_query {
+        root["ProtocolFeaturesSupported"] = crate::expand::protocol_features(&host.spec.vendor, &host.spec.model);
+    }
+    ok(root)
 }
 
 /// The same UUID for the same host id on every start.

@@ -49,6 +49,13 @@ pub struct HostStats {
     /// Accepted PATCHes that change a setting other than the boot override: the generic
     /// shape's lockdown, or any captured resource of a profile (vendor lockdown, BIOS attributes).
     pub setting_patches: u64,
+    /// Requests received by this BMC (every method and path, `/sim` included).
+    pub requests: u64,
+    /// High-water mark of requests this BMC was serving at the same moment: a client that keeps
+    /// at most K requests in flight to one BMC can never push it above K.
+    pub max_requests_in_flight: u64,
+    /// Collection GETs answered with their members expanded (`$expand`).
+    pub expanded_reads: u64,
 }
 
 /// The fleet-wide counters, shared by every BMC of one fleet.

@@ -68,6 +68,10 @@ pub struct ClientOptions {
     /// FirmwareInventory members read at once by `explore` (site config `[redfish]
     /// inventory_concurrency`); 0 counts as 1.
     pub inventory_concurrency: usize,
+    /// Read the FirmwareInventory with `$expand` when the ServiceRoot advertises it (site config
+    /// `[redfish] expand`; default on): one request for every member a service expands, the
+    /// `inventory_concurrency` bound for those it does not. Off reads each member by itself.
+    pub expand: bool,
 }
 
 impl Default for ClientOptions {
@@ -83,6 +87,7 @@ impl Default for ClientOptions {
                 timeout: timeouts::DEFAULT_RESET_TASK_TIMEOUT,
             },
             inventory_concurrency: timeouts::DEFAULT_INVENTORY_CONCURRENCY,
+            expand: true,
         }
     }
 }
@@ -98,6 +103,7 @@ impl fmt::Debug for ClientOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("reset_task_wait", &self.reset_task_wait)
             .field("inventory_concurrency", &self.inventory_concurrency)
+            .field("expand", &self.expand)
             .finish()
     }
 }

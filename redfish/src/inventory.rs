@@ -1,7 +1,8 @@
 //! Walking the resource tree: the inventory crawl, power state, and the "BMC Manager /
 //! UpdateService" lookups other operations start from (which System is which is `systems`).
 //!
-//! Owns `explore`, `power_state` and collection paging (`Members@odata.nextLink`). Every URI comes
+//! Owns `explore`, `power_state` and collection paging (`Members@odata.nextLink`), including a
+//! page whose members came back expanded (the query itself is `expand`'s). Every URI comes
 //! from an `@odata.id` link in a document already read; this file must never build a resource
 //! URI by itself, and must not perform any action (uploads, resets).
 
@@ -9,11 +10,13 @@ use std::collections::HashSet;
 
 use futures::{StreamExt, TryStreamExt};
 use hostfw_model::{InventoryMember, InventoryReport};
+use serde_json::Value;
 use url::Url;
 
 use crate::client::RedfishClient;
 use crate::error::RedfishError;
 use crate::etag::Fetched;
+use crate::expand::{self, ExpandSupport};
 use crate::models::{link_target, Collection, Manager, ServiceRoot, SoftwareInventory, UpdateService};
 use crate::timeouts;
 
@@ -26,8 +29,12 @@ impl RedfishClient {
     /// surrounding whitespace removed; a member without `Id` takes the last segment of its
     /// `@odata.id`.
     ///
-    /// The members are read at most `ClientOptions::inventory_concurrency` at a time (real BMCs
-    /// throttle; a captured Supermicro lists 111 members), and reported in the collection's order.
+    /// When the ServiceRoot advertises `$expand` (and `ClientOptions::expand` is on), the
+    /// FirmwareInventory is read with its members inline (`expand`): one request instead of one
+    /// per member. Members that still come back as bare links (a service that ignores the query)
+    /// and every member of a service without `$expand` are read at most
+    /// `ClientOptions::inventory_concurrency` at a time (real BMCs throttle; a captured
+    /// Supermicro lists 106 members). Either way they are reported in the collection's order.
     pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
         let (root_url, root) = self.service_root().await?;
         let systems = self.systems_from(&root_url, &root).await?;
@@ -41,16 +48,10 @@ impl RedfishClient {
             what: "FirmwareInventory link in the UpdateService".into(),
         })?;
         let inventory_url = self.resolve_from(inventory_link, Some(&us_url))?;
-        let member_urls = self.collection_members(&inventory_url).await?;
-        let mut members = Vec::with_capacity(member_urls.len());
-        // `buffered` runs up to the bound at once and yields in input order; the first error ends it.
-        let docs: Vec<(String, SoftwareInventory)> = futures::stream::iter(member_urls)
-            .map(|(link, url)| async move { self.get_json::<SoftwareInventory>(&url).await.map(|doc| (link, doc)) })
-            .buffered(self.options().inventory_concurrency.max(1))
-            .try_collect()
-            .await?;
+        let docs = self.inventory_docs(&inventory_url, &root).await?;
         // Images staged until their activation: (running member's @odata.id, staged version).
         let mut staged: Vec<(String, String)> = Vec::new();
+        let mut members = Vec::with_capacity(docs.len());
         for (link, doc) in docs {
             let odata_id = doc.odata_id.clone().filter(|s| !s.trim().is_empty()).unwrap_or(link);
             if doc.staged == Some(true) {
@@ -145,9 +146,56 @@ impl RedfishClient {
         self.get_fetched(&url).await
     }
 
+    /// Every FirmwareInventory member document, in collection order, with the link the
+    /// collection gave for it: expanded in the collection's own reply where the service does
+    /// that, else read `inventory_concurrency` at a time.
+    async fn inventory_docs(
+        &self,
+        inventory_url: &Url,
+        root: &ServiceRoot,
+    ) -> Result<Vec<(String, SoftwareInventory)>, RedfishError> {
+        let query = if self.options().expand { ExpandSupport::of(root).members_query() } else { None };
+        let entries = match query {
+            Some(q) => match self.collection_entries(&expand::with_query(inventory_url, &q)).await {
+                Ok(entries) => entries,
+                // Advertised but refused or garbled (or too large to read whole): read the
+                // collection plainly; the members are then read one by one.
+                Err(
+                    e @ (RedfishError::Http { .. } | RedfishError::Parse { .. } | RedfishError::BodyTooLarge { .. }),
+                ) => {
+                    tracing::debug!(bmc = %self.address(), collection = %inventory_url, error = %e,
+                        "firmware inventory: $expand refused; reading the members one by one");
+                    self.collection_entries(inventory_url).await?
+                }
+                Err(e) => return Err(e),
+            },
+            None => self.collection_entries(inventory_url).await?,
+        };
+        // `buffered` runs up to the bound at once and yields in input order; the first error ends
+        // it. An expanded member is ready at once and takes no request.
+        futures::stream::iter(entries)
+            .map(|entry| async move {
+                let doc = match entry.expanded.and_then(|doc| serde_json::from_value::<SoftwareInventory>(doc).ok()) {
+                    Some(doc) => doc,
+                    None => self.get_json::<SoftwareInventory>(&entry.url).await?,
+                };
+                Ok::<_, RedfishError>((entry.link, doc))
+            })
+            .buffered(self.options().inventory_concurrency.max(1))
+            .try_collect()
+            .await
+    }
+
     /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and
     /// without duplicates, as (link as written by the BMC, resolved URL).
     pub(crate) async fn collection_members(&self, collection: &Url) -> Result<Vec<(String, Url)>, RedfishError> {
+        Ok(self.collection_entries(collection).await?.into_iter().map(|e| (e.link, e.url)).collect())
+    }
+
+    /// Every member of a collection, as [`collection_members`](Self::collection_members), each
+    /// with its whole document when the page listed it expanded. A later page is read at the
+    /// `nextLink` the BMC wrote (which carries the query, if the BMC kept it).
+    async fn collection_entries(&self, collection: &Url) -> Result<Vec<MemberEntry>, RedfishError> {
         let mut out = Vec::new();
         let mut seen_members = HashSet::new();
         let mut seen_pages = HashSet::new();
@@ -162,7 +210,12 @@ impl RedfishClient {
                 };
                 let url = self.resolve_from(link, Some(&page_url))?;
                 if seen_members.insert(url.to_string()) {
-                    out.push((link.to_string(), url));
+                    let expanded = expand::is_expanded(&member.extra).then(|| {
+                        let mut doc = member.extra.clone();
+                        doc.insert("@odata.id".into(), Value::String(link.to_string()));
+                        Value::Object(doc)
+                    });
+                    out.push(MemberEntry { link: link.to_string(), url, expanded });
                 }
             }
             let Some(next) = page.next_link.as_deref().filter(|s| !s.trim().is_empty()) else {
@@ -178,6 +231,16 @@ impl RedfishClient {
         tracing::warn!(bmc = %self.address(), collection = %collection, "collection has too many pages; truncated");
         Ok(out)
     }
+}
+
+/// One collection member as a page listed it.
+struct MemberEntry {
+    /// The link as written by the BMC.
+    link: String,
+    /// The link resolved on this BMC.
+    url: Url,
+    /// The member's document, when the page listed it expanded (`$expand`).
+    expanded: Option<Value>,
 }
 
 /// The `@odata.id`s a staged SoftwareInventory entry is staged for (`Links.StagedTargets`).

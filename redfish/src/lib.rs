@@ -2,7 +2,8 @@
 //!
 //! This file only wires the modules and re-exports the public API; it must not hold logic.
 //! One concept per module: `client` (transport + auth), `body` (reply bodies read up to a
-//! bound), `etag` (ETags and If-Match on writes), `inventory` (resource walking, explore),
+//! bound), `etag` (ETags and If-Match on writes), `expand`
+//! (`$expand` support and query), `inventory` (resource walking, explore),
 //! `systems` (which ComputerSystem names the machine and which is the host to reset), `update`
 //! (upload routes), `task` (task monitor), `running_tasks` (update tasks already running), `reset` (resets, ResetType choice, reset tasks,
 //! reachability), `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot
@@ -23,6 +24,7 @@ mod body;
 mod client;
 mod error;
 mod etag;
+mod expand;
 mod inventory;
 mod lockdown;
 pub mod models;

@@ -8,6 +8,7 @@ mod ac_cycle;
 mod auth;
 mod binary;
 mod conformance;
+mod expand;
 mod faults;
 mod lockdown_boot;
 mod profiles;

@@ -134,6 +134,10 @@ pub struct RedfishSection {
     /// FirmwareInventory members read at once during an inventory crawl (default 4, 1..=32):
     /// real BMCs throttle, so a small bound; the report keeps the collection's order.
     pub inventory_concurrency: u32,
+    /// Read the FirmwareInventory with `$expand` where the BMC's ServiceRoot advertises it
+    /// (default true): one request for the whole inventory instead of one per member. False
+    /// reads every member by itself (`inventory_concurrency` at a time), as before.
+    pub expand: bool,
     /// Bound on following the Task a host reset answers with (default 5m; a captured DGX reset
     /// Task took 24 s). Part of every reset step's wait, so of its activity timeout.
     #[serde(with = "crate::duration::serde_duration")]
@@ -172,6 +176,7 @@ impl Default for RedfishSection {
             insecure_skip_verify: false,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             inventory_concurrency: DEFAULT_INVENTORY_CONCURRENCY,
+            expand: true,
             reset_task_timeout: Duration::from_secs(5 * 60),
         }
     }

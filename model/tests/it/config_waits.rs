@@ -22,6 +22,7 @@ fn refused(extra: &str, key: &str) -> String {
 fn defaults_are_the_former_constants() {
     let c = load("").expect("loads");
     assert_eq!(c.redfish.inventory_concurrency, 4);
+    assert!(c.redfish.expand, "$expand is used where advertised unless turned off");
     assert_eq!(c.redfish.reset_task_timeout, Duration::from_secs(300));
     assert_eq!(c.host_reprovision.bmc_reachable_within, Duration::from_secs(600));
     assert_eq!(c.host_reprovision.power_state_within, Duration::from_secs(600));
@@ -31,11 +32,12 @@ fn defaults_are_the_former_constants() {
 #[test]
 fn waits_and_concurrency_can_be_configured() {
     let c = load(
-        "[redfish]\ninventory_concurrency = 2\nreset_task_timeout = \"90s\"\n\
+        "[redfish]\ninventory_concurrency = 2\nexpand = false\nreset_task_timeout = \"90s\"\n\
          [host_reprovision]\nbmc_reachable_within = \"20m\"\npower_state_within = \"15m\"\nbmc_goes_down_within = \"1m\"\n",
     )
     .expect("loads");
     assert_eq!(c.redfish.inventory_concurrency, 2);
+    assert!(!c.redfish.expand);
     assert_eq!(c.redfish.reset_task_timeout, Duration::from_secs(90));
     assert_eq!(c.host_reprovision.bmc_reachable_within, Duration::from_secs(1200));
     assert_eq!(c.host_reprovision.power_state_within, Duration::from_secs(900));

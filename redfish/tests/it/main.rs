@@ -9,6 +9,7 @@ mod edge_cases;
 mod etags;
 mod explore_auth;
 mod inventory_concurrency;
+mod inventory_expand;
 mod platform;
 mod refusals;
 mod reset_tasks;

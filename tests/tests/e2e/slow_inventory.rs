@@ -43,7 +43,7 @@ fn duration(v: &serde_json::Value) -> Option<Duration> {
     v.as_str()?.strip_suffix('s')?.parse::<f64>().ok().map(Duration::from_secs_f64)
 }
 
-/// The site with its one slow Supermicro host, `inventory_concurrency = k`, a 5 s heartbeat
+/// The site with its one slow Supermicro host (no `$expand`), `inventory_concurrency = k`, a 5 s heartbeat
 /// timeout; the host's reprovisioning is requested.
 async fn start(tree: &std::path::Path, k: u32) -> Site {
     let fleet = format!(
@@ -51,7 +51,7 @@ async fn start(tree: &std::path::Path, k: u32) -> Site {
          [defaults.faults]\nslow_response_secs = 0.1\n\
          [[host]]\nid = \"smc\"\nbmc_address = \"127.0.0.1:0\"\nprofile = {:?}\ntask_style = \"spec\"\n\
          firmware = [ {{ id = \"CPLD_Motherboard\", version = \"F5.10.CA\" }} ]\n\
-         required_parts = [\"OemParameters\"]\ntargets_required = true\n",
+         required_parts = [\"OemParameters\"]\ntargets_required = true\nexpand_query = false\n",
         tree.display().to_string()
     );
     let spec = SiteSpec {

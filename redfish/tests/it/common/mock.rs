@@ -1,5 +1,6 @@
 //! A scripted HTTP/1.1 BMC for edge cases bmc-sim does not produce: each (method, path) has a
-//! queue of canned answers (the last one repeats), every request is logged. One request per
+//! queue of canned answers (the last one repeats), every request is logged; a query string no
+//! route names is ignored (the resource is served as a static mockup server serves it). One request per
 //! connection (`Connection: close`). Paths under a prefix can be answered slowly (`slow`), and
 //! the mock counts how many of those requests it holds at once (`max_slow_in_flight`), so a test
 //! can see the client's concurrency from the server's side. Helpers only: no assertions live here.
@@ -181,7 +182,10 @@ async fn handle_conn(mut stream: TcpStream, routes: Routes, log: Arc<Mutex<Vec<L
     log.lock().unwrap().push(Logged { method: method.clone(), path: path.clone(), headers, body });
     let answer = {
         let mut routes = routes.lock().unwrap();
-        match routes.get_mut(&(method.clone(), path.clone())) {
+        // Like a static mockup server, a query no route names is ignored: the resource is served.
+        let bare = path.split_once('?').map_or(path.as_str(), |(p, _)| p).to_string();
+        let key = if routes.contains_key(&(method.clone(), path.clone())) { path.clone() } else { bare };
+        match routes.get_mut(&(method.clone(), key)) {
             Some(queue) if queue.len() > 1 => queue.pop_front(),
             Some(queue) => queue.front().cloned(),
             None => None,
