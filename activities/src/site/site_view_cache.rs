@@ -88,13 +88,16 @@ impl SiteViewCache {
             held.reports.clear();
         }
 
-        let since = (!refresh.first).then_some(held.revision);
-        for row in store.machines_since(since).await? {
+        // Both tables at once: on a first read they are every row (two connections).
+        let machines_since = (!refresh.first).then_some(held.revision);
+        let reports_since = (!refresh.first && !refresh.catalog_changed).then_some(held.revision);
+        let (machines, reports) =
+            tokio::try_join!(store.machines_since(machines_since), store.reports_since(reports_since))?;
+        for row in machines {
             refresh.machines_read += 1;
             held.machines.insert(row.key, MachineFacts::of(&row.row));
         }
-        let since = (!refresh.first && !refresh.catalog_changed).then_some(held.revision);
-        for row in store.reports_since(since).await? {
+        for row in reports {
             refresh.reports_read += 1;
             let facts = ReportFacts::of(&held.catalog, &row.row);
             held.reports.insert(row.key, facts);
