@@ -11,6 +11,7 @@ use hostfw_store::Store;
 
 use crate::artifact_url::ArtifactUrls;
 use crate::catalog_source::{CatalogSource, CatalogUnavailable};
+use crate::site::site_view_cache::SiteViewCache;
 
 /// Settings the activities need from the site config.
 #[derive(Debug, Clone)]
@@ -56,6 +57,9 @@ pub struct Deps {
     pub store: Store,
     /// The effective catalog, reloaded when the firmware directory or the runtime document changes.
     pub catalog: CatalogSource,
+    /// The scheduler's view of `store`, kept across passes (the manager's pass and the metrics
+    /// endpoint re-read only the machines and reports that changed).
+    pub site_view: SiteViewCache,
     pub settings: ActivitySettings,
     /// Mints the signed URLs of the artifact server (keyed by the store's site key).
     pub artifact_urls: ArtifactUrls,
@@ -116,6 +120,6 @@ impl Deps {
         let site = Arc::new(site.clone());
         let catalog = CatalogSource::new(site.clone(), store.clone());
         catalog.current().await?;
-        Ok(Deps { store, catalog, settings, artifact_urls, site, temporal })
+        Ok(Deps { store, catalog, site_view: SiteViewCache::new(), settings, artifact_urls, site, temporal })
     }
 }

@@ -71,7 +71,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1200)]
     pub rollout_timeout_secs: u64,
     /// Scheduler pass: site sizes.
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1_000usize, 10_000, 100_000])]
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1_000usize, 10_000, 100_000, 200_000])]
     pub pass_sizes: Vec<usize>,
     /// Scheduler pass: SQLite only.
     #[arg(long)]

@@ -11,7 +11,8 @@
 //! address at all, and two machines that turn out to have one BMC (an operator decides which one
 //! stays). Explored reports are derived data (the next crawl rewrites them): several reports of one
 //! BMC keep the newest, and a report keyed by a non-address is dropped, each with a warning.
-//! It must not touch any other table or column.
+//! It must not touch any other table or column, but for stamping what it rewrites with a new view
+//! revision (`revisions`).
 
 use std::collections::BTreeMap;
 
@@ -118,6 +119,7 @@ pub(crate) async fn normalise(pool: &AnyPool) -> Result<()> {
     }
     let db = |table: &'static str| StoreError::db(OP, table);
     let mut tx = pool.begin().await.map_err(db("machines"))?;
+    let rev = crate::revisions::next_rev(&mut tx).await.map_err(db("view_revision"))?;
     // Each statement names the old text, so a second process doing the same pass changes nothing.
     for stored in &plan.drop_reports {
         sqlx::query("DELETE FROM explored_reports WHERE bmc_address = $1")
@@ -127,18 +129,20 @@ pub(crate) async fn normalise(pool: &AnyPool) -> Result<()> {
             .map_err(db("explored_reports"))?;
     }
     for (stored, canonical) in &plan.reports {
-        sqlx::query("UPDATE explored_reports SET bmc_address = $2 WHERE bmc_address = $1")
+        sqlx::query("UPDATE explored_reports SET bmc_address = $2, rev = $3 WHERE bmc_address = $1")
             .bind(stored)
             .bind(canonical)
+            .bind(rev)
             .execute(&mut *tx)
             .await
             .map_err(db("explored_reports"))?;
     }
     for (id, stored, canonical) in &plan.machines {
-        sqlx::query("UPDATE machines SET bmc_address = $3 WHERE id = $1 AND bmc_address = $2")
+        sqlx::query("UPDATE machines SET bmc_address = $3, rev = $4 WHERE id = $1 AND bmc_address = $2")
             .bind(id)
             .bind(stored)
             .bind(canonical)
+            .bind(rev)
             .execute(&mut *tx)
             .await
             .map_err(db("machines"))?;

@@ -3,8 +3,8 @@
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
 //! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`,
-//! registering machines in `registration`, the site key in `site_key` and the at-rest format of
-//! encrypted values in `sealed`.
+//! registering machines in `registration`, the site key in `site_key`, the at-rest format of
+//! encrypted values in `sealed` and the `rev` change marker of machines and reports in `revisions`.
 //!
 //! The same migrations (`store/migrations/`) and the same queries run on SQLite (the embedded
 //! default, a file in WAL mode) and on PostgreSQL (production): `$1` placeholders,
@@ -28,6 +28,7 @@ mod maintenance;
 mod registration;
 mod reports;
 mod requests;
+mod revisions;
 mod script_locks;
 mod sealed;
 mod site_key;
@@ -52,6 +53,7 @@ pub use maintenance::MaintenanceChange;
 pub use registration::Registration;
 pub use reports::ExploredReport;
 pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
+pub use revisions::Revised;
 pub use script_locks::ScriptLock;
 pub use sealed::SealError;
 pub use site_key::{SiteKey, SiteKeyError, SITE_KEY_ENV, SITE_KEY_FILE_ENV};

@@ -2,7 +2,8 @@
 //! (auto-update, update window).
 //!
 //! Owns machine rows, their lookup by BMC address and the state change that also appends to the
-//! state history (one transaction). Registering (insert or refresh, one BMC = one machine) is
+//! state history (one transaction). Every write stamps the row with a new view revision (`rev`,
+//! see `revisions`). Registering (insert or refresh, one BMC = one machine) is
 //! `registration`. It must not decide anything about firmware (that is `hostfw-model`), and it must
 //! not write history rows other than through `machine_set_state`'s transaction.
 
@@ -13,6 +14,7 @@ use sqlx::Row;
 
 use crate::address::find_by_bmc;
 use crate::error::{Result, StoreError};
+use crate::revisions::next_rev;
 use crate::{bool_from_db, bool_to_db, history, now_ms, Store};
 
 /// What a caller knows when registering or refreshing a machine.
@@ -68,7 +70,10 @@ macro_rules! machine_columns {
     };
 }
 
-fn machine_from_row(row: &AnyRow) -> Result<Machine> {
+/// The columns `machine_from_row` decodes.
+pub(crate) const MACHINE_COLUMNS: &str = machine_columns!();
+
+pub(crate) fn machine_from_row(row: &AnyRow) -> Result<Machine> {
     let id = || row.try_get::<String, _>("id").unwrap_or_default();
     let address: String = row.try_get("bmc_address").map_err(StoreError::db("machine_decode", id()))?;
     let bmc_address = address.parse::<BmcAddress>().map_err(|e| StoreError::Corrupt {
@@ -168,16 +173,19 @@ impl Store {
         const OP: &str = "machine_set_state";
         let now = now_ms();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
-        // The UPDATE comes first: it takes the row lock (PostgreSQL) / write lock (SQLite), which
-        // serialises concurrent state changes of this machine, history numbering included.
-        let updated = sqlx::query("UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4 WHERE id = $1")
-            .bind(id)
-            .bind(state.as_str())
-            .bind(substate.map(HostSubstate::as_str))
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .map_err(StoreError::db(OP, id))?;
+        // The view revision comes first (`revisions`): it serialises every writer of machines,
+        // concurrent state changes of this machine and their history numbering included.
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
+        let updated =
+            sqlx::query("UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4, rev = $5 WHERE id = $1")
+                .bind(id)
+                .bind(state.as_str())
+                .bind(substate.map(HostSubstate::as_str))
+                .bind(now)
+                .bind(rev)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::db(OP, id))?;
         if updated.rows_affected() == 0 {
             tx.rollback().await.map_err(StoreError::db(OP, id))?;
             return Err(StoreError::not_found("machine", id));
@@ -190,17 +198,21 @@ impl Store {
     /// Sets (`Some`) or clears (`None` = site default) the per-host auto-update override.
     pub async fn machine_set_auto_update(&self, id: &str, auto_update: Option<bool>) -> Result<()> {
         const OP: &str = "machine_set_auto_update";
-        let done = sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3 WHERE id = $1")
+        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
+        let done = sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3, rev = $4 WHERE id = $1")
             .bind(id)
             .bind(auto_update.map(bool_to_db))
             .bind(now_ms())
-            .execute(&self.pool)
+            .bind(rev)
+            .execute(&mut *tx)
             .await
             .map_err(StoreError::db(OP, id))?;
         if done.rows_affected() == 0 {
+            tx.rollback().await.map_err(StoreError::db(OP, id))?;
             return Err(StoreError::not_found("machine", id));
         }
-        Ok(())
+        tx.commit().await.map_err(StoreError::db(OP, id))
     }
 
     /// Sets (`Some`) or clears the host's update window. Its start must not be after its end.
@@ -215,19 +227,23 @@ impl Store {
                 });
             }
         }
+        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
         let done = sqlx::query(
-            "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4 WHERE id = $1",
+            "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4, rev = $5 WHERE id = $1",
         )
         .bind(id)
         .bind(window.map(|w| w.start_ms))
         .bind(window.map(|w| w.end_ms))
         .bind(now_ms())
-        .execute(&self.pool)
+        .bind(rev)
+        .execute(&mut *tx)
         .await
         .map_err(StoreError::db(OP, id))?;
         if done.rows_affected() == 0 {
+            tx.rollback().await.map_err(StoreError::db(OP, id))?;
             return Err(StoreError::not_found("machine", id));
         }
-        Ok(())
+        tx.commit().await.map_err(StoreError::db(OP, id))
     }
 }

@@ -11,6 +11,7 @@
 use hostfw_model::HostState;
 
 use crate::error::{Result, StoreError};
+use crate::revisions::next_rev;
 use crate::{history, now_ms, Store};
 
 /// What a maintenance command did.
@@ -28,21 +29,24 @@ impl Store {
         const OP: &str = "machine_maintenance";
         let now = now_ms();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
-        // The machine's write lock first, as `request_create` takes it: a request being created
-        // for this machine has committed (and is seen below) or waits for us.
+        // The view revision before any row lock (`revisions`), then the machine's write lock, as
+        // `request_create` takes it: a request being created for this machine has committed (and
+        // is seen below) or waits for us.
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
         if !lock_machine(&mut tx, id).await.map_err(StoreError::db(OP, id))? {
             tx.rollback().await.map_err(StoreError::db(OP, id))?;
             return Err(StoreError::not_found("machine", id));
         }
         let sql = if enter {
-            "UPDATE machines SET state = 'Maintenance', substate = NULL, updated_at_ms = $2 \
+            "UPDATE machines SET state = 'Maintenance', substate = NULL, updated_at_ms = $2, rev = $3 \
              WHERE id = $1 AND state IN ('Ready', 'Assigned') \
              AND NOT EXISTS (SELECT 1 FROM reprovision_requests WHERE machine_id = $1)"
         } else {
             "UPDATE machines SET state = CASE WHEN instance_id IS NULL THEN 'Ready' ELSE 'Assigned' END, \
-             substate = NULL, updated_at_ms = $2 WHERE id = $1 AND state = 'Maintenance'"
+             substate = NULL, updated_at_ms = $2, rev = $3 WHERE id = $1 AND state = 'Maintenance'"
         };
-        let updated = sqlx::query(sql).bind(id).bind(now).execute(&mut *tx).await.map_err(StoreError::db(OP, id))?;
+        let updated =
+            sqlx::query(sql).bind(id).bind(now).bind(rev).execute(&mut *tx).await.map_err(StoreError::db(OP, id))?;
         if updated.rows_affected() == 0 {
             tx.rollback().await.map_err(StoreError::db(OP, id))?;
             let Some(machine) = self.machine_get(id).await? else {

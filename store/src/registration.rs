@@ -20,6 +20,7 @@ use sqlx::{AnyConnection, Row};
 use crate::credentials::{credentials_put_in, Credentials};
 use crate::error::{is_unique_violation, Result, StoreError};
 use crate::machines::NewMachine;
+use crate::revisions::next_rev;
 use crate::{now_ms, Store};
 
 /// One machine to register, with the BMC login to store beside it (`None` keeps the stored one).
@@ -59,9 +60,11 @@ impl Store {
         let first = items.first().map(|(m, _, _)| m.id.as_str()).unwrap_or_default();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
+        // The view revision comes first (`revisions`): it takes the write lock (SQLite) before
+        // anything is read, and no machine row lock is held before it (PostgreSQL).
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(op, first))?;
         for (m, login, keep_state) in items {
-            // The write comes first: it takes the write lock (SQLite) before anything is read.
-            match upsert_in(&mut tx, m, *keep_state, now).await {
+            match upsert_in(&mut tx, m, *keep_state, now, rev).await {
                 Ok(true) => {}
                 Ok(false) => {
                     tx.rollback().await.map_err(StoreError::db(op, m.id.as_str()))?;
@@ -157,11 +160,13 @@ async fn upsert_in(
     m: &NewMachine,
     keep_state: bool,
     now: i64,
+    rev: i64,
 ) -> std::result::Result<bool, sqlx::Error> {
     let done = sqlx::query(
-        "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
+        "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms, rev) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $9) \
          ON CONFLICT (id) DO UPDATE SET \
+           rev = excluded.rev, \
            bmc_address = excluded.bmc_address, \
            vendor = COALESCE(excluded.vendor, machines.vendor), \
            model = COALESCE(excluded.model, machines.model), \
@@ -184,6 +189,7 @@ async fn upsert_in(
     .bind(&m.instance_id)
     .bind(now)
     .bind(i64::from(keep_state))
+    .bind(rev)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() > 0)

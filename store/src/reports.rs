@@ -2,8 +2,10 @@
 //! drift), keyed by BMC address.
 //!
 //! Owns storing and reading reports as JSON of `hostfw_model::InventoryReport`. A failed
-//! exploration records its error but keeps the last good report; a success clears the error. It
-//! must not fetch inventories (that is `hostfw-redfish`) nor compare them with the catalog.
+//! exploration records its error but keeps the last good report; a success clears the error. Every
+//! write stamps the row with the transaction's view revision (see `revisions`) when it inserts it
+//! or changes its machine, inventory or error (not when only the exploration time moves). It must
+//! not fetch inventories (that is `hostfw-redfish`) nor compare them with the catalog.
 
 use hostfw_model::{BmcAddress, BmcLookup, InventoryReport};
 use serde::{Deserialize, Serialize};
@@ -12,6 +14,7 @@ use sqlx::Row;
 
 use crate::address::find_by_bmc;
 use crate::error::{Result, StoreError};
+use crate::revisions::next_rev;
 use crate::{now_ms, Store};
 
 /// What the store knows about one BMC's last exploration.
@@ -35,7 +38,23 @@ macro_rules! report_columns {
     };
 }
 
-fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
+/// The columns `report_from_row` decodes.
+pub(crate) const REPORT_COLUMNS: &str = report_columns!();
+
+/// The `rev` of a successful exploration's upsert: the transaction's (`excluded.rev`) when the
+/// machine, the inventory or the error changes, else the row's own, so a crawl that finds what it
+/// found before stamps nothing.
+macro_rules! success_rev {
+    () => {
+        "rev = CASE WHEN explored_reports.machine_id IS DISTINCT FROM \
+                   COALESCE(excluded.machine_id, explored_reports.machine_id) \
+                 OR explored_reports.report_json IS DISTINCT FROM excluded.report_json \
+                 OR explored_reports.error IS NOT NULL \
+            THEN excluded.rev ELSE explored_reports.rev END"
+    };
+}
+
+pub(crate) fn report_from_row(row: &AnyRow) -> Result<ExploredReport> {
     let stored: String = row.try_get("bmc_address").map_err(StoreError::db("report_decode", ""))?;
     let bmc_address = stored.parse::<BmcAddress>().map_err(|e| StoreError::Corrupt {
         op: "report_decode",
@@ -70,43 +89,55 @@ impl Store {
         const OP: &str = "report_put";
         let now = now_ms();
         let key = bmc_address.to_string();
+        let db = |e| StoreError::db(OP, key.as_str())(e);
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let rev = next_rev(&mut tx).await.map_err(db)?;
         let query = match result {
             Ok(report) => {
+                // An error here drops the transaction: nothing is written, the counter included.
                 let json = serde_json::to_string(report).map_err(|e| StoreError::Invalid {
                     op: OP,
                     id: key.clone(),
                     reason: format!("report does not serialise: {e}"),
                 })?;
-                sqlx::query(
-                    "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms) \
-                     VALUES ($1, $2, $3, $4, $5, NULL, $6) \
-                     ON CONFLICT (bmc_address) DO UPDATE SET \
-                       machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
+                sqlx::query(concat!(
+                    "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms, rev) \
+                     VALUES ($1, $2, $3, $4, $5, NULL, $6, $7) \
+                     ON CONFLICT (bmc_address) DO UPDATE SET ",
+                    success_rev!(),
+                    ", machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
                        vendor = excluded.vendor, model = excluded.model, \
                        report_json = excluded.report_json, error = NULL, \
-                       explored_at_ms = excluded.explored_at_ms",
-                )
+                       explored_at_ms = excluded.explored_at_ms"
+                ))
                 .bind(key.as_str())
                 .bind(machine_id)
                 .bind(report.vendor.as_str())
                 .bind(report.model.as_str())
                 .bind(json)
                 .bind(now)
+                .bind(rev)
             }
+            // The rev changes only when the machine or the error does (the report is kept).
             Err(message) => sqlx::query(
-                "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms) \
-                 VALUES ($1, $2, NULL, NULL, NULL, $3, $4) \
+                "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms, rev) \
+                 VALUES ($1, $2, NULL, NULL, NULL, $3, $4, $5) \
                  ON CONFLICT (bmc_address) DO UPDATE SET \
+                   rev = CASE WHEN explored_reports.machine_id IS DISTINCT FROM \
+                               COALESCE(excluded.machine_id, explored_reports.machine_id) \
+                             OR explored_reports.error IS DISTINCT FROM excluded.error \
+                        THEN excluded.rev ELSE explored_reports.rev END, \
                    machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
                    error = excluded.error, explored_at_ms = excluded.explored_at_ms",
             )
             .bind(key.as_str())
             .bind(machine_id)
             .bind(message.as_str())
-            .bind(now),
+            .bind(now)
+            .bind(rev),
         };
-        query.execute(&self.pool).await.map_err(StoreError::db(OP, key.as_str()))?;
-        Ok(())
+        query.execute(&mut *tx).await.map_err(db)?;
+        tx.commit().await.map_err(db)
     }
 
     /// Records many successful explorations at once, like `report_put` with `Ok(report)` for
@@ -114,36 +145,39 @@ impl Store {
     /// benchmark). The addresses must be distinct. All or nothing.
     pub async fn reports_put_many(&self, reports: &[(BmcAddress, Option<String>, InventoryReport)]) -> Result<()> {
         const OP: &str = "reports_put_many";
-        /// Rows per statement: 6 parameters each, far below both backends' parameter limits.
+        /// Rows per statement: 7 parameters each, far below both backends' parameter limits.
         const ROWS: usize = 500;
         let now = now_ms();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, ""))?;
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, ""))?;
         for chunk in reports.chunks(ROWS) {
             let mut sql = String::from(
-                "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms) VALUES ",
+                "INSERT INTO explored_reports (bmc_address, machine_id, vendor, model, report_json, error, explored_at_ms, rev) VALUES ",
             );
             for k in 0..chunk.len() {
-                let b = k * 6;
+                let b = k * 7;
                 if k > 0 {
                     sql.push_str(", ");
                 }
                 sql.push_str(&format!(
-                    "(${}, ${}, ${}, ${}, ${}, NULL, ${})",
+                    "(${}, ${}, ${}, ${}, ${}, NULL, ${}, ${})",
                     b + 1,
                     b + 2,
                     b + 3,
                     b + 4,
                     b + 5,
-                    b + 6
+                    b + 6,
+                    b + 7
                 ));
             }
-            sql.push_str(
-                " ON CONFLICT (bmc_address) DO UPDATE SET \
-                   machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
+            sql.push_str(concat!(
+                " ON CONFLICT (bmc_address) DO UPDATE SET ",
+                success_rev!(),
+                ", machine_id = COALESCE(excluded.machine_id, explored_reports.machine_id), \
                    vendor = excluded.vendor, model = excluded.model, \
                    report_json = excluded.report_json, error = NULL, \
-                   explored_at_ms = excluded.explored_at_ms",
-            );
+                   explored_at_ms = excluded.explored_at_ms"
+            ));
             let mut query = sqlx::query(&sql);
             for (address, machine_id, report) in chunk {
                 let json = serde_json::to_string(report).map_err(|e| StoreError::Invalid {
@@ -157,7 +191,8 @@ impl Store {
                     .bind(report.vendor.clone())
                     .bind(report.model.clone())
                     .bind(json)
-                    .bind(now);
+                    .bind(now)
+                    .bind(rev);
             }
             let first = chunk.first().map(|(a, _, _)| a.to_string()).unwrap_or_default();
             query.execute(&mut *tx).await.map_err(StoreError::db(OP, first.as_str()))?;

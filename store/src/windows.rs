@@ -7,6 +7,7 @@
 use hostfw_model::TimeWindow;
 
 use crate::error::{Result, StoreError};
+use crate::revisions::next_rev;
 use crate::{now_ms, Store};
 
 impl Store {
@@ -27,16 +28,18 @@ impl Store {
         }
         let now = now_ms();
         let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, label.as_str()))?;
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, label.as_str()))?;
         let mut unknown: Vec<&str> = Vec::new();
         for id in ids {
             let done = sqlx::query(
-                "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4 \
+                "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4, rev = $5 \
                  WHERE id = $1",
             )
             .bind(id.as_str())
             .bind(window.map(|w| w.start_ms))
             .bind(window.map(|w| w.end_ms))
             .bind(now)
+            .bind(rev)
             .execute(&mut *tx)
             .await
             .map_err(StoreError::db(OP, id.as_str()))?;

@@ -3,7 +3,8 @@
 //!
 //! Every scrape reads the site database, so each worker replica reports the same site-wide truth
 //! (NICo's gauges are only fresh on the replica holding the scheduler lock): the scheduler gauges
-//! come from `site_view::read` + `gates::plan`, the `*_total` counters from the `counters` table.
+//! come from the site view (`deps.site_view`, the same as `site_view::read`) + `gates::plan`, the
+//! `*_total` counters from the `counters` table.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
 //! (`temporal_*`) follow hostfw's series on the same page.
 //!
@@ -24,7 +25,7 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
-use hostfw_activities::{site_view, Deps};
+use hostfw_activities::Deps;
 use hostfw_model::gates;
 use tokio::task::JoinHandle;
 
@@ -150,7 +151,7 @@ enum GaugeError {
 
 async fn read_gauges(deps: &Deps) -> Result<Gauges, GaugeError> {
     let catalog = deps.catalog.current().await?;
-    let view = site_view::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
+    let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     Ok(compute_gauges(&view.requests, &plan))
 }

@@ -1,6 +1,7 @@
 //! `hostfw.manager.pass`: one pass of the site scheduler.
 //!
-//! Reads the site view, asks `gates::plan` which hosts start, and gives each of them a request
+//! Reads the site view (`deps.site_view`: only what changed since the last pass), asks
+//! `gates::plan` which hosts start, and gives each of them a request
 //! (initiator `Automated`) and a `HostReprovision` workflow. A host that cannot be started is
 //! reported and its request rolled back; the pass goes on with the others. It must not apply any
 //! gate itself.
@@ -13,7 +14,7 @@ use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
 use crate::site::site_link::{request_and_start, INITIATOR_AUTOMATED};
-use crate::{error, site_view, Deps};
+use crate::{error, Deps};
 
 /// One pass, counted in `manager_passes_total{succeeded|failed}` (the metrics endpoint's
 /// `hostfw_manager_passes_total`; a failed count is only logged when the database is down too).
@@ -32,7 +33,8 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     };
     let catalog = deps.catalog.current().await.map_err(error::catalog)?;
     let now = now_ms();
-    let view = site_view::read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
+    let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
+    tracing::debug!(?refresh, "machine update manager: site view read");
     adopt_orphans(deps, client, now).await;
     let plan = gates::plan(&view.input);
     if plan.ceiling.limit == 0 {

@@ -1,5 +1,6 @@
 //! The activities of the two site workflows: the scheduler pass (`manager_pass`, reading the site
-//! through `site_view` and starting hosts through `site_link`), the repair of what the site
+//! through `site_view_cache`, which keeps `site_view` up to date across passes, and starting hosts
+//! through `site_link`), the repair of what the site
 //! database and Temporal disagree on (`repair`, also behind `hostfw doctor`), and the Site Explorer
 //! crawl (`crawl`). The worker binds them in `registry`.
 
@@ -9,3 +10,4 @@ pub(crate) mod registry;
 pub mod repair;
 pub mod site_link;
 pub mod site_view;
+pub mod site_view_cache;

@@ -2,57 +2,128 @@
 //!
 //! Owns turning rows (machines, requests, explored reports, health reports) into the pure
 //! `hostfw_model::gates` input, so the manager's pass, `hostfw plan` and the metrics endpoint all
-//! decide from the same view. It must not decide anything itself (that is `gates::plan`).
+//! decide from the same view: [`read`] reads every row; `site_view_cache` keeps the per-row parts
+//! ([`MachineFacts`], [`ReportFacts`]) across reads and builds the same view with [`assemble`].
+//! It must not decide anything itself (that is `gates::plan`).
+//!
+//! The rules, in one place for both: hosts come in machine id order (bytes, whatever the
+//! database's collation); a machine's report is the one linked to it with the greatest BMC
+//! address; a host is unhealthy when its last exploration failed or it has a health report from
+//! anyone but our own update marker; its firmware status comes from its report alone.
 
 use std::collections::{HashMap, HashSet};
 
-use hostfw_model::gates::{firmware_status, HostView, PassInput, SchedulingPolicy};
-use hostfw_model::{Catalog, SiteConfig};
-use hostfw_store::{Request, Store, StoreError};
+use hostfw_model::gates::{firmware_status, FirmwareStatus, HostView, PassInput, SchedulingPolicy};
+use hostfw_model::{Catalog, HostState, SiteConfig, TimeWindow};
+use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};
 
 use crate::host::host_state::HEALTH_SOURCE;
 
 /// The site as the scheduler sees it, plus the request rows (metrics need their retry counts).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SiteView {
     pub input: PassInput,
     pub requests: Vec<Request>,
 }
 
-/// Read the site at `now_ms`.
+/// What the view takes from one machine row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineFacts {
+    pub state: HostState,
+    pub assigned: bool,
+    pub auto_update: Option<bool>,
+    pub window: Option<TimeWindow>,
+}
+
+impl MachineFacts {
+    pub fn of(m: &Machine) -> MachineFacts {
+        MachineFacts {
+            state: m.state,
+            assigned: m.state.is_assigned(m.instance_id.is_some()),
+            auto_update: m.auto_update,
+            window: m.window,
+        }
+    }
+}
+
+/// What the view takes from one explored report: its machine, whether the last exploration
+/// failed, and the firmware status its inventory has under the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportFacts {
+    pub machine_id: Option<String>,
+    pub failed: bool,
+    pub firmware: FirmwareStatus,
+}
+
+impl ReportFacts {
+    /// The report's facts under `catalog`. The catalog is looked up with the vendor and model the
+    /// BMC reports (without an inventory the status is "not explored" or "exploration failed",
+    /// whatever the machine row says).
+    pub fn of(catalog: &Catalog, r: &ExploredReport) -> ReportFacts {
+        let inventory = r.report.as_ref();
+        let firmware = firmware_status(
+            catalog,
+            inventory.map(|i| i.vendor.as_str()),
+            inventory.map(|i| i.model.as_str()),
+            inventory,
+            r.error.as_deref(),
+        );
+        ReportFacts { machine_id: r.machine_id.clone(), failed: r.error.is_some(), firmware }
+    }
+}
+
+/// Read the site at `now_ms`, every row.
 pub async fn read(store: &Store, catalog: &Catalog, site: &SiteConfig, now_ms: i64) -> Result<SiteView, StoreError> {
-    let machines = store.machine_list().await?;
+    let mut machines: Vec<(String, MachineFacts)> =
+        store.machine_list().await?.iter().map(|m| (m.id.clone(), MachineFacts::of(m))).collect();
+    machines.sort_by(|a, b| a.0.cmp(&b.0));
     let requests = store.request_list().await?;
+    let reports: Vec<(String, ReportFacts)> =
+        store.report_list().await?.iter().map(|r| (r.bmc_address.to_string(), ReportFacts::of(catalog, r))).collect();
+    let health = store.health_report_list().await?;
+    let hosts = machines.iter().map(|(id, m)| (id.as_str(), m));
+    Ok(assemble(hosts, reports.iter().map(|(k, r)| (k.as_str(), r)), requests, &health, site, now_ms))
+}
+
+/// The view of `machines` (in the order given: machine id order) with their `reports` (keyed
+/// by BMC address), the requests and the health reports.
+pub fn assemble<'a>(
+    machines: impl Iterator<Item = (&'a str, &'a MachineFacts)>,
+    reports: impl Iterator<Item = (&'a str, &'a ReportFacts)>,
+    requests: Vec<Request>,
+    health: &[HealthReport],
+    site: &SiteConfig,
+    now_ms: i64,
+) -> SiteView {
+    // A machine's report: the one with the greatest BMC address among those linked to it.
+    let mut linked: HashMap<&str, (&str, &ReportFacts)> = HashMap::new();
+    for (address, report) in reports {
+        let Some(machine_id) = report.machine_id.as_deref() else { continue };
+        match linked.get(machine_id) {
+            Some((kept, _)) if *kept >= address => {}
+            _ => {
+                linked.insert(machine_id, (address, report));
+            }
+        }
+    }
     let requested: HashSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
-    let reports: HashMap<String, hostfw_store::ExploredReport> =
-        store.report_list().await?.into_iter().filter_map(|r| r.machine_id.clone().map(|id| (id, r))).collect();
     // Any health report but our own update marker makes a host unhealthy.
-    let unhealthy: HashSet<String> = store
-        .health_report_list()
-        .await?
-        .into_iter()
-        .filter(|h| h.source != HEALTH_SOURCE)
-        .map(|h| h.machine_id)
-        .collect();
+    let reported: HashSet<&str> =
+        health.iter().filter(|h| h.source != HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
     let hosts = machines
-        .iter()
-        .map(|m| {
-            let report = reports.get(&m.id);
-            let inventory = report.and_then(|r| r.report.as_ref());
-            let error = report.and_then(|r| r.error.as_deref());
-            // One lookup rule everywhere: the vendor and model the BMC reports.
-            let vendor = inventory.map(|i| i.vendor.as_str()).or(m.vendor.as_deref());
-            let model = inventory.map(|i| i.model.as_str()).or(m.model.as_deref());
+        .map(|(id, m)| {
+            let report = linked.get(id).map(|(_, r)| *r);
             HostView {
-                machine_id: m.id.clone(),
+                machine_id: id.to_string(),
                 state: m.state,
-                assigned: m.state.is_assigned(m.instance_id.is_some()),
+                assigned: m.assigned,
                 auto_update: m.auto_update,
                 window: m.window,
-                has_request: requested.contains(m.id.as_str()),
-                unhealthy: error.is_some() || unhealthy.contains(&m.id),
-                firmware: firmware_status(catalog, vendor, model, inventory, error),
+                has_request: requested.contains(id),
+                unhealthy: report.is_some_and(|r| r.failed) || reported.contains(id),
+                firmware: report.map_or(FirmwareStatus::NotExplored, |r| r.firmware.clone()),
             }
         })
         .collect();
-    Ok(SiteView { input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts }, requests })
+    SiteView { input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts }, requests }
 }
