@@ -52,6 +52,9 @@ pub struct Args {
     /// Rollout: firmware_global.max_uploads.
     #[arg(long, default_value_t = 20)]
     pub max_uploads: u32,
+    /// Rollout: run the main size once more, event-driven, with max_uploads raised to the ceiling.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub open_uploads: bool,
     /// Rollout: bmc-sim task_seconds, reset_seconds, manager_reset_seconds.
     #[arg(long, default_value_t = 2.0)]
     pub task_seconds: f64,

@@ -136,6 +136,20 @@ pub fn manager_pass() -> ActivityOptions {
         .build()
 }
 
+/// [`manager_pass`] as a local activity (the pass's reasons are in its input, which the marker
+/// records). A pass outliving the workflow task timeout is kept alive by the SDK's task
+/// heartbeats; a failed attempt is retried like the activity's, backing off to one minute
+/// (longer backoffs become timers in the history), for up to 30 days (the SDK's default
+/// schedule-to-close would end the scheduler after 100 s of database outage).
+pub fn manager_pass_local() -> LocalActivityOptions {
+    LocalActivityOptions::builder()
+        .start_to_close_timeout(Duration::from_secs(5 * 60))
+        .schedule_to_close_timeout(Duration::from_secs(30 * 24 * 3600))
+        .timer_backoff_threshold(Duration::from_secs(10))
+        .retry_policy(policy(0, Duration::from_secs(60)))
+        .build()
+}
+
 /// A crawl of the whole site: thousands of BMCs at bounded concurrency take minutes, so two
 /// hours; it heartbeats per BMC explored, so a dead worker is noticed within `heartbeat`.
 /// Retried without a cap, backing off to five minutes.

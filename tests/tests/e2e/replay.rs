@@ -15,7 +15,8 @@ use temporalio_sdk::{WorkflowContext, WorkflowResult};
 fn histories() -> Vec<(PathBuf, WorkflowHistory)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("histories");
     // The top level holds the histories the end-to-end tests record now; `classic/` keeps the
-    // ones recorded before the lean history shape, which running workflows may still have.
+    // ones recorded by earlier shapes (before the lean history, before the lean approval wait,
+    // passes as activities), which running workflows may still have.
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in [dir.clone(), dir.join("classic")] {
         files.extend(

@@ -7,6 +7,7 @@
 //! current autoreboot period (`hostfw.host.approval_inputs`): an approval whose signal was lost, or
 //! a workflow started again for a request approved earlier, is still heard, and a period
 //! configured after the request was made applies. A `settings_changed` signal wakes it.
+//! In lean runs ([`PATCH_LEAN_APPROVAL`]) that bookkeeping runs as local activities.
 
 use std::pin::pin;
 use std::time::Duration;
@@ -16,12 +17,19 @@ use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResul
 
 use crate::clock::now_ms;
 use crate::contracts::*;
+use crate::host::lean;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::Ctx;
 use crate::options;
 
 /// Patch: the wait reads the stored approval and the current autoreboot period when it wakes.
 pub const PATCH_APPROVAL_INPUTS: &str = "approval-inputs-read";
+
+/// Patch, in lean runs (`lean.rs`): the WaitingForApproval record is deferred like any other
+/// substate and written, with the attributes, by one local activity just before the wait; the
+/// approval read is a local activity too. A parked host costs no activity task on the way in
+/// and none when it is released.
+pub const PATCH_LEAN_APPROVAL: &str = "lean-approval";
 
 /// How the wait for approval ended.
 pub(crate) enum Approval {
@@ -44,9 +52,14 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         target_version: None,
     };
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
-    ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);
-    ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
-    let read_inputs = crate::host::lean::patched(ctx, PATCH_APPROVAL_INPUTS);
+    let lean = lean::on(ctx) && ctx.patched(PATCH_LEAN_APPROVAL);
+    if lean {
+        lean::defer_record(ctx, note);
+    } else {
+        ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);
+        ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
+    }
+    let read_inputs = lean::patched(ctx, PATCH_APPROVAL_INPUTS);
     loop {
         if let Some(by) = ctx.state(|s| s.cancelled_by.clone()) {
             return Ok(Approval::Cancelled(by));
@@ -57,9 +70,19 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         let mut window = input.settings.autoreboot_period;
         let settings_seen = ctx.state(|s| s.settings_changes);
         if read_inputs {
-            let read = ctx
-                .execute_activity(HostActivities::approval_inputs, machine_id.to_string(), options::bookkeeping())
-                .await?;
+            let read = if lean {
+                // The pending record (and attributes) first, so the wait below is what they show.
+                lean::flush(ctx).await?;
+                ctx.execute_local_activity(
+                    HostActivities::approval_inputs,
+                    machine_id.to_string(),
+                    options::local_bookkeeping(),
+                )
+                .await?
+            } else {
+                ctx.execute_activity(HostActivities::approval_inputs, machine_id.to_string(), options::bookkeeping())
+                    .await?
+            };
             if read.approved {
                 return Ok(Approval::Granted("approved (recorded on the request)".to_string()));
             }
