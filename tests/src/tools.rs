@@ -55,8 +55,21 @@ pub fn find_worker_bin(profile: &str) -> anyhow::Result<PathBuf> {
 }
 
 /// A local TCP port nobody listens on right now.
+///
+/// The port is free when asked, not reserved: it is only bound later by whoever uses it. So that
+/// two callers in one process (an artifact server and a metrics listener set up one after the
+/// other) never get the same port, a port is handed out at most once per process.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port =
+            TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port");
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// The process holding a listening TCP socket on `port` (from /proc/net/tcp{,6} and /proc/*/fd).
