@@ -1,7 +1,8 @@
 //! Opening a Redfish client for a machine: BMC address from the site database, login from the
 //! credential store, TLS trust from `[redfish] ca_bundle` / `insecure_skip_verify`, the reply
 //! bound from `[redfish] max_response_bytes`, the inventory concurrency from `[redfish]
-//! inventory_concurrency` and `expand`; a step that carries its own waits (`BmcWaits`) opens its client with
+//! inventory_concurrency` and `expand`, the FirmwareInventory links remembered by the worker
+//! (`Deps::link_cache`, shared by every client); a step that carries its own waits (`BmcWaits`) opens its client with
 //! their request timeout and reset-Task bound (`client_with_waits`). Credentials
 //! stay inside the returned client; they are never logged.
 
@@ -106,7 +107,8 @@ async fn open_with(
 ) -> Result<RedfishClient, BmcSetupError> {
     let (username, password) = credentials(deps, machine).await?;
     let endpoint = BmcEndpoint { address: machine.bmc_address.clone(), username, password };
-    let options = client_options(settings).map_err(|e| *e)?;
+    let options =
+        ClientOptions { link_cache: Some(deps.link_cache.clone()), ..client_options(settings).map_err(|e| *e)? };
     Ok(RedfishClient::new(endpoint, options)?)
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hostfw_model::{Secret, SiteConfig};
+use hostfw_redfish::LinkCache;
 use hostfw_store::Store;
 
 use crate::artifact_url::ArtifactUrls;
@@ -44,7 +45,8 @@ pub struct ActivitySettings {
     pub redfish_max_response_bytes: u64,
     /// `[redfish] inventory_concurrency`: FirmwareInventory members an inventory crawl reads at once.
     pub redfish_inventory_concurrency: u32,
-    /// `[redfish] expand`: read the FirmwareInventory with `$expand` where the BMC advertises it.
+    /// `[redfish] expand`: read the Systems collection and the FirmwareInventory with `$expand`
+    /// where the BMC advertises it.
     pub redfish_expand: bool,
     /// `[redfish] reset_task_timeout`: bound on following the Task a reset answers with (the
     /// activation and platform steps use the value in their input instead).
@@ -60,6 +62,10 @@ pub struct Deps {
     /// The scheduler's view of `store`, kept across passes (the manager's pass and the metrics
     /// endpoint re-read only the machines and reports that changed).
     pub site_view: SiteViewCache,
+    /// Each BMC's FirmwareInventory link, remembered between the crawls and inventory refreshes
+    /// of this process (every Redfish client opened from these `Deps` shares it), so a repeat
+    /// crawl skips the UpdateService read. Bounded: one entry per BMC.
+    pub link_cache: LinkCache,
     pub settings: ActivitySettings,
     /// Mints the signed URLs of the artifact server (keyed by the store's site key).
     pub artifact_urls: ArtifactUrls,
@@ -120,6 +126,15 @@ impl Deps {
         let site = Arc::new(site.clone());
         let catalog = CatalogSource::new(site.clone(), store.clone());
         catalog.current().await?;
-        Ok(Deps { store, catalog, site_view: SiteViewCache::new(), settings, artifact_urls, site, temporal })
+        Ok(Deps {
+            store,
+            catalog,
+            site_view: SiteViewCache::new(),
+            link_cache: LinkCache::default(),
+            settings,
+            artifact_urls,
+            site,
+            temporal,
+        })
     }
 }

@@ -8,7 +8,7 @@
 //! (NVIDIA GB200); a profile host advertises its tree's own block. A host with
 //! `expand_query = false` advertises no `ExpandQuery` and answers `$expand` with 501
 //! QueryNotSupported. Only collections expand (their members are the subordinate references;
-//! the simulator expands the FirmwareInventory): `.` and `*` expand the members, `~` (only
+//! the simulator expands the FirmwareInventory and the Systems collection): `.` and `*` expand the members, `~` (only
 //! references under `Links`) leaves them as links. This file decides and shapes; the routes
 //! (`inventory_routes`, `profile_routes`) call it, and it counts nothing itself.
 

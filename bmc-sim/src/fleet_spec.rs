@@ -226,7 +226,7 @@ pub struct HostSpec {
     #[serde(default, skip_serializing_if = "is_false")]
     pub targets_required: bool,
     /// Advertise `ProtocolFeaturesSupported.ExpandQuery` and answer `$expand` on the
-    /// FirmwareInventory (default true, as every captured BMC does; see `expand`). False: no
+    /// FirmwareInventory and the Systems collection (default true, as every captured BMC does; see `expand`). False: no
     /// `ExpandQuery` in the ServiceRoot (a profile's is taken out) and `$expand` gets 501.
     #[serde(default = "yes")]
     pub expand_query: bool,

@@ -3,7 +3,8 @@
 //! FirmwareInventory (SoftwareInventory members, minus those the `hide_members` fault hides, plus
 //! one `Staged` entry per image waiting for its activation, as Redfish SoftwareInventory v1_12
 //! models it: `Staged: true`, `Active: false`, `Links.StagedTargets` naming the running member),
-//! with the members inline on `$expand` (`expand` says which forms).
+//! with the members inline on `$expand` (`expand` says which forms), as the Systems collection
+//! has its System.
 //! Resets, updates and the System PATCH live elsewhere.
 
 use std::sync::Arc;
@@ -19,14 +20,25 @@ use crate::resets::{MANAGER_RESET_TYPES, SYSTEM_RESET_TYPES};
 use crate::state::{Host, HostData, Member};
 use crate::uris;
 
-pub async fn systems(State(_host): State<Arc<Host>>) -> Response {
+/// The Systems collection; with `$expand` (`.` or `*`) the System's document inline.
+pub async fn systems(State(host): State<Arc<Host>>, uri: Uri) -> Response {
+    let expand = match crate::expand::requested(&host, uri.query()) {
+        Ok(e) => e,
+        Err(e) => return e.into_response(),
+    };
     let members = vec![uris::SYSTEM.to_string()];
-    ok(collection(
+    let mut body = collection(
         "#ComputerSystemCollection.ComputerSystemCollection",
         uris::SYSTEMS,
         "Computer System Collection",
         members,
-    ))
+    );
+    if expand == Some(crate::expand::Expand::Members) {
+        let mut d = host.data();
+        crate::expand::expand_members(&mut body, |uri| (uri == uris::SYSTEM).then(|| system_json(&host, &d)));
+        d.stats.expanded_reads += 1;
+    }
+    ok(body)
 }
 
 pub async fn system(State(host): State<Arc<Host>>) -> Response {

@@ -39,6 +39,8 @@ pub struct Shape {
     pub vendor: String,
     pub model: String,
     pub serial: Option<String>,
+    /// The Systems collection (`ServiceRoot.Systems`).
+    pub systems: Option<String>,
     /// The System that carries `#ComputerSystem.Reset` (power state and boot override live here).
     pub system: String,
     pub system_reset_target: Option<String>,
@@ -146,7 +148,8 @@ impl Profile {
     fn read_shape(&self) -> Result<Shape, ShapeError> {
         let root = self.doc("/redfish/v1").ok_or(ShapeError::RootNotJson)?;
         let mut shape = Shape::empty();
-        let systems: Vec<(String, Value)> = link(&root, "Systems").map(|c| self.members_of(&c)).unwrap_or_default();
+        shape.systems = link(&root, "Systems");
+        let systems: Vec<(String, Value)> = shape.systems.as_ref().map(|c| self.members_of(c)).unwrap_or_default();
         let has_identity = |d: &Value| text(d, "Manufacturer").is_some() && text(d, "Model").is_some();
         let has_reset = |d: &Value| action(d, "#ComputerSystem.Reset").is_some();
         let pick = |first: &dyn Fn(&Value) -> bool, then: &dyn Fn(&Value) -> bool| {
@@ -275,6 +278,7 @@ impl Shape {
             vendor: String::new(),
             model: String::new(),
             serial: None,
+            systems: None,
             system: String::new(),
             system_reset_target: None,
             system_reset_types: Vec::new(),

@@ -2,9 +2,10 @@
 //! documents are answered as captured (bytes unchanged, `ETag` from their `@odata.etag`); the
 //! resources the simulation changes are the captured document with the changing properties laid
 //! over it: inventory members (`Version`), the inventory collection (staged images), the System
-//! (`PowerState`, `Boot`), the Task and Session collections; the FirmwareInventory answers
-//! `$expand` with those member documents inline (`expand`; other collections ignore it, and
-//! a host with `expand_query = false` has the root's `ExpandQuery` taken out). Actions and uploads are accepted
+//! (`PowerState`, `Boot`), the Task and Session collections; the FirmwareInventory and the
+//! Systems collection answer `$expand` with those member documents inline (`expand`; other
+//! collections ignore it, and a host with `expand_query = false` has the root's `ExpandQuery`
+//! taken out and gets 501). Actions and uploads are accepted
 //! only at the URIs the tree advertises and go to the same handlers as the generic shape
 //! (`resets`, `update_push`, `update_simple`, `sessions`, `task_routes`), with the tree's
 //! allowable values. Later pages of a collection (`Members@odata.nextLink`) are served from the
@@ -109,7 +110,7 @@ async fn dispatch(State(host): State<Arc<Host>>, req: Request) -> Response {
     if path == odata::METADATA_URI {
         return odata::metadata(st).await;
     }
-    if is(&shape.firmware_inventory) {
+    if is(&shape.firmware_inventory) || is(&shape.systems) {
         match crate::expand::requested(&host, req.uri().query()) {
             Err(e) => return e.into_response(),
             Ok(Some(crate::expand::Expand::Members)) => {

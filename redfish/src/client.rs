@@ -23,6 +23,7 @@ use url::Url;
 
 use crate::body::{self, BodyError};
 use crate::error::RedfishError;
+use crate::link_cache::LinkCache;
 use crate::models::{link_target, ErrorBody, ServiceRoot, SessionService};
 use crate::task::WaitOptions;
 use crate::timeouts;
@@ -66,12 +67,19 @@ pub struct ClientOptions {
     /// How a host reset that answers with a Task is followed (poll interval, overall bound).
     pub reset_task_wait: WaitOptions,
     /// FirmwareInventory members read at once by `explore` (site config `[redfish]
-    /// inventory_concurrency`); 0 counts as 1.
+    /// inventory_concurrency`); 0 counts as 1. Also the most requests `explore` has in flight to
+    /// the BMC: at 2 or more its Systems read goes alongside its UpdateService/FirmwareInventory
+    /// reads, at 1 after them.
     pub inventory_concurrency: usize,
-    /// Read the FirmwareInventory with `$expand` when the ServiceRoot advertises it (site config
-    /// `[redfish] expand`; default on): one request for every member a service expands, the
-    /// `inventory_concurrency` bound for those it does not. Off reads each member by itself.
+    /// Read the Systems collection and the FirmwareInventory with `$expand` when the ServiceRoot
+    /// advertises it (site config `[redfish] expand`; default on): one request for every member
+    /// a service expands, the `inventory_concurrency` bound for those it does not. Off reads
+    /// each member by itself.
     pub expand: bool,
+    /// Where `explore` remembers each BMC's FirmwareInventory link between crawls (a worker
+    /// shares one for its life; see `LinkCache`). `None` (the default): every crawl reads the
+    /// UpdateService to find it.
+    pub link_cache: Option<LinkCache>,
 }
 
 impl Default for ClientOptions {
@@ -88,6 +96,7 @@ impl Default for ClientOptions {
             },
             inventory_concurrency: timeouts::DEFAULT_INVENTORY_CONCURRENCY,
             expand: true,
+            link_cache: None,
         }
     }
 }
@@ -104,6 +113,7 @@ impl fmt::Debug for ClientOptions {
             .field("reset_task_wait", &self.reset_task_wait)
             .field("inventory_concurrency", &self.inventory_concurrency)
             .field("expand", &self.expand)
+            .field("link_cache", &self.link_cache)
             .finish()
     }
 }

@@ -2,13 +2,14 @@
 //! UpdateService" lookups other operations start from (which System is which is `systems`).
 //!
 //! Owns `explore`, `power_state` and collection paging (`Members@odata.nextLink`), including a
-//! page whose members came back expanded (the query itself is `expand`'s). Every URI comes
+//! page whose members came back expanded and the fallback to a plain read when a service refuses
+//! the query (the query itself is `expand`'s; finding and reading the FirmwareInventory is
+//! `firmware_inventory`'s). Every URI comes
 //! from an `@odata.id` link in a document already read; this file must never build a resource
 //! URI by itself, and must not perform any action (uploads, resets).
 
 use std::collections::HashSet;
 
-use futures::{StreamExt, TryStreamExt};
 use hostfw_model::{InventoryMember, InventoryReport};
 use serde_json::Value;
 use url::Url;
@@ -29,26 +30,37 @@ impl RedfishClient {
     /// surrounding whitespace removed; a member without `Id` takes the last segment of its
     /// `@odata.id`.
     ///
-    /// When the ServiceRoot advertises `$expand` (and `ClientOptions::expand` is on), the
-    /// FirmwareInventory is read with its members inline (`expand`): one request instead of one
-    /// per member. Members that still come back as bare links (a service that ignores the query)
-    /// and every member of a service without `$expand` are read at most
-    /// `ClientOptions::inventory_concurrency` at a time (real BMCs throttle; a captured
-    /// Supermicro lists 106 members). Either way they are reported in the collection's order.
+    /// When the ServiceRoot advertises `$expand` (and `ClientOptions::expand` is on), the Systems
+    /// collection and the FirmwareInventory are each read with their members inline (`expand`):
+    /// one request each instead of one per member. With a `ClientOptions::link_cache`, the
+    /// FirmwareInventory link found in the UpdateService is remembered for this BMC, and a later
+    /// crawl whose ServiceRoot gives the same UpdateService reads the FirmwareInventory directly
+    /// (a remembered link that is gone is forgotten and the UpdateService read instead; see
+    /// `firmware_inventory`). The Systems read and the UpdateService/FirmwareInventory reads go at
+    /// once when `inventory_concurrency` allows two requests at a time. So a BMC that expands
+    /// takes 4 requests on the first crawl (ServiceRoot; Systems and UpdateService at once; then
+    /// the FirmwareInventory) and 3 on every later one with the same cache.
+    ///
+    /// Members that still come back as bare links (a service that ignores the query) and every
+    /// member of a service without `$expand` are read one by one: Systems members in order,
+    /// FirmwareInventory members at most `ClientOptions::inventory_concurrency` at a time (real
+    /// BMCs throttle; a captured Supermicro lists 106 members). Either way they are reported in
+    /// the collection's order.
     pub async fn explore(&self) -> Result<InventoryReport, RedfishError> {
         let (root_url, root) = self.service_root().await?;
-        let systems = self.systems_from(&root_url, &root).await?;
+        let query = if self.options().expand { ExpandSupport::of(&root).members_query() } else { None };
+        let systems = self.systems_read(&root_url, &root, query.as_deref());
+        let listing = self.firmware_listing(&root_url, &root, query.as_deref());
+        // Two reads at once only where the bound allows two requests at once to this BMC.
+        let (systems, entries) = if self.options().inventory_concurrency >= 2 {
+            futures::try_join!(systems, listing)?
+        } else {
+            (systems.await?, listing.await?)
+        };
         let identity = systems.identity().map(|s| s.doc.clone()).unwrap_or_default();
         // The host's power state; the identity System's when the host cannot be told.
         let power_state = systems.host().map_or_else(|| identity.power_state.clone(), |h| h.doc.power_state.clone());
-        let Fetched { url: us_url, doc: update_service, .. } = self.update_service_doc_from(&root_url, &root).await?;
-        let inventory_link = link_target(&update_service.firmware_inventory).ok_or_else(|| RedfishError::Missing {
-            bmc: self.bmc(),
-            url: us_url.to_string(),
-            what: "FirmwareInventory link in the UpdateService".into(),
-        })?;
-        let inventory_url = self.resolve_from(inventory_link, Some(&us_url))?;
-        let docs = self.inventory_docs(&inventory_url, &root).await?;
+        let docs = self.firmware_member_docs(entries).await?;
         // Images staged until their activation: (running member's @odata.id, staged version).
         let mut staged: Vec<(String, String)> = Vec::new();
         let mut members = Vec::with_capacity(docs.len());
@@ -146,63 +158,49 @@ impl RedfishClient {
         self.get_fetched(&url).await
     }
 
-    /// Every FirmwareInventory member document, in collection order, with the link the
-    /// collection gave for it: expanded in the collection's own reply where the service does
-    /// that, else read `inventory_concurrency` at a time.
-    async fn inventory_docs(
-        &self,
-        inventory_url: &Url,
-        root: &ServiceRoot,
-    ) -> Result<Vec<(String, SoftwareInventory)>, RedfishError> {
-        let query = if self.options().expand { ExpandSupport::of(root).members_query() } else { None };
-        let entries = match query {
-            Some(q) => match self.collection_entries(&expand::with_query(inventory_url, &q)).await {
-                Ok(entries) => entries,
-                // Advertised but refused or garbled (or too large to read whole): read the
-                // collection plainly; the members are then read one by one.
-                Err(
-                    e @ (RedfishError::Http { .. } | RedfishError::Parse { .. } | RedfishError::BodyTooLarge { .. }),
-                ) => {
-                    tracing::debug!(bmc = %self.address(), collection = %inventory_url, error = %e,
-                        "firmware inventory: $expand refused; reading the members one by one");
-                    self.collection_entries(inventory_url).await?
-                }
-                Err(e) => return Err(e),
-            },
-            None => self.collection_entries(inventory_url).await?,
-        };
-        // `buffered` runs up to the bound at once and yields in input order; the first error ends
-        // it. An expanded member is ready at once and takes no request.
-        futures::stream::iter(entries)
-            .map(|entry| async move {
-                let doc = match entry.expanded.and_then(|doc| serde_json::from_value::<SoftwareInventory>(doc).ok()) {
-                    Some(doc) => doc,
-                    None => self.get_json::<SoftwareInventory>(&entry.url).await?,
-                };
-                Ok::<_, RedfishError>((entry.link, doc))
-            })
-            .buffered(self.options().inventory_concurrency.max(1))
-            .try_collect()
-            .await
-    }
-
     /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and
     /// without duplicates, as (link as written by the BMC, resolved URL).
     pub(crate) async fn collection_members(&self, collection: &Url) -> Result<Vec<(String, Url)>, RedfishError> {
-        Ok(self.collection_entries(collection).await?.into_iter().map(|e| (e.link, e.url)).collect())
+        Ok(self.collection_listing(collection).await?.entries.into_iter().map(|e| (e.link, e.url)).collect())
+    }
+
+    /// The collection's members as [`collection_listing`](Self::collection_listing) gives them,
+    /// read with `query` (an `$expand` from `expand`) when there is one. A query the service
+    /// refuses or garbles (or whose answer is too large to read whole) is dropped and the
+    /// collection read plainly; its members are then bare links for the caller to read.
+    pub(crate) async fn collection_listing_with(
+        &self,
+        collection: &Url,
+        query: Option<&str>,
+    ) -> Result<Listing, RedfishError> {
+        let Some(q) = query else {
+            return self.collection_listing(collection).await;
+        };
+        match self.collection_listing(&expand::with_query(collection, q)).await {
+            Ok(listing) => Ok(listing),
+            Err(e @ (RedfishError::Http { .. } | RedfishError::Parse { .. } | RedfishError::BodyTooLarge { .. })) => {
+                tracing::debug!(bmc = %self.address(), %collection, error = %e,
+                    "$expand refused; reading the collection plainly and its members one by one");
+                self.collection_listing(collection).await
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Every member of a collection, as [`collection_members`](Self::collection_members), each
-    /// with its whole document when the page listed it expanded. A later page is read at the
-    /// `nextLink` the BMC wrote (which carries the query, if the BMC kept it).
-    async fn collection_entries(&self, collection: &Url) -> Result<Vec<MemberEntry>, RedfishError> {
+    /// with its whole document when the page listed it expanded, and whether the first page was
+    /// a collection at all (had `Members`). A later page is read at the `nextLink` the BMC wrote
+    /// (which carries the query, if the BMC kept it).
+    async fn collection_listing(&self, collection: &Url) -> Result<Listing, RedfishError> {
         let mut out = Vec::new();
         let mut seen_members = HashSet::new();
         let mut seen_pages = HashSet::new();
         let mut page_url = collection.clone();
+        let mut is_collection = None;
         for _ in 0..timeouts::MAX_COLLECTION_PAGES {
             seen_pages.insert(page_url.to_string());
             let page: Collection = self.get_json(&page_url).await?;
+            is_collection.get_or_insert(page.members.is_some());
             for member in page.members.iter().flatten() {
                 let Some(link) = member.target() else {
                     tracing::warn!(bmc = %self.address(), collection = %page_url, "collection member without @odata.id ignored");
@@ -219,28 +217,35 @@ impl RedfishClient {
                 }
             }
             let Some(next) = page.next_link.as_deref().filter(|s| !s.trim().is_empty()) else {
-                return Ok(out);
+                return Ok(Listing { entries: out, is_collection: is_collection.unwrap_or(false) });
             };
             let next_url = self.resolve_from(next, Some(&page_url))?;
             if seen_pages.contains(next_url.as_str()) {
                 tracing::warn!(bmc = %self.address(), collection = %collection, next = %next_url, "collection nextLink loops; stopping");
-                return Ok(out);
+                return Ok(Listing { entries: out, is_collection: is_collection.unwrap_or(false) });
             }
             page_url = next_url;
         }
         tracing::warn!(bmc = %self.address(), collection = %collection, "collection has too many pages; truncated");
-        Ok(out)
+        Ok(Listing { entries: out, is_collection: is_collection.unwrap_or(false) })
     }
 }
 
+/// A collection as read: its members, and whether it was a collection at all.
+pub(crate) struct Listing {
+    pub entries: Vec<MemberEntry>,
+    /// The first page had a `Members` array (a document without one is not a collection).
+    pub is_collection: bool,
+}
+
 /// One collection member as a page listed it.
-struct MemberEntry {
+pub(crate) struct MemberEntry {
     /// The link as written by the BMC.
-    link: String,
+    pub link: String,
     /// The link resolved on this BMC.
-    url: Url,
+    pub url: Url,
     /// The member's document, when the page listed it expanded (`$expand`).
-    expanded: Option<Value>,
+    pub expanded: Option<Value>,
 }
 
 /// The `@odata.id`s a staged SoftwareInventory entry is staged for (`Links.StagedTargets`).

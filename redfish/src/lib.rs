@@ -4,6 +4,8 @@
 //! One concept per module: `client` (transport + auth), `body` (reply bodies read up to a
 //! bound), `etag` (ETags and If-Match on writes), `expand`
 //! (`$expand` support and query), `inventory` (resource walking, explore),
+//! `firmware_inventory` (the crawl's FirmwareInventory read), `link_cache` (FirmwareInventory links
+//! remembered between crawls),
 //! `systems` (which ComputerSystem names the machine and which is the host to reset), `update`
 //! (upload routes), `task` (task monitor), `running_tasks` (update tasks already running), `reset` (resets, ResetType choice, reset tasks,
 //! reachability), `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot
@@ -25,7 +27,9 @@ mod client;
 mod error;
 mod etag;
 mod expand;
+mod firmware_inventory;
 mod inventory;
+mod link_cache;
 mod lockdown;
 pub mod models;
 mod platform;
@@ -39,6 +43,7 @@ mod update;
 
 pub use client::{parse_retry_after, AuthMode, BmcEndpoint, ClientOptions, RedfishClient};
 pub use error::RedfishError;
+pub use link_cache::LinkCache;
 pub use lockdown::LockdownState;
 pub use reset::ResetDone;
 pub use running_tasks::RunningUpdateTask;

@@ -1,7 +1,8 @@
 //! Which ComputerSystem is which on a BMC that lists several.
 //!
-//! Owns reading every member of the ServiceRoot's `Systems` collection and the two choices made
-//! from them (pure functions, unit-tested here):
+//! Owns reading every member of the ServiceRoot's `Systems` collection (one by one with their
+//! ETags for the reset, power and boot paths; inline from one `$expand`ed read where the crawl
+//! asks for it) and the two choices made from them (pure functions, unit-tested here):
 //! - **identity** (vendor, model, serial): the System with both `Manufacturer` and `Model`,
 //!   preferring one that also has the `#ComputerSystem.Reset` action, the first such; else the
 //!   first with a `Manufacturer`; else the first member.
@@ -15,6 +16,7 @@
 //! Reset); a DGX lists `DGX` (both) and `HGX_Baseboard_0`. It must not perform actions, and it
 //! never builds a URI: members come from the collection.
 
+use serde_json::Value;
 use url::Url;
 
 use crate::client::RedfishClient;
@@ -108,8 +110,22 @@ impl Systems {
 }
 
 impl RedfishClient {
-    /// Every member of the Systems collection the ServiceRoot links to.
+    /// Every member of the Systems collection the ServiceRoot links to, each read by itself
+    /// (with its ETag, which the reset, power and boot-override writes send back).
     pub(crate) async fn systems_from(&self, root_url: &Url, root: &ServiceRoot) -> Result<Systems, RedfishError> {
+        self.systems_read(root_url, root, None).await
+    }
+
+    /// [`systems_from`](Self::systems_from) with the collection read with `query` (the crawl's
+    /// `$expand`) when there is one: a member the reply lists expanded takes no request of its
+    /// own (its ETag is the document's `@odata.etag`, if any), one left as a link is read as
+    /// without the query. The same documents either way, so the same identity and host.
+    pub(crate) async fn systems_read(
+        &self,
+        root_url: &Url,
+        root: &ServiceRoot,
+        query: Option<&str>,
+    ) -> Result<Systems, RedfishError> {
         let link = link_target(&root.systems).ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
             url: root_url.to_string(),
@@ -117,8 +133,16 @@ impl RedfishClient {
         })?;
         let collection = self.resolve_from(link, Some(root_url))?;
         let mut members = Vec::new();
-        for (_, url) in self.collection_members(&collection).await? {
-            members.push(self.get_fetched(&url).await?);
+        for entry in self.collection_listing_with(&collection, query).await?.entries {
+            let inline = entry.expanded.and_then(|doc| {
+                let etag = doc.get("@odata.etag").and_then(Value::as_str).map(str::trim).map(str::to_string);
+                let doc = serde_json::from_value::<ComputerSystem>(doc).ok()?;
+                Some(Fetched { url: entry.url.clone(), doc, etag: etag.filter(|e| !e.is_empty()) })
+            });
+            members.push(match inline {
+                Some(fetched) => fetched,
+                None => self.get_fetched(&entry.url).await?,
+            });
         }
         if members.is_empty() {
             return Err(RedfishError::Missing {

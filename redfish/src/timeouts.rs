@@ -66,6 +66,12 @@ pub const DEFAULT_INVENTORY_CONCURRENCY: usize = 4;
 /// (one took a worker to ~945 MB). Site config: `[redfish] max_response_bytes`.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
 
+/// Most BMCs a `LinkCache` remembers a FirmwareInventory link for (one entry each, a few hundred
+/// bytes). A site's fleet is bounded by its machines table; 100,000 is beyond any site we know
+/// of while keeping a worker's cache under a few tens of MiB. A BMC past the bound only pays one
+/// UpdateService read per crawl.
+pub const MAX_LINK_CACHE_ENTRIES: usize = 100_000;
+
 /// Most bytes of a non-JSON error body quoted in an error message.
 pub const MAX_ERROR_BODY_QUOTE: usize = 300;
 

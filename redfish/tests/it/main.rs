@@ -5,6 +5,7 @@ mod common;
 
 mod ac_cycle;
 mod body_limit;
+mod crawl_repeat;
 mod edge_cases;
 mod etags;
 mod explore_auth;

@@ -38,3 +38,29 @@ async fn a_crawl_explores_every_bmc_within_the_concurrency_bound() {
     assert_eq!(busy, CONCURRENCY, "slow BMCs: the crawl uses its whole bound");
     fleet.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_repeat_crawl_with_the_same_deps_takes_three_requests_per_bmc() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = write_site(dir.path(), "");
+    let fleet = fleet(4, "").await;
+    let deps = crate::common::deps(&site).await;
+    register(&deps.store, &fleet).await;
+    let requests = |fleet: &hostfw_bmc_sim::RunningFleet| -> Vec<u64> {
+        fleet.stats().per_host.values().map(|h| h.requests).collect()
+    };
+
+    let first = hostfw_activities::crawl::crawl(&deps, CrawlRequest::default()).await.unwrap();
+    let after_first = requests(&fleet);
+    let repeat = hostfw_activities::crawl::crawl(&deps, CrawlRequest::default()).await.unwrap();
+    let after_repeat = requests(&fleet);
+
+    assert_eq!((first.explored, repeat.explored), (4, 4));
+    // ServiceRoot, Systems?$expand, UpdateService, FirmwareInventory?$expand.
+    assert_eq!(after_first, [4, 4, 4, 4], "first crawl: requests per BMC");
+    // The FirmwareInventory link each BMC's UpdateService gave is remembered by the Deps.
+    let repeat_requests: Vec<u64> = after_repeat.iter().zip(&after_first).map(|(a, b)| a - b).collect();
+    assert_eq!(repeat_requests, [3, 3, 3, 3], "repeat crawl: requests per BMC");
+    assert_eq!(deps.link_cache.len(), 4, "one remembered link per BMC");
+    fleet.shutdown().await;
+}
