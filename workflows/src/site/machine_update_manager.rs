@@ -5,8 +5,7 @@
 //! gates in the seed's order (pure `hostfw_model::gates`), and gives each selected host a request
 //! and a `HostReprovision` workflow. Since [`PATCH_LOCAL_PASS`] the pass runs as a local activity
 //! inside the workflow task that received the wake-up: no activity task to dispatch and no
-//! second workflow task, so a freed slot is refilled one server round trip sooner (runs recorded
-//! before the patch replay their activity passes). Between passes the workflow waits for the run interval OR a
+//! second workflow task (runs recorded before the patch replay their activity passes). Between passes the workflow waits for the run interval OR a
 //! `wake` signal (a host workflow ended, a window opened, the catalog or config changed), so a
 //! freed slot is refilled at once instead of one interval later. Continue-as-new keeps the
 //! history short. Deterministic: it decides only from activity results and signals.
