@@ -32,12 +32,7 @@ impl RedfishClient {
         root: &ServiceRoot,
         query: Option<&str>,
     ) -> Result<Vec<MemberEntry>, RedfishError> {
-        let link = link_target(&root.update_service).ok_or_else(|| RedfishError::Missing {
-            bmc: self.bmc(),
-            url: root_url.to_string(),
-            what: "UpdateService link in the ServiceRoot".into(),
-        })?;
-        let us_url = self.resolve_from(link, Some(root_url))?;
+        let us_url = self.update_service_url(root_url, root)?;
         let cache = self.options().link_cache.as_ref();
         if let Some(inventory_url) = cache.and_then(|c| c.firmware_inventory(self.bmc_text(), &us_url)) {
             match self.collection_listing_with(&inventory_url, query).await {

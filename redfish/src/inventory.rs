@@ -149,13 +149,18 @@ impl RedfishClient {
         root_url: &Url,
         root: &ServiceRoot,
     ) -> Result<Fetched<UpdateService>, RedfishError> {
+        let url = self.update_service_url(root_url, root)?;
+        self.get_fetched(&url).await
+    }
+
+    /// The UpdateService URL the ServiceRoot links to.
+    pub(crate) fn update_service_url(&self, root_url: &Url, root: &ServiceRoot) -> Result<Url, RedfishError> {
         let link = link_target(&root.update_service).ok_or_else(|| RedfishError::Missing {
             bmc: self.bmc(),
             url: root_url.to_string(),
             what: "UpdateService link in the ServiceRoot".into(),
         })?;
-        let url = self.resolve_from(link, Some(root_url))?;
-        self.get_fetched(&url).await
+        self.resolve_from(link, Some(root_url))
     }
 
     /// Every member link of a collection, following `Members@odata.nextLink` pages, in order and
