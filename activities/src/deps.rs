@@ -66,6 +66,9 @@ pub struct Deps {
     /// of this process (every Redfish client opened from these `Deps` shares it), so a repeat
     /// crawl skips the UpdateService read. Bounded: one entry per BMC.
     pub link_cache: LinkCache,
+    /// When this process's scheduler passes last asked Temporal which requests have no workflow
+    /// (`site::manager_pass`: at most once per `tunables::ORPHAN_CHECK_EVERY`).
+    pub orphan_check: crate::site::OrphanCheck,
     pub settings: ActivitySettings,
     /// Mints the signed URLs of the artifact server (keyed by the store's site key).
     pub artifact_urls: ArtifactUrls,
@@ -131,6 +134,7 @@ impl Deps {
             catalog,
             site_view: SiteViewCache::new(),
             link_cache: LinkCache::default(),
+            orphan_check: crate::site::OrphanCheck::default(),
             settings,
             artifact_urls,
             site,

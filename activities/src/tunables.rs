@@ -56,5 +56,11 @@ pub const STALE_MARGIN: Duration = Duration::from_secs(5 * 60);
 /// workflow right now (it writes the request first).
 pub const SETTLE_MS: i64 = 30_000;
 
+/// How often the scheduler passes of one worker look for requests without a workflow (a Temporal
+/// visibility list of every running host workflow). Event-driven passes run on every host's end,
+/// hundreds a minute in a large rollout; the repair needs no such rate: a request is judged only
+/// after `SETTLE_MS` anyway, so a few more seconds before its adoption cost nothing.
+pub const ORPHAN_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// `hostfw doctor` (an operator looking at a quiet site) waits less.
 pub const DOCTOR_SETTLE_MS: i64 = 5_000;

@@ -70,6 +70,7 @@ async fn populate(url: &str, n: usize) -> anyhow::Result<()> {
                 model: Some("PowerEdge R760".into()),
                 state: hostfw_model::HostState::Ready,
                 instance_id: None,
+                labels: None,
             },
             login: None,
             keep_state: false,

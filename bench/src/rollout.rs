@@ -13,10 +13,11 @@ use hostfw_store::Store;
 use hostfw_tests::temporal::{DevServerOptions, Persistence};
 use hostfw_tests::{wait_for, DevServer, WorkerThread};
 
-use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow};
-use temporalio_client::WorkflowFetchHistoryOptions;
+use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
+use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow, MachineUpdateManagerWorkflow};
+use temporalio_client::{WorkflowFetchHistoryOptions, WorkflowQueryOptions};
 
-use crate::measure::{max_overlap, update_intervals};
+use crate::measure::{cpu_seconds, max_overlap, update_intervals};
 use crate::site;
 use crate::slots::{slot_stats, successor_split, workflow_times, SlotStats};
 use crate::{Args, Row};
@@ -65,6 +66,12 @@ struct RunResult {
     mean_update_ms: f64,
     /// Worker start to the first host entering HostReprovision (the first crawl and pass), ms.
     first_start_ms: f64,
+    /// Scheduler passes from the worker's start to the end (the manager's `status` query).
+    passes: u64,
+    /// CPU seconds over the rollout: the Temporal dev server, and this process (the worker thread,
+    /// bmc-sim and the bench's own polling).
+    server_cpu_s: f64,
+    own_cpu_s: f64,
 }
 
 async fn run_once(args: &Args, shape: &Shape, event_driven: bool, interval: &str) -> anyhow::Result<RunResult> {
@@ -93,6 +100,9 @@ async fn run_once(args: &Args, shape: &Shape, event_driven: bool, interval: &str
     hostfw_tests::register_fleet(&store, &fleet, |_| None).await?;
     let ids: Vec<String> = fleet.hosts().into_iter().map(|h| h.id).collect();
 
+    let server_pid = server.pid().ok_or_else(|| anyhow!("no process listens on the dev server's port"))?;
+    let server_cpu_before = cpu_seconds(server_pid).unwrap_or(f64::NAN);
+    let own_cpu_before = cpu_seconds(std::process::id()).unwrap_or(f64::NAN);
     let started = Instant::now();
     let started_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
     let worker = WorkerThread::spawn(site.clone(), Vec::new());
@@ -122,6 +132,14 @@ async fn run_once(args: &Args, shape: &Shape, event_driven: bool, interval: &str
     )
     .await;
     let stats = fleet.stats();
+    let server_cpu_s = cpu_seconds(server_pid).unwrap_or(f64::NAN) - server_cpu_before;
+    let own_cpu_s = cpu_seconds(std::process::id()).unwrap_or(f64::NAN) - own_cpu_before;
+    let passes = server
+        .client()
+        .get_workflow_handle::<MachineUpdateManagerWorkflow>(MACHINE_UPDATE_MANAGER_ID)
+        .query(MachineUpdateManagerWorkflow::status, (), WorkflowQueryOptions::default())
+        .await
+        .map_or(0, |s| s.passes_total);
     let _ = worker.stop().await;
     let makespan = result?;
 
@@ -170,6 +188,9 @@ async fn run_once(args: &Args, shape: &Shape, event_driven: bool, interval: &str
         events_per_host: events as f64 / ids.len().max(1) as f64,
         mean_update_ms,
         first_start_ms,
+        passes,
+        server_cpu_s,
+        own_cpu_s,
     })
 }
 
@@ -299,11 +320,14 @@ async fn run_shape(args: &Args, shape: &Shape, rows: &mut Vec<Row>) -> anyhow::R
 fn where_time_went(r: &RunResult, n: usize, c: usize) -> String {
     let waves = (n as f64 / c as f64).ceil();
     format!(
-        "first host started {:.1} s after the worker; hosts took {:.1} s on average (fastest {:.1} s), ceil(N/C) x mean = {:.1} s",
+        "first host started {:.1} s after the worker; hosts took {:.1} s on average (fastest {:.1} s), ceil(N/C) x mean = {:.1} s; {} scheduler passes; CPU over the rollout: dev server {:.0} s, worker + bmc-sim + bench {:.0} s",
         r.first_start_ms / 1000.0,
         r.mean_update_ms / 1000.0,
         r.fastest_ms as f64 / 1000.0,
-        waves * r.mean_update_ms / 1000.0
+        waves * r.mean_update_ms / 1000.0,
+        r.passes,
+        r.server_cpu_s,
+        r.own_cpu_s
     )
 }
 

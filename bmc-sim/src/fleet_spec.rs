@@ -186,6 +186,10 @@ pub struct HostSpec {
     /// ComputerSystem.SerialNumber.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
+    /// The operator's labels of this host (`labels = { rack = "r12" }`), read by `hostfw machine
+    /// import`; the simulator does nothing with them.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
     /// Listen address; port 0 picks a free port.
     pub bmc_address: SocketAddr,
     #[serde(default = "default_username")]
@@ -250,6 +254,7 @@ impl HostSpec {
             vendor: vendor.into(),
             model: model.into(),
             serial: None,
+            labels: Default::default(),
             bmc_address,
             username: default_username(),
             password: default_password(),

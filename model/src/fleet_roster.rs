@@ -1,6 +1,6 @@
 //! [`FleetRoster`]: the part of a bmc-sim fleet file that registers machines (`hostfw machine
 //! import`): the fleet's `tls`, and per host its id, BMC address, vendor, model and login, with
-//! `[defaults]` merged in. bmc-sim keeps the full fleet format (`hostfw_bmc_sim::FleetSpec`: faults,
+//! `[defaults]` merged in, and its `labels`. bmc-sim keeps the full fleet format (`hostfw_bmc_sim::FleetSpec`: faults,
 //! firmware, task styles, …); this reads the same file and ignores the keys that only the simulator
 //! uses, so the CLI does not link the simulator.
 //!
@@ -14,6 +14,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::labels::Labels;
 use serde_json::Value;
 
 /// bmc-sim's default BMC user name.
@@ -39,6 +41,9 @@ pub struct RosterHost {
     pub model: String,
     pub username: String,
     pub password: String,
+    /// The host's `labels = { rack = "r12" }` (failure domains); `None` when the file gives none
+    /// (registering it again keeps the stored labels).
+    pub labels: Option<Labels>,
 }
 
 /// Why a fleet file cannot be read.
@@ -101,6 +106,8 @@ struct RawHost {
     password: String,
     #[serde(default)]
     profile: Option<PathBuf>,
+    #[serde(default)]
+    labels: Option<Labels>,
 }
 
 fn default_username() -> String {
@@ -183,7 +190,11 @@ fn resolve(raw: RawHost, base: &Path, location: &str) -> Result<RosterHost, Flee
             return Err(host_err(location, key, "must be non-empty (or come from a `profile`)"));
         }
     }
+    if let Some(labels) = &raw.labels {
+        crate::labels::check_labels(labels).map_err(|e| host_err(location, "labels", &e.to_string()))?;
+    }
     Ok(RosterHost {
+        labels: raw.labels,
         id: raw.id,
         bmc_address: raw.bmc_address,
         vendor,
@@ -276,6 +287,21 @@ mod tests {
         let h = &roster.hosts[0];
         assert_eq!((h.id.as_str(), h.username.as_str(), h.password.as_str()), ("a", "admin", "pw"));
         assert_eq!(h.bmc_address, "127.0.0.1:9001".parse().unwrap());
+    }
+
+    #[test]
+    fn host_labels_are_read_and_checked() {
+        let host = |labels: &str| {
+            format!("[[host]]\nid = \"a\"\nvendor = \"D\"\nmodel = \"M\"\nbmc_address = \"127.0.0.1:1\"\n{labels}")
+        };
+        let roster = parse(&host("labels = { rack = \"r12\", power_domain = \"pd3\" }\n")).unwrap();
+        let labels = roster.hosts[0].labels.clone().unwrap();
+        assert_eq!(crate::labels::labels_text(&labels), "power_domain=pd3,rack=r12");
+        assert_eq!(parse(&host("")).unwrap().hosts[0].labels, None, "no labels given: None (stored ones kept)");
+        let err = parse(&host("labels = { Rack = \"r1\" }\n")).unwrap_err().to_string();
+        assert!(err.contains("host \"a\"") && err.contains("key `labels`") && err.contains("Rack"), "{err}");
+        let err = parse(&host("labels = { rack = 12 }\n")).unwrap_err().to_string();
+        assert!(err.contains("labels"), "{err}");
     }
 
     #[test]

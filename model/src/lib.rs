@@ -20,6 +20,7 @@ pub mod fleet_roster;
 pub mod gates;
 pub mod host_model;
 pub mod inventory;
+pub mod labels;
 pub mod lockdown;
 pub mod matcher;
 pub mod reported_version;
@@ -51,6 +52,7 @@ pub use gates::{
 };
 pub use host_model::{same_name, HostModel};
 pub use inventory::{InventoryMember, InventoryReport};
+pub use labels::{labels_text, parse_label, parse_labels, LabelError, Labels};
 pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};

@@ -182,6 +182,8 @@ pub enum MachineCmd {
     },
     /// List registered machines.
     List,
+    /// Set or remove a machine's labels (failure domains such as rack=r12).
+    Label(LabelArgs),
     /// One machine: state, overrides and state history with times and reasons.
     Show {
         #[command(flatten)]
@@ -258,6 +260,23 @@ pub struct MachineAddArgs {
     pub bmc_username: Option<String>,
     #[arg(long, requires = "bmc_username", env = "HOSTFW_BMC_PASSWORD", hide_env_values = true)]
     pub bmc_password: Option<String>,
+    /// A label `key=value` naming a failure domain (`--label rack=r12 --label power_domain=p4`),
+    /// capped by `[machine_updater] max_concurrent_per_label`. Given: replaces the machine's
+    /// labels; absent: keeps them.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub label: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct LabelArgs {
+    #[command(flatten)]
+    pub machine: MachineSelector,
+    /// Labels to set, `key=value` (a key already set takes the new value).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Label keys to remove.
+    #[arg(long = "remove", value_name = "KEY")]
+    pub remove: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -21,6 +21,7 @@ pub mod firmware_config;
 pub mod host_show;
 pub mod json_contract;
 pub mod machine;
+pub mod machine_label;
 pub mod maintenance;
 pub mod man_pages;
 pub mod output;
@@ -68,6 +69,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Machine(MachineCmd::Add(args)) => machine::add(&ctx, &args).await,
         Command::Machine(MachineCmd::Import { fleet }) => machine::import(&ctx, &fleet).await,
         Command::Machine(MachineCmd::List) => machine::list(&ctx).await,
+        Command::Machine(MachineCmd::Label(args)) => machine_label::label(&ctx, &args).await,
         Command::Machine(MachineCmd::Show { machine, history_count }) => {
             host_show::machine_show(&ctx, machine.id(), history_count).await
         }

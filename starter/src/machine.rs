@@ -1,4 +1,5 @@
-//! `machine add|import|list`: registering the fleet in the site database.
+//! `machine add|import|list`: registering the fleet in the site database, with each machine's
+//! labels (`--label rack=r12`, a fleet host's `labels`; `machine label` changes them later).
 //!
 //! Registration parses every BMC address with `BmcAddress` (a bare address is https, port 443;
 //! plain http only when written) and stores its canonical form. One BMC is one machine: a machine
@@ -42,6 +43,11 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
     if state == HostState::Assigned && args.instance.is_none() {
         bail!("--state Assigned needs --instance <instance-id>");
     }
+    let labels = if args.label.is_empty() {
+        None
+    } else {
+        Some(hostfw_model::parse_labels(args.label.iter().map(String::as_str)).map_err(|e| anyhow!("--label: {e}"))?)
+    };
     let login = match (&args.bmc_username, &args.bmc_password) {
         (Some(username), Some(password)) => {
             Some(Credentials { username: username.clone(), password: password.clone().into() })
@@ -55,14 +61,19 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
         model: None,
         state,
         instance_id: args.instance.clone(),
+        labels: labels.clone(),
     };
     ctx.store
         .machines_register(&[Registration { machine, login, keep_state: false }])
         .await
         .map_err(|e| taken(e, &args.bmc))
         .map_err(|e| anyhow!("machine add --machine {}: {e}", args.machine.id()))?;
-    ctx.audit("machine add", args.machine.id(), &format!("bmc {address}")).await?;
-    let json = serde_json::json!({ "machine_id": args.machine.id(), "bmc_address": address.to_string(), "action": "machine add" });
+    let detail = match &labels {
+        Some(l) => format!("bmc {address}, labels {}", hostfw_model::labels_text(l)),
+        None => format!("bmc {address}"),
+    };
+    ctx.audit("machine add", args.machine.id(), &detail).await?;
+    let json = serde_json::json!({ "machine_id": args.machine.id(), "bmc_address": address.to_string(), "labels": labels, "action": "machine add" });
     crate::output::result(ctx.format, &json, format!("machine {} registered (BMC {address})", args.machine.id()))?;
     Ok(())
 }
@@ -85,6 +96,7 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
                 model: Some(host.model.clone()),
                 state: HostState::Ready,
                 instance_id: None,
+                labels: host.labels.clone(),
             },
             login: Some(Credentials { username: host.username.clone(), password: host.password.clone().into() }),
             // Importing the fleet again refreshes BMCs and logins; it never resets what a known
@@ -126,8 +138,9 @@ pub async fn list(ctx: &Context) -> anyhow::Result<()> {
                 m.model.clone().unwrap_or_default(),
                 m.state.to_string(),
                 m.substate.map(|s| s.to_string()).unwrap_or_default(),
+                hostfw_model::labels_text(&m.labels),
             ]
         })
         .collect();
-    output::print(ctx.format, &machines, &["MACHINE", "BMC", "VENDOR", "MODEL", "STATE", "SUBSTATE"], rows)
+    output::print(ctx.format, &machines, &["MACHINE", "BMC", "VENDOR", "MODEL", "STATE", "SUBSTATE", "LABELS"], rows)
 }

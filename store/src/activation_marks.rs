@@ -24,7 +24,7 @@ impl Store {
         const OP: &str = "activation_mark_put";
         sqlx::query("DELETE FROM activation_marks WHERE issued_at_ms < $1")
             .bind(now_ms() - ACTIVATION_MARK_KEEP_MS)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db(OP, machine_id))?;
         sqlx::query(
@@ -35,7 +35,7 @@ impl Store {
         .bind(activity_id)
         .bind(machine_id)
         .bind(issued_at_ms)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(StoreError::db(OP, machine_id))?;
         Ok(())
@@ -58,7 +58,7 @@ impl Store {
         sqlx::query("DELETE FROM activation_marks WHERE run_id = $1 AND activity_id = $2")
             .bind(run_id)
             .bind(activity_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db("activation_mark_clear", activity_id))?;
         Ok(())

@@ -72,7 +72,7 @@ impl Store {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut conn = self.pool.acquire().await.map_err(StoreError::db("audit_append", target))?;
+            let mut conn = self.writer.acquire().await.map_err(StoreError::db("audit_append", target))?;
             let res = audit_append_in(&mut conn, actor, action, target, detail, now).await;
             match res {
                 Ok(_) => return Ok(()),

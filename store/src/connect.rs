@@ -1,5 +1,6 @@
 //! Connecting: choose the backend from the URL, prepare SQLite files (parent directories,
-//! `mode=rwc`, WAL, busy timeout), build the `AnyPool` and run the migrations.
+//! `mode=rwc`, WAL, busy timeout), build the pools (reads, and the one-connection writer of an
+//! SQLite file) and run the migrations.
 //!
 //! It must not contain table SQL, and it must never log or return a database password: every URL
 //! that leaves this module goes through `redact_url`.
@@ -28,6 +29,8 @@ enum Target {
 /// A database just opened: its pool, engine, and the SQLite file this open created (if any).
 pub(crate) struct Opened {
     pub pool: AnyPool,
+    /// Where writes go (`Store::writer`): one connection on an SQLite file, else `pool`.
+    pub writer: AnyPool,
     pub backend: Backend,
     pub created: Option<PathBuf>,
 }
@@ -46,6 +49,7 @@ pub(crate) async fn open(url: &str) -> Result<Opened> {
     let connect_err = |source| StoreError::Connect { backend, url: shown.clone(), source };
     let mut created = None;
 
+    let mut writer = None;
     let pool = match &target {
         Target::Postgres { url } => AnyPoolOptions::new()
             .max_connections(POSTGRES_MAX_CONNECTIONS)
@@ -75,6 +79,7 @@ pub(crate) async fn open(url: &str) -> Result<Opened> {
                 );
                 created = Some(path.clone());
             }
+            writer = Some(sqlite_options(1).connect(url).await.map_err(connect_err)?);
             pool
         }
         // Every connection to `:memory:` is its own database: keep exactly one, forever.
@@ -87,9 +92,10 @@ pub(crate) async fn open(url: &str) -> Result<Opened> {
             .map_err(connect_err)?,
     };
 
-    MIGRATOR.run(&pool).await.map_err(|source| StoreError::Migrate { backend, source })?;
+    let writer = writer.unwrap_or_else(|| pool.clone());
+    MIGRATOR.run(&writer).await.map_err(|source| StoreError::Migrate { backend, source })?;
     tracing::info!(backend = %backend, url = %shown, "site database opened and migrated");
-    Ok(Opened { pool, backend, created })
+    Ok(Opened { pool, writer, backend, created })
 }
 
 /// The SQLite file `url` names (absolute), or `None` for PostgreSQL, `:memory:` and bad URLs.

@@ -39,7 +39,7 @@ impl Store {
         .bind(name)
         .bind(label)
         .bind(delta)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(StoreError::db("counter_add", name))?;
         Ok(())

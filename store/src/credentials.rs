@@ -72,7 +72,7 @@ impl Store {
     /// host is registered).
     pub async fn credentials_put(&self, machine_id: &str, username: &str, password: &Secret) -> Result<()> {
         let key = self.key_for_write(machine_id)?;
-        let mut conn = self.pool.acquire().await.map_err(StoreError::db("credentials_put", machine_id))?;
+        let mut conn = self.writer.acquire().await.map_err(StoreError::db("credentials_put", machine_id))?;
         credentials_put_in(&mut conn, key, machine_id, username, password)
             .await
             .map_err(StoreError::db("credentials_put", machine_id))
@@ -111,7 +111,7 @@ impl Store {
     /// the current site key cannot open, a lost connection — nothing is changed.
     pub async fn credentials_rekey(&self, new_key: &SiteKey, actor: &str) -> Result<Rekeyed> {
         const OP: &str = "credentials_rekey";
-        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, ""))?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
         let rows = sqlx::query("SELECT machine_id, password FROM credentials ORDER BY machine_id")
             .fetch_all(&mut *tx)
             .await

@@ -68,6 +68,15 @@ pub enum StoreError {
         machine: String,
     },
 
+    /// A request for `machine` would put more hosts labelled `key=value` in flight than
+    /// `[machine_updater] max_concurrent_per_label` allows.
+    #[error(
+        "machine {machine} is labelled {key}={value} and {} of {limit} such hosts are already updating or in \
+         maintenance ({}): machine_updater.max_concurrent_per_label.{key} = {limit}; nothing was written",
+        holders.len(), holders.join(", ")
+    )]
+    LabelCapReached { machine: String, key: String, value: String, limit: u32, holders: Vec<String> },
+
     /// The row the operation needs does not exist.
     #[error("{what} {id:?} not found")]
     NotFound {

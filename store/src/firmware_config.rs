@@ -58,7 +58,7 @@ impl Store {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, actor))?;
+            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, actor))?;
             let inserted = sqlx::query(concat!(
                 "INSERT INTO firmware_config_versions (",
                 columns!(),

@@ -63,7 +63,7 @@ impl Store {
         .bind(report.message.as_str())
         .bind(report.classifications.join(","))
         .bind(now_ms())
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(StoreError::db(OP, id))?;
         if done.rows_affected() == 0 {
@@ -77,7 +77,7 @@ impl Store {
         let done = sqlx::query("DELETE FROM health_reports WHERE machine_id = $1 AND source = $2")
             .bind(machine_id)
             .bind(source)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db("health_report_remove", machine_id))?;
         Ok(done.rows_affected() > 0)

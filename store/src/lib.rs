@@ -22,6 +22,7 @@ mod error;
 mod firmware_config;
 mod health;
 mod history;
+mod labels;
 mod legacy_addresses;
 mod machines;
 mod maintenance;
@@ -48,6 +49,7 @@ pub use error::{Result, StoreError};
 pub use firmware_config::FirmwareConfigVersion;
 pub use health::HealthReport;
 pub use history::HistoryEntry;
+pub use labels::LabelCapHit;
 pub use machines::{Machine, NewMachine};
 pub use maintenance::MaintenanceChange;
 pub use registration::Registration;
@@ -80,7 +82,13 @@ impl fmt::Display for Backend {
 /// The site database. Clone it freely: clones share one connection pool.
 #[derive(Clone)]
 pub struct Store {
+    /// Reads (and, on PostgreSQL, writes too).
     pool: sqlx::AnyPool,
+    /// Writes. On an SQLite file a pool of one connection: this process's writers queue for it in
+    /// order (the pool is fair) instead of racing for SQLite's write lock, where a loser sleeps in
+    /// the busy handler and can starve behind the others until `database is locked`. Elsewhere
+    /// the same pool as `pool`.
+    writer: sqlx::AnyPool,
     backend: Backend,
     /// Seals and opens BMC passwords (`credentials`); `None`: legacy plaintext is read, writes refused.
     site_key: Option<SiteKey>,
@@ -106,9 +114,9 @@ impl Store {
     /// refused, changing nothing, if two machines turn out to share a BMC). Creating a SQLite
     /// file is logged as a WARN naming its full path (see [`Store::created_file`]).
     pub async fn connect(url: &str) -> Result<Store> {
-        let connect::Opened { pool, backend, created } = connect::open(url).await?;
-        legacy_addresses::normalise(&pool).await?;
-        Ok(Store { pool, backend, site_key: None, created })
+        let connect::Opened { pool, writer, backend, created } = connect::open(url).await?;
+        legacy_addresses::normalise(&writer).await?;
+        Ok(Store { pool, writer, backend, site_key: None, created })
     }
 
     /// This store with `key` as its site key: BMC passwords are written encrypted with it and
@@ -187,6 +195,7 @@ impl Store {
 
     /// Closes every pooled connection (waits for checked-out ones). Other clones stop working.
     pub async fn close(&self) {
+        self.writer.close().await;
         self.pool.close().await;
     }
 }

@@ -7,7 +7,7 @@
 //! `registration`. It must not decide anything about firmware (that is `hostfw-model`), and it must
 //! not write history rows other than through `machine_set_state`'s transaction.
 
-use hostfw_model::{BmcAddress, BmcLookup, HostState, HostSubstate, TimeWindow};
+use hostfw_model::{BmcAddress, BmcLookup, HostState, HostSubstate, Labels, TimeWindow};
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -33,6 +33,10 @@ pub struct NewMachine {
     pub state: HostState,
     /// Tenant instance; always written (`None` = not assigned).
     pub instance_id: Option<String>,
+    /// Labels (failure domains); `None` keeps the stored ones (none for a new machine), `Some`
+    /// replaces them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Labels>,
 }
 
 /// One managed host.
@@ -57,6 +61,9 @@ pub struct Machine {
     pub auto_update: Option<bool>,
     /// The host's update window (`managed-host start-updates`); `None` = no window.
     pub window: Option<TimeWindow>,
+    /// Labels (`machine add --label rack=r12`), by key.
+    #[serde(default)]
+    pub labels: Labels,
     /// When the row was first inserted, unix ms.
     pub created_at_ms: i64,
     /// When the row last changed, unix ms.
@@ -66,7 +73,7 @@ pub struct Machine {
 macro_rules! machine_columns {
     () => {
         "id, bmc_address, vendor, model, state, substate, instance_id, auto_update, \
-         window_start_ms, window_end_ms, created_at_ms, updated_at_ms"
+         window_start_ms, window_end_ms, labels, created_at_ms, updated_at_ms"
     };
 }
 
@@ -86,6 +93,8 @@ pub(crate) fn machine_from_row(row: &AnyRow) -> Result<Machine> {
     let state = state.parse::<HostState>().map_err(|e| corrupt(e.to_string()))?;
     let substate: Option<String> = row.try_get("substate").map_err(StoreError::db("machine_decode", id()))?;
     let substate = substate.map(|s| s.parse::<HostSubstate>()).transpose().map_err(|e| corrupt(e.to_string()))?;
+    let labels: String = row.try_get("labels").map_err(StoreError::db("machine_decode", id()))?;
+    let labels = labels_from_db(&labels).map_err(corrupt)?;
     let decode = || -> std::result::Result<Machine, sqlx::Error> {
         let window_start: Option<i64> = row.try_get("window_start_ms")?;
         let window_end: Option<i64> = row.try_get("window_end_ms")?;
@@ -99,6 +108,7 @@ pub(crate) fn machine_from_row(row: &AnyRow) -> Result<Machine> {
             instance_id: row.try_get("instance_id")?,
             auto_update: row.try_get::<Option<i64>, _>("auto_update")?.map(bool_from_db),
             window: window_start.zip(window_end).map(|(start_ms, end_ms)| TimeWindow { start_ms, end_ms }),
+            labels,
             created_at_ms: row.try_get("created_at_ms")?,
             updated_at_ms: row.try_get("updated_at_ms")?,
         })
@@ -108,6 +118,19 @@ pub(crate) fn machine_from_row(row: &AnyRow) -> Result<Machine> {
         id: row.try_get::<String, _>("id").unwrap_or_default(),
         source: e,
     })
+}
+
+/// A `labels` column value: a JSON object of valid label strings.
+pub(crate) fn labels_from_db(text: &str) -> std::result::Result<Labels, String> {
+    let labels: Labels =
+        serde_json::from_str(text).map_err(|e| format!("labels {text:?} are not a JSON object of strings: {e}"))?;
+    hostfw_model::labels::check_labels(&labels).map_err(|e| e.to_string())?;
+    Ok(labels)
+}
+
+/// The `labels` column value of `labels`.
+pub(crate) fn labels_to_db(labels: &Labels) -> String {
+    serde_json::to_string(labels).unwrap_or_else(|_| "{}".to_string())
 }
 
 impl Store {
@@ -172,7 +195,7 @@ impl Store {
     ) -> Result<()> {
         const OP: &str = "machine_set_state";
         let now = now_ms();
-        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
         // The view revision comes first (`revisions`): it serialises every writer of machines,
         // concurrent state changes of this machine and their history numbering included.
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
@@ -198,7 +221,7 @@ impl Store {
     /// Sets (`Some`) or clears (`None` = site default) the per-host auto-update override.
     pub async fn machine_set_auto_update(&self, id: &str, auto_update: Option<bool>) -> Result<()> {
         const OP: &str = "machine_set_auto_update";
-        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
         let done = sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3, rev = $4 WHERE id = $1")
             .bind(id)
@@ -227,7 +250,7 @@ impl Store {
                 });
             }
         }
-        let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
         let done = sqlx::query(
             "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4, rev = $5 WHERE id = $1",

@@ -19,7 +19,7 @@ use sqlx::{AnyConnection, Row};
 
 use crate::credentials::{credentials_put_in, Credentials};
 use crate::error::{is_unique_violation, Result, StoreError};
-use crate::machines::NewMachine;
+use crate::machines::{labels_to_db, NewMachine};
 use crate::revisions::next_rev;
 use crate::{now_ms, Store};
 
@@ -58,7 +58,7 @@ impl Store {
             self.key_for_write(&m.id)?;
         }
         let first = items.first().map(|(m, _, _)| m.id.as_str()).unwrap_or_default();
-        let mut tx = self.pool.begin().await.map_err(StoreError::db(op, first))?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
         // The view revision comes first (`revisions`): it takes the write lock (SQLite) before
         // anything is read, and no machine row lock is held before it (PostgreSQL).
@@ -121,6 +121,13 @@ impl Store {
 fn check_batch(items: &[Item<'_>]) -> Result<()> {
     let mut seen: HashMap<BmcAddress, &NewMachine> = HashMap::new();
     for (m, _, _) in items {
+        if let Some(labels) = &m.labels {
+            hostfw_model::labels::check_labels(labels).map_err(|e| StoreError::Invalid {
+                op: "machine_upsert",
+                id: m.id.clone(),
+                reason: e.to_string(),
+            })?;
+        }
         let listener = m.bmc_address.with_scheme(Scheme::Https);
         match seen.get(&listener) {
             Some(owner) if owner.id != m.id => {
@@ -163,10 +170,11 @@ async fn upsert_in(
     rev: i64,
 ) -> std::result::Result<bool, sqlx::Error> {
     let done = sqlx::query(
-        "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms, rev) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $9) \
+        "INSERT INTO machines (id, bmc_address, vendor, model, state, instance_id, created_at_ms, updated_at_ms, rev, labels) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $9, COALESCE($10, '{}')) \
          ON CONFLICT (id) DO UPDATE SET \
            rev = excluded.rev, \
+           labels = CASE WHEN $11 = 1 THEN excluded.labels ELSE machines.labels END, \
            bmc_address = excluded.bmc_address, \
            vendor = COALESCE(excluded.vendor, machines.vendor), \
            model = COALESCE(excluded.model, machines.model), \
@@ -190,6 +198,8 @@ async fn upsert_in(
     .bind(now)
     .bind(i64::from(keep_state))
     .bind(rev)
+    .bind(m.labels.as_ref().map(labels_to_db))
+    .bind(i64::from(m.labels.is_some()))
     .execute(conn)
     .await?;
     Ok(done.rows_affected() > 0)

@@ -5,6 +5,8 @@
 //! request (NICo's bug), and "clear if not started" is one conditional DELETE, so it can never
 //! remove a request a workflow already started. It must not start or signal workflows.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -111,11 +113,20 @@ impl Store {
     /// Stores a new request for an existing machine, or returns the existing one untouched.
     /// Unknown machine: `NotFound { what: "machine" }`; a machine in maintenance: `Conflict`.
     pub async fn request_create(&self, new: &NewRequest) -> Result<RequestCreate> {
+        self.request_create_capped(new, &BTreeMap::new()).await
+    }
+
+    /// [`Store::request_create`] under failure-domain caps (`[machine_updater]
+    /// max_concurrent_per_label`): refused with `LabelCapReached` when the machine carries a capped
+    /// label whose value already has `limit` hosts in flight. Exact under concurrency: requests for
+    /// one label value serialise on its lock row (`labels`), so no interleaving of callers
+    /// overshoots a cap.
+    pub async fn request_create_capped(&self, new: &NewRequest, caps: &BTreeMap<String, u32>) -> Result<RequestCreate> {
         const OP: &str = "request_create";
         let id = new.machine_id.as_str();
         // A request deleted between our INSERT and our read makes us go round once more.
         for _ in 0..REQUEST_CREATE_ATTEMPTS {
-            let mut tx = self.pool.begin().await.map_err(StoreError::db(OP, id))?;
+            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
             // The machine's write lock first (its row on PostgreSQL, the database on SQLite), as
             // `machine_maintenance` takes it: the two are serialised per machine, and the state
             // read below is what committed before us.
@@ -138,6 +149,31 @@ impl Store {
                          --machine {id} --exit`"
                     ),
                 });
+            }
+            let has_request: bool =
+                sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM reprovision_requests WHERE machine_id = $1")
+                    .bind(id)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(StoreError::db(OP, id))?
+                    > 0;
+            if !has_request {
+                let hit = crate::labels::cap_check_in(&mut tx, id, caps).await.map_err(|e| match e {
+                    crate::labels::CapCheckError::Db(e) => StoreError::db(OP, id)(e),
+                    crate::labels::CapCheckError::Corrupt(detail) => {
+                        StoreError::Corrupt { op: OP, id: id.to_owned(), detail }
+                    }
+                })?;
+                if let Some(hit) = hit {
+                    tx.rollback().await.map_err(StoreError::db(OP, id))?;
+                    return Err(StoreError::LabelCapReached {
+                        machine: id.to_owned(),
+                        key: hit.key,
+                        value: hit.value,
+                        limit: hit.limit,
+                        holders: hit.holders,
+                    });
+                }
             }
             // Insert unless a request exists, returning the new row. (SQLite wants a WHERE on
             // INSERT … SELECT … ON CONFLICT; EXISTS is it.)
@@ -274,7 +310,7 @@ impl Store {
         let done = sqlx::query("UPDATE reprovision_requests SET workflow_id = $2 WHERE machine_id = $1")
             .bind(machine_id)
             .bind(workflow_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db(OP, machine_id))?;
         if done.rows_affected() == 0 {
@@ -287,7 +323,7 @@ impl Store {
     pub async fn request_delete(&self, machine_id: &str) -> Result<bool> {
         let done = sqlx::query("DELETE FROM reprovision_requests WHERE machine_id = $1")
             .bind(machine_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db("request_delete", machine_id))?;
         Ok(done.rows_affected() > 0)
@@ -298,7 +334,7 @@ impl Store {
     pub async fn request_delete_if_not_started(&self, machine_id: &str) -> Result<ClearOutcome> {
         let done = sqlx::query("DELETE FROM reprovision_requests WHERE machine_id = $1 AND started_at_ms IS NULL")
             .bind(machine_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db("request_delete_if_not_started", machine_id))?;
         if done.rows_affected() > 0 {
@@ -316,7 +352,7 @@ impl Store {
         let done = sqlx::query(sql)
             .bind(machine_id)
             .bind(value)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db(op, machine_id))?;
         if done.rows_affected() == 0 {

@@ -70,7 +70,7 @@ impl Store {
             .bind(lock.pid_start_ticks)
             .bind(lock.started_at_ms)
             .bind(lock.deadline_ms)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db(OP, &lock.machine_id))?;
             if done.rows_affected() == 1 {
@@ -112,7 +112,7 @@ impl Store {
         .bind(machine_id)
         .bind(component)
         .bind(holder)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(StoreError::db("script_lock_set_process", machine_id))?;
         Ok(done.rows_affected() == 1)
@@ -124,7 +124,7 @@ impl Store {
             .bind(machine_id)
             .bind(component)
             .bind(holder)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db("script_lock_release", machine_id))?;
         Ok(done.rows_affected() == 1)

@@ -10,8 +10,9 @@ use std::time::Duration;
 /// 5 s only trips when something is really stuck, and stays far below activity timeouts.
 pub(crate) const SQLITE_BUSY_TIMEOUT_MS: u64 = 5_000;
 
-/// Pooled SQLite connections. WAL lets readers run beside the one writer; a handful is enough for a
-/// worker plus the metrics endpoint, and more would only queue on the write lock.
+/// Pooled SQLite connections for reads. WAL lets readers run beside the one writer (writes have a
+/// pool of one connection of their own, `Store::writer`); a handful is enough for a worker plus
+/// the metrics endpoint.
 pub(crate) const SQLITE_MAX_CONNECTIONS: u32 = 8;
 
 /// Pooled PostgreSQL connections per process. Workers scale horizontally, so keep each one modest

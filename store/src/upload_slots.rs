@@ -41,28 +41,46 @@ impl Store {
     /// `None` when all `max` slots are held by live leases of other holders. A slot `holder`
     /// already holds is granted again with a new generation (its earlier grant is fenced off).
     pub async fn upload_slot_acquire(&self, holder: &str, max: u32, lease_ms: i64) -> Result<Option<SlotGrant>> {
+        const OP: &str = "upload_slot_acquire";
         let now = now_ms();
-        for slot in 0..i64::from(max) {
-            sqlx::query("INSERT INTO upload_slots (slot, holder, expires_at_ms) VALUES ($1, NULL, 0) ON CONFLICT (slot) DO NOTHING")
-                .bind(slot)
-                .execute(&self.pool)
-                .await
-                .map_err(StoreError::db("upload_slot_acquire", holder))?;
-        }
-        // Prefer the slot this holder already holds (its own takeover), then any free one.
-        let own = sqlx::query("SELECT slot FROM upload_slots WHERE holder = $1 AND slot < $2 ORDER BY slot")
-            .bind(holder)
-            .bind(i64::from(max))
-            .fetch_all(&self.pool)
+        let max = i64::from(max);
+        // The slot rows exist once `max` was seen: only a first call (or a raised `max`) writes them.
+        let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM upload_slots WHERE slot < $1")
+            .bind(max)
+            .fetch_one(&self.pool)
             .await
-            .map_err(StoreError::db("upload_slot_acquire", holder))?;
-        let mut order: Vec<i64> = Vec::with_capacity(max as usize);
-        for row in own {
-            order.push(row.try_get("slot").map_err(StoreError::db("upload_slot_acquire", holder))?);
+            .map_err(StoreError::db(OP, holder))?;
+        if rows < max {
+            for slot in 0..max {
+                sqlx::query(
+                    "INSERT INTO upload_slots (slot, holder, expires_at_ms) VALUES ($1, NULL, 0) ON CONFLICT (slot) DO NOTHING",
+                )
+                .bind(slot)
+                .execute(&self.writer)
+                .await
+                .map_err(StoreError::db(OP, holder))?;
+            }
         }
-        let free: Vec<i64> = (0..i64::from(max)).filter(|s| !order.contains(s)).collect();
-        order.extend(free);
-        for slot in order {
+        // Read which slots could be granted (this holder's own first: its takeover, then free or
+        // expired ones), so a waiter that finds every slot held writes nothing.
+        let candidates = sqlx::query(
+            "SELECT slot, holder FROM upload_slots \
+             WHERE slot < $1 AND (holder IS NULL OR holder = $2 OR expires_at_ms < $3) ORDER BY slot",
+        )
+        .bind(max)
+        .bind(holder)
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db(OP, holder))?;
+        let mut order: Vec<(bool, i64)> = Vec::with_capacity(candidates.len());
+        for row in candidates {
+            let slot: i64 = row.try_get("slot").map_err(StoreError::db(OP, holder))?;
+            let held_by: Option<String> = row.try_get("holder").map_err(StoreError::db(OP, holder))?;
+            order.push((held_by.as_deref() != Some(holder), slot));
+        }
+        order.sort_unstable();
+        for (_, slot) in order {
             // The condition is re-checked on the row being updated, so two workers racing for the
             // same free slot cannot both win it; RETURNING gives the generation this grant made.
             let taken = sqlx::query(
@@ -74,12 +92,11 @@ impl Store {
             .bind(now + lease_ms)
             .bind(slot)
             .bind(now)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.writer)
             .await
-            .map_err(StoreError::db("upload_slot_acquire", holder))?;
+            .map_err(StoreError::db(OP, holder))?;
             if let Some(row) = taken {
-                let generation: i64 =
-                    row.try_get("generation").map_err(StoreError::db("upload_slot_acquire", holder))?;
+                let generation: i64 = row.try_get("generation").map_err(StoreError::db(OP, holder))?;
                 return Ok(Some(SlotGrant { slot: slot as u32, generation }));
             }
         }
@@ -100,7 +117,7 @@ impl Store {
         .bind(holder)
         .bind(grant.generation)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(StoreError::db("upload_slot_renew", holder))?;
         Ok(done.rows_affected() == 1)
@@ -114,7 +131,7 @@ impl Store {
         .bind(i64::from(grant.slot))
         .bind(holder)
         .bind(grant.generation)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(StoreError::db("upload_slot_release", holder))?;
         Ok(())
@@ -126,7 +143,7 @@ impl Store {
     pub async fn upload_slot_release_holder(&self, holder: &str) -> Result<()> {
         sqlx::query("UPDATE upload_slots SET holder = NULL, expires_at_ms = 0 WHERE holder = $1")
             .bind(holder)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(StoreError::db("upload_slot_release_holder", holder))?;
         Ok(())

@@ -168,6 +168,7 @@ pub async fn register_fleet(
                         hostfw_model::HostState::Ready
                     },
                     instance_id,
+                    labels: None,
                 })
                 .await?;
             store.credentials_put(&host.id, &host.username, &host.password).await?;

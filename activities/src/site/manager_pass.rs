@@ -9,11 +9,12 @@
 use std::collections::BTreeMap;
 
 use hostfw_model::gates::{self, FirmwareStatus};
-use hostfw_store::{now_ms, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED};
+use hostfw_store::{now_ms, StoreError, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED};
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
-use crate::site::site_link::{request_and_start, INITIATOR_AUTOMATED};
+use crate::site::site_link::{request_and_start, StartError, INITIATOR_AUTOMATED};
+use crate::tunables::ORPHAN_CHECK_EVERY;
 use crate::{error, Deps};
 
 /// One pass, counted in `manager_passes_total{succeeded|failed}` (the metrics endpoint's
@@ -46,6 +47,11 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         let message = drift_message(&view.input.hosts, id);
         match request_and_start(&deps.site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
             Ok(_) => started.push(id.clone()),
+            // Another pass, worker or direct request filled the host's failure domain since the
+            // view was read: the site database refused the request, exactly as the cap says.
+            Err(StartError::Store(StoreError::LabelCapReached { key, value, .. })) => {
+                tracing::info!(machine_id = %id, label = %format!("{key}={value}"), "machine update manager: failure-domain cap reached since the site view was read; the host waits");
+            }
             Err(e) => {
                 tracing::warn!(machine_id = %id, error = %hostfw_model::error_chain(&e), "machine update manager could not start a host");
                 start_failures.push(StartFailure { machine_id: id.clone(), error: hostfw_model::error_chain(&e) });
@@ -84,12 +90,17 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     })
 }
 
-/// Start again the workflow of every request whose workflow is not running: its maker died
+/// Starts again the workflow of every request whose workflow is not running: its maker died
 /// between writing the request and starting the workflow, or the workflow closed without
 /// finishing the request (failed, terminated by hand, lost with its namespace). The workflow
 /// resumes from fresh inventory (`repair`). A workflow that runs (e.g. an assigned host waiting
 /// for its tenant) is left alone.
+/// Runs at most once per [`ORPHAN_CHECK_EVERY`] in this process: event-driven passes follow
+/// every host's end, and the check lists every running host workflow.
 async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64) {
+    if !deps.orphan_check.due(std::time::Instant::now(), ORPHAN_CHECK_EVERY) {
+        return;
+    }
     let found = match crate::site::repair::requests_without_workflow(
         &deps.store,
         client,

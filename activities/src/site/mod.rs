@@ -1,13 +1,17 @@
 //! The activities of the two site workflows: the scheduler pass (`manager_pass`, reading the site
 //! through `site_view_cache`, which keeps `site_view` up to date across passes, and starting hosts
 //! through `site_link`), the repair of what the site
-//! database and Temporal disagree on (`repair`, also behind `hostfw doctor`), and the Site Explorer
+//! database and Temporal disagree on (`repair`, also behind `hostfw doctor`; `orphan_check` spaces the
+//! scheduler's own look for orphaned requests), and the Site Explorer
 //! crawl (`crawl`). The worker binds them in `registry`.
 
 pub mod crawl;
 pub mod manager_pass;
+mod orphan_check;
 pub(crate) mod registry;
 pub mod repair;
 pub mod site_link;
 pub mod site_view;
 pub mod site_view_cache;
+
+pub use orphan_check::OrphanCheck;

@@ -171,9 +171,14 @@ pub async fn requests_without_workflow(
     settle_ms: i64,
 ) -> Result<Vec<Finding>, RepairError> {
     let requests = store.request_list().await?;
+    let settled: Vec<_> = requests.iter().filter(|r| now - r.requested_at_ms > settle_ms).collect();
+    if settled.is_empty() {
+        // Nothing old enough to judge: no need to ask Temporal.
+        return Ok(Vec::new());
+    }
     let running = running_workflows(client).await?;
     let mut found = Vec::new();
-    for r in requests.iter().filter(|r| now - r.requested_at_ms > settle_ms && !running.contains_key(&r.machine_id)) {
+    for r in settled.into_iter().filter(|r| !running.contains_key(&r.machine_id)) {
         let status = workflow_status(client, &r.machine_id).await?;
         let workflow = match status {
             Some(WorkflowExecutionStatus::Running) => continue,

@@ -84,7 +84,9 @@ pub fn bmc_waits(site: &SiteConfig) -> BmcWaits {
     }
 }
 
-/// Create the request for `machine_id` and start its workflow; returns the workflow ID.
+/// Create the request for `machine_id` and start its workflow; returns the workflow ID. The
+/// request is refused (`StoreError::LabelCapReached`) when it would exceed a failure-domain cap
+/// (`[machine_updater] max_concurrent_per_label`), whoever asks.
 pub async fn request_and_start(
     site: &SiteConfig,
     store: &Store,
@@ -103,7 +105,8 @@ pub async fn request_and_start(
         update_message: message.clone(),
         workflow_id: Some(workflow_id.clone()),
     };
-    if let RequestCreate::Exists(existing) = store.request_create(&new).await? {
+    let caps = &site.machine_updater.max_concurrent_per_label;
+    if let RequestCreate::Exists(existing) = store.request_create_capped(&new, caps).await? {
         return Err(StartError::AlreadyRequested {
             machine: machine_id.to_string(),
             initiator: existing.initiator,

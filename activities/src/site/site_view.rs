@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use hostfw_model::gates::{firmware_status, FirmwareStatus, HostView, PassInput, SchedulingPolicy};
-use hostfw_model::{Catalog, HostState, SiteConfig, TimeWindow};
+use hostfw_model::{Catalog, HostState, Labels, SiteConfig, TimeWindow};
 use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};
 
 use crate::host::host_state::HEALTH_SOURCE;
@@ -33,6 +33,7 @@ pub struct MachineFacts {
     pub assigned: bool,
     pub auto_update: Option<bool>,
     pub window: Option<TimeWindow>,
+    pub labels: Labels,
 }
 
 impl MachineFacts {
@@ -42,6 +43,7 @@ impl MachineFacts {
             assigned: m.state.is_assigned(m.instance_id.is_some()),
             auto_update: m.auto_update,
             window: m.window,
+            labels: m.labels.clone(),
         }
     }
 }
@@ -122,6 +124,7 @@ pub fn assemble<'a>(
                 has_request: requested.contains(id),
                 unhealthy: report.is_some_and(|r| r.failed) || reported.contains(id),
                 firmware: report.map_or(FirmwareStatus::NotExplored, |r| r.firmware.clone()),
+                labels: m.labels.clone(),
             }
         })
         .collect();

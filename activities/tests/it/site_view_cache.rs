@@ -86,6 +86,7 @@ fn machine(i: usize, state: HostState, instance: Option<&str>) -> Registration {
             model: Some("PowerEdge R760".into()),
             state,
             instance_id: instance.map(str::to_string),
+            labels: None,
         },
         login: None,
         keep_state: false,

@@ -338,6 +338,10 @@ pub struct MachineUpdaterSection {
     /// changes (default). `false` is NICo's policy: a pass only every run interval (kept for
     /// comparison, e.g. by the benchmarks).
     pub event_driven: bool,
+    /// Failure-domain caps: label key → at most this many hosts sharing one value of it are
+    /// updating (or in maintenance) at once, beneath the site ceiling, e.g. `{ rack = 1 }`.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub max_concurrent_per_label: std::collections::BTreeMap<String, u32>,
 }
 
 impl Default for MachineUpdaterSection {
@@ -348,6 +352,7 @@ impl Default for MachineUpdaterSection {
             machine_update_run_interval: Duration::from_secs(300),
             instance_autoreboot_period: None,
             event_driven: true,
+            max_concurrent_per_label: std::collections::BTreeMap::new(),
         }
     }
 }

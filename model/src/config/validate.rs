@@ -105,6 +105,18 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
             ));
         }
     }
+    for (key, limit) in &mu.max_concurrent_per_label {
+        crate::labels::check_key(key).map_err(|e| ("machine_updater.max_concurrent_per_label", format!("{e}")))?;
+        if *limit == 0 {
+            return Err((
+                "machine_updater.max_concurrent_per_label",
+                format!(
+                    "{key} = 0 would never update a host labelled {key}; use at least 1 (turn updates \
+                     off with `hostfw machine auto-update --disable` instead)"
+                ),
+            ));
+        }
+    }
     positive("machine_updater.machine_update_run_interval", mu.machine_update_run_interval)?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::firmware::FirmwareStatus;
+use crate::labels::Labels;
 use crate::{HostState, TimeWindow};
 
 /// One host as input to a scheduling pass.
@@ -25,6 +26,9 @@ pub struct HostView {
     pub has_request: bool,
     pub unhealthy: bool,
     pub firmware: FirmwareStatus,
+    /// The machine's labels (failure domains: `max_concurrent_per_label`).
+    #[serde(default, skip_serializing_if = "Labels::is_empty")]
+    pub labels: Labels,
 }
 
 impl HostView {

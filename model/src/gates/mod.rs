@@ -3,13 +3,15 @@
 //! every other non-compliant host waits.
 //!
 //! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
-//! view, firmware status, policy, per-host gates, skip reasons, the fleet pass). It must do no
+//! view, firmware status, policy, per-host gates, failure-domain caps, skip reasons, the fleet
+//! pass). It must do no
 //! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
 
 mod ceiling;
 mod firmware;
 mod host_gates;
 mod host_view;
+mod label_caps;
 mod pass;
 mod policy;
 mod reason;
@@ -17,6 +19,7 @@ mod reason;
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
 pub use host_view::HostView;
+pub use label_caps::LabelLoad;
 pub use pass::{plan, PassInput, Plan};
 pub use policy::SchedulingPolicy;
 pub use reason::{SkipReason, Skipped};

@@ -1,6 +1,7 @@
 //! One Machine Update Manager pass over the fleet: derive fleet health and the ceiling, count the
 //! work already in flight (S9), run each host through the gates, order the candidates
-//! (unassigned first, S7) and start as many as the free slots allow (S11–S13).
+//! (unassigned first, S7) and start as many as the free slots and the failure-domain caps allow
+//! (S11–S13, `gates::label_caps`).
 //!
 //! Owns the whole-fleet part of scheduling and the `Plan` it returns. It must not perform the
 //! starts, read a store or a clock (`now_ms` comes in), nor restate any per-host gate (see
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::ceiling::{ceiling, Ceiling, FleetHealth};
 use super::host_gates::{check, Verdict};
 use super::host_view::HostView;
+use super::label_caps::LabelLoad;
 use super::policy::SchedulingPolicy;
 use super::reason::{SkipReason, Skipped};
 
@@ -56,7 +58,20 @@ pub fn plan(input: &PassInput) -> Plan {
     let mut candidates: Vec<usize> = (0..hosts.len()).filter(|&i| verdicts[i] == Verdict::Candidate).collect();
     // Stable: each group keeps input order.
     candidates.sort_by_key(|&i| hosts[i].is_assigned());
-    let chosen = &candidates[..candidates.len().min(available as usize)];
+    // In selection order: a host whose failure domain is full waits (and leaves its slot to the
+    // next candidate); the others take the free slots.
+    let mut load =
+        LabelLoad::new(&input.policy.label_caps, hosts.iter().filter(|h| h.is_in_flight()).map(|h| &h.labels));
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut capped: Vec<(usize, SkipReason)> = Vec::new();
+    for &i in &candidates {
+        if let Some(reason) = load.full(&hosts[i].labels) {
+            capped.push((i, reason));
+        } else if chosen.len() < available as usize {
+            load.add(&hosts[i].labels);
+            chosen.push(i);
+        }
+    }
     let start: Vec<String> = chosen.iter().map(|&i| hosts[i].machine_id.clone()).collect();
 
     let over_capacity = if ceiling.limit == 0 {
@@ -70,7 +85,9 @@ pub fn plan(input: &PassInput) -> Plan {
         let reason = match verdict {
             Verdict::Compliant => continue,
             Verdict::Candidate if chosen.contains(&i) => continue,
-            Verdict::Candidate => over_capacity.clone(),
+            Verdict::Candidate => {
+                capped.iter().find(|(c, _)| *c == i).map_or_else(|| over_capacity.clone(), |(_, r)| r.clone())
+            }
             Verdict::Skip(reason) => reason.clone(),
         };
         if let SkipReason::WindowClosed { window: Some(w) } = &reason {

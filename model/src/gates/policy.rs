@@ -1,10 +1,13 @@
 //! The site's scheduling policy: `firmware_global.autoupdate`,
 //! `firmware_global.instance_updates_manual_tagging`, the legacy
-//! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits.
+//! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits and
+//! failure-domain caps.
 //!
 //! Owns reading those keys out of `SiteConfig` and the per-host automatic-update decision (S6,
 //! S15). It must not look at host state, requests, windows or capacity (see `gates::host_gates`).
 //! `host_enable_autoupdate` is deliberately not read (seed: the scheduler ignores it).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +26,9 @@ pub struct SchedulingPolicy {
     pub host_disable_autoupdate: Vec<String>,
     /// `machine_updater.max_concurrent_machine_updates_absolute` / `_percent`.
     pub limits: CeilingLimits,
+    /// `machine_updater.max_concurrent_per_label`: label key → hosts of one value at once.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub label_caps: BTreeMap<String, u32>,
 }
 
 impl SchedulingPolicy {
@@ -37,6 +43,7 @@ impl SchedulingPolicy {
                 absolute: mu.max_concurrent_machine_updates_absolute,
                 percent: mu.max_concurrent_machine_updates_percent,
             },
+            label_caps: mu.max_concurrent_per_label.clone(),
         }
     }
 

@@ -57,6 +57,14 @@ pub enum SkipReason {
         limit: u32,
         in_flight: u32,
     },
+    /// `max_concurrent_per_label.<key>`: `in_flight` hosts with `key=value` are in flight (before
+    /// this pass or started by it) and the cap is `limit`.
+    LabelCapReached {
+        key: String,
+        value: String,
+        limit: u32,
+        in_flight: u32,
+    },
 }
 
 impl SkipReason {
@@ -78,6 +86,7 @@ impl SkipReason {
             SkipReason::WindowClosed { .. } => "WindowClosed",
             SkipReason::CeilingZero { .. } => "CeilingZero",
             SkipReason::CeilingReached { .. } => "CeilingReached",
+            SkipReason::LabelCapReached { .. } => "LabelCapReached",
         }
     }
 }
@@ -184,6 +193,10 @@ impl fmt::Display for SkipReason {
                 f,
                 "the site update ceiling is reached (limit {limit}, all taken by updates in flight \
                  and hosts this pass starts: {in_flight}); waits for a slot, or raise {LIMITS}"
+            ),
+            SkipReason::LabelCapReached { key, value, limit, in_flight } => write!(
+                f,
+                "failure-domain cap reached: {in_flight} of {limit} hosts labelled {key}={value} are                  updating or in maintenance (machine_updater.max_concurrent_per_label.{key} = {limit});                  waits until one of them is done"
             ),
         }
     }

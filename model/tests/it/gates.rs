@@ -49,6 +49,7 @@ fn host(id: &str) -> HostView {
         has_request: false,
         unhealthy: false,
         firmware: drifted(),
+        labels: Default::default(),
     }
 }
 
@@ -63,6 +64,7 @@ fn policy() -> SchedulingPolicy {
         instance_updates_manual_tagging: true,
         host_disable_autoupdate: vec![],
         limits: CeilingLimits { absolute: Some(10), percent: None },
+        label_caps: Default::default(),
     }
 }
 
@@ -584,6 +586,7 @@ max_concurrent_machine_updates_percent = 25
             instance_updates_manual_tagging: false,
             host_disable_autoupdate: vec!["m1".into(), "m2".into()],
             limits: limits(Some(4), Some(25)),
+            label_caps: Default::default(),
         }
     );
     let defaults = SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");
@@ -646,4 +649,68 @@ fn every_reason_is_one_line_naming_what_changes_it() {
     }
     let s = skip("m1", SkipReason::AlreadyRequested).to_string();
     assert!(s.starts_with("m1: a reprovisioning request"), "{s}");
+}
+
+fn in_rack(id: &str, rack: &str) -> HostView {
+    HostView { labels: [("rack".to_string(), rack.to_string())].into(), ..host(id) }
+}
+
+fn rack_caps(limit: u32) -> SchedulingPolicy {
+    SchedulingPolicy { label_caps: [("rack".to_string(), limit)].into(), ..policy() }
+}
+
+fn rack_full(rack: &str, limit: u32, in_flight: u32) -> SkipReason {
+    SkipReason::LabelCapReached { key: "rack".into(), value: rack.into(), limit, in_flight }
+}
+
+#[test]
+fn a_failure_domain_cap_starts_one_host_per_rack_and_names_the_cap() {
+    let hosts = vec![in_rack("a1", "r1"), in_rack("a2", "r1"), in_rack("a3", "r1"), in_rack("b1", "r2"), host("c1")];
+    let p = run(rack_caps(1), hosts.clone());
+    assert_eq!(p.start, vec!["a1", "b1", "c1"], "one per rack; an unlabelled host is not capped");
+    assert_eq!(p.skipped, vec![skip("a2", rack_full("r1", 1, 1)), skip("a3", rack_full("r1", 1, 1))]);
+    let text = rack_full("r1", 1, 1).to_string();
+    assert!(text.contains("rack=r1") && text.contains("max_concurrent_per_label.rack = 1"), "{text}");
+
+    let p = run(rack_caps(2), hosts.clone());
+    assert_eq!(p.start, vec!["a1", "a2", "b1", "c1"]);
+    assert_eq!(p.skipped, vec![skip("a3", rack_full("r1", 2, 2))]);
+
+    let p = run(policy(), hosts);
+    assert_eq!(p.start.len(), 5, "no caps: only the ceiling");
+}
+
+#[test]
+fn hosts_in_flight_fill_their_rack_and_a_capped_host_leaves_its_slot_to_the_next() {
+    let busy = HostView { has_request: true, ..in_rack("a0", "r1") };
+    let maintenance = HostView { state: HostState::Maintenance, ..in_rack("b0", "r2") };
+    let hosts =
+        vec![busy, maintenance, in_rack("a1", "r1"), in_rack("b1", "r2"), in_rack("c1", "r3"), in_rack("c2", "r3")];
+    let limited = SchedulingPolicy { limits: CeilingLimits { absolute: Some(3), percent: None }, ..rack_caps(1) };
+    let p = run(limited, hosts);
+    assert_eq!(p.in_flight, 2);
+    assert_eq!(p.start, vec!["c1"], "r1 and r2 are full; the third slot is c1's, c2 is capped by c1");
+    let reasons: Vec<(String, SkipReason)> = p
+        .skipped
+        .into_iter()
+        .filter(|s| s.machine_id != "a0" && s.machine_id != "b0")
+        .map(|s| (s.machine_id, s.reason))
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            ("a1".to_string(), rack_full("r1", 1, 1)),
+            ("b1".to_string(), rack_full("r2", 1, 1)),
+            ("c2".to_string(), rack_full("r3", 1, 1)),
+        ]
+    );
+}
+
+#[test]
+fn the_ceiling_still_bounds_hosts_of_different_racks() {
+    let hosts: Vec<HostView> = (0..6).map(|i| in_rack(&format!("h{i}"), &format!("r{i}"))).collect();
+    let two = SchedulingPolicy { limits: CeilingLimits { absolute: Some(2), percent: None }, ..rack_caps(1) };
+    let p = run(two, hosts);
+    assert_eq!(p.start, vec!["h0", "h1"]);
+    assert!(p.skipped.iter().all(|s| s.reason.kind() == "CeilingReached"), "{:?}", p.skipped);
 }

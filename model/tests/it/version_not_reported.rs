@@ -101,12 +101,14 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         has_request: false,
         unhealthy: false,
         firmware: status,
+        labels: Default::default(),
     };
     let policy = SchedulingPolicy {
         autoupdate: true,
         instance_updates_manual_tagging: true,
         host_disable_autoupdate: vec![],
         limits: CeilingLimits { absolute: Some(10), percent: None },
+        label_caps: Default::default(),
     };
     let p = plan(&PassInput { now_ms: 0, policy, hosts: vec![host] });
     assert!(p.start.is_empty(), "free slots, but nothing installable: {p:?}");

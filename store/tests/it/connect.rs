@@ -16,6 +16,7 @@ async fn migrations_are_idempotent(Ctx { store, url }: Ctx) {
             model: None,
             state: hostfw_model::HostState::Ready,
             instance_id: None,
+            labels: None,
         })
         .await
         .unwrap();
@@ -133,6 +134,7 @@ async fn a_new_or_machineless_sqlite_database_says_so() {
             model: None,
             state: hostfw_model::HostState::Ready,
             instance_id: None,
+            labels: None,
         })
         .await
         .unwrap();

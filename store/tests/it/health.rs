@@ -25,6 +25,7 @@ async fn put_remove_list(Ctx { store, .. }: Ctx) {
                 model: None,
                 state: hostfw_model::HostState::Ready,
                 instance_id: None,
+                labels: None,
             })
             .await
             .unwrap();

@@ -17,6 +17,7 @@ fn new_machine(id: &str, bmc: &str) -> NewMachine {
         model: Some("PowerEdge R760".to_owned()),
         state: hostfw_model::HostState::Ready,
         instance_id: None,
+        labels: None,
     }
 }
 

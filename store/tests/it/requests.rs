@@ -15,6 +15,7 @@ async fn machine(store: &Store, id: &str) {
             model: None,
             state: hostfw_model::HostState::Ready,
             instance_id: None,
+            labels: None,
         })
         .await
         .unwrap();

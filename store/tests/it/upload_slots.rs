@@ -120,7 +120,25 @@ async fn the_bound_holds_for_concurrent_attempts_of_the_same_uploads(Ctx { store
     assert_eq!(holding, vec![0, 1], "attempts past the fence under max_uploads = {MAX}");
 }
 
+/// A holder that holds a slot gets that one again (its takeover), not a lower free one; a raised
+/// `max` adds the slots it names.
+async fn a_holder_takes_its_own_slot_first_and_a_raised_max_adds_slots(Ctx { store, .. }: Ctx) {
+    let a = store.upload_slot_acquire("a", 2, 60_000).await.unwrap().unwrap();
+    let b = store.upload_slot_acquire("b", 2, 60_000).await.unwrap().unwrap();
+    assert_eq!((a.slot, b.slot), (0, 1));
+    store.upload_slot_release(a, "a").await.unwrap();
+    let again = store.upload_slot_acquire("b", 2, 60_000).await.unwrap().unwrap();
+    assert_eq!(again.slot, 1, "b's own slot, though slot 0 is free");
+    assert_eq!(again.generation, b.generation + 1, "a new grant of the same slot");
+    assert!(!store.upload_slot_renew(b, "b", 60_000).await.unwrap(), "the earlier grant is fenced off");
+    assert_eq!(slot(store.upload_slot_acquire("c", 2, 60_000).await.unwrap()), Some(0));
+    assert_eq!(slot(store.upload_slot_acquire("d", 2, 60_000).await.unwrap()), None, "both held");
+    assert_eq!(slot(store.upload_slot_acquire("d", 3, 60_000).await.unwrap()), Some(2), "max raised to 3");
+    assert_eq!(store.upload_slots_in_use(3).await.unwrap(), 3);
+}
+
 both_backends!(
+    a_holder_takes_its_own_slot_first_and_a_raised_max_adds_slots,
     at_most_max_slots_are_granted,
     expired_leases_are_taken_over_and_renewal_keeps_them,
     a_retried_attempt_fences_off_the_first,

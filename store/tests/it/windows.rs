@@ -16,6 +16,7 @@ async fn register(store: &Store, ids: &[&str]) {
             model: None,
             state: hostfw_model::HostState::Ready,
             instance_id: None,
+            labels: None,
         };
         store.machine_upsert(&m).await.unwrap();
     }

@@ -2,9 +2,9 @@
 //!
 //! Owns the meaning of each gauge (see README "Metrics"), as the seed defines them:
 //! - pending: hosts the drift query selects as needing firmware work: the pass would start them
-//!   now, or holds them only for the site-wide ceiling or their update window. A drifted host that
-//!   no gate would select (nothing installable, version not reported, not ready, auto-update off,
-//!   manual tagging) is not pending; `plan` names its reason;
+//!   now, or holds them only for the site-wide ceiling, a failure-domain cap or their update
+//!   window. A drifted host that no gate would select (nothing installable, version not reported,
+//!   not ready, auto-update off, manual tagging) is not pending; `plan` names its reason;
 //! - active: started requests whose retry budget is not spent;
 //! - exhausted: requests whose workflow recorded the budget as spent (stored with the retry
 //!   record), never a host during its last pending retry;
@@ -24,7 +24,10 @@ pub fn compute(requests: &[Request], plan: &Plan) -> Gauges {
     let held = |reason: &SkipReason| {
         matches!(
             reason,
-            SkipReason::CeilingReached { .. } | SkipReason::CeilingZero { .. } | SkipReason::WindowClosed { .. }
+            SkipReason::CeilingReached { .. }
+                | SkipReason::CeilingZero { .. }
+                | SkipReason::WindowClosed { .. }
+                | SkipReason::LabelCapReached { .. }
         )
     };
     Gauges {

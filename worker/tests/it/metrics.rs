@@ -77,6 +77,7 @@ async fn host(store: &Store, n: u8, state: &str, instance: Option<&str>, version
             model: Some("PowerEdge R760".into()),
             state: state.parse().unwrap(),
             instance_id: instance.map(str::to_string),
+            labels: None,
         })
         .await
         .unwrap();

@@ -68,6 +68,7 @@ pub async fn register(store: &Store, fleet: &RunningFleet) {
                 model: Some(h.model.clone()),
                 state: hostfw_model::HostState::Ready,
                 instance_id: None,
+                labels: None,
             })
             .await
             .unwrap();
