@@ -10,6 +10,7 @@ mod chaos;
 mod compose;
 mod config_check;
 mod durability;
+mod failure_domains;
 mod history_shape;
 mod host_reprovision;
 mod logs;
