@@ -65,8 +65,12 @@ pub enum Command {
     /// Tenant instance operations.
     #[command(subcommand)]
     Instance(InstanceCmd),
-    /// Request reprovisioning of every drifted host, follow progress and report.
-    Rollout(RolloutArgs),
+    /// Moved: `hostfw host reprovision all-drifted --bypass-ceiling` (this name only says so).
+    #[command(hide = true, disable_help_flag = true)]
+    Rollout {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
+    },
     /// Follow the automatic rollout (live bar) until every host is compliant, then report.
     Watch {
         /// Give up after this many seconds (exit status 1).
@@ -333,6 +337,10 @@ pub enum ReprovisionCmd {
         #[arg(long, short = 'u')]
         update_firmware: bool,
     },
+    /// Request reprovisioning of EVERY drifted host now, bypassing the site ceiling (asks first;
+    /// --dry-run lists them), then follow progress and report.
+    #[command(name = "all-drifted")]
+    AllDrifted(AllDriftedArgs),
     /// List pending and active requests.
     List,
     /// Remove a request that has not started (refused once it has).
@@ -446,7 +454,17 @@ pub enum FirmwareConfigCmd {
 }
 
 #[derive(Args, Debug)]
-pub struct RolloutArgs {
+pub struct AllDriftedArgs {
+    /// Required: say that these direct requests bypass the scheduler's site ceiling, update
+    /// windows and auto-update policy (failure-domain caps still apply).
+    #[arg(long, required = true)]
+    pub bypass_ceiling: bool,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+    /// Only list the hosts that would be requested.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Explore every BMC first.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub explore: bool,
@@ -454,7 +472,7 @@ pub struct RolloutArgs {
     #[arg(long, default_value_t = 1800)]
     pub timeout_secs: u64,
     /// Message recorded on each request.
-    #[arg(long, default_value = "hostfw rollout")]
+    #[arg(long, default_value = "hostfw host reprovision all-drifted")]
     pub update_message: String,
 }
 

@@ -29,7 +29,7 @@ pub mod plan;
 pub mod re_explore;
 pub mod report_view;
 pub mod reprovision;
-pub mod rollout;
+pub mod reprovision_all;
 pub mod scout_package;
 pub mod signals;
 pub mod site_key;
@@ -99,7 +99,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             host_show::show(&ctx, machine.id(), history_count).await
         }
         Command::Firmware(FirmwareCmd::Show) => firmware::show(&ctx).await,
-        Command::Rollout(args) => rollout::rollout(&ctx, &args).await,
+        Command::Rollout { .. } => anyhow::bail!(
+            "`hostfw rollout` is now `hostfw host reprovision all-drifted --bypass-ceiling`: it requests every \
+             drifted host at once, bypassing the site ceiling (it asks first; --dry-run lists the hosts). For the \
+             automatic rollout under the ceiling, run `hostfw watch`. Nothing was changed"
+        ),
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::AllDrifted(args))) => {
+            reprovision_all::all_drifted(&ctx, &args).await
+        }
         Command::Plan => plan::plan(&ctx).await,
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,

@@ -381,7 +381,28 @@ async fn operator_reads_inventory_catalog_and_gets_clear_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rollout_updates_every_drifted_host_and_reports_compliance() {
     let site = start_with(0.5, SiteToml::default().max_retries(1)).await;
-    let (result, printed) = site.cli_full(&["rollout", "--timeout-secs", "120"]).await;
+    // The old name only says where the command went, and changes nothing.
+    let err = site.cli(&["rollout", "--timeout-secs", "120"]).await.unwrap_err();
+    assert!(format!("{err:#}").contains("hostfw host reprovision all-drifted --bypass-ceiling"), "{err:#}");
+    // The flag that says what it does is required.
+    assert!(site.cli(&["host", "reprovision", "all-drifted"]).await.is_err(), "--bypass-ceiling is required");
+    // A dry run lists the hosts and requests none; without --yes (stdin is no terminal) nothing starts.
+    let dry = site.cli(&["host", "reprovision", "all-drifted", "--bypass-ceiling", "--dry-run"]).await.unwrap();
+    assert!(dry.contains("dry run: would request 3 hosts") && dry.contains("nothing was requested"), "{dry}");
+    let err =
+        site.cli(&["host", "reprovision", "all-drifted", "--bypass-ceiling", "--explore", "false"]).await.unwrap_err();
+    assert!(
+        format!("{err:#}").contains("bypassing the scheduler's site ceiling")
+            && format!("{err:#}").contains("pass --yes"),
+        "{err:#}"
+    );
+    assert!(site.store.request_list().await.unwrap().is_empty(), "not confirmed: nothing requested");
+    let audit = site.store.audit_list(20).await.unwrap();
+    assert!(!audit.iter().any(|a| a.action == "host reprovision all-drifted"), "{audit:?}");
+
+    let (result, printed) = site
+        .cli_full(&["host", "reprovision", "all-drifted", "--bypass-ceiling", "--yes", "--timeout-secs", "120"])
+        .await;
     // smc-no-cpld cannot be made compliant (no inventory entry for its CPLD): the rollout says
     // why (its drifted components would be installed, the unmatched one named) and fails; every
     // other host ends compliant.
@@ -400,7 +421,24 @@ async fn rollout_updates_every_drifted_host_and_reports_compliance() {
     assert_eq!(printed.lines().last(), Some("compliant: 3/4 hosts"), "{printed}");
 
     // The same report as one JSON document (nothing else on stdout).
-    let (result, printed) = site.cli_full(&["--format", "json", "rollout", "--explore", "false"]).await;
+    let audit = site.store.audit_list(20).await.unwrap();
+    assert!(
+        audit.iter().any(|a| a.action == "host reprovision all-drifted" && a.detail == "3 hosts requested"),
+        "{audit:?}"
+    );
+    let (result, printed) = site
+        .cli_full(&[
+            "--format",
+            "json",
+            "host",
+            "reprovision",
+            "all-drifted",
+            "--bypass-ceiling",
+            "--yes",
+            "--explore",
+            "false",
+        ])
+        .await;
     assert!(result.is_err(), "still 1 host not compliant");
     let report: serde_json::Value = serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed}"));
     assert_eq!((report["compliant"].as_u64(), report["total"].as_u64()), (Some(3), Some(4)), "{report}");

@@ -192,7 +192,9 @@ async fn max_uploads_bounds_concurrent_uploads_site_wide() {
     })
     .await
     .unwrap();
-    let (result, printed) = site.cli_full(&["rollout", "--timeout-secs", "120"]).await;
+    let (result, printed) = site
+        .cli_full(&["host", "reprovision", "all-drifted", "--bypass-ceiling", "--yes", "--timeout-secs", "120"])
+        .await;
     result.unwrap_or_else(|e| panic!("{e:#}\n{printed}"));
     assert_eq!(printed.lines().last(), Some("compliant: 6/6 hosts"), "{printed}");
     let stats = site.fleet.stats();

@@ -1,8 +1,12 @@
-//! `rollout`: explore the fleet, request reprovisioning of every drifted host, follow progress,
-//! and print a per-host report ending in `compliant: X/Y hosts`.
+//! `host reprovision all-drifted --bypass-ceiling`: explore the fleet, request reprovisioning of
+//! every drifted host at once (direct requests: the scheduler's ceiling, windows and auto-update
+//! policy do not apply; failure-domain caps do), follow progress, and print a per-host report
+//! ending in `compliant: X/Y hosts`.
 //!
-//! Requests go through the same path as `host reprovision set`; this command only adds the drift
-//! selection, a progress bar and the report. It exits non-zero unless every host is compliant.
+//! Named for what it does, and asked for: it lists the hosts and asks before requesting
+//! (`--yes` answers; `--dry-run` only lists). Requests go through the same path as `host
+//! reprovision set`; this command only adds the drift selection, a progress bar and the report.
+//! It exits non-zero unless every host is compliant.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -16,7 +20,7 @@ use temporalio_client::{
     WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowGetResultOptions, WorkflowQueryOptions,
 };
 
-use crate::cli::{Format, RolloutArgs};
+use crate::cli::{AllDriftedArgs, Format};
 use crate::context::Context;
 use crate::{explore, reprovision};
 
@@ -69,7 +73,7 @@ async fn latest_report(ctx: &Context, bmc: &BmcAddress) -> anyhow::Result<Option
 }
 
 /// `rollout`.
-pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
+pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result<()> {
     let started_at = Instant::now();
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
     if args.explore {
@@ -100,6 +104,27 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
         }
     }
     text!(ctx, "{} of {} hosts differ from the catalog", drifted.len(), machines.len());
+    if args.dry_run {
+        let json =
+            serde_json::json!({ "action": "host reprovision all-drifted", "dry_run": true, "would_request": drifted });
+        let human = if drifted.is_empty() {
+            "dry run: nothing to request".to_string()
+        } else {
+            format!("dry run: would request {} hosts: {}; nothing was requested", drifted.len(), drifted.join(", "))
+        };
+        return crate::output::result(ctx.format, &json, human);
+    }
+    if !drifted.is_empty() {
+        crate::confirm::confirm(
+            &format!(
+                "Request reprovisioning of {} drifted hosts now ({}), bypassing the scheduler's site ceiling, \
+                 update windows and auto-update policy (failure-domain caps still apply)?",
+                drifted.len(),
+                drifted.join(", ")
+            ),
+            args.yes,
+        )?;
+    }
 
     let client = ctx.temporal().await?;
     let mut requested = Vec::new();
@@ -112,7 +137,7 @@ pub async fn rollout(ctx: &Context, args: &RolloutArgs) -> anyhow::Result<()> {
         }
     }
     if !requested.is_empty() {
-        ctx.audit("rollout", "fleet", &format!("{} hosts requested", requested.len())).await?;
+        ctx.audit("host reprovision all-drifted", "fleet", &format!("{} hosts requested", requested.len())).await?;
     }
 
     let bar = ProgressBar::new(requested.len() as u64);
