@@ -13,6 +13,9 @@ use hostfw_tests::fixtures::r760_bios;
 use hostfw_tests::{Catalog, Site, SiteSpec, SiteToml};
 use hostfw_workflows::PassRequest;
 
+/// One update: entered HostReprovision, left it.
+type Interval = (i64, Option<i64>);
+
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bios.bin", "^BIOS$", "3.0")];
 
 /// `(id, rack)`: three hosts in each of two racks, two without a rack.
@@ -137,7 +140,7 @@ async fn concurrent_passes_and_direct_requests_never_put_two_hosts_of_a_rack_in_
 
     assert!(cap_refusals > 0, "the direct requests met the cap at least once");
 
-    let mut per_rack: Vec<(Option<&str>, Vec<(i64, Option<i64>)>)> = Vec::new();
+    let mut per_rack: Vec<(Option<&str>, Vec<Interval>)> = Vec::new();
     for rack in [Some("r1"), Some("r2"), None] {
         let mut intervals = Vec::new();
         for (id, _) in HOSTS.iter().filter(|(_, r)| *r == rack) {
