@@ -60,6 +60,15 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// Every other gate would select the host: only the site ceiling (full, or 0) or its closed
+    /// update window holds it. Such a host counts as pending (`Plan::pending`).
+    pub fn only_ceiling_or_window(&self) -> bool {
+        matches!(
+            self,
+            SkipReason::CeilingReached { .. } | SkipReason::CeilingZero { .. } | SkipReason::WindowClosed { .. }
+        )
+    }
+
     /// The variant's name (`"CeilingReached"`, `"WindowClosed"`, ...), e.g. for counting hosts by
     /// reason.
     pub fn kind(&self) -> &'static str {
