@@ -1,9 +1,11 @@
 //! The activities of the two site workflows: the scheduler pass (`manager_pass`, reading the site
 //! through `site_view_cache`, which keeps `site_view` up to date across passes, and starting hosts
 //! through `site_link`), the repair of what the site
-//! database and Temporal disagree on (`repair`, also behind `hostfw doctor`), and the Site Explorer
-//! crawl (`crawl`). The worker binds them in `registry`.
+//! database and Temporal disagree on (`repair`, also behind `hostfw doctor`), the Site Explorer
+//! crawl (`crawl`). The worker binds them in `registry`. Beside them, the compliance view's read
+//! (`compliance_read`), which the CLI and the worker's metrics share.
 
+pub mod compliance_read;
 pub mod crawl;
 pub mod manager_pass;
 pub(crate) mod registry;
