@@ -24,7 +24,7 @@ pub use host::{
     activation, firmware, host_model, host_state, install_plan, inventory, liveness, platform, reset_types, routes,
     running_task, scout_package, script, script_lock, upload_slot,
 };
-pub use site::{crawl, manager_pass, repair, site_link, site_view, site_view_cache};
+pub use site::{compliance_read, crawl, manager_pass, repair, site_link, site_view, site_view_cache};
 
 pub use catalog_source::CatalogSource;
 pub use deps::{ActivitySettings, Deps};

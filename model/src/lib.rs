@@ -1,6 +1,6 @@
 //! Pure rules of hostfw (no I/O except reading config files in the loaders, no async): site
-//! config, firmware catalog, drift, component selection and verification, host state names, BMC
-//! addresses.
+//! config, firmware catalog, drift, component selection and verification, the compliance view,
+//! host state names, BMC addresses.
 //!
 //! Owns re-exporting the main types; each module's doc says the one concept it owns.
 
@@ -11,6 +11,7 @@ pub mod ac_cycle;
 pub mod bmc_address;
 pub mod bmc_lookup;
 pub mod catalog;
+pub mod compliance;
 pub mod component;
 pub mod config;
 pub mod drift;
@@ -37,6 +38,10 @@ pub use ac_cycle::AcCycleSetting;
 pub use bmc_address::{BmcAddress, Scheme};
 pub use bmc_lookup::BmcLookup;
 pub use catalog::{Catalog, ComponentDoc, HostModelDoc, OverlayScan};
+pub use compliance::{
+    compliance, ComplianceStatus, ComplianceView, ComponentCompliance, HostCounts, HostFacts, RequestFacts,
+    RunningVersion,
+};
 pub use component::{Component, ComponentType, FirmwareEntry};
 pub use config::SiteConfig;
 pub use drift::{drift, reported_versions, ComponentDrift, Drift, DriftKind, NotReportedComponent, UnknownMember};

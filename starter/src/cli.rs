@@ -80,6 +80,12 @@ pub enum Command {
     /// Dry run of the scheduler's next pass: the ceiling, what is in flight, which hosts would
     /// start, and why every other drifted host would not. Changes nothing.
     Plan,
+    /// Firmware compliance per vendor/model and component: the desired (catalog default)
+    /// version, each version the fleet runs with its host count, and the hosts that are
+    /// compliant, drifted, pending (the scheduler would start them, or holds them only for the
+    /// ceiling or their window), active (started, retry budget left; failed ones included),
+    /// failed (waiting for their retry) and exhausted. From the stored inventories; changes nothing.
+    Compliance,
     /// The audit trail: who changed what, when, newest first.
     Audit(AuditArgs),
     /// Every disagreement between the site database and Temporal (a request whose workflow is

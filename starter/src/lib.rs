@@ -11,6 +11,7 @@ pub mod auto_update;
 pub mod catalog_change;
 pub mod cli;
 pub mod completion;
+pub mod compliance;
 pub mod config_check;
 pub mod confirm;
 pub mod context;
@@ -108,6 +109,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             reprovision_all::all_drifted(&ctx, &args).await
         }
         Command::Plan => plan::plan(&ctx).await,
+        Command::Compliance => compliance::compliance(&ctx).await,
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
         Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,

@@ -2,7 +2,8 @@
 //! bar (compliant / in progress / waiting / failed), until every managed host is compliant or
 //! nothing can change without an operator, or the timeout passes; then a report per model, this
 //! run's numbers (hosts updated and the highest number updated at once since the watch began,
-//! next to the ceiling), and the reason each host that is not compliant waits. With
+//! next to the ceiling), the compliance table per model and component (`hostfw compliance`), and
+//! the reason each host that is not compliant waits. With
 //! `--format json` it prints one JSON object per change and a final report object instead.
 //! It only reads: the scheduler does the work.
 
@@ -14,7 +15,7 @@ use anyhow::bail;
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, FirmwareStatus};
 use hostfw_model::update_intervals::{max_overlap, update_intervals};
-use hostfw_model::HostSubstate;
+use hostfw_model::{ComplianceView, HostSubstate};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
@@ -202,6 +203,8 @@ struct Report {
     exhausted: usize,
     /// Why each host that is not compliant is not.
     not_compliant: BTreeMap<String, String>,
+    /// Per model and component, as `hostfw compliance` shows it.
+    compliance: ComplianceView,
 }
 
 #[derive(Serialize)]
@@ -231,6 +234,7 @@ async fn report(ctx: &Context, t: &Tally, since_ms: i64, took: Duration) -> anyh
         total: t.total,
         exhausted: t.exhausted,
         not_compliant: t.reasons.clone(),
+        compliance: crate::compliance::read(ctx).await?,
     };
     if ctx.format == Format::Json {
         crate::outln!("{}", crate::json_contract::to_json_line(&serde_json::json!({ "report": report }))?);
@@ -240,6 +244,9 @@ async fn report(ctx: &Context, t: &Tally, since_ms: i64, took: Duration) -> anyh
         report.models.iter().map(|r| vec![r.model.clone(), r.hosts.to_string(), r.compliant.to_string()]).collect();
     crate::outln!();
     crate::out!("{}", crate::output::table(&["MODEL", "HOSTS", "COMPLIANT"], &rows));
+    crate::outln!();
+    crate::out!("{}", crate::compliance::table(&report.compliance));
+    crate::outln!();
     if !report.not_compliant.is_empty() {
         crate::outln!("not compliant:");
         for (id, why) in &report.not_compliant {

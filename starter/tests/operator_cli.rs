@@ -2,8 +2,8 @@
 //! directory; no Temporal server: these commands never open a client): `machine add|import` (BMC
 //! addresses: canonical form, https by default, one BMC per machine), lookups by BMC address,
 //! `machine auto-update`, `managed-host start-updates`, `audit`, `firmware-config set|show|history`,
-//! `firmware show`, `plan` and `site-explorer get-report` (with versions that are not reported,
-//! and quoting).
+//! `firmware show`, `plan`, `compliance` and `site-explorer get-report` (with versions that are
+//! not reported, and quoting).
 //!
 //! Owns the happy paths and the refusals (unknown machines, bad times, conflicting flags, invalid
 //! documents) with the check that a refused command wrote nothing. It must not need the network.
@@ -709,6 +709,106 @@ async fn plan_says_version_not_reported_for_hosts_and_components() {
     let hosts: Vec<&str> =
         plan["version_not_reported"].as_array().unwrap().iter().map(|h| h["machine_id"].as_str().unwrap()).collect();
     assert_eq!(hosts, ["m1", "m2"]);
+}
+
+/// `compliance` over `site_with_unreported_versions` plus m4 (iDRAC drifted, its request's budget
+/// spent) and m5 (never explored); the ceiling is 0, so m2 is held only by it: pending.
+#[tokio::test]
+async fn compliance_counts_versions_and_statuses_per_model_and_component() {
+    let site = site_with_unreported_versions().await;
+    for (id, bmc) in [("m4", "10.0.0.4:443"), ("m5", "10.0.0.5:443")] {
+        site.ok(&["machine", "add", "--id", id, "--bmc", bmc]).await;
+    }
+    let store = site.store().await;
+    let report = r760_report((Some("7.00.00.00"), "Enabled"), (Some("2.3.5"), "Enabled"));
+    store.report_put(&"10.0.0.4:443".parse().unwrap(), Some("m4"), &Ok(report)).await.unwrap();
+    let new = hostfw_store::NewRequest {
+        machine_id: "m4".into(),
+        initiator: "AdminCli".into(),
+        update_message: None,
+        workflow_id: None,
+    };
+    store.request_create(&new).await.unwrap();
+    store.request_mark_started("m4", 1_000).await.unwrap();
+    store.request_record_retry("m4", 5, true).await.unwrap();
+    store.close().await;
+    let audits = site.audit_count().await;
+
+    let view = json(&site.ok(&["--format", "json", "compliance"]).await);
+    assert_eq!((view["not_explored"].as_u64(), view["no_catalog_entry"].as_u64()), (Some(1), Some(0)), "{view}");
+    let rows = view["components"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{view}");
+    let bmc = &rows[0];
+    assert_eq!((bmc["vendor"].as_str(), bmc["model"].as_str()), (Some("Dell"), Some("PowerEdge R760")));
+    assert_eq!((bmc["component"].as_str(), bmc["desired"].as_str()), (Some("bmc"), Some("7.10.30.00")));
+    assert_eq!(
+        bmc["versions"],
+        serde_json::json!([
+            { "version": "7.00.00.00", "hosts": 2 },
+            { "version": "7.10.30.00", "hosts": 1 },
+            { "version": null, "hosts": 1 },
+        ])
+    );
+    let counts = |row: &serde_json::Value| -> Vec<u64> {
+        ["hosts", "compliant", "drifted", "pending", "active", "failed", "exhausted", "not_reported", "unmatched"]
+            .iter()
+            .map(|k| row[*k].as_u64().unwrap_or_else(|| panic!("{k} in {row}")))
+            .collect()
+    };
+    assert_eq!(counts(bmc), [4, 1, 2, 1, 0, 0, 1, 1, 0], "{bmc}");
+    let uefi = &rows[1];
+    assert_eq!((uefi["component"].as_str(), uefi["desired"].as_str()), (Some("uefi"), Some("2.3.5")));
+    assert_eq!(
+        uefi["versions"],
+        serde_json::json!([{ "version": "2.3.5", "hosts": 3 }, { "version": null, "hosts": 1 }])
+    );
+    assert_eq!(counts(uefi), [4, 3, 0, 0, 0, 0, 0, 1, 0], "{uefi}");
+
+    let table = site.ok(&["compliance"]).await;
+    let cells = |line: &str| -> Vec<String> {
+        line.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+    };
+    let mut lines = table.lines();
+    assert_eq!(
+        cells(lines.next().unwrap()),
+        [
+            "MODEL",
+            "COMPONENT",
+            "DESIRED",
+            "RUNNING (HOSTS)",
+            "HOSTS",
+            "COMPLIANT",
+            "DRIFTED",
+            "PENDING",
+            "ACTIVE",
+            "FAILED",
+            "EXHAUSTED",
+            "NOT REPORTED",
+            "UNMATCHED"
+        ],
+        "{table}"
+    );
+    assert_eq!(
+        cells(lines.next().unwrap()),
+        [
+            "Dell PowerEdge R760",
+            "bmc",
+            "7.10.30.00",
+            "7.00.00.00 (2), 7.10.30.00 (1), (not reported) (1)",
+            "4",
+            "1",
+            "2",
+            "1",
+            "0",
+            "0",
+            "1",
+            "1",
+            "0"
+        ],
+        "{table}"
+    );
+    assert!(table.contains("not explored (no inventory stored): 1 hosts"), "{table}");
+    assert_eq!(site.audit_count().await, audits, "compliance writes nothing");
 }
 
 #[tokio::test]

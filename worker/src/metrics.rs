@@ -4,7 +4,8 @@
 //! Every scrape reads the site database, so each worker replica reports the same site-wide truth
 //! (NICo's gauges are only fresh on the replica holding the scheduler lock): the scheduler gauges
 //! come from the site view (`deps.site_view`, the same as `site_view::read`) + `gates::plan`, the
-//! `*_total` counters from the `counters` table.
+//! `*_total` counters from the `counters` table, the compliance series (`hostfw_component_*`, the
+//! numbers of `hostfw compliance`) from `compliance_read::read`.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
 //! (`temporal_*`) follow hostfw's series on the same page.
 //!
@@ -12,6 +13,7 @@
 //! text (`render`), write to the database, or answer a scrape with an error status: a failed
 //! database read is logged and shown as `hostfw_metrics_scrape_error 1`.
 
+mod compliance;
 mod gauges;
 mod render;
 mod sdk;
@@ -25,8 +27,8 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
-use hostfw_activities::Deps;
-use hostfw_model::gates;
+use hostfw_activities::{compliance_read, Deps};
+use hostfw_model::{gates, ComplianceView};
 use tokio::task::JoinHandle;
 
 use crate::{build_info, health};
@@ -101,7 +103,7 @@ pub async fn serve_metrics(
 
 async fn metrics(State(s): State<Shared>) -> impl IntoResponse {
     let Some(attached) = s.attached.get() else {
-        let page = format!("{}{}", build_info::render(), render(None, None));
+        let page = format!("{}{}", build_info::render(), render(None, None, None));
         return ([(header::CONTENT_TYPE, CONTENT_TYPE)], page);
     };
     let mut page = scrape(&attached.deps).await;
@@ -137,21 +139,32 @@ pub async fn scrape(deps: &Deps) -> String {
         .map(|rows| Counters::from_rows(&rows))
         .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the counters"))
         .ok();
-    render(gauges.as_ref(), counters.as_ref())
+    let compliance = read_compliance(deps)
+        .await
+        .inspect_err(
+            |e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the compliance view"),
+        )
+        .ok();
+    render(gauges.as_ref(), counters.as_ref(), compliance.as_ref())
 }
 
-/// Why the scheduler gauges could not be computed.
+/// Why the scheduler gauges or the compliance view could not be read.
 #[derive(Debug, thiserror::Error)]
-enum GaugeError {
+enum ReadError {
     #[error(transparent)]
     Catalog(#[from] hostfw_activities::catalog_source::CatalogUnavailable),
     #[error(transparent)]
     Store(#[from] hostfw_store::StoreError),
 }
 
-async fn read_gauges(deps: &Deps) -> Result<Gauges, GaugeError> {
+async fn read_gauges(deps: &Deps) -> Result<Gauges, ReadError> {
     let catalog = deps.catalog.current().await?;
     let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     Ok(compute_gauges(&view.requests, &plan))
+}
+
+async fn read_compliance(deps: &Deps) -> Result<ComplianceView, ReadError> {
+    let catalog = deps.catalog.current().await?;
+    Ok(compliance_read::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?)
 }

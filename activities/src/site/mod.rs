@@ -2,9 +2,11 @@
 //! through `site_view_cache`, which keeps `site_view` up to date across passes, and starting hosts
 //! through `site_link`), the repair of what the site
 //! database and Temporal disagree on (`repair`, also behind `hostfw doctor`; `orphan_check` spaces the
-//! scheduler's own look for orphaned requests), and the Site Explorer
-//! crawl (`crawl`). The worker binds them in `registry`.
+//! scheduler's own look for orphaned requests), the Site Explorer crawl (`crawl`). The worker binds
+//! them in `registry`. Beside them, the compliance view's read (`compliance_read`), which the CLI
+//! and the worker's metrics share.
 
+pub mod compliance_read;
 pub mod crawl;
 pub mod manager_pass;
 mod orphan_check;

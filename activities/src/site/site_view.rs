@@ -2,7 +2,8 @@
 //!
 //! Owns turning rows (machines, requests, explored reports, health reports) into the pure
 //! `hostfw_model::gates` input, so the manager's pass, `hostfw plan` and the metrics endpoint all
-//! decide from the same view: [`read`] reads every row; `site_view_cache` keeps the per-row parts
+//! decide from the same view: [`read`] reads every row ([`read_rows`], which the compliance view
+//! reads too, `compliance_read`); `site_view_cache` keeps the per-row parts
 //! ([`MachineFacts`], [`ReportFacts`]) across reads and builds the same view with [`assemble`].
 //! It must not decide anything itself (that is `gates::plan`).
 //!
@@ -74,17 +75,62 @@ impl ReportFacts {
     }
 }
 
+/// Every row a view is built from, as read at one time (`read_rows`). Other views of the site
+/// (the compliance view, `compliance_read`) start from the same rows.
+#[derive(Debug, Clone)]
+pub struct SiteRows {
+    pub machines: Vec<Machine>,
+    pub requests: Vec<Request>,
+    pub reports: Vec<ExploredReport>,
+    pub health: Vec<HealthReport>,
+}
+
+/// Read every row of the view.
+pub async fn read_rows(store: &Store) -> Result<SiteRows, StoreError> {
+    Ok(SiteRows {
+        machines: store.machine_list().await?,
+        requests: store.request_list().await?,
+        reports: store.report_list().await?,
+        health: store.health_report_list().await?,
+    })
+}
+
+impl SiteRows {
+    /// The view of these rows under `catalog` at `now_ms`.
+    pub fn view(&self, catalog: &Catalog, site: &SiteConfig, now_ms: i64) -> SiteView {
+        let mut machines: Vec<(&str, MachineFacts)> =
+            self.machines.iter().map(|m| (m.id.as_str(), MachineFacts::of(m))).collect();
+        machines.sort_by(|a, b| a.0.cmp(b.0));
+        let reports: Vec<(String, ReportFacts)> =
+            self.reports.iter().map(|r| (r.bmc_address.to_string(), ReportFacts::of(catalog, r))).collect();
+        let hosts = machines.iter().map(|(id, m)| (*id, m));
+        let reports = reports.iter().map(|(k, r)| (k.as_str(), r));
+        assemble(hosts, reports, self.requests.clone(), &self.health, site, now_ms)
+    }
+}
+
 /// Read the site at `now_ms`, every row.
 pub async fn read(store: &Store, catalog: &Catalog, site: &SiteConfig, now_ms: i64) -> Result<SiteView, StoreError> {
-    let mut machines: Vec<(String, MachineFacts)> =
-        store.machine_list().await?.iter().map(|m| (m.id.clone(), MachineFacts::of(m))).collect();
-    machines.sort_by(|a, b| a.0.cmp(&b.0));
-    let requests = store.request_list().await?;
-    let reports: Vec<(String, ReportFacts)> =
-        store.report_list().await?.iter().map(|r| (r.bmc_address.to_string(), ReportFacts::of(catalog, r))).collect();
-    let health = store.health_report_list().await?;
-    let hosts = machines.iter().map(|(id, m)| (id.as_str(), m));
-    Ok(assemble(hosts, reports.iter().map(|(k, r)| (k.as_str(), r)), requests, &health, site, now_ms))
+    Ok(read_rows(store).await?.view(catalog, site, now_ms))
+}
+
+/// Each machine's report among `reports` (keyed by BMC address as stored): the one with the
+/// greatest BMC address among those `machine_of` links to it.
+pub fn link_reports<'a, R>(
+    reports: impl Iterator<Item = (&'a str, &'a R)>,
+    machine_of: impl Fn(&'a R) -> Option<&'a str>,
+) -> HashMap<&'a str, &'a R> {
+    let mut linked: HashMap<&str, (&str, &R)> = HashMap::new();
+    for (address, report) in reports {
+        let Some(machine_id) = machine_of(report) else { continue };
+        match linked.get(machine_id) {
+            Some((kept, _)) if *kept >= address => {}
+            _ => {
+                linked.insert(machine_id, (address, report));
+            }
+        }
+    }
+    linked.into_iter().map(|(id, (_, r))| (id, r)).collect()
 }
 
 /// The view of `machines` (in the order given: machine id order) with their `reports` (keyed
@@ -97,24 +143,14 @@ pub fn assemble<'a>(
     site: &SiteConfig,
     now_ms: i64,
 ) -> SiteView {
-    // A machine's report: the one with the greatest BMC address among those linked to it.
-    let mut linked: HashMap<&str, (&str, &ReportFacts)> = HashMap::new();
-    for (address, report) in reports {
-        let Some(machine_id) = report.machine_id.as_deref() else { continue };
-        match linked.get(machine_id) {
-            Some((kept, _)) if *kept >= address => {}
-            _ => {
-                linked.insert(machine_id, (address, report));
-            }
-        }
-    }
+    let linked = link_reports(reports, |r| r.machine_id.as_deref());
     let requested: HashSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
     // Any health report but our own update marker makes a host unhealthy.
     let reported: HashSet<&str> =
         health.iter().filter(|h| h.source != HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
     let hosts = machines
         .map(|(id, m)| {
-            let report = linked.get(id).map(|(_, r)| *r);
+            let report = linked.get(id).copied();
             HostView {
                 machine_id: id.to_string(),
                 state: m.state,

@@ -46,6 +46,17 @@ pub struct Plan {
     pub next_window_open_ms: Option<i64>,
 }
 
+impl Plan {
+    /// The hosts the seed's drift query counts as needing firmware work (the pending gauge, the
+    /// compliance view): started by this pass, or skipped only because the ceiling (or a
+    /// failure-domain cap) is full, the ceiling is 0, or their update window is closed (`SkipReason::held_only_for_capacity_or_window`). In plan order.
+    pub fn pending(&self) -> impl Iterator<Item = &str> + '_ {
+        let held =
+            self.skipped.iter().filter(|s| s.reason.held_only_for_capacity_or_window()).map(|s| s.machine_id.as_str());
+        self.start.iter().map(String::as_str).chain(held)
+    }
+}
+
 /// Runs one scheduling pass.
 pub fn plan(input: &PassInput) -> Plan {
     let hosts = &input.hosts;

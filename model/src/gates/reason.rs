@@ -68,6 +68,19 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// Every other gate would select the host: only capacity (the site ceiling, full or 0, or a
+    /// full failure-domain cap) or its closed update window holds it. Such a host counts as
+    /// pending (`Plan::pending`).
+    pub fn held_only_for_capacity_or_window(&self) -> bool {
+        matches!(
+            self,
+            SkipReason::CeilingReached { .. }
+                | SkipReason::CeilingZero { .. }
+                | SkipReason::WindowClosed { .. }
+                | SkipReason::LabelCapReached { .. }
+        )
+    }
+
     /// The variant's name (`"CeilingReached"`, `"WindowClosed"`, ...), e.g. for counting hosts by
     /// reason.
     pub fn kind(&self) -> &'static str {

@@ -714,3 +714,37 @@ fn the_ceiling_still_bounds_hosts_of_different_racks() {
     assert_eq!(p.start, vec!["h0", "h1"]);
     assert!(p.skipped.iter().all(|s| s.reason.kind() == "CeilingReached"), "{:?}", p.skipped);
 }
+
+#[test]
+fn pending_is_started_or_held_only_by_the_ceiling_or_a_window() {
+    // Ceiling 2 with `e` in flight: `a` starts, `b` waits for the ceiling, `c` for its window;
+    // `d` (auto-update off) and `e` (requested) are not pending.
+    let mut p = policy();
+    p.limits = CeilingLimits { absolute: Some(2), percent: None };
+    let hosts = vec![
+        host("a"),
+        HostView { firmware: explicit_drifted(), ..host("c") },
+        host("b"),
+        HostView { auto_update: Some(false), ..host("d") },
+        HostView { has_request: true, ..host("e") },
+    ];
+    let planned = run(p.clone(), hosts.clone());
+    assert_eq!(planned.start, ["a"]);
+    assert_eq!(planned.pending().collect::<Vec<_>>(), ["a", "c", "b"], "{planned:?}");
+    // A ceiling of 0 holds every candidate: they are pending, the others still are not.
+    p.limits = CeilingLimits { absolute: None, percent: None };
+    let planned = run(p, hosts);
+    assert!(planned.start.is_empty());
+    assert_eq!(planned.pending().collect::<Vec<_>>(), ["a", "c", "b"], "{planned:?}");
+    for (reason, pending) in [
+        (SkipReason::CeilingReached { limit: 1, in_flight: 1 }, true),
+        (SkipReason::CeilingZero { how: BOTH_UNSET.into() }, true),
+        (SkipReason::WindowClosed { window: None }, true),
+        (SkipReason::LabelCapReached { key: "rack".into(), value: "r1".into(), limit: 1, in_flight: 1 }, true),
+        (SkipReason::AlreadyRequested, false),
+        (SkipReason::AutoUpdateOffSite, false),
+        (SkipReason::NotExplored, false),
+    ] {
+        assert_eq!(reason.held_only_for_capacity_or_window(), pending, "{reason:?}");
+    }
+}

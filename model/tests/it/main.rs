@@ -5,6 +5,7 @@ mod common;
 
 mod bmc_address;
 mod catalog_errors;
+mod compliance;
 mod config;
 mod config_reference;
 mod config_waits;

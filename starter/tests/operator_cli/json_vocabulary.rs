@@ -61,6 +61,7 @@ async fn every_offline_command_speaks_one_json_vocabulary() {
         vec!["firmware-config", "history"],
         vec!["firmware", "show"],
         vec!["plan"],
+        vec!["compliance"],
         vec!["audit"],
     ];
     let mut problems = Vec::new();

@@ -7,6 +7,7 @@
 //! `HOSTFW_WORKER_BIN`).
 
 mod chaos;
+mod compliance;
 mod compose;
 mod config_check;
 mod durability;

@@ -3,7 +3,9 @@
 //! - a real `prometheus` (1 s scrape and evaluation, the real rules file) scrapes the real
 //!   `hostfw-worker` binary through a rollout where one host spends its retry budget, and
 //!   `HostfwHostExhausted` fires;
-//! - every dashboard panel's PromQL evaluates without error on that server, and has data.
+//! - every dashboard panel's PromQL evaluates without error on that server, and has data;
+//! - the compliance series (`hostfw_component_*`) reach Prometheus with the rollout's numbers,
+//!   and the dashboard shows each of them.
 //!
 //! Skipped (with a message) when Prometheus is not installed; `make test` installs it.
 
@@ -168,5 +170,25 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
     }
     let exhausted = prom.query("max(carbide_exhausted_reprovision_retry_count)").await.unwrap();
     assert_eq!(exhausted["result"][0]["value"][1], "1", "{exhausted}");
+
+    // The compliance panels' series, as Prometheus stored them: `bad` spent its budget with its
+    // BMC (first in the ordering) and BIOS still old; `good`'s BIOS is at the default.
+    let compliance = [
+        (r#"max(hostfw_component_hosts{model="PowerEdge R760",component="bmc",status="exhausted"})"#, "1"),
+        (r#"max(hostfw_component_hosts{model="PowerEdge R760",component="uefi",status="exhausted"})"#, "1"),
+        (r#"max(hostfw_component_version_hosts{model="PowerEdge R760",component="uefi",version="3.0"})"#, "1"),
+        (r#"max(hostfw_component_desired_version_info{model="PowerEdge R760",component="bmc",version="2.0"})"#, "1"),
+    ];
+    for (expr, want) in compliance {
+        site.wait_for(&format!("{expr} = {want}"), Duration::from_secs(30), || async {
+            let data = prom.query(expr).await.ok()?;
+            (data["result"][0]["value"][1] == want).then_some(())
+        })
+        .await;
+    }
+    for series in ["hostfw_component_hosts", "hostfw_component_version_hosts", "hostfw_component_desired_version_info"]
+    {
+        assert!(queries.iter().any(|(_, expr)| expr.contains(series)), "a dashboard panel shows {series}");
+    }
     site.shutdown().await;
 }

@@ -1,12 +1,15 @@
 //! The Prometheus text exposition (format 0.0.4) of hostfw's own series: `# HELP`, `# TYPE` and
 //! samples for every gauge and counter, plus `hostfw_metrics_scrape_error`.
 //!
-//! Owns series names, help texts, label sets and the text format. It must stay pure (no I/O, no
-//! clock): the numbers come in. Labels are fixed strings only (`target`, `phase`, `result`): nothing read
-//! from the site database (machine ids, BMC addresses, credentials) ever becomes a label.
+//! Owns series names, help texts, label sets and the text format, and puts the page together
+//! (the compliance series are written by `compliance`). It must stay pure (no I/O, no clock): the
+//! numbers come in. Labels here are fixed strings only (`target`, `phase`, `result`); the
+//! compliance series add catalog names and firmware versions: no machine id, BMC address or
+//! credential ever becomes a label.
 
 use std::fmt::Write;
 
+use hostfw_model::ComplianceView;
 use hostfw_store::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
     PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
@@ -73,7 +76,7 @@ pub const SCRAPE_ERROR: &str = "hostfw_metrics_scrape_error";
 /// The `Content-Type` of the page.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+pub(super) fn header(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
@@ -85,7 +88,7 @@ fn gauge(out: &mut String, name: &str, help: &str, value: u32) {
 
 /// The page for one scrape. `None` means that part could not be read: its series are left out
 /// (never a made-up 0) and `hostfw_metrics_scrape_error` is 1.
-pub fn render(gauges: Option<&Gauges>, counters: Option<&Counters>) -> String {
+pub fn render(gauges: Option<&Gauges>, counters: Option<&Counters>, compliance: Option<&ComplianceView>) -> String {
     let mut out = String::new();
     if let Some(g) = gauges {
         for (name, help, value) in [
@@ -114,14 +117,18 @@ pub fn render(gauges: Option<&Gauges>, counters: Option<&Counters>) -> String {
             let _ = writeln!(out, "{PASSES_TOTAL}{{result=\"{result}\"}} {value}");
         }
     }
-    let failed = u32::from(gauges.is_none() || counters.is_none());
-    let help = "1 when this scrape could not read the site database; its hostfw series are then missing.";
+    if let Some(view) = compliance {
+        super::compliance::write(&mut out, view);
+    }
+    let failed = u32::from(gauges.is_none() || counters.is_none() || compliance.is_none());
+    let help = "1 when this scrape could not read the site database; some of its hostfw series are then missing.";
     gauge(&mut out, SCRAPE_ERROR, help, failed);
     out
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::compliance;
     use super::*;
 
     /// A page split into its parts.
@@ -162,7 +169,7 @@ mod tests {
 
     #[test]
     fn every_series_once_with_help_type_and_its_value() {
-        let page = render(Some(&GAUGES), Some(&COUNTERS));
+        let page = render(Some(&GAUGES), Some(&COUNTERS), Some(&ComplianceView::default()));
         let Parsed { samples, helps, types } = parse(&page);
         let kinds = [
             (PENDING, "gauge"),
@@ -174,6 +181,9 @@ mod tests {
             (UPDATES_TOTAL, "counter"),
             (RETRIES_TOTAL, "counter"),
             (PASSES_TOTAL, "counter"),
+            (compliance::DESIRED_INFO, "gauge"),
+            (compliance::VERSION_HOSTS, "gauge"),
+            (compliance::COMPONENT_HOSTS, "gauge"),
             (SCRAPE_ERROR, "gauge"),
         ];
         for (name, kind) in kinds {
@@ -205,13 +215,18 @@ mod tests {
 
     #[test]
     fn a_failed_read_leaves_its_series_out_and_says_so() {
-        let page = render(None, Some(&COUNTERS));
+        let page = render(None, Some(&COUNTERS), Some(&ComplianceView::default()));
         let samples = parse(&page).samples;
         assert_eq!(value(&samples, SCRAPE_ERROR), "1");
         assert!(!page.contains(PENDING) && !page.contains(CEILING), "no made-up gauges:\n{page}");
         assert_eq!(value(&samples, RETRIES_TOTAL), "9");
-        let page = render(None, None);
+        let page = render(None, None, None);
         assert_eq!(parse(&page).samples, vec![(SCRAPE_ERROR.to_string(), "1".to_string())]);
+        // A failed compliance read alone is a scrape error too, and leaves only its series out.
+        let page = render(Some(&GAUGES), Some(&COUNTERS), None);
+        assert_eq!(value(&parse(&page).samples, SCRAPE_ERROR), "1");
+        assert_eq!(value(&parse(&page).samples, PENDING), "3");
+        assert!(!page.contains(compliance::COMPONENT_HOSTS), "no made-up compliance series:\n{page}");
     }
 
     #[test]

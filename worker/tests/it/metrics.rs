@@ -1,5 +1,5 @@
 //! The `/metrics` endpoint against a real SQLite site database, without a Temporal server: exact
-//! gauge values for a hand-built fleet, counters advanced by the host activities (each step once,
+//! gauge values and compliance series (`hostfw_component_*`) for a hand-built fleet, counters advanced by the host activities (each step once,
 //! even when an activity is retried), the same numbers from a second replica, a failed database
 //! read as `hostfw_metrics_scrape_error 1`, the Temporal SDK page appended, and no BMC address or
 //! credential anywhere on the page.
@@ -208,6 +208,33 @@ const GAUGES: &[(&str, &str)] = &[
     ("hostfw_metrics_scrape_error", "0"),
 ];
 
+/// The compliance series of the same fleet (`hostfw compliance`'s numbers): host-6 has no
+/// inventory; six hosts run 7.00.00.00, of which host-1 and host-2 are pending, host-4 and
+/// host-10 active (host-10 also failed: it waits for its retry), host-5 exhausted, host-9 none
+/// of these (auto-update off).
+const COMPLIANCE: &[(&str, &str)] = &[
+    (
+        r#"hostfw_component_desired_version_info{vendor="Dell",model="PowerEdge R760",component="bmc",version="7.10.30.00"}"#,
+        "1",
+    ),
+    (
+        r#"hostfw_component_version_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",version="7.00.00.00"}"#,
+        "6",
+    ),
+    (
+        r#"hostfw_component_version_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",version="7.10.30.00"}"#,
+        "3",
+    ),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="compliant"}"#, "3"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="drifted"}"#, "6"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="pending"}"#, "2"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="active"}"#, "2"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="failed"}"#, "1"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="exhausted"}"#, "1"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="not_reported"}"#, "0"),
+    (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="unmatched"}"#, "0"),
+];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gauges_and_counters_are_exact_and_shared_by_replicas() {
     let dir = TempDir::new().unwrap();
@@ -220,6 +247,9 @@ async fn gauges_and_counters_are_exact_and_shared_by_replicas() {
     assert_eq!(status, 200);
     assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
     assert_samples(&page, GAUGES);
+    assert_samples(&page, COMPLIANCE);
+    let versions = page.lines().filter(|l| l.starts_with("hostfw_component_version_hosts{")).count();
+    assert_eq!(versions, 2, "one series per running version:\n{page}");
     let counters = [
         (r#"carbide_firmware_updates_total{target="host",phase="started"}"#, "4"),
         (r#"carbide_firmware_updates_total{target="host",phase="completed"}"#, "1"),
@@ -267,8 +297,10 @@ async fn an_empty_site_prints_every_counter_phase_at_zero() {
             ("carbide_concurrent_machine_updates_available", "5"),
             ("hostfw_machine_update_slots_free", "5"),
             ("hostfw_metrics_scrape_error", "0"),
+            (r#"hostfw_component_hosts{vendor="Dell",model="PowerEdge R760",component="bmc",status="drifted"}"#, "0"),
         ],
     );
+    assert!(!page.contains("hostfw_component_version_hosts{"), "no host runs any version:\n{page}");
     server.abort();
 }
 
@@ -284,6 +316,7 @@ async fn a_failed_database_read_is_a_scrape_error_not_a_500() {
     assert_samples(&page, &[("hostfw_metrics_scrape_error", "1")]);
     assert!(sample(&page, "carbide_pending_host_firmware_update_count").is_none(), "no made-up gauge:\n{page}");
     assert!(sample(&page, "carbide_host_reprovision_retries_total").is_none(), "no made-up counter:\n{page}");
+    assert!(!page.contains("hostfw_component_hosts"), "no made-up compliance series:\n{page}");
     server.abort();
 }
 
