@@ -88,6 +88,7 @@ async fn concurrent_passes_and_direct_requests_never_put_two_hosts_of_a_rack_in_
 
     // The dry run starts one host per rack and both unlabelled hosts, and says why the others wait.
     let plan = site.cli(&["plan"]).await.unwrap();
+    eprintln!("plan with a rack cap of 1:\n{plan}");
     assert!(plan.contains("would start (4): a1, b1, u1, u2"), "{plan}");
     assert!(plan.contains("failure-domain cap reached: 1 of 1 hosts labelled rack=r1"), "{plan}");
     assert!(plan.contains("max_concurrent_per_label.rack = 1"), "{plan}");
