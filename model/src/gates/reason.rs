@@ -209,7 +209,9 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::LabelCapReached { key, value, limit, in_flight } => write!(
                 f,
-                "failure-domain cap reached: {in_flight} of {limit} hosts labelled {key}={value} are                  updating or in maintenance (machine_updater.max_concurrent_per_label.{key} = {limit});                  waits until one of them is done"
+                "failure-domain cap reached: {in_flight} of {limit} hosts labelled {key}={value} are \
+                 updating or in maintenance (machine_updater.max_concurrent_per_label.{key} = {limit}); \
+                 waits until one of them is done"
             ),
         }
     }

@@ -671,6 +671,7 @@ fn a_failure_domain_cap_starts_one_host_per_rack_and_names_the_cap() {
     assert_eq!(p.skipped, vec![skip("a2", rack_full("r1", 1, 1)), skip("a3", rack_full("r1", 1, 1))]);
     let text = rack_full("r1", 1, 1).to_string();
     assert!(text.contains("rack=r1") && text.contains("max_concurrent_per_label.rack = 1"), "{text}");
+    assert!(!text.contains("  "), "one line of single-spaced words: {text:?}");
 
     let p = run(rack_caps(2), hosts.clone());
     assert_eq!(p.start, vec!["a1", "a2", "b1", "c1"]);
