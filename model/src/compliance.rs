@@ -1,7 +1,7 @@
 //! The compliance view (`hostfw compliance`, the `hostfw_component_*` metrics): per catalog
 //! vendor/model and component, the desired (default) version, every version the fleet runs with
-//! its host count, and how many hosts are compliant, drifted, pending, active, failed or
-//! exhausted for it.
+//! its host count, and how many hosts are compliant, drifted, pending, active, failed, exhausted
+//! or paused for it.
 //!
 //! Owns the counting rules and the view's types. It must do no I/O, no async and read no clock:
 //! the caller reads the site database and hands in each host's facts, including whether the
@@ -20,7 +20,8 @@
 //!   for the ceiling or a closed update window), `active` (a started request whose retry budget
 //!   is not spent), `failed` (substate `FailedFirmwareUpgrade`, a request, budget left: it waits
 //!   for its retry, so it is active too, as in the `active` gauge) and `exhausted` (the request's
-//!   budget is spent). A drifted host may be none of these (a request not started yet, a gate
+//!   budget is spent), `paused` (no request, and the gates hold it because a target it would
+//!   install, this component's or another, is paused by its error budget). A drifted host may be none of these (a request not started yet, a gate
 //!   that holds it: auto-update off, manual tagging, ...; `hostfw plan` says why);
 //! - `versions`: each distinct version among a host's matching members counts that host once; a
 //!   member whose version is not reported counts under `None`. Versions are listed in text order,
@@ -63,6 +64,9 @@ pub struct HostFacts<'a> {
     pub request: Option<RequestFacts>,
     /// The gates count it as pending (`Plan::pending`).
     pub pending: bool,
+    /// The gates hold it because a target it would install is paused by its error budget
+    /// (`SkipReason::TargetPaused`).
+    pub paused: bool,
 }
 
 named_enum! {
@@ -74,6 +78,7 @@ named_enum! {
         Active => "active",
         Failed => "failed",
         Exhausted => "exhausted",
+        Paused => "paused",
         NotReported => "not_reported",
         Unmatched => "unmatched",
     }
@@ -90,6 +95,8 @@ pub struct HostCounts {
     pub active: u32,
     pub failed: u32,
     pub exhausted: u32,
+    #[serde(default)]
+    pub paused: u32,
     pub not_reported: u32,
     pub unmatched: u32,
 }
@@ -104,6 +111,7 @@ impl HostCounts {
             ComplianceStatus::Active => self.active,
             ComplianceStatus::Failed => self.failed,
             ComplianceStatus::Exhausted => self.exhausted,
+            ComplianceStatus::Paused => self.paused,
             ComplianceStatus::NotReported => self.not_reported,
             ComplianceStatus::Unmatched => self.unmatched,
         }
@@ -220,6 +228,7 @@ fn count_host(
                 c.active += u32::from(request.is_some_and(|r| r.started) && budget_left);
                 c.failed += u32::from(host.substate == Some(HostSubstate::FailedFirmwareUpgrade) && budget_left);
                 c.exhausted += u32::from(request.is_some_and(|r| r.exhausted));
+                c.paused += u32::from(host.paused && request.is_none());
             }
             Some(DriftKind::NoInventoryMatch { .. }) => c.unmatched += 1,
             None if d.not_reported.iter().any(|n| n.component == *component) => c.not_reported += 1,

@@ -86,6 +86,10 @@ pub enum Command {
     /// ceiling or their window), active (started, retry budget left; failed ones included),
     /// failed (waiting for their retry) and exhausted. From the stored inventories; changes nothing.
     Compliance,
+    /// Error budgets per rollout target (a catalog model's component at its desired version):
+    /// which targets are paused, which hosts failed them and why; resume one after fixing it.
+    #[command(subcommand)]
+    Budget(BudgetCmd),
     /// The audit trail: who changed what, when, newest first.
     Audit(AuditArgs),
     /// Every disagreement between the site database and Temporal (a request whose workflow is
@@ -287,6 +291,33 @@ pub struct LabelArgs {
     /// Label keys to remove.
     #[arg(long = "remove", value_name = "KEY")]
     pub remove: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BudgetCmd {
+    /// Every target on record since its last resume: hosts attempted and failed, and whether its
+    /// budget is spent (paused). Changes nothing.
+    List,
+    /// Resume a paused target: its record is cleared (the budget starts again from nothing) and
+    /// the resume is audited; the scheduler starts its hosts again at once.
+    Resume(BudgetTargetArgs),
+}
+
+/// One rollout target, named as `hostfw budget list` and `hostfw plan` print it.
+#[derive(Args, Debug, Clone)]
+pub struct BudgetTargetArgs {
+    /// The catalog entry's vendor (may be left out when only one catalog model has this name).
+    #[arg(long)]
+    pub vendor: Option<String>,
+    /// The catalog entry's model.
+    #[arg(long)]
+    pub model: String,
+    /// The component (bmc, uefi, ...).
+    #[arg(long)]
+    pub component: String,
+    /// The target (desired) version.
+    #[arg(long)]
+    pub version: String,
 }
 
 #[derive(Subcommand, Debug)]

@@ -48,6 +48,7 @@ pub fn table(view: &ComplianceView) -> String {
         "ACTIVE",
         "FAILED",
         "EXHAUSTED",
+        "PAUSED",
     ];
     if rare {
         headers.extend(["NOT REPORTED", "UNMATCHED"]);
@@ -69,7 +70,8 @@ pub fn table(view: &ComplianceView) -> String {
                 if running.is_empty() { "-".to_string() } else { running.join(", ") },
             ];
             row.extend(
-                [n.hosts, n.compliant, n.drifted, n.pending, n.active, n.failed, n.exhausted].map(|v| v.to_string()),
+                [n.hosts, n.compliant, n.drifted, n.pending, n.active, n.failed, n.exhausted, n.paused]
+                    .map(|v| v.to_string()),
             );
             if rare {
                 row.extend([n.not_reported, n.unmatched].map(|v| v.to_string()));

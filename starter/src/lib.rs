@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod auto_update;
+pub mod budget;
 pub mod catalog_change;
 pub mod cli;
 pub mod completion;
@@ -110,6 +111,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Plan => plan::plan(&ctx).await,
         Command::Compliance => compliance::compliance(&ctx).await,
+        Command::Budget(cmd) => budget::budget(&ctx, &cmd).await,
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
         Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,

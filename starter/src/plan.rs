@@ -3,7 +3,8 @@
 //!
 //! Prints the ceiling and how it was computed, the hosts in flight, which hosts would start, for
 //! every drifted (or undecidable) host that would not, the typed reason, and every component left
-//! out of drift because its version is not reported (on hosts that start as well as on the others).
+//! out of drift because its version is not reported (on hosts that start as well as on the others),
+//! and every rollout target whose error budget is spent, with the hosts that failed it and why.
 
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, Plan};
@@ -57,6 +58,19 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     }
     if let Some(at) = plan.next_window_open_ms {
         crate::outln!("next update window opens: {}", output::time(at));
+    }
+    for p in &plan.paused {
+        crate::outln!();
+        crate::outln!(
+            "PAUSED TARGET {}: error budget spent ({}; {} hosts attempted)",
+            p.target,
+            p.rule,
+            p.attempted_hosts
+        );
+        let rows: Vec<Vec<String>> =
+            p.failures.iter().map(|f| vec![f.machine_id.clone(), output::time(f.at_ms), f.reason.clone()]).collect();
+        crate::out!("{}", output::table(&["FAILED HOST", "AT", "WHY"], &rows));
+        crate::outln!("resume it after fixing the image: {}", p.target.resume_command());
     }
     if !reasons.is_empty() {
         crate::outln!();

@@ -32,13 +32,17 @@ struct Tally {
     failed: usize,
     /// Failed hosts whose retry budget is spent: only an operator moves them on.
     exhausted: usize,
+    /// Hosts held because a target they would install is paused by its error budget: only an
+    /// operator (`hostfw budget resume`) moves them on.
+    paused: usize,
     ceiling: u32,
     /// Why each host that is neither compliant nor in progress waits (or failed).
     reasons: BTreeMap<String, String>,
 }
 
 impl Tally {
-    /// Nothing can change any more without an operator: every host is compliant or exhausted.
+    /// Nothing can change any more without an operator: every host is compliant, exhausted or
+    /// held by a paused target.
     fn settled(&self) -> bool {
         self.total > 0 && self.in_progress == 0 && self.waiting == 0 && self.failed == self.exhausted
     }
@@ -88,8 +92,14 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
             t.waiting += 1;
             t.reasons.insert(id.to_string(), "starts at the scheduler's next pass".into());
         } else {
+            let paused = plan
+                .skipped
+                .iter()
+                .any(|s| s.machine_id == id && matches!(s.reason, gates::SkipReason::TargetPaused { .. }));
             if matches!(host.firmware, FirmwareStatus::ExploreFailed { .. }) {
                 t.failed += 1;
+            } else if paused {
+                t.paused += 1;
             } else {
                 t.waiting += 1;
             }
@@ -121,8 +131,12 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
     let mut last: Option<Tally> = None;
     let stuck = loop {
         let message = format!(
-            "in progress {} / waiting {} / failed {} ({} exhausted)",
-            t.in_progress, t.waiting, t.failed, t.exhausted
+            "in progress {} / waiting {} / failed {} ({} exhausted){}",
+            t.in_progress,
+            t.waiting,
+            t.failed,
+            t.exhausted,
+            if t.paused > 0 { format!(" / paused {}", t.paused) } else { String::new() }
         );
         if last.as_ref() != Some(&t) {
             if json {
@@ -162,14 +176,22 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
         );
     }
     if t.compliant != t.total {
-        let why = if t.settled() {
-            format!("{} hosts need an operator (exhausted)", t.exhausted)
-        } else {
-            format!("gave up after {timeout_secs} s")
-        };
+        let why = if t.settled() { operator_needed(&t) } else { format!("gave up after {timeout_secs} s") };
         bail!("{why}: {} of {} hosts are not compliant", t.total - t.compliant, t.total);
     }
     Ok(())
+}
+
+/// Why a settled watch ends with hosts not compliant.
+fn operator_needed(t: &Tally) -> String {
+    let mut parts = Vec::new();
+    if t.exhausted > 0 || t.paused == 0 {
+        parts.push(format!("{} exhausted", t.exhausted));
+    }
+    if t.paused > 0 {
+        parts.push(format!("{} held by a paused target (`hostfw budget list`)", t.paused));
+    }
+    format!("hosts need an operator: {}", parts.join(", "))
 }
 
 /// This run's numbers, from the recorded state history: hosts whose update ended after

@@ -19,6 +19,7 @@ mod connect;
 mod counters;
 mod credentials;
 mod error;
+mod error_budget;
 mod firmware_config;
 mod health;
 mod history;
@@ -46,6 +47,7 @@ pub use counters::{
 };
 pub use credentials::{Credentials, Rekeyed};
 pub use error::{Result, StoreError};
+pub use error_budget::AUDIT_BUDGET_RESUME;
 pub use firmware_config::FirmwareConfigVersion;
 pub use health::HealthReport;
 pub use history::HistoryEntry;

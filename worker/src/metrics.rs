@@ -5,7 +5,8 @@
 //! (NICo's gauges are only fresh on the replica holding the scheduler lock): the scheduler gauges
 //! come from the site view (`deps.site_view`, the same as `site_view::read`) + `gates::plan`, the
 //! `*_total` counters from the `counters` table, the compliance series (`hostfw_component_*`, the
-//! numbers of `hostfw compliance`) from `compliance_read::read`.
+//! numbers of `hostfw compliance`) from `compliance_read::read`, the error-budget series
+//! (`hostfw_error_budget_hosts`, `hostfw_target_paused`, `budget`) from the same site view and plan.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
 //! (`temporal_*`) follow hostfw's series on the same page.
 //!
@@ -13,6 +14,7 @@
 //! text (`render`), write to the database, or answer a scrape with an error status: a failed
 //! database read is logged and shown as `hostfw_metrics_scrape_error 1`.
 
+mod budget;
 mod compliance;
 mod gauges;
 mod render;
@@ -145,7 +147,11 @@ pub async fn scrape(deps: &Deps) -> String {
             |e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the compliance view"),
         )
         .ok();
-    render(gauges.as_ref(), counters.as_ref(), compliance.as_ref())
+    let mut out = render(gauges.as_ref().map(|(g, _)| g), counters.as_ref(), compliance.as_ref());
+    if let Some((_, budgets)) = &gauges {
+        budget::write(&mut out, budgets);
+    }
+    out
 }
 
 /// Why the scheduler gauges or the compliance view could not be read.
@@ -157,11 +163,12 @@ enum ReadError {
     Store(#[from] hostfw_store::StoreError),
 }
 
-async fn read_gauges(deps: &Deps) -> Result<Gauges, ReadError> {
+async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries), ReadError> {
     let catalog = deps.catalog.current().await?;
     let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
-    Ok(compute_gauges(&view.requests, &plan))
+    let budgets = budget::BudgetSeries { records: view.input.targets.clone(), paused: plan.paused.clone() };
+    Ok((compute_gauges(&view.requests, &plan), budgets))
 }
 
 async fn read_compliance(deps: &Deps) -> Result<ComplianceView, ReadError> {

@@ -149,6 +149,17 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord, workflow_id: &str) ->
     if !recorded {
         log_retry(&input, workflow_id);
     }
+    // The error budget counts the failure against the component being installed (a failure
+    // before any component was selected counts against no target). Its reason is the
+    // FailedFirmwareUpgrade entry the workflow wrote just before this record.
+    let failure = input.exhausted || input.retry_count > 0;
+    if let (false, true, Some(component), Some(version)) =
+        (recorded, failure, input.component, input.target_version.as_deref())
+    {
+        let reason =
+            last.first().filter(|h| h.substate == Some(FAILED)).map_or(input.message.as_str(), |h| h.message.as_str());
+        store.target_failure(&input.machine_id, component, version, reason, now_ms()).await.map_err(error::store)?;
+    }
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
         store
             .request_record_retry(&input.machine_id, input.retry_count, input.exhausted)

@@ -1,11 +1,13 @@
 //! The catalog lookup and the route choice of the next component in one step (the lean history
 //! shape's `plan_install` local activity): the effective catalog entry of the reported vendor and
-//! model, the component the selection rules pick from the inventory, and its route.
+//! model, the component the selection rules pick from the inventory, and its route; the host's
+//! attempt of that component is recorded for the error budget (`Store::target_attempt`).
 //!
 //! It decides nothing the workflow does not decide again: the workflow runs the same pure
 //! selection (`hostfw_model::select_with`) on the same inventory and uses the route only when
 //! both name the same component and version.
 
+use hostfw_model::gates::Target;
 use hostfw_model::{select_with, Selection, UnmatchedRule};
 use hostfw_workflows::{InstallPlan, InstallPlanQuery, PlannedRoute, RouteQuery};
 use temporalio_common::ActivityError;
@@ -25,6 +27,13 @@ pub async fn plan_install(deps: &Deps, query: &InstallPlanQuery) -> Result<Insta
     };
     let route = match select_with(&model, report, UnmatchedRule::Skip) {
         Selection::Install { component, target_version, entry, .. } => {
+            let target = Target {
+                vendor: model.vendor.clone(),
+                model: model.model.clone(),
+                component,
+                version: target_version.clone(),
+            };
+            record_attempt(deps, &query.machine_id, &target).await?;
             let route_query = RouteQuery {
                 machine_id: query.machine_id.clone(),
                 vendor: model.vendor.clone(),
@@ -43,4 +52,10 @@ pub async fn plan_install(deps: &Deps, query: &InstallPlanQuery) -> Result<Insta
         _ => None,
     };
     Ok(InstallPlan { model: Some(model), route })
+}
+
+/// The error budget's record: `machine_id` begins installing `target` (idempotent per host and
+/// target: a retried plan records nothing new).
+pub async fn record_attempt(deps: &Deps, machine_id: &str, target: &Target) -> Result<(), ActivityError> {
+    deps.store.target_attempt(target, machine_id, hostfw_store::now_ms()).await.map_err(error::store)
 }

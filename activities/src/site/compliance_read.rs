@@ -5,7 +5,7 @@
 //! Owns turning one read of the rows (`site_view::read_rows`: machines, requests, explored
 //! reports, health reports) into each host's `hostfw_model::HostFacts`: its last good inventory
 //! (the report linked to it by `site_view::link_reports`, the scheduler's rule), its substate,
-//! its request, and whether the scheduler's gates count it as pending (`Plan::pending` of
+//! its request, whether the scheduler's gates count it as pending or hold it for a paused target (`Plan::pending` of
 //! `gates::plan` over the same rows, so the view agrees with the pending gauge). It must not count
 //! anything itself (that is `hostfw_model::compliance`), nor write to the store.
 
@@ -32,6 +32,12 @@ pub async fn read(
 pub fn assemble(rows: &SiteRows, catalog: &Catalog, site: &SiteConfig, now_ms: i64) -> ComplianceView {
     let plan = gates::plan(&rows.view(catalog, site, now_ms).input);
     let pending: HashSet<&str> = plan.pending().collect();
+    let paused: HashSet<&str> = plan
+        .skipped
+        .iter()
+        .filter(|s| matches!(s.reason, gates::SkipReason::TargetPaused { .. }))
+        .map(|s| s.machine_id.as_str())
+        .collect();
     let addresses: Vec<(String, &ExploredReport)> =
         rows.reports.iter().map(|r| (r.bmc_address.to_string(), r)).collect();
     let linked = link_reports(addresses.iter().map(|(a, r)| (a.as_str(), *r)), |r| r.machine_id.as_deref());
@@ -43,6 +49,7 @@ pub fn assemble(rows: &SiteRows, catalog: &Catalog, site: &SiteConfig, now_ms: i
             .get(m.id.as_str())
             .map(|r| RequestFacts { started: r.started_at_ms.is_some(), exhausted: r.exhausted }),
         pending: pending.contains(m.id.as_str()),
+        paused: paused.contains(m.id.as_str()),
     });
     compliance(catalog, hosts)
 }

@@ -1,4 +1,5 @@
-//! The scheduler's view of the site: one `PassInput` read from the site database and the catalog.
+//! The scheduler's view of the site: one `PassInput` read from the site database and the catalog
+//! (machines, requests, explored reports, health reports and the error budget's record).
 //!
 //! Owns turning rows (machines, requests, explored reports, health reports) into the pure
 //! `hostfw_model::gates` input, so the manager's pass, `hostfw plan` and the metrics endpoint all
@@ -14,7 +15,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use hostfw_model::gates::{firmware_status, FirmwareStatus, HostView, PassInput, SchedulingPolicy};
+use hostfw_model::gates::{
+    firmware_status, host_targets, FirmwareStatus, HostView, PassInput, SchedulingPolicy, Target, TargetRecord,
+};
 use hostfw_model::{Catalog, HostState, Labels, SiteConfig, TimeWindow};
 use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};
 
@@ -56,6 +59,8 @@ pub struct ReportFacts {
     pub machine_id: Option<String>,
     pub failed: bool,
     pub firmware: FirmwareStatus,
+    /// The rollout targets its drifted components would install (`gates::host_targets`).
+    pub targets: Vec<Target>,
 }
 
 impl ReportFacts {
@@ -71,7 +76,11 @@ impl ReportFacts {
             inventory,
             r.error.as_deref(),
         );
-        ReportFacts { machine_id: r.machine_id.clone(), failed: r.error.is_some(), firmware }
+        let targets = match (&firmware, inventory.and_then(|i| catalog.find(&i.vendor, &i.model))) {
+            (FirmwareStatus::Drifted { differing, .. }, Some(model)) => host_targets(model, differing),
+            _ => Vec::new(),
+        };
+        ReportFacts { machine_id: r.machine_id.clone(), failed: r.error.is_some(), firmware, targets }
     }
 }
 
@@ -83,6 +92,8 @@ pub struct SiteRows {
     pub requests: Vec<Request>,
     pub reports: Vec<ExploredReport>,
     pub health: Vec<HealthReport>,
+    /// The error budget's record per rollout target.
+    pub targets: Vec<TargetRecord>,
 }
 
 /// Read every row of the view.
@@ -92,6 +103,7 @@ pub async fn read_rows(store: &Store) -> Result<SiteRows, StoreError> {
         requests: store.request_list().await?,
         reports: store.report_list().await?,
         health: store.health_report_list().await?,
+        targets: store.target_records().await?,
     })
 }
 
@@ -105,7 +117,7 @@ impl SiteRows {
             self.reports.iter().map(|r| (r.bmc_address.to_string(), ReportFacts::of(catalog, r))).collect();
         let hosts = machines.iter().map(|(id, m)| (*id, m));
         let reports = reports.iter().map(|(k, r)| (k.as_str(), r));
-        assemble(hosts, reports, self.requests.clone(), &self.health, site, now_ms)
+        assemble(hosts, reports, self.requests.clone(), &self.health, self.targets.clone(), site, now_ms)
     }
 }
 
@@ -140,6 +152,7 @@ pub fn assemble<'a>(
     reports: impl Iterator<Item = (&'a str, &'a ReportFacts)>,
     requests: Vec<Request>,
     health: &[HealthReport],
+    targets: Vec<TargetRecord>,
     site: &SiteConfig,
     now_ms: i64,
 ) -> SiteView {
@@ -161,8 +174,9 @@ pub fn assemble<'a>(
                 unhealthy: report.is_some_and(|r| r.failed) || reported.contains(id),
                 firmware: report.map_or(FirmwareStatus::NotExplored, |r| r.firmware.clone()),
                 labels: m.labels.clone(),
+                targets: report.map_or_else(Vec::new, |r| r.targets.clone()),
             }
         })
         .collect();
-    SiteView { input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts }, requests }
+    SiteView { input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts, targets }, requests }
 }

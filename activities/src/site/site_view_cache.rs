@@ -121,12 +121,14 @@ impl SiteViewCache {
 
         let requests = store.request_list().await?;
         let health = store.health_report_list().await?;
+        let targets = store.target_records().await?;
         let held = guard.insert(held);
         let view = assemble(
             held.machines.iter().map(|(id, m)| (id.as_str(), m)),
             held.reports.iter().map(|(address, r)| (address.as_str(), r)),
             requests,
             &health,
+            targets,
             site,
             now_ms,
         );

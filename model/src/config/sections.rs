@@ -342,6 +342,13 @@ pub struct MachineUpdaterSection {
     /// updating (or in maintenance) at once, beneath the site ceiling, e.g. `{ rack = 1 }`.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub max_concurrent_per_label: std::collections::BTreeMap<String, u32>,
+    /// Error budget per rollout target (model, component, version): pause it once this many of
+    /// the hosts that attempted it failed (0: no count rule).
+    pub error_budget_failed_hosts: u32,
+    /// ...or once this percentage of them failed (0: no percentage rule)...
+    pub error_budget_failed_percent: u32,
+    /// ...with at least this many hosts attempted.
+    pub error_budget_min_hosts: u32,
 }
 
 impl Default for MachineUpdaterSection {
@@ -353,6 +360,9 @@ impl Default for MachineUpdaterSection {
             instance_autoreboot_period: None,
             event_driven: true,
             max_concurrent_per_label: std::collections::BTreeMap::new(),
+            error_budget_failed_hosts: 3,
+            error_budget_failed_percent: 20,
+            error_budget_min_hosts: 10,
         }
     }
 }

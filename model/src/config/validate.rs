@@ -117,6 +117,18 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
             ));
         }
     }
+    if mu.error_budget_failed_percent > 100 {
+        return Err((
+            "machine_updater.error_budget_failed_percent",
+            format!(
+                "{} is out of range; must be 0..=100 (0 turns the percentage rule off)",
+                mu.error_budget_failed_percent
+            ),
+        ));
+    }
+    if mu.error_budget_failed_percent > 0 {
+        at_least_one("machine_updater.error_budget_min_hosts", mu.error_budget_min_hosts)?;
+    }
     positive("machine_updater.machine_update_run_interval", mu.machine_update_run_interval)?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::Target;
 use super::firmware::FirmwareStatus;
 use crate::labels::Labels;
 use crate::{HostState, TimeWindow};
@@ -29,6 +30,10 @@ pub struct HostView {
     /// The machine's labels (failure domains: `max_concurrent_per_label`).
     #[serde(default, skip_serializing_if = "Labels::is_empty")]
     pub labels: Labels,
+    /// The rollout targets it would install (its differing components at their desired
+    /// versions): the error budget pauses a host when one of them is paused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<Target>,
 }
 
 impl HostView {

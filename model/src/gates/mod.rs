@@ -3,10 +3,11 @@
 //! every other non-compliant host waits.
 //!
 //! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
-//! view, firmware status, policy, per-host gates, failure-domain caps, skip reasons, the fleet
+//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, skip reasons, the fleet
 //! pass). It must do no
 //! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
 
+mod budget;
 mod ceiling;
 mod firmware;
 mod host_gates;
@@ -16,6 +17,7 @@ mod pass;
 mod policy;
 mod reason;
 
+pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target, TargetFailure, TargetRecord};
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
 pub use host_view::HostView;

@@ -1,7 +1,8 @@
 //! One Machine Update Manager pass over the fleet: derive fleet health and the ceiling, count the
 //! work already in flight (S9), run each host through the gates, order the candidates
 //! (unassigned first, S7) and start as many as the free slots and the failure-domain caps allow
-//! (S11–S13, `gates::label_caps`).
+//! (S11–S13, `gates::label_caps`). A host that would install a target whose error budget is
+//! spent waits (`gates::budget`).
 //!
 //! Owns the whole-fleet part of scheduling and the `Plan` it returns. It must not perform the
 //! starts, read a store or a clock (`now_ms` comes in), nor restate any per-host gate (see
@@ -9,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::{paused_targets, PausedTarget, TargetRecord};
 use super::ceiling::{ceiling, Ceiling, FleetHealth};
 use super::host_gates::{check, Verdict};
 use super::host_view::HostView;
@@ -24,6 +26,10 @@ pub struct PassInput {
     pub policy: SchedulingPolicy,
     /// Every managed host (all of them count in `FleetHealth`).
     pub hosts: Vec<HostView>,
+    /// What the site database records per rollout target since its last resume (the error
+    /// budget's evidence).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetRecord>,
 }
 
 /// What one pass decided.
@@ -44,6 +50,9 @@ pub struct Plan {
     /// Earliest window start after `now_ms` among hosts skipped only because their window is
     /// closed: when the manager should run again.
     pub next_window_open_ms: Option<i64>,
+    /// Targets whose error budget is spent, with the failed hosts and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paused: Vec<PausedTarget>,
 }
 
 impl Plan {
@@ -65,7 +74,9 @@ pub fn plan(input: &PassInput) -> Plan {
     let in_flight = count(hosts, HostView::is_in_flight);
     let available = ceiling.limit.saturating_sub(in_flight);
 
-    let verdicts: Vec<Verdict> = hosts.iter().map(|h| check(h, &input.policy, input.now_ms)).collect();
+    let paused = paused_targets(&input.policy.error_budget, &input.targets);
+    let verdicts: Vec<Verdict> =
+        hosts.iter().map(|h| budget_gate(check(h, &input.policy, input.now_ms), h, &paused)).collect();
     let mut candidates: Vec<usize> = (0..hosts.len()).filter(|&i| verdicts[i] == Verdict::Candidate).collect();
     // Stable: each group keeps input order.
     candidates.sort_by_key(|&i| hosts[i].is_assigned());
@@ -119,6 +130,22 @@ pub fn plan(input: &PassInput) -> Plan {
         start,
         skipped,
         next_window_open_ms,
+        paused,
+    }
+}
+
+/// A candidate that would install a paused target waits (`SkipReason::TargetPaused`).
+fn budget_gate(verdict: Verdict, host: &HostView, paused: &[PausedTarget]) -> Verdict {
+    if verdict != Verdict::Candidate {
+        return verdict;
+    }
+    match paused.iter().find(|p| host.targets.contains(&p.target)) {
+        Some(p) => Verdict::Skip(SkipReason::TargetPaused {
+            target: p.target.clone(),
+            failed_hosts: count_len(p.failures.len()),
+            attempted_hosts: p.attempted_hosts,
+        }),
+        None => verdict,
     }
 }
 

@@ -1,7 +1,7 @@
 //! The site's scheduling policy: `firmware_global.autoupdate`,
 //! `firmware_global.instance_updates_manual_tagging`, the legacy
-//! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits and
-//! failure-domain caps.
+//! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits,
+//! failure-domain caps and error budget.
 //!
 //! Owns reading those keys out of `SiteConfig` and the per-host automatic-update decision (S6,
 //! S15). It must not look at host state, requests, windows or capacity (see `gates::host_gates`).
@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::ErrorBudget;
 use super::ceiling::CeilingLimits;
 use super::reason::SkipReason;
 use crate::config::SiteConfig;
@@ -29,6 +30,9 @@ pub struct SchedulingPolicy {
     /// `machine_updater.max_concurrent_per_label`: label key → hosts of one value at once.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub label_caps: BTreeMap<String, u32>,
+    /// `machine_updater.error_budget_*`.
+    #[serde(default)]
+    pub error_budget: ErrorBudget,
 }
 
 impl SchedulingPolicy {
@@ -44,6 +48,11 @@ impl SchedulingPolicy {
                 percent: mu.max_concurrent_machine_updates_percent,
             },
             label_caps: mu.max_concurrent_per_label.clone(),
+            error_budget: ErrorBudget {
+                failed_hosts: mu.error_budget_failed_hosts,
+                failed_percent: mu.error_budget_failed_percent,
+                min_hosts: mu.error_budget_min_hosts,
+            },
         }
     }
 

@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::Target;
 use super::firmware::UnmatchedComponent;
 use crate::drift::NotReportedComponent;
 use crate::reported_version::VERSION_NOT_REPORTED;
@@ -65,6 +66,13 @@ pub enum SkipReason {
         limit: u32,
         in_flight: u32,
     },
+    /// The error budget of a target the host would install is spent (`Plan::paused` has the
+    /// evidence): no new host starts on it until `hostfw budget resume`.
+    TargetPaused {
+        target: Target,
+        failed_hosts: u32,
+        attempted_hosts: u32,
+    },
 }
 
 impl SkipReason {
@@ -100,6 +108,7 @@ impl SkipReason {
             SkipReason::CeilingZero { .. } => "CeilingZero",
             SkipReason::CeilingReached { .. } => "CeilingReached",
             SkipReason::LabelCapReached { .. } => "LabelCapReached",
+            SkipReason::TargetPaused { .. } => "TargetPaused",
         }
     }
 }
@@ -212,6 +221,13 @@ impl fmt::Display for SkipReason {
                 "failure-domain cap reached: {in_flight} of {limit} hosts labelled {key}={value} are \
                  updating or in maintenance (machine_updater.max_concurrent_per_label.{key} = {limit}); \
                  waits until one of them is done"
+            ),
+            SkipReason::TargetPaused { target, failed_hosts, attempted_hosts } => write!(
+                f,
+                "the error budget of {target} is spent ({failed_hosts} of {attempted_hosts} hosts that \
+                 attempted it failed; `hostfw plan` lists them): no new host starts on it; after \
+                 fixing the image, `{}`",
+                target.resume_command()
             ),
         }
     }

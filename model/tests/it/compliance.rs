@@ -71,7 +71,7 @@ fn other(vendor: &str, model: &str, members: &[(&str, &str)]) -> InventoryReport
 }
 
 fn facts(inventory: Option<&InventoryReport>) -> HostFacts<'_> {
-    HostFacts { inventory, substate: None, request: None, pending: false }
+    HostFacts { inventory, substate: None, request: None, pending: false, paused: false }
 }
 
 const STARTED: RequestFacts = RequestFacts { started: true, exhausted: false };
@@ -107,7 +107,7 @@ fn every_status_over_two_models_with_versions_per_host() {
         // 6: bmc drifted, requested but not started: drifted, nothing else.
         r760(&[("BMC_0", "0.9"), ("BIOS_0", "2.0")]),
         // 7, 8: DGX (reported as NVIDIA: the catalog lookup ignores case), one compliant, one
-        // drifted that no gate would select.
+        // drifted that the gates hold for a paused target.
         other("NVIDIA", "DGX H100", &[("HGX_BMC_0", "5.0")]),
         other("NVIDIA", "DGX H100", &[("HGX_BMC_0", "4.0")]),
         // 9: no catalog entry.
@@ -127,7 +127,7 @@ fn every_status_over_two_models_with_versions_per_host() {
         facts(Some(&reports[5])),
         HostFacts { request: Some(RequestFacts { started: false, exhausted: false }), ..facts(Some(&reports[6])) },
         facts(Some(&reports[7])),
-        facts(Some(&reports[8])),
+        HostFacts { paused: true, ..facts(Some(&reports[8])) },
         facts(Some(&reports[9])),
         // Never explored.
         facts(None),
@@ -162,6 +162,7 @@ fn every_status_over_two_models_with_versions_per_host() {
         active: 1,
         failed: 0,
         exhausted: 1,
+        paused: 0,
         not_reported: 1,
         unmatched: 0,
     };
@@ -178,6 +179,7 @@ fn every_status_over_two_models_with_versions_per_host() {
         active: 2,
         failed: 1,
         exhausted: 1,
+        paused: 0,
         not_reported: 0,
         unmatched: 1,
     };
@@ -186,7 +188,7 @@ fn every_status_over_two_models_with_versions_per_host() {
     let dgx = row(&view, "DGX H100", ComponentType::Bmc);
     assert_eq!((dgx.vendor.as_str(), dgx.desired.as_str()), ("Nvidia", "5.0"));
     assert_eq!(dgx.versions, versions(&[(Some("4.0"), 1), (Some("5.0"), 1)]));
-    assert_eq!(dgx.counts, HostCounts { hosts: 2, compliant: 1, drifted: 1, ..HostCounts::default() });
+    assert_eq!(dgx.counts, HostCounts { hosts: 2, compliant: 1, drifted: 1, paused: 1, ..HostCounts::default() });
 
     let sr630 = row(&view, "SR630", ComponentType::Uefi);
     assert_eq!(sr630.desired, "9.0");
@@ -259,6 +261,7 @@ fn status_names_and_counts_line_up() {
         active: 4,
         failed: 5,
         exhausted: 6,
+        paused: 9,
         not_reported: 7,
         unmatched: 8,
     };
@@ -272,6 +275,7 @@ fn status_names_and_counts_line_up() {
             ("active", 4),
             ("failed", 5),
             ("exhausted", 6),
+            ("paused", 9),
             ("not_reported", 7),
             ("unmatched", 8),
         ]

@@ -50,6 +50,7 @@ fn host(id: &str) -> HostView {
         unhealthy: false,
         firmware: drifted(),
         labels: Default::default(),
+        targets: Vec::new(),
     }
 }
 
@@ -65,11 +66,12 @@ fn policy() -> SchedulingPolicy {
         host_disable_autoupdate: vec![],
         limits: CeilingLimits { absolute: Some(10), percent: None },
         label_caps: Default::default(),
+        error_budget: Default::default(),
     }
 }
 
 fn run(policy: SchedulingPolicy, hosts: Vec<HostView>) -> Plan {
-    plan(&PassInput { now_ms: NOW, policy, hosts })
+    plan(&PassInput { now_ms: NOW, policy, hosts, targets: Vec::new() })
 }
 
 fn window(start_ms: i64, end_ms: i64) -> Option<TimeWindow> {
@@ -587,6 +589,7 @@ max_concurrent_machine_updates_percent = 25
             host_disable_autoupdate: vec!["m1".into(), "m2".into()],
             limits: limits(Some(4), Some(25)),
             label_caps: Default::default(),
+            error_budget: hostfw_model::gates::ErrorBudget { failed_hosts: 3, failed_percent: 20, min_hosts: 10 },
         }
     );
     let defaults = SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");

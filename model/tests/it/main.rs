@@ -10,6 +10,7 @@ mod config;
 mod config_reference;
 mod config_waits;
 mod drift;
+mod error_budget;
 mod gates;
 mod overlay;
 mod selection;

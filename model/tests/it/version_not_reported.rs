@@ -102,6 +102,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         unhealthy: false,
         firmware: status,
         labels: Default::default(),
+        targets: Vec::new(),
     };
     let policy = SchedulingPolicy {
         autoupdate: true,
@@ -109,8 +110,9 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         host_disable_autoupdate: vec![],
         limits: CeilingLimits { absolute: Some(10), percent: None },
         label_caps: Default::default(),
+        error_budget: Default::default(),
     };
-    let p = plan(&PassInput { now_ms: 0, policy, hosts: vec![host] });
+    let p = plan(&PassInput { now_ms: 0, policy, hosts: vec![host], targets: Vec::new() });
     assert!(p.start.is_empty(), "free slots, but nothing installable: {p:?}");
     assert_eq!(p.compliant, 0);
     assert_eq!(p.skipped.len(), 1);

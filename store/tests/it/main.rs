@@ -10,6 +10,7 @@ mod audit_target;
 mod connect;
 mod counters;
 mod credentials;
+mod error_budget;
 mod file_modes;
 mod firmware_config;
 mod health;

@@ -11,6 +11,7 @@ mod compliance;
 mod compose;
 mod config_check;
 mod durability;
+mod error_budget;
 mod failure_domains;
 mod history_shape;
 mod host_reprovision;

@@ -60,7 +60,7 @@ fn row_labels(row: &ComponentCompliance) -> String {
 }
 
 /// A label value in the text format: backslash, double quote and line feed escaped.
-fn escape(value: &str) -> String {
+pub(super) fn escape(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         match c {

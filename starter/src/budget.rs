@@ -1,0 +1,140 @@
+//! `hostfw budget list` and `hostfw budget resume`: the error budget per rollout target.
+//!
+//! Owns reading the targets on record, showing which are paused (by the same rule the scheduler
+//! applies, `hostfw_model::gates::paused_targets`) and resuming one: the store clears its record
+//! and audits the resume in one transaction, then the Machine Update Manager is woken. Bad input
+//! (an unknown component, a target with no record, a name that fits several vendors) changes
+//! nothing. It must not start or stop any host itself.
+
+use anyhow::{anyhow, bail};
+use hostfw_model::gates::{paused_targets, ErrorBudget, SchedulingPolicy, Target, TargetRecord};
+use hostfw_model::{same_name, ComponentType};
+use serde::Serialize;
+
+use crate::cli::{BudgetCmd, BudgetTargetArgs};
+use crate::context::Context;
+use crate::output;
+
+#[derive(Serialize)]
+struct TargetView<'a> {
+    #[serde(flatten)]
+    record: &'a TargetRecord,
+    paused: bool,
+    /// The rule that spent the budget, when paused.
+    rule: Option<String>,
+}
+
+/// `hostfw budget ...`.
+pub async fn budget(ctx: &Context, cmd: &BudgetCmd) -> anyhow::Result<()> {
+    match cmd {
+        BudgetCmd::List => list(ctx).await,
+        BudgetCmd::Resume(args) => resume(ctx, args).await,
+    }
+}
+
+fn budget_of(ctx: &Context) -> ErrorBudget {
+    SchedulingPolicy::from_config(&ctx.site).error_budget
+}
+
+async fn list(ctx: &Context) -> anyhow::Result<()> {
+    let records = ctx.store.target_records().await?;
+    let budget = budget_of(ctx);
+    let views: Vec<TargetView> = records
+        .iter()
+        .map(|r| {
+            let rule = budget.spent(r.attempted_hosts, r.failed_hosts());
+            TargetView { record: r, paused: rule.is_some(), rule }
+        })
+        .collect();
+    let rows: Vec<Vec<String>> = views
+        .iter()
+        .map(|v| {
+            let t = &v.record.target;
+            let failed: Vec<&str> = v.record.failures.iter().map(|f| f.machine_id.as_str()).collect();
+            vec![
+                t.vendor.clone(),
+                t.model.clone(),
+                t.component.to_string(),
+                t.version.clone(),
+                v.record.attempted_hosts.to_string(),
+                v.record.failed_hosts().to_string(),
+                if v.paused { "PAUSED".into() } else { "within budget".into() },
+                failed.join(", "),
+            ]
+        })
+        .collect();
+    if ctx.format == crate::cli::Format::Table {
+        crate::outln!("{}", describe(&budget));
+        if rows.is_empty() {
+            crate::outln!("no target on record (hosts are recorded when they begin installing a component)");
+            return Ok(());
+        }
+    }
+    output::print(
+        ctx.format,
+        &views,
+        &["VENDOR", "MODEL", "COMPONENT", "VERSION", "ATTEMPTED", "FAILED", "STATE", "FAILED HOSTS"],
+        rows,
+    )
+}
+
+/// The budget in one line, as configured.
+pub fn describe(b: &ErrorBudget) -> String {
+    let count =
+        if b.failed_hosts == 0 { "no count rule".to_string() } else { format!("{} failed hosts", b.failed_hosts) };
+    let share = if b.failed_percent == 0 {
+        "no percentage rule".to_string()
+    } else {
+        format!("{} % of at least {} attempted", b.failed_percent, b.min_hosts)
+    };
+    format!("error budget per target: pause at {count} or {share} ([machine_updater] error_budget_*)")
+}
+
+async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
+    let component: ComponentType = args.component.parse().map_err(|e| anyhow!("--component: {e}"))?;
+    let records = ctx.store.target_records().await?;
+    let matches: Vec<&TargetRecord> = records
+        .iter()
+        .filter(|r| {
+            let t = &r.target;
+            same_name(&t.model, &args.model)
+                && t.component == component
+                && t.version == args.version
+                && args.vendor.as_deref().is_none_or(|v| same_name(&t.vendor, v))
+        })
+        .collect();
+    let asked = format!(
+        "{}{} {component} {}",
+        args.vendor.as_deref().map(|v| format!("{v} ")).unwrap_or_default(),
+        args.model,
+        args.version
+    );
+    let target: Target = match matches.as_slice() {
+        [] => bail!(
+            "budget resume: no error-budget record for {asked} (`hostfw budget list` shows the targets on \
+             record); nothing was changed"
+        ),
+        [one] => one.target.clone(),
+        several => {
+            let vendors: Vec<&str> = several.iter().map(|r| r.target.vendor.as_str()).collect();
+            bail!(
+                "budget resume: {asked} is on record for several vendors ({}); give --vendor; nothing was changed",
+                vendors.join(", ")
+            )
+        }
+    };
+    let was_paused = !paused_targets(&budget_of(ctx), &records).iter().all(|p| p.target != target);
+    let Some(cleared) = ctx.store.target_resume(&target, &ctx.actor).await? else {
+        bail!("budget resume: the record of {target} was cleared meanwhile; nothing more to do");
+    };
+    let failed: Vec<&str> = cleared.failures.iter().map(|f| f.machine_id.as_str()).collect();
+    crate::outln!(
+        "{target}: {} (record cleared: {} hosts attempted, {} failed{}); audited",
+        if was_paused { "resumed" } else { "was not paused; its budget starts again" },
+        cleared.attempted_hosts,
+        failed.len(),
+        if failed.is_empty() { String::new() } else { format!(": {}", failed.join(", ")) }
+    );
+    crate::wake::wake(ctx, &format!("the error budget of {target} was resumed")).await;
+    Ok(())
+}

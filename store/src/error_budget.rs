@@ -1,0 +1,171 @@
+//! The error budget's record in the site database (migration 0012, `target_hosts`): which hosts
+//! began installing each rollout target, which of them failed and why, and the resume that
+//! clears a target's record.
+//!
+//! Owns the `target_hosts` table. It must not decide whether a target is paused (that is
+//! `hostfw_model::gates::budget`, from the records read here).
+
+use std::collections::BTreeMap;
+
+use hostfw_model::gates::{Target, TargetFailure, TargetRecord};
+use hostfw_model::ComponentType;
+use sqlx::Row;
+
+use crate::audit::audit_append_in;
+use crate::error::{Result, StoreError};
+use crate::{now_ms, Store};
+
+/// The audit action of `hostfw budget resume`.
+pub const AUDIT_BUDGET_RESUME: &str = "budget.resume";
+
+type Key = (String, String, String, String);
+
+fn target_of(key: Key, op: &'static str) -> Result<Target> {
+    let (vendor, model, component, version) = key;
+    let component: ComponentType = component.parse().map_err(|e: hostfw_model::ParseNameError| {
+        StoreError::Corrupt { op, id: vendor.clone(), detail: e.to_string() }
+    })?;
+    Ok(Target { vendor, model, component, version })
+}
+
+impl Store {
+    /// `machine_id` begins installing `target` (at `at_ms`). Idempotent: a host is recorded
+    /// once per target, and a failure recorded before is kept.
+    pub async fn target_attempt(&self, target: &Target, machine_id: &str, at_ms: i64) -> Result<()> {
+        const OP: &str = "target_attempt";
+        sqlx::query(
+            "INSERT INTO target_hosts (vendor, model, component, version, machine_id, attempted_at_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (vendor, model, component, version, machine_id) \
+             DO UPDATE SET attempted_at_ms = excluded.attempted_at_ms",
+        )
+        .bind(&target.vendor)
+        .bind(&target.model)
+        .bind(target.component.to_string())
+        .bind(&target.version)
+        .bind(machine_id)
+        .bind(at_ms)
+        .execute(&self.writer)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        Ok(())
+    }
+
+    /// `machine_id`'s attempt of `component` at `version` failed for `reason`. Returns whether it
+    /// was recorded: only the first failure after the host's latest attempt began is (a failure
+    /// recorded twice, e.g. when a changed retry budget re-records it, keeps its first reason),
+    /// and only while an attempt is on record (a host whose target was resumed since it began
+    /// has none: the failure is not counted against the fresh budget).
+    pub async fn target_failure(
+        &self,
+        machine_id: &str,
+        component: ComponentType,
+        version: &str,
+        reason: &str,
+        at_ms: i64,
+    ) -> Result<bool> {
+        const OP: &str = "target_failure";
+        let done = sqlx::query(
+            "UPDATE target_hosts SET failed_at_ms = $4, failure = $5 \
+             WHERE machine_id = $1 AND component = $2 AND version = $3 \
+               AND (failed_at_ms IS NULL OR failed_at_ms < attempted_at_ms)",
+        )
+        .bind(machine_id)
+        .bind(component.to_string())
+        .bind(version)
+        .bind(at_ms)
+        .bind(reason)
+        .execute(&self.writer)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Every target on record: its attempted hosts and its failures (oldest first), in target
+    /// order. Counts are read in the database; only failed rows are read one by one.
+    pub async fn target_records(&self) -> Result<Vec<TargetRecord>> {
+        const OP: &str = "target_records";
+        let counts = sqlx::query(
+            "SELECT vendor, model, component, version, COUNT(*) AS hosts FROM target_hosts \
+             GROUP BY vendor, model, component, version",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db(OP, ""))?;
+        let mut records: BTreeMap<Key, TargetRecord> = BTreeMap::new();
+        for row in counts {
+            let key: Key = (
+                row.try_get("vendor").map_err(StoreError::db(OP, ""))?,
+                row.try_get("model").map_err(StoreError::db(OP, ""))?,
+                row.try_get("component").map_err(StoreError::db(OP, ""))?,
+                row.try_get("version").map_err(StoreError::db(OP, ""))?,
+            );
+            let hosts: i64 = row.try_get("hosts").map_err(StoreError::db(OP, ""))?;
+            let target = target_of(key.clone(), OP)?;
+            let attempted_hosts = u32::try_from(hosts).unwrap_or(u32::MAX);
+            records.insert(key, TargetRecord { target, attempted_hosts, failures: Vec::new() });
+        }
+        let failed = sqlx::query(
+            "SELECT vendor, model, component, version, machine_id, failed_at_ms, failure FROM target_hosts \
+             WHERE failed_at_ms IS NOT NULL ORDER BY failed_at_ms, machine_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db(OP, ""))?;
+        for row in failed {
+            let key: Key = (
+                row.try_get("vendor").map_err(StoreError::db(OP, ""))?,
+                row.try_get("model").map_err(StoreError::db(OP, ""))?,
+                row.try_get("component").map_err(StoreError::db(OP, ""))?,
+                row.try_get("version").map_err(StoreError::db(OP, ""))?,
+            );
+            let failure = TargetFailure {
+                machine_id: row.try_get("machine_id").map_err(StoreError::db(OP, ""))?,
+                reason: row
+                    .try_get::<Option<String>, _>("failure")
+                    .map_err(StoreError::db(OP, ""))?
+                    .unwrap_or_default(),
+                at_ms: row.try_get("failed_at_ms").map_err(StoreError::db(OP, ""))?,
+            };
+            // A row inserted between the two reads has no count yet: it is read next time.
+            if let Some(record) = records.get_mut(&key) {
+                record.failures.push(failure);
+            }
+        }
+        Ok(records.into_values().collect())
+    }
+
+    /// Clears `target`'s record (its error budget starts again from nothing) and audits it as
+    /// `actor`, in one transaction. Returns the record cleared (`None`: nothing was on record, and
+    /// nothing is written).
+    pub async fn target_resume(&self, target: &Target, actor: &str) -> Result<Option<TargetRecord>> {
+        const OP: &str = "target_resume";
+        let id = target.to_string();
+        let before = self.target_records().await?.into_iter().find(|r| &r.target == target);
+        let Some(before) = before else { return Ok(None) };
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &id))?;
+        let deleted = sqlx::query(
+            "DELETE FROM target_hosts WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4",
+        )
+        .bind(&target.vendor)
+        .bind(&target.model)
+        .bind(target.component.to_string())
+        .bind(&target.version)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::db(OP, &id))?;
+        let failed: Vec<&str> = before.failures.iter().map(|f| f.machine_id.as_str()).collect();
+        let detail = format!(
+            "error budget reset: {} rows cleared ({} hosts attempted, {} failed: {})",
+            deleted.rows_affected(),
+            before.attempted_hosts,
+            failed.len(),
+            if failed.is_empty() { "none".to_string() } else { failed.join(", ") }
+        );
+        audit_append_in(&mut tx, actor, AUDIT_BUDGET_RESUME, &id, &detail, now_ms())
+            .await
+            .map_err(StoreError::db(OP, &id))?;
+        tx.commit().await.map_err(StoreError::db(OP, &id))?;
+        Ok(Some(before))
+    }
+}
