@@ -783,6 +783,7 @@ async fn compliance_counts_versions_and_statuses_per_model_and_component() {
             "ACTIVE",
             "FAILED",
             "EXHAUSTED",
+            "PAUSED",
             "NOT REPORTED",
             "UNMATCHED"
         ],
@@ -802,6 +803,7 @@ async fn compliance_counts_versions_and_statuses_per_model_and_component() {
             "0",
             "0",
             "1",
+            "0",
             "1",
             "0"
         ],
