@@ -28,6 +28,11 @@ fn target_of(key: Key, op: &'static str) -> Result<Target> {
     Ok(Target { vendor, model, component, version })
 }
 
+/// The target columns of a `target_hosts` row.
+fn key_of(row: &sqlx::any::AnyRow) -> std::result::Result<Key, sqlx::Error> {
+    Ok((row.try_get("vendor")?, row.try_get("model")?, row.try_get("component")?, row.try_get("version")?))
+}
+
 impl Store {
     /// `machine_id` begins installing `target` (at `at_ms`). Idempotent: a host is recorded
     /// once per target, and a failure recorded before is kept.
@@ -94,12 +99,7 @@ impl Store {
         .map_err(StoreError::db(OP, ""))?;
         let mut records: BTreeMap<Key, TargetRecord> = BTreeMap::new();
         for row in counts {
-            let key: Key = (
-                row.try_get("vendor").map_err(StoreError::db(OP, ""))?,
-                row.try_get("model").map_err(StoreError::db(OP, ""))?,
-                row.try_get("component").map_err(StoreError::db(OP, ""))?,
-                row.try_get("version").map_err(StoreError::db(OP, ""))?,
-            );
+            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
             let hosts: i64 = row.try_get("hosts").map_err(StoreError::db(OP, ""))?;
             let target = target_of(key.clone(), OP)?;
             let attempted_hosts = u32::try_from(hosts).unwrap_or(u32::MAX);
@@ -113,12 +113,7 @@ impl Store {
         .await
         .map_err(StoreError::db(OP, ""))?;
         for row in failed {
-            let key: Key = (
-                row.try_get("vendor").map_err(StoreError::db(OP, ""))?,
-                row.try_get("model").map_err(StoreError::db(OP, ""))?,
-                row.try_get("component").map_err(StoreError::db(OP, ""))?,
-                row.try_get("version").map_err(StoreError::db(OP, ""))?,
-            );
+            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
             let failure = TargetFailure {
                 machine_id: row.try_get("machine_id").map_err(StoreError::db(OP, ""))?,
                 reason: row
