@@ -7,7 +7,7 @@
 //! `--format json` it prints one JSON object per change and a final report object instead.
 //! It only reads: the scheduler does the work.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -59,6 +59,7 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
     let plan = gates::plan(&view.input);
     let skipped: BTreeMap<&str, String> =
         plan.skipped.iter().map(|s| (s.machine_id.as_str(), s.reason.to_string())).collect();
+    let held_by_pause: BTreeSet<&str> = plan.held_by_pause().collect();
     let machines = ctx.store.machine_list().await?;
     let substates: BTreeMap<&str, Option<HostSubstate>> =
         machines.iter().map(|m| (m.id.as_str(), m.substate)).collect();
@@ -92,10 +93,7 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
             t.waiting += 1;
             t.reasons.insert(id.to_string(), "starts at the scheduler's next pass".into());
         } else {
-            let paused = plan
-                .skipped
-                .iter()
-                .any(|s| s.machine_id == id && matches!(s.reason, gates::SkipReason::TargetPaused { .. }));
+            let paused = held_by_pause.contains(id);
             if matches!(host.firmware, FirmwareStatus::ExploreFailed { .. }) {
                 t.failed += 1;
             } else if paused {

@@ -27,13 +27,6 @@ pub async fn plan_install(deps: &Deps, query: &InstallPlanQuery) -> Result<Insta
     };
     let route = match select_with(&model, report, UnmatchedRule::Skip) {
         Selection::Install { component, target_version, entry, .. } => {
-            let target = Target {
-                vendor: model.vendor.clone(),
-                model: model.model.clone(),
-                component,
-                version: target_version.clone(),
-            };
-            record_attempt(deps, &query.machine_id, &target).await?;
             let route_query = RouteQuery {
                 machine_id: query.machine_id.clone(),
                 vendor: model.vendor.clone(),
@@ -42,6 +35,7 @@ pub async fn plan_install(deps: &Deps, query: &InstallPlanQuery) -> Result<Insta
                 target_version: target_version.clone(),
                 entry,
             };
+            record_attempt(deps, &route_query).await?;
             let route = match routes::plan_route(deps, &route_query) {
                 Ok(route) => Ok(route),
                 Err(ActivityError::Application(f)) if f.is_non_retryable() => Err(f.source_error().to_string()),
@@ -54,8 +48,14 @@ pub async fn plan_install(deps: &Deps, query: &InstallPlanQuery) -> Result<Insta
     Ok(InstallPlan { model: Some(model), route })
 }
 
-/// The error budget's record: `machine_id` begins installing `target` (idempotent per host and
-/// target: a retried plan records nothing new).
-pub async fn record_attempt(deps: &Deps, machine_id: &str, target: &Target) -> Result<(), ActivityError> {
-    deps.store.target_attempt(target, machine_id, hostfw_store::now_ms()).await.map_err(error::store)
+/// The error budget's record: the host of `route` begins installing its component at its target
+/// version (idempotent per host and target: a retried plan records nothing new).
+pub async fn record_attempt(deps: &Deps, route: &RouteQuery) -> Result<(), ActivityError> {
+    let target = Target {
+        vendor: route.vendor.clone(),
+        model: route.model.clone(),
+        component: route.component,
+        version: route.target_version.clone(),
+    };
+    deps.store.target_attempt(&target, &route.machine_id, hostfw_store::now_ms()).await.map_err(error::store)
 }

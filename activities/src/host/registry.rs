@@ -169,13 +169,7 @@ impl HostActivitiesImpl {
         _ctx: ActivityContext,
         input: RouteQuery,
     ) -> Result<InstallRoute, ActivityError> {
-        let target = hostfw_model::gates::Target {
-            vendor: input.vendor.clone(),
-            model: input.model.clone(),
-            component: input.component,
-            version: input.target_version.clone(),
-        };
-        crate::host::install_plan::record_attempt(&self.deps, &input.machine_id, &target).await?;
+        crate::host::install_plan::record_attempt(&self.deps, &input).await?;
         routes::plan_route(&self.deps, &input)
     }
 

@@ -5,8 +5,9 @@
 //! Owns turning one read of the rows (`site_view::read_rows`: machines, requests, explored
 //! reports, health reports) into each host's `hostfw_model::HostFacts`: its last good inventory
 //! (the report linked to it by `site_view::link_reports`, the scheduler's rule), its substate,
-//! its request, whether the scheduler's gates count it as pending or hold it for a paused target (`Plan::pending` of
-//! `gates::plan` over the same rows, so the view agrees with the pending gauge). It must not count
+//! its request, and whether the scheduler's gates count it as pending or hold it for a paused
+//! target (`Plan::pending` and `Plan::held_by_pause` of `gates::plan` over the same rows, so the
+//! view agrees with the pending gauge). It must not count
 //! anything itself (that is `hostfw_model::compliance`), nor write to the store.
 
 use std::collections::{HashMap, HashSet};
@@ -32,12 +33,7 @@ pub async fn read(
 pub fn assemble(rows: &SiteRows, catalog: &Catalog, site: &SiteConfig, now_ms: i64) -> ComplianceView {
     let plan = gates::plan(&rows.view(catalog, site, now_ms).input);
     let pending: HashSet<&str> = plan.pending().collect();
-    let paused: HashSet<&str> = plan
-        .skipped
-        .iter()
-        .filter(|s| matches!(s.reason, gates::SkipReason::TargetPaused { .. }))
-        .map(|s| s.machine_id.as_str())
-        .collect();
+    let paused: HashSet<&str> = plan.held_by_pause().collect();
     let addresses: Vec<(String, &ExploredReport)> =
         rows.reports.iter().map(|r| (r.bmc_address.to_string(), r)).collect();
     let linked = link_reports(addresses.iter().map(|(a, r)| (a.as_str(), *r)), |r| r.machine_id.as_deref());

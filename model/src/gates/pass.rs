@@ -64,6 +64,15 @@ impl Plan {
             self.skipped.iter().filter(|s| s.reason.held_only_for_capacity_or_window()).map(|s| s.machine_id.as_str());
         self.start.iter().map(String::as_str).chain(held)
     }
+
+    /// The hosts held because a target they would install is paused by its error budget
+    /// (`SkipReason::TargetPaused`), in plan order.
+    pub fn held_by_pause(&self) -> impl Iterator<Item = &str> + '_ {
+        self.skipped
+            .iter()
+            .filter(|s| matches!(s.reason, SkipReason::TargetPaused { .. }))
+            .map(|s| s.machine_id.as_str())
+    }
 }
 
 /// Runs one scheduling pass.
