@@ -1,13 +1,15 @@
 //! `hostfw budget list` and `hostfw budget resume`: the error budget per rollout target.
 //!
-//! Owns reading the targets on record, showing which are paused (by the same rule the scheduler
-//! applies, `hostfw_model::gates::paused_targets`) and resuming one: the store clears its record
+//! Owns reading the targets on record, showing which are paused (by the scheduler's own plan,
+//! `hostfw_model::gates::plan`: a spent budget or a canary wave that ended with too many
+//! failures) and resuming one: the store clears its record
 //! and audits the resume in one transaction, then the Machine Update Manager is woken. Bad input
 //! (an unknown component, a target with no record, a name that fits several vendors) changes
 //! nothing. It must not start or stop any host itself.
 
 use anyhow::{anyhow, bail};
-use hostfw_model::gates::{paused_targets, ErrorBudget, SchedulingPolicy, Target, TargetRecord};
+use hostfw_activities::site_view;
+use hostfw_model::gates::{self, ErrorBudget, PausedTarget, SchedulingPolicy, Target, TargetRecord};
 use hostfw_model::{same_name, ComponentType};
 use serde::Serialize;
 
@@ -36,13 +38,24 @@ fn budget_of(ctx: &Context) -> ErrorBudget {
     SchedulingPolicy::from_config(&ctx.site).error_budget
 }
 
+/// The targets on record and those paused, as the scheduler decides it: by the budget's rules,
+/// or by a canary wave that ended with too many failures (which needs the hosts in flight, so
+/// the whole plan).
+async fn paused_now(ctx: &Context) -> anyhow::Result<(Vec<TargetRecord>, Vec<PausedTarget>)> {
+    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
+    let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
+    let plan = gates::plan(&view.input);
+    Ok((view.input.targets, plan.paused))
+}
+
 async fn list(ctx: &Context) -> anyhow::Result<()> {
-    let records = ctx.store.target_records().await?;
+    let (records, paused) = paused_now(ctx).await?;
+    let records = &records;
     let budget = budget_of(ctx);
     let views: Vec<TargetView> = records
         .iter()
         .map(|r| {
-            let rule = budget.spent(r.attempted_hosts, r.failed_hosts());
+            let rule = paused.iter().find(|p| p.target == r.target).map(|p| p.rule.clone());
             TargetView { record: r, paused: rule.is_some(), rule }
         })
         .collect();
@@ -92,7 +105,7 @@ pub fn describe(b: &ErrorBudget) -> String {
 
 async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
     let component: ComponentType = args.component.parse().map_err(|e| anyhow!("--component: {e}"))?;
-    let records = ctx.store.target_records().await?;
+    let (records, paused) = paused_now(ctx).await?;
     let matches: Vec<&TargetRecord> = records
         .iter()
         .filter(|r| {
@@ -123,7 +136,7 @@ async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
             )
         }
     };
-    let was_paused = !paused_targets(&budget_of(ctx), &records).iter().all(|p| p.target != target);
+    let was_paused = paused.iter().any(|p| p.target == target);
     let Some(cleared) = ctx.store.target_resume(&target, &ctx.actor).await? else {
         bail!("budget resume: the record of {target} was cleared meanwhile; nothing more to do");
     };

@@ -4,6 +4,7 @@
 //! Prints the ceiling and how it was computed, the hosts in flight, which hosts would start, for
 //! every drifted (or undecidable) host that would not, the typed reason, and every component left
 //! out of drift because its version is not reported (on hosts that start as well as on the others),
+//! every rollout target's canary wave (how many hosts it lets start, and when the next opens),
 //! and every rollout target whose error budget is spent, with the hosts that failed it and why.
 
 use hostfw_activities::site_view;
@@ -59,14 +60,15 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     if let Some(at) = plan.next_window_open_ms {
         crate::outln!("next update window opens: {}", output::time(at));
     }
+    if !plan.waves.is_empty() {
+        crate::outln!();
+        crate::outln!("CANARY WAVES: {}", view.input.policy.waves.describe());
+        crate::out!("{}", output::table(&["TARGET", "WAVE", "STARTED", "RUNNING", "NEXT"], &wave_rows(&plan)));
+    }
     for p in &plan.paused {
         crate::outln!();
-        crate::outln!(
-            "PAUSED TARGET {}: error budget spent ({}; {} hosts attempted)",
-            p.target,
-            p.rule,
-            p.attempted_hosts
-        );
+        let why = if p.by_wave { "" } else { "error budget spent " };
+        crate::outln!("PAUSED TARGET {}: {why}({}; {} hosts attempted)", p.target, p.rule, p.attempted_hosts);
         let rows: Vec<Vec<String>> =
             p.failures.iter().map(|f| vec![f.machine_id.clone(), output::time(f.at_ms), f.reason.clone()]).collect();
         crate::out!("{}", output::table(&["FAILED HOST", "AT", "WHY"], &rows));
@@ -92,4 +94,24 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
         crate::out!("{}", output::table(&["MACHINE", "COMPONENT", "MEMBERS"], &rows));
     }
     Ok(())
+}
+
+/// One row per rollout target's canary wave: "2 of 4", "3 of 10 (of 48 hosts)".
+fn wave_rows(plan: &Plan) -> Vec<Vec<String>> {
+    plan.waves
+        .iter()
+        .map(|w| {
+            let next = match &w.next {
+                gates::NextWave::At { at_ms } => format!("opens at {}", output::time(*at_ms)),
+                other => other.to_string(),
+            };
+            vec![
+                w.target.to_string(),
+                format!("{} of {}", w.wave, w.waves),
+                format!("{} of {} (of {} hosts)", w.started, w.allowed, w.hosts),
+                w.running.to_string(),
+                next,
+            ]
+        })
+        .collect()
 }

@@ -1,9 +1,10 @@
-//! The error budget's record in the site database (migration 0012, `target_hosts`): which hosts
-//! began installing each rollout target, which of them failed and why, and the resume that
-//! clears a target's record.
+//! The error budget's record in the site database (migrations 0012 and 0013, `target_hosts`):
+//! which hosts began installing each rollout target, which of them failed and why, when each
+//! attempt ended (the canary waves' running hosts and soak), and the resume that clears a
+//! target's record.
 //!
-//! Owns the `target_hosts` table. It must not decide whether a target is paused (that is
-//! `hostfw_model::gates::budget`, from the records read here).
+//! Owns the `target_hosts` table. It must not decide whether a target is paused or which wave it
+//! is in (that is `hostfw_model::gates::budget` and `gates::waves`, from the records read here).
 
 use std::collections::BTreeMap;
 
@@ -91,7 +92,8 @@ impl Store {
     pub async fn target_records(&self) -> Result<Vec<TargetRecord>> {
         const OP: &str = "target_records";
         let counts = sqlx::query(
-            "SELECT vendor, model, component, version, COUNT(*) AS hosts FROM target_hosts \
+            "SELECT vendor, model, component, version, COUNT(*) AS hosts, MAX(attempted_at_ms) AS last_attempt, \
+             MAX(finished_at_ms) AS last_finished, MAX(failed_at_ms) AS last_failed FROM target_hosts \
              GROUP BY vendor, model, component, version",
         )
         .fetch_all(&self.pool)
@@ -101,9 +103,22 @@ impl Store {
         for row in counts {
             let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
             let hosts: i64 = row.try_get("hosts").map_err(StoreError::db(OP, ""))?;
+            let at = |column: &str| row.try_get::<Option<i64>, _>(column).map_err(StoreError::db(OP, ""));
+            let last_done_ms = at("last_finished")?.max(at("last_failed")?);
+            let last_attempt_ms = at("last_attempt")?;
             let target = target_of(key.clone(), OP)?;
             let attempted_hosts = u32::try_from(hosts).unwrap_or(u32::MAX);
-            records.insert(key, TargetRecord { target, attempted_hosts, failures: Vec::new() });
+            records.insert(
+                key,
+                TargetRecord {
+                    target,
+                    attempted_hosts,
+                    failures: Vec::new(),
+                    open: Vec::new(),
+                    last_done_ms,
+                    last_attempt_ms,
+                },
+            );
         }
         let failed = sqlx::query(
             "SELECT vendor, model, component, version, machine_id, failed_at_ms, failure FROM target_hosts \
@@ -127,7 +142,39 @@ impl Store {
                 record.failures.push(failure);
             }
         }
+        // Attempts still open: at most the hosts in flight, so few rows.
+        let open = sqlx::query(
+            "SELECT vendor, model, component, version, machine_id FROM target_hosts \
+             WHERE (failed_at_ms IS NULL OR failed_at_ms < attempted_at_ms) \
+               AND (finished_at_ms IS NULL OR finished_at_ms < attempted_at_ms) \
+             ORDER BY machine_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db(OP, ""))?;
+        for row in open {
+            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
+            if let Some(record) = records.get_mut(&key) {
+                record.open.push(row.try_get("machine_id").map_err(StoreError::db(OP, ""))?);
+            }
+        }
         Ok(records.into_values().collect())
+    }
+
+    /// `machine_id`'s update run ended (its workflow restored it): each of its attempts still
+    /// open ends now (`at_ms`). A failed attempt keeps its failure. Returns how many ended.
+    pub async fn target_finish(&self, machine_id: &str, at_ms: i64) -> Result<u64> {
+        const OP: &str = "target_finish";
+        let done = sqlx::query(
+            "UPDATE target_hosts SET finished_at_ms = $2 \
+             WHERE machine_id = $1 AND (finished_at_ms IS NULL OR finished_at_ms < attempted_at_ms)",
+        )
+        .bind(machine_id)
+        .bind(at_ms)
+        .execute(&self.writer)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        Ok(done.rows_affected())
     }
 
     /// Clears `target`'s record (its error budget starts again from nothing) and audits it as

@@ -167,7 +167,11 @@ async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries), Read
     let catalog = deps.catalog.current().await?;
     let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
-    let budgets = budget::BudgetSeries { records: view.input.targets.clone(), paused: plan.paused.clone() };
+    let budgets = budget::BudgetSeries {
+        records: view.input.targets.clone(),
+        paused: plan.paused.clone(),
+        waves: plan.waves.clone(),
+    };
     Ok((compute_gauges(&view.requests, &plan), budgets))
 }
 

@@ -126,6 +126,9 @@ pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityErr
     store.machine_set_state(&input.machine_id, input.state, None, &input.message).await.map_err(error::store)?;
     let request = store.request_get(&input.machine_id).await.map_err(error::store)?;
     let started = request.is_some_and(|r| r.started_at_ms.is_some());
+    // The run's attempts end now: a canary wave waits for them (before the request goes, so a
+    // pass never sees the host out of flight with its attempt still open).
+    store.target_finish(&input.machine_id, now_ms()).await.map_err(error::store)?;
     let deleted = store.request_delete(&input.machine_id).await.map_err(error::store)?;
     // Counted once per started request: a retried restore finds the request gone, and a request
     // cleared before it started never counted as started either.

@@ -72,8 +72,13 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         "machine update manager pass"
     );
     let run_interval_secs = deps.site.machine_updater.machine_update_run_interval.as_secs().max(1);
-    let next_wake_secs =
-        plan.next_window_open_ms.map(|at| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
+    // A window opening or a canary wave's soak ending: run again then, not one interval later.
+    let next_wake_secs = plan
+        .next_window_open_ms
+        .into_iter()
+        .chain(plan.next_wave_open_ms)
+        .min()
+        .map(|at| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
     Ok(PassSummary {
         total: plan.fleet.total,
         unhealthy: plan.fleet.unhealthy,

@@ -349,6 +349,12 @@ pub struct MachineUpdaterSection {
     pub error_budget_failed_percent: u32,
     /// ...with at least this many hosts attempted.
     pub error_budget_min_hosts: u32,
+    /// Canary waves per rollout target: cumulative wave sizes, a host count (`"1"`) or a share
+    /// of the target's hosts (`"10%"`), ending with `"100%"`; `[]` turns waves off.
+    pub canary_waves: Vec<crate::gates::WaveSize>,
+    /// How long after a wave's last host finished the next wave opens.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub canary_soak: Duration,
 }
 
 impl Default for MachineUpdaterSection {
@@ -363,6 +369,8 @@ impl Default for MachineUpdaterSection {
             error_budget_failed_hosts: 3,
             error_budget_failed_percent: 20,
             error_budget_min_hosts: 10,
+            canary_waves: crate::gates::default_waves(),
+            canary_soak: Duration::from_secs(30 * 60),
         }
     }
 }

@@ -129,6 +129,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     if mu.error_budget_failed_percent > 0 {
         at_least_one("machine_updater.error_budget_min_hosts", mu.error_budget_min_hosts)?;
     }
+    crate::gates::check_waves(&mu.canary_waves).map_err(|e| ("machine_updater.canary_waves", e))?;
     positive("machine_updater.machine_update_run_interval", mu.machine_update_run_interval)?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;

@@ -62,6 +62,16 @@ pub struct TargetRecord {
     pub attempted_hosts: u32,
     /// The hosts among them whose attempt failed, oldest failure first.
     pub failures: Vec<TargetFailure>,
+    /// The hosts among them whose latest attempt has not ended (neither finished nor failed),
+    /// in machine id order: the canary waves' running hosts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open: Vec<String>,
+    /// When the latest attempt ended (finished or failed), unix ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_done_ms: Option<i64>,
+    /// When the latest attempt began, unix ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempt_ms: Option<i64>,
 }
 
 impl TargetRecord {
@@ -128,6 +138,10 @@ pub struct PausedTarget {
     pub rule: String,
     /// Which hosts failed and why.
     pub failures: Vec<TargetFailure>,
+    /// Paused because its canary wave ended with too many failures (`gates::waves`), not by
+    /// the budget's own rules.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_wave: bool,
 }
 
 /// The targets among `records` whose budget is spent, in record order.
@@ -140,6 +154,7 @@ pub fn paused_targets(budget: &ErrorBudget, records: &[TargetRecord]) -> Vec<Pau
                 attempted_hosts: r.attempted_hosts,
                 rule,
                 failures: r.failures.clone(),
+                by_wave: false,
             })
         })
         .collect()

@@ -3,8 +3,8 @@
 //! every other non-compliant host waits.
 //!
 //! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
-//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, skip reasons, the fleet
-//! pass). It must do no
+//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, canary waves, skip reasons,
+//! the fleet pass). It must do no
 //! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
 
 mod budget;
@@ -16,6 +16,7 @@ mod label_caps;
 mod pass;
 mod policy;
 mod reason;
+mod waves;
 
 pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target, TargetFailure, TargetRecord};
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
@@ -25,3 +26,6 @@ pub use label_caps::LabelLoad;
 pub use pass::{plan, PassInput, Plan};
 pub use policy::SchedulingPolicy;
 pub use reason::{SkipReason, Skipped};
+pub use waves::{
+    check_waves, default_waves, is_canary, wave_statuses, NextWave, WavePolicy, WaveSize, WaveStatus, CANARY_LABEL,
+};

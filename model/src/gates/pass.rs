@@ -2,21 +2,25 @@
 //! work already in flight (S9), run each host through the gates, order the candidates
 //! (unassigned first, S7) and start as many as the free slots and the failure-domain caps allow
 //! (S11–S13, `gates::label_caps`). A host that would install a target whose error budget is
-//! spent waits (`gates::budget`).
+//! spent waits (`gates::budget`), and so does one whose target's open canary wave is full
+//! (`gates::waves`; hosts labelled `canary=true` go first).
 //!
 //! Owns the whole-fleet part of scheduling and the `Plan` it returns. It must not perform the
 //! starts, read a store or a clock (`now_ms` comes in), nor restate any per-host gate (see
 //! `gates::host_gates`).
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
-use super::budget::{paused_targets, PausedTarget, TargetRecord};
+use super::budget::{paused_targets, PausedTarget, Target, TargetRecord};
 use super::ceiling::{ceiling, Ceiling, FleetHealth};
 use super::host_gates::{check, Verdict};
 use super::host_view::HostView;
 use super::label_caps::LabelLoad;
 use super::policy::SchedulingPolicy;
 use super::reason::{SkipReason, Skipped};
+use super::waves::{is_canary, wave_statuses, NextWave, WaveStatus};
 
 /// Everything one pass decides on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,9 +54,17 @@ pub struct Plan {
     /// Earliest window start after `now_ms` among hosts skipped only because their window is
     /// closed: when the manager should run again.
     pub next_window_open_ms: Option<i64>,
-    /// Targets whose error budget is spent, with the failed hosts and why.
+    /// Targets whose error budget is spent, or whose canary wave ended with too many failures,
+    /// with the failed hosts and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paused: Vec<PausedTarget>,
+    /// Each rollout target's canary wave (empty when waves are off), before this pass's starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waves: Vec<WaveStatus>,
+    /// The earliest time a target's next wave opens (soak over): when the manager should run
+    /// again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_wave_open_ms: Option<i64>,
 }
 
 impl Plan {
@@ -83,23 +95,29 @@ pub fn plan(input: &PassInput) -> Plan {
     let in_flight = count(hosts, HostView::is_in_flight);
     let available = ceiling.limit.saturating_sub(in_flight);
 
-    let paused = paused_targets(&input.policy.error_budget, &input.targets);
+    let budget = &input.policy.error_budget;
+    let waves = wave_statuses(&input.policy.waves, budget, hosts, &input.targets, input.now_ms);
+    let mut paused = paused_targets(budget, &input.targets);
+    held_waves(&waves, &input.targets, &mut paused);
     let verdicts: Vec<Verdict> =
         hosts.iter().map(|h| budget_gate(check(h, &input.policy, input.now_ms), h, &paused)).collect();
     let mut candidates: Vec<usize> = (0..hosts.len()).filter(|&i| verdicts[i] == Verdict::Candidate).collect();
-    // Stable: each group keeps input order.
-    candidates.sort_by_key(|&i| hosts[i].is_assigned());
-    // In selection order: a host whose failure domain is full waits (and leaves its slot to the
-    // next candidate); the others take the free slots.
+    // Stable: each group keeps input order; canaries first among the unassigned and among the
+    // assigned hosts.
+    candidates.sort_by_key(|&i| (hosts[i].is_assigned(), !is_canary(&hosts[i])));
+    // In selection order: a host whose failure domain is full, or whose target's open wave is
+    // full, waits (and leaves its slot to the next candidate); the others take the free slots.
     let mut load =
         LabelLoad::new(&input.policy.label_caps, hosts.iter().filter(|h| h.is_in_flight()).map(|h| &h.labels));
+    let mut wave_load = WaveLoad::new(&waves, input.policy.waves.soak_ms);
     let mut chosen: Vec<usize> = Vec::new();
     let mut capped: Vec<(usize, SkipReason)> = Vec::new();
     for &i in &candidates {
-        if let Some(reason) = load.full(&hosts[i].labels) {
+        if let Some(reason) = load.full(&hosts[i].labels).or_else(|| wave_load.full(&hosts[i])) {
             capped.push((i, reason));
         } else if chosen.len() < available as usize {
             load.add(&hosts[i].labels);
+            wave_load.add(&hosts[i]);
             chosen.push(i);
         }
     }
@@ -140,6 +158,68 @@ pub fn plan(input: &PassInput) -> Plan {
         skipped,
         next_window_open_ms,
         paused,
+        next_wave_open_ms: waves
+            .iter()
+            .filter_map(|w| if let NextWave::At { at_ms } = w.next { Some(at_ms) } else { None })
+            .min(),
+        waves,
+    }
+}
+
+/// A target whose open canary wave ended with too many failures is paused, with the same
+/// evidence and resume as a spent budget (unless the budget itself already paused it).
+fn held_waves(waves: &[WaveStatus], records: &[TargetRecord], paused: &mut Vec<PausedTarget>) {
+    for w in waves {
+        let NextWave::Held { failed, attempted, failed_percent } = w.next else { continue };
+        if paused.iter().any(|p| p.target == w.target) {
+            continue;
+        }
+        let failures = records.iter().find(|r| r.target == w.target).map(|r| r.failures.clone()).unwrap_or_default();
+        paused.push(PausedTarget {
+            target: w.target.clone(),
+            attempted_hosts: attempted,
+            rule: format!(
+                "canary wave {} of {} ended with {failed} of {attempted} hosts failed, more than \
+                 machine_updater.error_budget_failed_percent = {failed_percent} %, so the next wave does not open",
+                w.wave, w.waves
+            ),
+            failures,
+            by_wave: true,
+        });
+    }
+}
+
+/// The hosts each target's open wave still lets start in this pass.
+struct WaveLoad<'a> {
+    waves: HashMap<&'a Target, (&'a WaveStatus, u32)>,
+    soak_ms: i64,
+}
+
+impl<'a> WaveLoad<'a> {
+    fn new(waves: &'a [WaveStatus], soak_ms: i64) -> Self {
+        WaveLoad { waves: waves.iter().map(|w| (&w.target, (w, 0))).collect(), soak_ms }
+    }
+
+    /// The first of `host`'s targets whose open wave has no room left.
+    fn full(&self, host: &HostView) -> Option<SkipReason> {
+        host.targets.iter().find_map(|t| {
+            let (w, started_now) = self.waves.get(t)?;
+            (*started_now >= w.room()).then(|| SkipReason::WaveFull {
+                target: t.clone(),
+                wave: w.wave,
+                waves: w.waves,
+                allowed: w.allowed,
+                next: w.after_pass(*started_now, self.soak_ms),
+            })
+        })
+    }
+
+    fn add(&mut self, host: &HostView) {
+        for t in &host.targets {
+            if let Some((_, n)) = self.waves.get_mut(t) {
+                *n += 1;
+            }
+        }
     }
 }
 

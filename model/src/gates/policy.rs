@@ -1,7 +1,7 @@
 //! The site's scheduling policy: `firmware_global.autoupdate`,
 //! `firmware_global.instance_updates_manual_tagging`, the legacy
 //! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits,
-//! failure-domain caps and error budget.
+//! failure-domain caps, error budget and canary waves.
 //!
 //! Owns reading those keys out of `SiteConfig` and the per-host automatic-update decision (S6,
 //! S15). It must not look at host state, requests, windows or capacity (see `gates::host_gates`).
@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::budget::ErrorBudget;
 use super::ceiling::CeilingLimits;
 use super::reason::SkipReason;
+use super::waves::WavePolicy;
 use crate::config::SiteConfig;
 
 /// The policy a pass runs under.
@@ -33,6 +34,10 @@ pub struct SchedulingPolicy {
     /// `machine_updater.error_budget_*`.
     #[serde(default)]
     pub error_budget: ErrorBudget,
+    /// `machine_updater.canary_waves` and `canary_soak` (the derived default here is off; the
+    /// site config's default is on).
+    #[serde(default)]
+    pub waves: WavePolicy,
 }
 
 impl SchedulingPolicy {
@@ -52,6 +57,10 @@ impl SchedulingPolicy {
                 failed_hosts: mu.error_budget_failed_hosts,
                 failed_percent: mu.error_budget_failed_percent,
                 min_hosts: mu.error_budget_min_hosts,
+            },
+            waves: WavePolicy {
+                waves: mu.canary_waves.clone(),
+                soak_ms: i64::try_from(mu.canary_soak.as_millis()).unwrap_or(i64::MAX),
             },
         }
     }

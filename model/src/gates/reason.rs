@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Target;
 use super::firmware::UnmatchedComponent;
+use super::waves::NextWave;
 use crate::drift::NotReportedComponent;
 use crate::reported_version::VERSION_NOT_REPORTED;
 use crate::time_text::rfc3339_utc;
@@ -73,6 +74,15 @@ pub enum SkipReason {
         failed_hosts: u32,
         attempted_hosts: u32,
     },
+    /// The open canary wave of a target the host would install has no room left
+    /// (`machine_updater.canary_waves`): `allowed` hosts may have started on it in all.
+    WaveFull {
+        target: Target,
+        wave: u32,
+        waves: u32,
+        allowed: u32,
+        next: NextWave,
+    },
 }
 
 impl SkipReason {
@@ -86,6 +96,7 @@ impl SkipReason {
                 | SkipReason::CeilingZero { .. }
                 | SkipReason::WindowClosed { .. }
                 | SkipReason::LabelCapReached { .. }
+                | SkipReason::WaveFull { .. }
         )
     }
 
@@ -109,6 +120,7 @@ impl SkipReason {
             SkipReason::CeilingReached { .. } => "CeilingReached",
             SkipReason::LabelCapReached { .. } => "LabelCapReached",
             SkipReason::TargetPaused { .. } => "TargetPaused",
+            SkipReason::WaveFull { .. } => "WaveFull",
         }
     }
 }
@@ -228,6 +240,12 @@ impl fmt::Display for SkipReason {
                  attempted it failed; `hostfw plan` lists them): no new host starts on it; after \
                  fixing the image, `{}`",
                 target.resume_command()
+            ),
+            SkipReason::WaveFull { target, wave, waves, allowed, next } => write!(
+                f,
+                "canary wave {wave} of {waves} of {target} is full ({allowed} host{} in all); {next} \
+                 (machine_updater.canary_waves)",
+                if *allowed == 1 { "" } else { "s" }
             ),
         }
     }

@@ -26,6 +26,9 @@ fn record(t: &Target, attempted: u32, failed: &[&str]) -> TargetRecord {
                 at_ms: i as i64,
             })
             .collect(),
+        open: vec![],
+        last_done_ms: None,
+        last_attempt_ms: None,
     }
 }
 
@@ -57,6 +60,7 @@ fn policy(budget: ErrorBudget, ceiling: u32) -> SchedulingPolicy {
         limits: CeilingLimits { absolute: Some(ceiling), percent: None },
         label_caps: Default::default(),
         error_budget: budget,
+        waves: Default::default(),
     }
 }
 

@@ -67,6 +67,7 @@ fn policy() -> SchedulingPolicy {
         limits: CeilingLimits { absolute: Some(10), percent: None },
         label_caps: Default::default(),
         error_budget: Default::default(),
+        waves: Default::default(),
     }
 }
 
@@ -590,6 +591,10 @@ max_concurrent_machine_updates_percent = 25
             limits: limits(Some(4), Some(25)),
             label_caps: Default::default(),
             error_budget: hostfw_model::gates::ErrorBudget { failed_hosts: 3, failed_percent: 20, min_hosts: 10 },
+            waves: hostfw_model::gates::WavePolicy {
+                waves: hostfw_model::gates::default_waves(),
+                soak_ms: 30 * 60 * 1000
+            },
         }
     );
     let defaults = SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");

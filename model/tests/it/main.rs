@@ -16,3 +16,4 @@ mod overlay;
 mod selection;
 mod serde_and_names;
 mod version_not_reported;
+mod waves;

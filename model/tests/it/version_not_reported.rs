@@ -111,6 +111,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         limits: CeilingLimits { absolute: Some(10), percent: None },
         label_caps: Default::default(),
         error_budget: Default::default(),
+        waves: Default::default(),
     };
     let p = plan(&PassInput { now_ms: 0, policy, hosts: vec![host], targets: Vec::new() });
     assert!(p.start.is_empty(), "free slots, but nothing installable: {p:?}");

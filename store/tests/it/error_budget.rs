@@ -1,7 +1,7 @@
 //! The error budget's record (`target_hosts`), on both backends: attempts counted once per host
 //! and target, failures kept across a host's later attempts, a failure without an attempt on
 //! record ignored, records grouped per target in order, and a resume that clears one target only
-//! and audits what it cleared.
+//! and audits what it cleared; attempts open until their run finishes or fails (canary waves).
 
 use crate::common;
 
@@ -66,4 +66,43 @@ async fn attempts_and_failures_count_hosts_once_and_resume_clears_one_target(Ctx
     assert_eq!(store.audit_list(10).await.unwrap().len(), 1, "and nothing audited");
 }
 
-crate::both_backends!(attempts_and_failures_count_hosts_once_and_resume_clears_one_target);
+/// The canary waves' part of the record (migration 0013): which attempts are still open, and
+/// when the latest one ended. A finished run ends every open attempt of its host; a failure ends
+/// one; a new attempt opens it again; an ended attempt is not ended twice.
+async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }: Ctx) {
+    let t = target("R760", "7.20");
+    let other = Target { component: ComponentType::Uefi, ..target("R760", "2.1") };
+    store.target_attempt(&t, "h1", 100).await.unwrap();
+    store.target_attempt(&other, "h1", 110).await.unwrap();
+    store.target_attempt(&t, "h2", 120).await.unwrap();
+    store.target_attempt(&t, "h3", 130).await.unwrap();
+    let records = store.target_records().await.unwrap();
+    let rec = records.iter().find(|r| r.target == t).unwrap();
+    assert_eq!(rec.open, vec!["h1", "h2", "h3"]);
+    assert_eq!((rec.last_done_ms, rec.last_attempt_ms), (None, Some(130)));
+
+    assert_eq!(store.target_finish("h1", 500).await.unwrap(), 2, "both of h1's attempts end with its run");
+    assert!(store.target_failure("h2", ComponentType::Bmc, "7.20", "task failed", 400).await.unwrap());
+    let records = store.target_records().await.unwrap();
+    let rec = records.iter().find(|r| r.target == t).unwrap();
+    assert_eq!(rec.open, vec!["h3"]);
+    assert_eq!(rec.last_done_ms, Some(500));
+    assert!(records.iter().find(|r| r.target == other).unwrap().open.is_empty());
+
+    // h2 retries: open again, its failure kept; its run then finishes.
+    store.target_attempt(&t, "h2", 600).await.unwrap();
+    assert_eq!(store.target_finish("h1", 650).await.unwrap(), 0, "h1 has nothing open");
+    let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
+    assert_eq!(rec.open, vec!["h2", "h3"]);
+    assert_eq!(rec.failures.len(), 1);
+    store.target_finish("h2", 700).await.unwrap();
+    store.target_finish("h3", 800).await.unwrap();
+    let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
+    assert!(rec.open.is_empty());
+    assert_eq!((rec.last_done_ms, rec.attempted_hosts, rec.failures.len()), (Some(800), 3, 1));
+}
+
+crate::both_backends!(
+    attempts_and_failures_count_hosts_once_and_resume_clears_one_target,
+    attempts_stay_open_until_their_run_finishes_or_fails
+);

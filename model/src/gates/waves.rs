@@ -1,0 +1,352 @@
+//! Canary waves (issue "safe rollouts", piece 2): a rollout target (a catalog model's component
+//! at its desired version, `gates::budget::Target`) is released to its hosts in waves
+//! (`[machine_updater] canary_waves`, by default one host, then 10 %, 50 % and all), each wave
+//! opening only once every host of the one before it has finished, no more of them failed than
+//! the error budget's share allows, and `canary_soak` has passed since the last one finished.
+//!
+//! Owns the wave sizes and their syntax, and the wave a target is in, computed afresh in every
+//! pass from the site database's record of the target (`TargetRecord`: who attempted it, who is
+//! still at it, who failed, when the last one finished) and the hosts in the site view. Nothing
+//! else is stored, so a wave survives any restart. It must do no I/O and read no clock (`now_ms`
+//! comes in), and must not pick hosts (that is `gates::pass`, which puts hosts labelled
+//! `canary=true` first).
+//!
+//! The rules:
+//! - A target's hosts are those that still have to take it (drifted on its component) and those
+//!   on record as having begun it since its last resume (`hostfw budget resume` starts the waves
+//!   again from the first).
+//! - Wave sizes are cumulative: "1" lets one host start in all, "10%" lets 10 % of the target's
+//!   hosts (rounded up, at least one) start in all. A wave no larger than the one before is
+//!   passed through at once.
+//! - A host has started when it is on record or in flight (a request, or updating) while it
+//!   would install the target; it has finished when its attempt ended (the host workflow
+//!   restored it, or the attempt failed).
+//! - The next wave opens when the open one is full, none of its hosts is still running, the
+//!   failures so far are within the budget's share (`ErrorBudget::share_exceeded`), and
+//!   `canary_soak` has passed since the last host finished. A wave that ended with too many
+//!   failures holds the target: it is paused like a spent error budget, with the same resume.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::budget::{ErrorBudget, Target, TargetRecord};
+use super::host_view::HostView;
+use crate::duration::format_duration;
+use crate::time_text::rfc3339_utc;
+
+/// The label that puts a host first in its target's waves: `canary=true`.
+pub const CANARY_LABEL: (&str, &str) = ("canary", "true");
+
+/// One entry of `canary_waves`: how many hosts the wave lets start in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum WaveSize {
+    /// `"3"`: this many hosts.
+    Hosts(u32),
+    /// `"10%"`: this share of the target's hosts, rounded up (at least one host).
+    Percent(u32),
+}
+
+impl WaveSize {
+    /// How many of `hosts` hosts this wave lets start in all.
+    pub fn hosts_of(self, hosts: u32) -> u32 {
+        match self {
+            WaveSize::Hosts(n) => n,
+            WaveSize::Percent(p) => {
+                let n = (u64::from(p) * u64::from(hosts)).div_ceil(100);
+                u32::try_from(n).unwrap_or(u32::MAX).max(1)
+            }
+        }
+    }
+}
+
+impl fmt::Display for WaveSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaveSize::Hosts(n) => write!(f, "{n}"),
+            WaveSize::Percent(p) => write!(f, "{p}%"),
+        }
+    }
+}
+
+impl FromStr for WaveSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let bad = |why: &str| format!("wave {text:?}: {why} (write a host count like \"1\" or a share like \"10%\")");
+        if let Some(p) = t.strip_suffix('%') {
+            let p: u32 = p.trim().parse().map_err(|_| bad("not a whole percentage"))?;
+            if !(1..=100).contains(&p) {
+                return Err(bad("a share must be 1% to 100%"));
+            }
+            Ok(WaveSize::Percent(p))
+        } else {
+            let n: u32 = t.parse().map_err(|_| bad("not a whole number of hosts"))?;
+            if n == 0 {
+                return Err(bad("a wave of 0 hosts would never open the next"));
+            }
+            Ok(WaveSize::Hosts(n))
+        }
+    }
+}
+
+impl TryFrom<String> for WaveSize {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<WaveSize> for String {
+    fn from(w: WaveSize) -> String {
+        w.to_string()
+    }
+}
+
+/// The default waves: one host, then 10 %, 50 % and all.
+pub fn default_waves() -> Vec<WaveSize> {
+    vec![WaveSize::Hosts(1), WaveSize::Percent(10), WaveSize::Percent(50), WaveSize::Percent(100)]
+}
+
+/// `canary_waves` is well formed: empty (waves off), or ending with "100%", with shares that
+/// grow. Returns the sentence saying what is wrong.
+pub fn check_waves(waves: &[WaveSize]) -> Result<(), String> {
+    match waves.last() {
+        None | Some(WaveSize::Percent(100)) => {}
+        Some(last) => {
+            return Err(format!(
+                "the last wave is {:?}, so some hosts would never be updated; end the list with \"100%\" \
+                 (or make it empty to turn waves off)",
+                last.to_string()
+            ))
+        }
+    }
+    let shares: Vec<u32> =
+        waves.iter().filter_map(|w| if let WaveSize::Percent(p) = w { Some(*p) } else { None }).collect();
+    if let Some(pair) = shares.windows(2).find(|p| p[1] <= p[0]) {
+        return Err(format!("the shares must grow from wave to wave, but {}% follows {}%", pair[1], pair[0]));
+    }
+    Ok(())
+}
+
+/// `[machine_updater] canary_waves` and `canary_soak`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct WavePolicy {
+    /// Cumulative wave sizes; empty: no waves (every host of a target may start at once).
+    pub waves: Vec<WaveSize>,
+    /// How long after a wave's last host finished the next one opens.
+    pub soak_ms: i64,
+}
+
+impl WavePolicy {
+    pub fn is_on(&self) -> bool {
+        !self.waves.is_empty()
+    }
+
+    /// "1, 10%, 50%, 100%; soak 30m".
+    pub fn describe(&self) -> String {
+        if !self.is_on() {
+            return "off (machine_updater.canary_waves = [])".to_string();
+        }
+        let sizes: Vec<String> = self.waves.iter().map(ToString::to_string).collect();
+        let soak = std::time::Duration::from_millis(u64::try_from(self.soak_ms).unwrap_or(0));
+        format!("{} (machine_updater.canary_waves); soak {} (canary_soak)", sizes.join(", "), format_duration(soak))
+    }
+}
+
+/// When a target's next wave opens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NextWave {
+    /// The open wave is the last: every host of the target may start.
+    None,
+    /// The open wave still has room: `gates::pass` starts more of its hosts.
+    Filling,
+    /// The open wave is full; `running` of its hosts have not finished. The next opens
+    /// `soak_ms` after the last of them finishes, if they stay within the budget.
+    AfterRunning { running: u32, soak_ms: i64 },
+    /// Every host of the open wave finished within the budget: the next opens at `at_ms`.
+    At { at_ms: i64 },
+    /// The open wave ended with more failures than the budget's share: the target is paused.
+    Held { failed: u32, attempted: u32, failed_percent: u32 },
+}
+
+impl fmt::Display for NextWave {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NextWave::None => write!(f, "this is the last wave"),
+            NextWave::Filling => write!(f, "this wave still has room"),
+            NextWave::AfterRunning { running, soak_ms } => {
+                let soak = std::time::Duration::from_millis(u64::try_from(*soak_ms).unwrap_or(0));
+                write!(
+                    f,
+                    "the next wave opens {} after its {running} running host{} finish{}, if within the error budget",
+                    format_duration(soak),
+                    if *running == 1 { "" } else { "s" },
+                    if *running == 1 { "es" } else { "" }
+                )
+            }
+            NextWave::At { at_ms } => write!(f, "the next wave opens at {}", rfc3339_utc(*at_ms)),
+            NextWave::Held { failed, attempted, failed_percent } => write!(
+                f,
+                "held: {failed} of {attempted} hosts failed, more than error_budget_failed_percent = {failed_percent} %"
+            ),
+        }
+    }
+}
+
+/// Where one target's rollout is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaveStatus {
+    pub target: Target,
+    /// The open wave, from 1.
+    pub wave: u32,
+    /// How many waves there are.
+    pub waves: u32,
+    /// The target's hosts: still to take it, or on record.
+    pub hosts: u32,
+    /// Hosts the open wave lets start in all.
+    pub allowed: u32,
+    /// Hosts started on it (on record or in flight), before this pass.
+    pub started: u32,
+    /// Of those, hosts still running.
+    pub running: u32,
+    pub next: NextWave,
+}
+
+impl WaveStatus {
+    /// Hosts still allowed to start in the open wave.
+    pub fn room(&self) -> u32 {
+        if self.next == NextWave::None {
+            u32::MAX
+        } else {
+            self.allowed.saturating_sub(self.started)
+        }
+    }
+
+    /// When the next wave opens, as a host held because the open wave is full sees it once
+    /// `started_now` more hosts started in this pass (a wave that had room is then running).
+    pub fn after_pass(&self, started_now: u32, soak_ms: i64) -> NextWave {
+        match &self.next {
+            NextWave::Filling => NextWave::AfterRunning { running: self.running + started_now, soak_ms },
+            other => other.clone(),
+        }
+    }
+}
+
+/// Each target's wave, for every target that some host still has to take or that is on record,
+/// in target order. Empty when waves are off.
+pub fn wave_statuses(
+    policy: &WavePolicy,
+    budget: &ErrorBudget,
+    hosts: &[HostView],
+    records: &[TargetRecord],
+    now_ms: i64,
+) -> Vec<WaveStatus> {
+    if !policy.is_on() {
+        return Vec::new();
+    }
+    let in_flight: HashMap<&str, bool> = hosts.iter().map(|h| (h.machine_id.as_str(), h.is_in_flight())).collect();
+    let mut needing: BTreeMap<&Target, Vec<&HostView>> = BTreeMap::new();
+    for h in hosts {
+        for t in &h.targets {
+            needing.entry(t).or_default().push(h);
+        }
+    }
+    let by_target: BTreeMap<&Target, &TargetRecord> = records.iter().map(|r| (&r.target, r)).collect();
+    let targets: BTreeSet<&Target> = needing.keys().copied().chain(by_target.keys().copied()).collect();
+    let empty = Vec::new();
+    targets
+        .into_iter()
+        .filter_map(|target| {
+            let still = needing.get(target).unwrap_or(&empty);
+            let record = by_target.get(target).copied();
+            status(policy, budget, target, still, record, &in_flight, now_ms)
+        })
+        .collect()
+}
+
+fn status(
+    policy: &WavePolicy,
+    budget: &ErrorBudget,
+    target: &Target,
+    still: &[&HostView],
+    record: Option<&TargetRecord>,
+    in_flight: &HashMap<&str, bool>,
+    now_ms: i64,
+) -> Option<WaveStatus> {
+    let attempted = record.map_or(0, |r| r.attempted_hosts);
+    let failed = record.map_or(0, TargetRecord::failed_hosts);
+    let open: BTreeSet<&str> = record.map(|r| r.open.iter().map(String::as_str).collect()).unwrap_or_default();
+    let on_record: BTreeSet<&str> = open
+        .iter()
+        .copied()
+        .chain(record.into_iter().flat_map(|r| r.failures.iter().map(|f| f.machine_id.as_str())))
+        .collect();
+    // In flight on this target but not yet on record: the pass started them, the workflow has
+    // not planned the install yet.
+    let starting = count(still.iter().filter(|h| h.is_in_flight() && !on_record.contains(h.machine_id.as_str())));
+    // An open attempt whose host is no longer in flight ended without a finish on record (its
+    // request was removed): it counts as finished.
+    let running = count(open.iter().filter(|id| in_flight.get(*id).copied().unwrap_or(false))) + starting;
+    let started = attempted.saturating_add(starting);
+    let still_ids: BTreeSet<&str> = still.iter().map(|h| h.machine_id.as_str()).collect();
+    let finished_ok = attempted.saturating_sub(count(on_record.iter()));
+    let hosts = count(still_ids.union(&on_record)).saturating_add(finished_ok);
+    if hosts == 0 {
+        return None;
+    }
+    // Cumulative sizes, never shrinking, at most every host.
+    let mut caps = Vec::with_capacity(policy.waves.len());
+    for w in &policy.waves {
+        let previous = caps.last().copied().unwrap_or(0);
+        caps.push(w.hosts_of(hosts).max(previous).min(hosts));
+    }
+    let last_done = record.and_then(|r| r.last_done_ms.or(r.last_attempt_ms));
+    let mut wave = 0usize;
+    let next = loop {
+        if wave + 1 == caps.len() {
+            break NextWave::None;
+        }
+        if started < caps[wave] {
+            break NextWave::Filling;
+        }
+        if running > 0 {
+            break NextWave::AfterRunning { running, soak_ms: policy.soak_ms };
+        }
+        if budget.share_exceeded(attempted, failed) {
+            break NextWave::Held { failed, attempted, failed_percent: budget.failed_percent };
+        }
+        let opens = last_done.unwrap_or(now_ms).saturating_add(policy.soak_ms);
+        if now_ms < opens {
+            break NextWave::At { at_ms: opens };
+        }
+        wave += 1;
+    };
+    Some(WaveStatus {
+        target: target.clone(),
+        wave: count_n(wave + 1),
+        waves: count_n(caps.len()),
+        hosts,
+        allowed: caps[wave],
+        started,
+        running,
+        next,
+    })
+}
+
+/// Whether a host's labels put it first in its waves.
+pub fn is_canary(host: &HostView) -> bool {
+    host.labels.get(CANARY_LABEL.0).is_some_and(|v| v == CANARY_LABEL.1)
+}
+
+fn count<T>(items: impl Iterator<Item = T>) -> u32 {
+    count_n(items.count())
+}
+
+fn count_n(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}

@@ -1,0 +1,289 @@
+//! Canary waves (`gates::waves`): the wave sizes' syntax and checks, the cumulative sizes of a
+//! target's waves, a wave opening only after its hosts finished within the error budget and
+//! the soak passed, a wave that ended over the budget pausing its target, canaries first, and
+//! the pass holding hosts of a full wave while their slots go to other targets.
+
+use hostfw_model::gates::{
+    check_waves, default_waves, wave_statuses, ErrorBudget, NextWave, Target, TargetFailure, TargetRecord, WavePolicy,
+    WaveSize,
+};
+use hostfw_model::{
+    plan, CeilingLimits, ComponentType, FirmwareStatus, HostState, HostView, PassInput, SchedulingPolicy, SiteConfig,
+    SkipReason,
+};
+
+use crate::common;
+
+const MIN: i64 = 60_000;
+
+fn target(model: &str) -> Target {
+    Target { vendor: "Dell Inc.".into(), model: model.into(), component: ComponentType::Uefi, version: "3.0".into() }
+}
+
+fn host(id: &str, targets: &[&Target]) -> HostView {
+    HostView {
+        machine_id: id.into(),
+        state: HostState::Ready,
+        assigned: false,
+        auto_update: None,
+        window: None,
+        has_request: false,
+        unhealthy: false,
+        firmware: FirmwareStatus::Drifted {
+            explicit_start_needed: false,
+            differing: targets.iter().map(|t| t.component).collect(),
+            unmatched: vec![],
+            not_reported: vec![],
+        },
+        labels: Default::default(),
+        targets: targets.iter().map(|t| (*t).clone()).collect(),
+    }
+}
+
+/// `n` drifted hosts `<prefix>01..` that would install `t`.
+fn hosts(prefix: &str, n: usize, t: &Target) -> Vec<HostView> {
+    (1..=n).map(|i| host(&format!("{prefix}{i:02}"), &[t])).collect()
+}
+
+fn running(mut h: HostView) -> HostView {
+    h.has_request = true;
+    h
+}
+
+/// The record of `t`: `done` hosts finished (the last at `last_done_ms`), `open` hosts still at
+/// it, `failed` hosts failed (and finished).
+fn record(t: &Target, done: &[&str], open: &[&str], failed: &[&str], last_done_ms: i64) -> TargetRecord {
+    TargetRecord {
+        target: t.clone(),
+        attempted_hosts: u32::try_from(done.len() + open.len() + failed.len()).unwrap(),
+        failures: failed
+            .iter()
+            .map(|m| TargetFailure { machine_id: m.to_string(), reason: "task Exception".into(), at_ms: last_done_ms })
+            .collect(),
+        open: open.iter().map(|m| m.to_string()).collect(),
+        last_done_ms: Some(last_done_ms),
+        last_attempt_ms: Some(last_done_ms - MIN),
+    }
+}
+
+fn waves(sizes: &[&str], soak_ms: i64) -> WavePolicy {
+    WavePolicy { waves: sizes.iter().map(|s| s.parse().unwrap()).collect(), soak_ms }
+}
+
+fn policy(w: WavePolicy, ceiling: u32) -> SchedulingPolicy {
+    SchedulingPolicy {
+        autoupdate: true,
+        instance_updates_manual_tagging: false,
+        host_disable_autoupdate: vec![],
+        limits: CeilingLimits { absolute: Some(ceiling), percent: None },
+        label_caps: Default::default(),
+        error_budget: ErrorBudget { failed_hosts: 3, failed_percent: 20, min_hosts: 10 },
+        waves: w,
+    }
+}
+
+fn pass(
+    w: WavePolicy,
+    ceiling: u32,
+    hosts: Vec<HostView>,
+    targets: Vec<TargetRecord>,
+    now_ms: i64,
+) -> hostfw_model::Plan {
+    plan(&PassInput { now_ms, policy: policy(w, ceiling), hosts, targets })
+}
+
+fn reason_of<'a>(p: &'a hostfw_model::Plan, id: &str) -> &'a SkipReason {
+    &p.skipped.iter().find(|s| s.machine_id == id).unwrap_or_else(|| panic!("{id} not skipped: {p:#?}")).reason
+}
+
+#[test]
+fn wave_sizes_parse_and_bad_ones_are_refused_with_the_reason() {
+    assert_eq!("1".parse::<WaveSize>(), Ok(WaveSize::Hosts(1)));
+    assert_eq!(" 10% ".parse::<WaveSize>(), Ok(WaveSize::Percent(10)));
+    for (bad, why) in [
+        ("0", "0 hosts"),
+        ("0%", "1% to 100%"),
+        ("101%", "1% to 100%"),
+        ("ten", "whole number"),
+        ("5.5%", "whole percentage"),
+    ] {
+        let e = bad.parse::<WaveSize>().expect_err(bad);
+        assert!(e.contains(why) && e.contains(bad), "{bad}: {e}");
+    }
+    assert_eq!(check_waves(&default_waves()), Ok(()));
+    assert_eq!(check_waves(&[]), Ok(()), "an empty list turns waves off");
+    let e = check_waves(&["1".parse().unwrap(), "50%".parse().unwrap()]).unwrap_err();
+    assert!(e.contains("\"50%\"") && e.contains("100%"), "{e}");
+    let e = check_waves(&["50%".parse().unwrap(), "10%".parse().unwrap(), "100%".parse().unwrap()]).unwrap_err();
+    assert!(e.contains("10% follows 50%"), "{e}");
+}
+
+#[test]
+fn the_site_config_defaults_to_one_host_then_10_50_and_all_with_a_soak_and_refuses_a_bad_list() {
+    let cfg = SiteConfig::from_toml_str(common::SITE, std::path::Path::new(common::ORIGIN)).expect("loads");
+    let p = SchedulingPolicy::from_config(&cfg);
+    assert_eq!(p.waves.waves, default_waves());
+    assert_eq!(p.waves.soak_ms, 30 * MIN);
+    let text = format!("{}\n[machine_updater]\ncanary_waves = [\"1\", \"50%\"]\n", common::SITE);
+    let e =
+        SiteConfig::from_toml_str(&text, std::path::Path::new(common::ORIGIN)).expect_err("no 100% wave").to_string();
+    assert!(e.contains("machine_updater.canary_waves") && e.contains("100%"), "{e}");
+    let text = format!("{}\n[machine_updater]\ncanary_waves = [\"1\", \"x%\", \"100%\"]\n", common::SITE);
+    let e = SiteConfig::from_toml_str(&text, std::path::Path::new(common::ORIGIN)).expect_err("bad size").to_string();
+    assert!(e.contains("canary_waves") && e.contains("x%"), "{e}");
+}
+
+#[test]
+fn percentages_round_up_and_sizes_are_cumulative() {
+    assert_eq!(WaveSize::Percent(10).hosts_of(48), 5);
+    assert_eq!(WaveSize::Percent(10).hosts_of(3), 1, "at least one host");
+    assert_eq!(WaveSize::Percent(50).hosts_of(3), 2);
+    assert_eq!(WaveSize::Percent(100).hosts_of(48), 48);
+    let t = target("R760");
+    let w = waves(&["1", "10%", "50%", "100%"], 0);
+    let s = wave_statuses(&w, &ErrorBudget::default(), &hosts("h", 48, &t), &[], 0);
+    assert_eq!(s.len(), 1);
+    assert_eq!((s[0].wave, s[0].waves, s[0].allowed, s[0].hosts, s[0].started), (1, 4, 1, 48, 0));
+    assert_eq!(s[0].next, NextWave::Filling);
+}
+
+#[test]
+fn the_first_wave_starts_one_host_per_model_and_the_others_wait_with_the_reason() {
+    let a = target("R760");
+    let b = target("R750");
+    let mut fleet = hosts("a", 5, &a);
+    fleet.extend(hosts("b", 5, &b));
+    let p = pass(waves(&["1", "10%", "50%", "100%"], 10 * MIN), 8, fleet, vec![], 0);
+    assert_eq!(p.start, vec!["a01", "b01"], "one host of each target: {p:#?}");
+    match reason_of(&p, "a02") {
+        SkipReason::WaveFull { target, wave: 1, waves: 4, allowed: 1, next } => {
+            assert_eq!(target, &a);
+            assert_eq!(next, &NextWave::AfterRunning { running: 1, soak_ms: 10 * MIN });
+        }
+        other => panic!("{other:?}"),
+    }
+    let sentence = reason_of(&p, "a02").to_string();
+    assert!(sentence.contains("canary wave 1 of 4 of Dell Inc. R760 uefi 3.0 is full (1 host in all)"), "{sentence}");
+    assert!(sentence.contains("opens 10m after its 1 running host finishes"), "{sentence}");
+    assert!(p.pending().any(|id| id == "a02"), "a host held by its wave is pending work");
+}
+
+#[test]
+fn hosts_labelled_canary_go_first() {
+    let t = target("R760");
+    let mut fleet = hosts("h", 4, &t);
+    fleet[2].labels.insert("canary".into(), "true".into());
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![], 0);
+    assert_eq!(p.start, vec!["h03"]);
+}
+
+#[test]
+fn a_running_wave_holds_the_next_until_its_hosts_finish() {
+    let t = target("R760");
+    let mut fleet = hosts("h", 10, &t);
+    fleet[0] = running(fleet[0].clone());
+    let rec = record(&t, &[], &["h01"], &[], 0);
+    let p = pass(waves(&["1", "50%", "100%"], 0), 8, fleet, vec![rec], 5 * MIN);
+    assert!(p.start.is_empty(), "{p:#?}");
+    assert_eq!(p.waves[0].next, NextWave::AfterRunning { running: 1, soak_ms: 0 });
+    // In flight but not yet on record (the workflow has not planned its install): running too.
+    let mut fleet = hosts("h", 10, &t);
+    fleet[3] = running(fleet[3].clone());
+    let p = pass(waves(&["1", "50%", "100%"], 0), 8, fleet, vec![], 5 * MIN);
+    assert!(p.start.is_empty(), "{p:#?}");
+    assert_eq!((p.waves[0].started, p.waves[0].running), (1, 1));
+}
+
+#[test]
+fn the_next_wave_opens_after_the_soak_and_fills_to_its_size() {
+    let t = target("R760");
+    // h01 finished at minute 10 (it is compliant now: no longer among the drifted hosts).
+    let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(1).collect();
+    let rec = record(&t, &["h01"], &[], &[], 10 * MIN);
+    let w = waves(&["1", "50%", "100%"], 30 * MIN);
+    let p = pass(w.clone(), 8, fleet.clone(), vec![rec.clone()], 39 * MIN);
+    assert!(p.start.is_empty(), "still soaking: {p:#?}");
+    assert_eq!(p.waves[0].next, NextWave::At { at_ms: 40 * MIN });
+    assert_eq!(p.next_wave_open_ms, Some(40 * MIN), "the manager wakes when the soak ends");
+    assert_eq!(p.waves[0].hosts, 10, "the finished host still counts among the target's hosts");
+    let p = pass(w, 8, fleet, vec![rec], 40 * MIN);
+    assert_eq!(p.waves[0].wave, 2);
+    assert_eq!(p.start, vec!["h02", "h03", "h04", "h05"], "50 % of 10 in all, one already done: {p:#?}");
+    assert!(matches!(reason_of(&p, "h06"), SkipReason::WaveFull { wave: 2, allowed: 5, .. }));
+}
+
+#[test]
+fn the_last_wave_releases_every_host_and_small_targets_skip_empty_waves() {
+    let t = target("R760");
+    // Three hosts: 1, then 10 % (1 host: nothing new) then 50 % (2) then all.
+    let fleet: Vec<HostView> = hosts("h", 3, &t).into_iter().skip(1).collect();
+    let rec = record(&t, &["h01"], &[], &[], 0);
+    let p = pass(waves(&["1", "10%", "50%", "100%"], 0), 8, fleet, vec![rec], MIN);
+    assert_eq!(p.waves[0].wave, 3, "wave 2 adds no host and is passed through: {p:#?}");
+    assert_eq!(p.start, vec!["h02"]);
+    let fleet: Vec<HostView> = hosts("h", 3, &t).into_iter().skip(2).collect();
+    let rec = record(&t, &["h01", "h02"], &[], &[], 0);
+    let p = pass(waves(&["1", "10%", "50%", "100%"], 0), 8, fleet, vec![rec], MIN);
+    assert_eq!(p.waves[0].next, NextWave::None);
+    assert_eq!(p.start, vec!["h03"]);
+}
+
+#[test]
+fn a_wave_that_ended_over_the_budget_pauses_its_target_while_other_targets_go_on() {
+    let bad = target("R760");
+    let good = target("R750");
+    let mut fleet: Vec<HostView> = hosts("a", 10, &bad).into_iter().skip(1).collect();
+    fleet.extend(hosts("b", 10, &good).into_iter().skip(1));
+    let records = vec![record(&bad, &[], &[], &["a01"], 10 * MIN), record(&good, &["b01"], &[], &[], 10 * MIN)];
+    let p = pass(waves(&["1", "50%", "100%"], 0), 8, fleet, records, 11 * MIN);
+    assert_eq!(p.start, vec!["b02", "b03", "b04", "b05"], "{p:#?}");
+    let paused = p.paused.iter().find(|x| x.target == bad).expect("the failed canary pauses its target");
+    assert!(paused.by_wave);
+    assert!(paused.rule.contains("canary wave 1 of 3 ended with 1 of 1 hosts failed"), "{}", paused.rule);
+    assert_eq!(paused.failures[0].machine_id, "a01");
+    assert!(matches!(reason_of(&p, "a02"), SkipReason::TargetPaused { .. }));
+    assert!(p.held_by_pause().any(|id| id == "a05"));
+    // The budget's own count rule (3) was not reached: without waves nothing would be paused.
+    let p = pass(WavePolicy::default(), 8, vec![host("a02", &[&bad])], vec![record(&bad, &[], &[], &["a01"], 0)], MIN);
+    assert!(p.paused.is_empty() && p.start == vec!["a02"], "{p:#?}");
+}
+
+#[test]
+fn a_host_still_retrying_keeps_its_wave_open_and_one_that_left_flight_counts_as_finished() {
+    let t = target("R760");
+    // h01 failed once and is at it again (open): the wave waits instead of pausing.
+    let mut fleet = hosts("h", 10, &t);
+    fleet[0] = running(fleet[0].clone());
+    let mut rec = record(&t, &[], &[], &["h01"], 10 * MIN);
+    rec.open = vec!["h01".into()];
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![rec], 11 * MIN);
+    assert!(p.paused.is_empty() && p.start.is_empty(), "{p:#?}");
+    assert_eq!(p.waves[0].next, NextWave::AfterRunning { running: 1, soak_ms: 0 });
+    // h01's attempt is open on record but the host is no longer in flight (its request was
+    // removed): it does not hold the wave.
+    let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(1).collect();
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![record(&t, &[], &["h01"], &[], 10 * MIN)], 11 * MIN);
+    assert_eq!(p.waves[0].wave, 2, "{p:#?}");
+    assert_eq!(p.start.len(), 8);
+}
+
+#[test]
+fn a_host_of_two_targets_waits_for_the_fuller_wave_and_its_slot_goes_to_the_next() {
+    let a = target("R760");
+    let b = Target { component: ComponentType::Bmc, ..target("R760") };
+    // h01 (both targets) runs; h02 needs both, h03 only `b`... but `b`'s first wave is full too.
+    let fleet =
+        vec![running(host("h01", &[&a, &b])), host("h02", &[&a, &b]), host("h03", &[&b]), host("x01", &[&target("X")])];
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![], 0);
+    assert_eq!(p.start, vec!["x01"], "{p:#?}");
+    assert!(matches!(reason_of(&p, "h02"), SkipReason::WaveFull { .. }));
+    assert!(matches!(reason_of(&p, "h03"), SkipReason::WaveFull { .. }));
+}
+
+#[test]
+fn waves_off_start_every_host_the_ceiling_allows() {
+    let t = target("R760");
+    let p = pass(WavePolicy::default(), 8, hosts("h", 10, &t), vec![], 0);
+    assert_eq!(p.start.len(), 8);
+    assert!(p.waves.is_empty());
+}
