@@ -67,8 +67,16 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     }
     for p in &plan.paused {
         crate::outln!();
-        let why = if p.by_wave { "" } else { "error budget spent " };
-        crate::outln!("PAUSED TARGET {}: {why}({}; {} hosts attempted)", p.target, p.rule, p.attempted_hosts);
+        if p.by_wave {
+            crate::outln!("PAUSED TARGET {}: {} ({} hosts attempted)", p.target, p.rule, p.attempted_hosts);
+        } else {
+            crate::outln!(
+                "PAUSED TARGET {}: error budget spent ({}; {} hosts attempted)",
+                p.target,
+                p.rule,
+                p.attempted_hosts
+            );
+        }
         let rows: Vec<Vec<String>> =
             p.failures.iter().map(|f| vec![f.machine_id.clone(), output::time(f.at_ms), f.reason.clone()]).collect();
         crate::out!("{}", output::table(&["FAILED HOST", "AT", "WHY"], &rows));

@@ -237,8 +237,8 @@ impl WaveStatus {
     }
 }
 
-/// Each target's wave, for every target that some host still has to take or that is on record,
-/// in target order. Empty when waves are off.
+/// Each target's wave, for every target that some host still has to take or that has a host
+/// running, in target order. Empty when waves are off.
 pub fn wave_statuses(
     policy: &WavePolicy,
     budget: &ErrorBudget,
@@ -296,7 +296,8 @@ fn status(
     let still_ids: BTreeSet<&str> = still.iter().map(|h| h.machine_id.as_str()).collect();
     let finished_ok = attempted.saturating_sub(count(on_record.iter()));
     let hosts = count(still_ids.union(&on_record)).saturating_add(finished_ok);
-    if hosts == 0 {
+    // A target no host still has to take and none is running is done: no wave to show.
+    if still.is_empty() && running == 0 {
         return None;
     }
     // Cumulative sizes, never shrinking, at most every host.
@@ -313,6 +314,12 @@ fn status(
         }
         if started < caps[wave] {
             break NextWave::Filling;
+        }
+        // More hosts than this wave holds have started: the next wave opened earlier (its
+        // checks and soak were passed then). Or the next adds no host.
+        if started > caps[wave] || caps[wave + 1] == caps[wave] {
+            wave += 1;
+            continue;
         }
         if running > 0 {
             break NextWave::AfterRunning { running, soak_ms: policy.soak_ms };

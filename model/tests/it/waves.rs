@@ -287,3 +287,19 @@ fn waves_off_start_every_host_the_ceiling_allows() {
     assert_eq!(p.start.len(), 8);
     assert!(p.waves.is_empty());
 }
+
+#[test]
+fn a_wave_passed_earlier_is_not_soaked_again_and_a_finished_target_has_no_wave() {
+    let t = target("R760");
+    // Waves 1, 2 (2 hosts in all), all. Three hosts have started: the last wave opened earlier,
+    // so a host that finished a moment ago does not hold it for another soak.
+    let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(3).collect();
+    let rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
+    let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, fleet, vec![rec], 10 * MIN + 1);
+    assert_eq!((p.waves[0].wave, &p.waves[0].next), (3, &NextWave::None), "{p:#?}");
+    assert_eq!(p.start.len(), 7);
+    // Every host has taken it: nothing to show.
+    let rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
+    let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, vec![], vec![rec], 10 * MIN + 1);
+    assert!(p.waves.is_empty() && p.next_wave_open_ms.is_none(), "{p:#?}");
+}
