@@ -158,6 +158,7 @@ pub fn assemble<'a>(
 ) -> SiteView {
     let linked = link_reports(reports, |r| r.machine_id.as_deref());
     let requested: HashSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
+    let exhausted: HashSet<&str> = requests.iter().filter(|r| r.exhausted).map(|r| r.machine_id.as_str()).collect();
     // Any health report but our own update marker makes a host unhealthy.
     let reported: HashSet<&str> =
         health.iter().filter(|h| h.source != HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
@@ -171,6 +172,7 @@ pub fn assemble<'a>(
                 auto_update: m.auto_update,
                 window: m.window,
                 has_request: requested.contains(id),
+                exhausted: exhausted.contains(id),
                 unhealthy: report.is_some_and(|r| r.failed) || reported.contains(id),
                 firmware: report.map_or(FirmwareStatus::NotExplored, |r| r.firmware.clone()),
                 labels: m.labels.clone(),

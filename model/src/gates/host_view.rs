@@ -25,6 +25,10 @@ pub struct HostView {
     pub window: Option<TimeWindow>,
     /// A reprovisioning request exists (pending or running).
     pub has_request: bool,
+    /// Its request's retry budget is spent: it holds its slot until an operator resets it, but
+    /// runs no more (a canary wave does not wait for it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exhausted: bool,
     pub unhealthy: bool,
     pub firmware: FirmwareStatus,
     /// The machine's labels (failure domains: `max_concurrent_per_label`).

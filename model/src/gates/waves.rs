@@ -20,7 +20,7 @@
 //!   passed through at once.
 //! - A host has started when it is on record or in flight (a request, or updating) while it
 //!   would install the target; it has finished when its attempt ended (the host workflow
-//!   restored it, or the attempt failed).
+//!   restored it, or the attempt failed) or its retry budget is spent.
 //! - The next wave opens when the open one is full, none of its hosts is still running, the
 //!   failures so far are within the budget's share (`ErrorBudget::share_exceeded`), and
 //!   `canary_soak` has passed since the last host finished. A wave that ended with too many
@@ -249,7 +249,9 @@ pub fn wave_statuses(
     if !policy.is_on() {
         return Vec::new();
     }
-    let in_flight: HashMap<&str, bool> = hosts.iter().map(|h| (h.machine_id.as_str(), h.is_in_flight())).collect();
+    // Running: in flight and not stopped by a spent retry budget.
+    let in_flight: HashMap<&str, bool> =
+        hosts.iter().map(|h| (h.machine_id.as_str(), h.is_in_flight() && !h.exhausted)).collect();
     let mut needing: BTreeMap<&Target, Vec<&HostView>> = BTreeMap::new();
     for h in hosts {
         for t in &h.targets {
@@ -288,11 +290,14 @@ fn status(
         .collect();
     // In flight on this target but not yet on record: the pass started them, the workflow has
     // not planned the install yet.
-    let starting = count(still.iter().filter(|h| h.is_in_flight() && !on_record.contains(h.machine_id.as_str())));
+    let starting: Vec<&&HostView> =
+        still.iter().filter(|h| h.is_in_flight() && !on_record.contains(h.machine_id.as_str())).collect();
     // An open attempt whose host is no longer in flight ended without a finish on record (its
-    // request was removed): it counts as finished.
-    let running = count(open.iter().filter(|id| in_flight.get(*id).copied().unwrap_or(false))) + starting;
-    let started = attempted.saturating_add(starting);
+    // request was removed): it counts as finished. So does a host whose retry budget is spent
+    // (it failed elsewhere, or on this target and its failure is on record).
+    let running = count(open.iter().filter(|id| in_flight.get(*id).copied().unwrap_or(false)))
+        + count(starting.iter().filter(|h| !h.exhausted));
+    let started = attempted.saturating_add(count(starting.iter()));
     let still_ids: BTreeSet<&str> = still.iter().map(|h| h.machine_id.as_str()).collect();
     let finished_ok = attempted.saturating_sub(count(on_record.iter()));
     let hosts = count(still_ids.union(&on_record)).saturating_add(finished_ok);

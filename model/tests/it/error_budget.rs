@@ -40,6 +40,7 @@ fn host(id: &str, targets: Vec<Target>) -> HostView {
         auto_update: None,
         window: None,
         has_request: false,
+        exhausted: false,
         unhealthy: false,
         firmware: FirmwareStatus::Drifted {
             explicit_start_needed: false,

@@ -47,6 +47,7 @@ fn host(id: &str) -> HostView {
         auto_update: None,
         window: None,
         has_request: false,
+        exhausted: false,
         unhealthy: false,
         firmware: drifted(),
         labels: Default::default(),

@@ -99,6 +99,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         auto_update: None,
         window: None,
         has_request: false,
+        exhausted: false,
         unhealthy: false,
         firmware: status,
         labels: Default::default(),

@@ -28,6 +28,7 @@ fn host(id: &str, targets: &[&Target]) -> HostView {
         auto_update: None,
         window: None,
         has_request: false,
+        exhausted: false,
         unhealthy: false,
         firmware: FirmwareStatus::Drifted {
             explicit_start_needed: false,
@@ -302,4 +303,25 @@ fn a_wave_passed_earlier_is_not_soaked_again_and_a_finished_target_has_no_wave()
     let rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
     let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, vec![], vec![rec], 10 * MIN + 1);
     assert!(p.waves.is_empty() && p.next_wave_open_ms.is_none(), "{p:#?}");
+}
+
+#[test]
+fn a_host_whose_retry_budget_is_spent_does_not_hold_a_wave_of_a_target_it_never_reached() {
+    let bmc = Target { component: ComponentType::Bmc, ..target("R760") };
+    let uefi = target("R760");
+    // h01 was the canary of both; it failed on the BMC (on record) and is exhausted: it never
+    // began the UEFI. The UEFI wave counts it as started and finished, not failed.
+    let mut h01 = running(host("h01", &[&bmc, &uefi]));
+    h01.exhausted = true;
+    let mut fleet = vec![h01];
+    fleet.extend((2..=5).map(|i| host(&format!("h{i:02}"), &[&uefi])));
+    let rec = record(&bmc, &[], &[], &["h01"], 10 * MIN);
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet.clone(), vec![rec], 11 * MIN);
+    let uefi_wave = p.waves.iter().find(|w| w.target == uefi).unwrap();
+    assert_eq!((uefi_wave.started, uefi_wave.running, uefi_wave.wave), (1, 0, 2), "{p:#?}");
+    assert_eq!(p.start, vec!["h02", "h03", "h04", "h05"]);
+    // Not exhausted (still retrying): the UEFI wave waits for it.
+    fleet[0].exhausted = false;
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![], 11 * MIN);
+    assert!(p.start.is_empty(), "{p:#?}");
 }
