@@ -3,7 +3,8 @@
 # .demo/, Web UI on :8233), a simulated fleet of 62 BMCs (serving the Redfish trees captured from
 # real hardware when ../shared/redfish/vendor-mockups is there, see scripts/demo_site.py), Scout
 # and the worker. The worker's
-# Machine Update Manager then rolls the fleet to the catalog under the site ceiling while
+# Machine Update Manager then rolls the fleet to the catalog under the site ceiling, in canary
+# waves per target (the DGX image is bad: its targets pause after their canary fails), while
 # `hostfw watch` shows a live bar and ends with the report. Stops everything it started on exit.
 # EXIT=1 exits right after the report; otherwise the servers stay up for the Web UI until Ctrl-C.
 set -euo pipefail
@@ -110,6 +111,9 @@ for n in 05 06 07 08; do
   fi
 done
 "$BIN/hostfw" firmware show
+# Canary waves release each rollout target one host first: the operator picks which.
+"$BIN/hostfw" machine label "$DELL-10" --set canary=true
+"$BIN/hostfw" machine label smc-03 --set canary=true
 
 step "signing the Scout packages (a copy of config/scout-firmware-scripts in .demo/)"
 rm -rf "$DEMO/scout-firmware-scripts" && cp -r "$ROOT/config/scout-firmware-scripts" "$DEMO/scout-firmware-scripts"
@@ -163,7 +167,7 @@ operators() {
   done
 }
 
-step "rollout: the Machine Update Manager updates every drifted host, at most 8 at once"
+step "rollout: the Machine Update Manager updates every drifted host, at most 8 at once, in canary waves per target (one host, 25 %, all; 10 s soak); the DGX image is bad"
 "$BIN/hostfw" plan >"$DEMO/plan-before.txt"
 head -n 3 "$DEMO/plan-before.txt"
 operators &
@@ -173,6 +177,33 @@ set +e
 HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" watch --timeout-secs 900
 rollout_status=$?
 set -e
+# The injected bad image paused the DGX targets: what `hostfw plan` says of them.
+"$BIN/hostfw" plan | sed -n '/^PAUSED TARGET/,/^resume it/p' | cut -c1-220
+
+paused=$("$BIN/hostfw" --format json budget list | python3 -c '
+import json, shlex, sys
+for t in json.load(sys.stdin):
+    if t["paused"]:
+        x = t["target"]
+        print(" ".join(shlex.quote(a) for a in ["--vendor", x["vendor"], "--model", x["model"], "--component", x["component"], "--version", x["version"]]))
+')
+if [ -n "$paused" ]; then
+  step "the DGX image is fixed: the operator resumes each paused target and resets the failed canaries"
+  for n in $(seq 1 12); do
+    curl -sSf -X PUT -H 'Content-Type: application/json' -d '{}' "http://127.0.12.$n:8000/sim/faults" >/dev/null
+  done
+  while read -r args; do
+    eval "\"\$BIN/hostfw\" budget resume $args"
+  done <<<"$paused"
+  for id in $("$BIN/hostfw" --format json host reprovision list |
+    python3 -c 'import json,sys; print(" ".join(r["machine_id"] for r in json.load(sys.stdin) if r["exhausted"]))'); do
+    "$BIN/hostfw" managed-host reset-host-reprovisioning --machine "$id"
+  done
+  set +e
+  HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" watch --timeout-secs 600
+  rollout_status=$?
+  set -e
+fi
 
 if [ "${EXIT:-}" = "1" ]; then
   exit $rollout_status

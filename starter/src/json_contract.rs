@@ -22,6 +22,9 @@ pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("window_start_ms", "window_start"),
     ("window_end_ms", "window_end"),
     ("next_window_open_ms", "next_window_open"),
+    ("next_wave_open_ms", "next_wave_open"),
+    ("last_done_ms", "last_done"),
+    ("last_attempt_ms", "last_attempt"),
     ("manual_upgrade_completed_ms", "manual_upgrade_completed_at"),
     ("deadline_ms", "deadline"),
 ];

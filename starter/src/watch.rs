@@ -38,6 +38,10 @@ struct Tally {
     ceiling: u32,
     /// Why each host that is neither compliant nor in progress waits (or failed).
     reasons: BTreeMap<String, String>,
+    /// Each rollout target's open canary wave, as a sentence ("wave 2 of 3: 8 hosts in all, of 29").
+    waves: BTreeMap<String, String>,
+    /// Each paused rollout target and why.
+    paused_targets: BTreeMap<String, String>,
 }
 
 impl Tally {
@@ -65,6 +69,14 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
         machines.iter().map(|m| (m.id.as_str(), m.substate)).collect();
     let max_retries = ctx.site.host_reprovision.max_retries;
     let mut t = Tally { total: view.input.hosts.len(), ceiling: plan.ceiling.limit, ..Tally::default() };
+    for w in &plan.waves {
+        let sentence =
+            format!("canary wave {} of {}: {} hosts in all, of {}", w.wave, w.waves, w.allowed.min(w.hosts), w.hosts);
+        t.waves.insert(w.target.to_string(), sentence);
+    }
+    for p in &plan.paused {
+        t.paused_targets.insert(p.target.to_string(), p.rule.clone());
+    }
     for host in &view.input.hosts {
         let id = host.machine_id.as_str();
         let substate = substates.get(id).copied().flatten();
@@ -136,6 +148,15 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
             t.exhausted,
             if t.paused > 0 { format!(" / paused {}", t.paused) } else { String::new() }
         );
+        for line in events(last.as_ref(), &t) {
+            if json {
+                continue;
+            } else if plain {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
         if last.as_ref() != Some(&t) {
             if json {
                 crate::outln!(
@@ -178,6 +199,23 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
         bail!("{why}: {} of {} hosts are not compliant", t.total - t.compliant, t.total);
     }
     Ok(())
+}
+
+/// What changed in the rollout's canary waves and paused targets since `last` (every wave and
+/// pause at the first look).
+fn events(last: Option<&Tally>, t: &Tally) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (target, wave) in &t.waves {
+        if last.and_then(|l| l.waves.get(target)) != Some(wave) {
+            lines.push(format!("{target}: {wave}"));
+        }
+    }
+    for (target, why) in &t.paused_targets {
+        if last.and_then(|l| l.paused_targets.get(target)).is_none() {
+            lines.push(format!("{target}: PAUSED, {why} (`hostfw plan` lists the failed hosts)"));
+        }
+    }
+    lines
 }
 
 /// Why a settled watch ends with hosts not compliant.

@@ -93,7 +93,9 @@ impl Store {
         const OP: &str = "target_records";
         let counts = sqlx::query(
             "SELECT vendor, model, component, version, COUNT(*) AS hosts, MAX(attempted_at_ms) AS last_attempt, \
-             MAX(finished_at_ms) AS last_finished, MAX(failed_at_ms) AS last_failed FROM target_hosts \
+             MAX(finished_at_ms) AS last_finished, MAX(failed_at_ms) AS last_failed, \
+             SUM(CASE WHEN failed_at_ms IS NOT NULL AND failed_at_ms >= attempted_at_ms THEN 1 ELSE 0 END) \
+               AS failed_last FROM target_hosts \
              GROUP BY vendor, model, component, version",
         )
         .fetch_all(&self.pool)
@@ -106,6 +108,7 @@ impl Store {
             let at = |column: &str| row.try_get::<Option<i64>, _>(column).map_err(StoreError::db(OP, ""));
             let last_done_ms = at("last_finished")?.max(at("last_failed")?);
             let last_attempt_ms = at("last_attempt")?;
+            let failed_last = at("failed_last")?.unwrap_or(0);
             let target = target_of(key.clone(), OP)?;
             let attempted_hosts = u32::try_from(hosts).unwrap_or(u32::MAX);
             records.insert(
@@ -117,6 +120,7 @@ impl Store {
                     open: Vec::new(),
                     last_done_ms,
                     last_attempt_ms,
+                    failed_last: u32::try_from(failed_last).unwrap_or(u32::MAX),
                 },
             );
         }

@@ -72,6 +72,11 @@ pub struct TargetRecord {
     /// When the latest attempt began, unix ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_attempt_ms: Option<i64>,
+    /// The failed hosts whose latest attempt failed (not retried since, or retried in vain): a
+    /// host that failed once and then succeeded on a retry is not among them. Canary waves
+    /// decide on these; the budget's own rules count every failed host.
+    #[serde(default)]
+    pub failed_last: u32,
 }
 
 impl TargetRecord {

@@ -22,7 +22,8 @@
 //!   would install the target; it has finished when its attempt ended (the host workflow
 //!   restored it, or the attempt failed) or its retry budget is spent.
 //! - The next wave opens when the open one is full, none of its hosts is still running, the
-//!   failures so far are within the budget's share (`ErrorBudget::share_exceeded`), and
+//!   hosts whose latest attempt failed are within the budget's share
+//!   (`ErrorBudget::share_exceeded`; a host that recovered on a retry is not one of them), and
 //!   `canary_soak` has passed since the last host finished. A wave that ended with too many
 //!   failures holds the target: it is paused like a spent error budget, with the same resume.
 
@@ -281,7 +282,8 @@ fn status(
     now_ms: i64,
 ) -> Option<WaveStatus> {
     let attempted = record.map_or(0, |r| r.attempted_hosts);
-    let failed = record.map_or(0, TargetRecord::failed_hosts);
+    // A host that failed and then succeeded on a retry does not hold the next wave.
+    let failed = record.map_or(0, |r| r.failed_last);
     let open: BTreeSet<&str> = record.map(|r| r.open.iter().map(String::as_str).collect()).unwrap_or_default();
     let on_record: BTreeSet<&str> = open
         .iter()
@@ -332,7 +334,8 @@ fn status(
         if budget.share_exceeded(attempted, failed) {
             break NextWave::Held { failed, attempted, failed_percent: budget.failed_percent };
         }
-        let opens = last_done.unwrap_or(now_ms).saturating_add(policy.soak_ms);
+        // No attempt on record ended (its hosts stopped elsewhere): nothing to soak after.
+        let opens = last_done.map_or(now_ms, |done| done.saturating_add(policy.soak_ms));
         if now_ms < opens {
             break NextWave::At { at_ms: opens };
         }

@@ -29,6 +29,7 @@ fn record(t: &Target, attempted: u32, failed: &[&str]) -> TargetRecord {
         open: vec![],
         last_done_ms: None,
         last_attempt_ms: None,
+        failed_last: 0,
     }
 }
 

@@ -64,6 +64,7 @@ fn record(t: &Target, done: &[&str], open: &[&str], failed: &[&str], last_done_m
         open: open.iter().map(|m| m.to_string()).collect(),
         last_done_ms: Some(last_done_ms),
         last_attempt_ms: Some(last_done_ms - MIN),
+        failed_last: u32::try_from(failed.len()).unwrap(),
     }
 }
 
@@ -257,6 +258,7 @@ fn a_host_still_retrying_keeps_its_wave_open_and_one_that_left_flight_counts_as_
     fleet[0] = running(fleet[0].clone());
     let mut rec = record(&t, &[], &[], &["h01"], 10 * MIN);
     rec.open = vec!["h01".into()];
+    rec.failed_last = 0;
     let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![rec], 11 * MIN);
     assert!(p.paused.is_empty() && p.start.is_empty(), "{p:#?}");
     assert_eq!(p.waves[0].next, NextWave::AfterRunning { running: 1, soak_ms: 0 });
@@ -316,7 +318,8 @@ fn a_host_whose_retry_budget_is_spent_does_not_hold_a_wave_of_a_target_it_never_
     let mut fleet = vec![h01];
     fleet.extend((2..=5).map(|i| host(&format!("h{i:02}"), &[&uefi])));
     let rec = record(&bmc, &[], &[], &["h01"], 10 * MIN);
-    let p = pass(waves(&["1", "100%"], 0), 8, fleet.clone(), vec![rec], 11 * MIN);
+    // No UEFI attempt ever ended: there is nothing to soak after, the next wave opens at once.
+    let p = pass(waves(&["1", "100%"], 30 * MIN), 8, fleet.clone(), vec![rec], 11 * MIN);
     let uefi_wave = p.waves.iter().find(|w| w.target == uefi).unwrap();
     assert_eq!((uefi_wave.started, uefi_wave.running, uefi_wave.wave), (1, 0, 2), "{p:#?}");
     assert_eq!(p.start, vec!["h02", "h03", "h04", "h05"]);
@@ -324,4 +327,19 @@ fn a_host_whose_retry_budget_is_spent_does_not_hold_a_wave_of_a_target_it_never_
     fleet[0].exhausted = false;
     let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![], 11 * MIN);
     assert!(p.start.is_empty(), "{p:#?}");
+}
+
+#[test]
+fn a_host_that_recovered_on_a_retry_does_not_hold_the_next_wave() {
+    let t = target("R760");
+    let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(1).collect();
+    // h01 failed its first try and succeeded on its retry: a failure on record, none at the end.
+    let mut rec = record(&t, &[], &[], &["h01"], 10 * MIN);
+    rec.failed_last = 0;
+    let p = pass(waves(&["1", "50%", "100%"], 0), 8, fleet.clone(), vec![rec], 11 * MIN);
+    assert!(p.paused.is_empty(), "{p:#?}");
+    assert_eq!((p.waves[0].wave, p.start.len()), (2, 4));
+    // Its retry failed too: the wave ended over the budget's share.
+    let p = pass(waves(&["1", "50%", "100%"], 0), 8, fleet, vec![record(&t, &[], &[], &["h01"], 10 * MIN)], 11 * MIN);
+    assert!(p.start.is_empty() && p.paused.len() == 1, "{p:#?}");
 }

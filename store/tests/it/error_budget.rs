@@ -87,6 +87,7 @@ async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }:
     let rec = records.iter().find(|r| r.target == t).unwrap();
     assert_eq!(rec.open, vec!["h3"]);
     assert_eq!(rec.last_done_ms, Some(500));
+    assert_eq!(rec.failed_last, 1, "h2's latest attempt failed");
     assert!(records.iter().find(|r| r.target == other).unwrap().open.is_empty());
 
     // h2 retries: open again, its failure kept; its run then finishes.
@@ -94,7 +95,11 @@ async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }:
     assert_eq!(store.target_finish("h1", 650).await.unwrap(), 0, "h1 has nothing open");
     let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
     assert_eq!(rec.open, vec!["h2", "h3"]);
-    assert_eq!(rec.failures.len(), 1);
+    assert_eq!(
+        (rec.failures.len(), rec.failed_last),
+        (1, 0),
+        "h2's failure is kept; its latest attempt has not failed"
+    );
     store.target_finish("h2", 700).await.unwrap();
     store.target_finish("h3", 800).await.unwrap();
     let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
