@@ -159,6 +159,31 @@ pub fn r760_bios() -> HostModel {
     )
 }
 
+/// A Supermicro SYS-821GE-TNHR with its BIOS only, to the same image as [`r760_bios`]: BIOS 3.0
+/// (`dell/bios.bin`): a second model for rollouts of one image on two models.
+pub fn smc_bios() -> HostModel {
+    HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::file("3.0", "dell/bios.bin")],
+    )
+}
+
+/// A bmc-sim fleet of `hosts` (id, vendor, model), each reporting BIOS 1.0, with 0.3 s update
+/// tasks, Dell task monitors, multipart uploads and images applied at once.
+pub fn bios_fleet(hosts: &[(&str, &str, &str)]) -> String {
+    let mut fleet = String::from(
+        "[defaults]\ntask_seconds = 0.3\nreset_seconds = 0.2\nupload_style = \"multipart\"\ntask_style = \"dell\"\napply_time = \"Immediate\"\n",
+    );
+    for (id, vendor, model) in hosts {
+        fleet.push_str(&format!(
+            "[[host]]\nid = \"{id}\"\nvendor = \"{vendor}\"\nmodel = \"{model}\"\nbmc_address = \"127.0.0.1:0\"\n\
+             firmware = [ {{ id = \"BIOS\", version = \"1.0\" }} ]\n"
+        ));
+    }
+    fleet
+}
+
 /// The images of [`r760`] and [`r760_bios`]: (path under the firmware dir, applies_to, version).
 pub const R760_IMAGES: &[(&str, &str, &str)] = &[("dell/bmc.bin", "^BMC$", "2.0"), ("dell/bios.bin", "^BIOS$", "3.0")];
 

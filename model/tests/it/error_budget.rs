@@ -3,9 +3,7 @@
 //! paused target (and giving their slots to the others), and the evidence in the plan.
 
 use hostfw_model::gates::{host_targets, paused_targets, ErrorBudget, Target, TargetFailure, TargetRecord};
-use hostfw_model::{
-    plan, CeilingLimits, ComponentType, FirmwareStatus, HostState, HostView, PassInput, SchedulingPolicy, SkipReason,
-};
+use hostfw_model::{plan, CeilingLimits, ComponentType, HostView, PassInput, SchedulingPolicy, SkipReason};
 
 use crate::common;
 
@@ -34,24 +32,7 @@ fn record(t: &Target, attempted: u32, failed: &[&str]) -> TargetRecord {
 }
 
 fn host(id: &str, targets: Vec<Target>) -> HostView {
-    HostView {
-        machine_id: id.into(),
-        state: HostState::Ready,
-        assigned: false,
-        auto_update: None,
-        window: None,
-        has_request: false,
-        exhausted: false,
-        unhealthy: false,
-        firmware: FirmwareStatus::Drifted {
-            explicit_start_needed: false,
-            differing: targets.iter().map(|t| t.component).collect(),
-            unmatched: vec![],
-            not_reported: vec![],
-        },
-        labels: Default::default(),
-        targets,
-    }
+    common::drifted_host(id, targets)
 }
 
 fn policy(budget: ErrorBudget, ceiling: u32) -> SchedulingPolicy {

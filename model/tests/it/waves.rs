@@ -7,10 +7,7 @@ use hostfw_model::gates::{
     check_waves, default_waves, wave_statuses, ErrorBudget, NextWave, Target, TargetFailure, TargetRecord, WavePolicy,
     WaveSize,
 };
-use hostfw_model::{
-    plan, CeilingLimits, ComponentType, FirmwareStatus, HostState, HostView, PassInput, SchedulingPolicy, SiteConfig,
-    SkipReason,
-};
+use hostfw_model::{plan, CeilingLimits, ComponentType, HostView, PassInput, SchedulingPolicy, SiteConfig, SkipReason};
 
 use crate::common;
 
@@ -21,24 +18,7 @@ fn target(model: &str) -> Target {
 }
 
 fn host(id: &str, targets: &[&Target]) -> HostView {
-    HostView {
-        machine_id: id.into(),
-        state: HostState::Ready,
-        assigned: false,
-        auto_update: None,
-        window: None,
-        has_request: false,
-        exhausted: false,
-        unhealthy: false,
-        firmware: FirmwareStatus::Drifted {
-            explicit_start_needed: false,
-            differing: targets.iter().map(|t| t.component).collect(),
-            unmatched: vec![],
-            not_reported: vec![],
-        },
-        labels: Default::default(),
-        targets: targets.iter().map(|t| (*t).clone()).collect(),
-    }
+    common::drifted_host(id, targets.iter().map(|t| (*t).clone()).collect())
 }
 
 /// `n` drifted hosts `<prefix>01..` that would install `t`.

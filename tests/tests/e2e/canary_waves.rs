@@ -17,37 +17,21 @@ use std::time::Duration;
 
 use hostfw_bmc_sim::Fault;
 use hostfw_model::HostState;
-use hostfw_tests::fixtures::r760_bios;
-use hostfw_tests::{free_port, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
+use hostfw_tests::fixtures::{bios_fleet, r760_bios, smc_bios};
+use hostfw_tests::{free_port, Catalog, ChildWorker, Site, SiteSpec, SiteToml};
 
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bios.bin", "^BIOS$", "3.0")];
 const SOAK_MS: i64 = 4_000;
 const R760: [&str; 6] = ["x1", "x2", "x3", "x4", "x5", "x6"];
 
 fn fleet() -> String {
-    let mut fleet = String::from(
-        "[defaults]\ntask_seconds = 0.3\nreset_seconds = 0.2\nupload_style = \"multipart\"\ntask_style = \"dell\"\napply_time = \"Immediate\"\n",
-    );
-    let hosts = ["g1", "g2", "g3"]
-        .map(|id| (id, "Supermicro", "SYS-821GE-TNHR"))
-        .into_iter()
-        .chain(R760.map(|id| (id, "Dell", "PowerEdge R760")));
-    for (id, vendor, model) in hosts {
-        fleet.push_str(&format!(
-            "[[host]]\nid = \"{id}\"\nvendor = \"{vendor}\"\nmodel = \"{model}\"\nbmc_address = \"127.0.0.1:0\"\n\
-             firmware = [ {{ id = \"BIOS\", version = \"1.0\" }} ]\n"
-        ));
-    }
-    fleet
+    let smc = ["g1", "g2", "g3"].map(|id| (id, "Supermicro", "SYS-821GE-TNHR"));
+    let r760 = R760.map(|id| (id, "Dell", "PowerEdge R760"));
+    bios_fleet(&[smc.as_slice(), r760.as_slice()].concat())
 }
 
 fn catalog() -> Catalog {
-    let smc = HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR").ordering(&["uefi"]).component(
-        "uefi",
-        "^BIOS$",
-        [Firmware::file("3.0", "dell/bios.bin")],
-    );
-    Catalog::of([r760_bios(), smc])
+    Catalog::of([r760_bios(), smc_bios()])
 }
 
 fn compliant(site: &Site, id: &str) -> bool {

@@ -83,3 +83,25 @@ filename = "nic.bin"
 "#
     ))
 }
+
+/// A Ready, unassigned, healthy host whose drifted components are `targets`' (no window needed).
+pub fn drifted_host(id: &str, targets: Vec<hostfw_model::gates::Target>) -> hostfw_model::HostView {
+    hostfw_model::HostView {
+        machine_id: id.into(),
+        state: hostfw_model::HostState::Ready,
+        assigned: false,
+        auto_update: None,
+        window: None,
+        has_request: false,
+        exhausted: false,
+        unhealthy: false,
+        firmware: hostfw_model::FirmwareStatus::Drifted {
+            explicit_start_needed: false,
+            differing: targets.iter().map(|t| t.component).collect(),
+            unmatched: vec![],
+            not_reported: vec![],
+        },
+        labels: Default::default(),
+        targets,
+    }
+}
