@@ -99,6 +99,7 @@ mod tests {
                 open: vec![],
                 last_done_ms: None,
                 last_attempt_ms: None,
+                failed_last: 2,
             },
             TargetRecord {
                 target: t("B"),
@@ -107,6 +108,7 @@ mod tests {
                 open: vec![],
                 last_done_ms: None,
                 last_attempt_ms: None,
+                failed_last: 0,
             },
         ];
         let budget = ErrorBudget { failed_hosts: 2, failed_percent: 0, min_hosts: 1 };
