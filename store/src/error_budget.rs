@@ -14,6 +14,7 @@ use sqlx::Row;
 
 use crate::audit::audit_append_in;
 use crate::error::{Result, StoreError};
+use crate::update_runs::record_run_in;
 use crate::{now_ms, Store};
 
 /// The audit action of `hostfw budget resume`.
@@ -167,17 +168,22 @@ impl Store {
 
     /// `machine_id`'s update run ended (its workflow restored it): each of its attempts still
     /// open ends now (`at_ms`). A failed attempt keeps its failure. Returns how many ended.
+    /// A run that ended well is recorded for window fit first, in the same transaction
+    /// (`update_runs`).
     pub async fn target_finish(&self, machine_id: &str, at_ms: i64) -> Result<u64> {
         const OP: &str = "target_finish";
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        record_run_in(&mut tx, machine_id, at_ms).await.map_err(StoreError::db(OP, machine_id))?;
         let done = sqlx::query(
             "UPDATE target_hosts SET finished_at_ms = $2 \
              WHERE machine_id = $1 AND (finished_at_ms IS NULL OR finished_at_ms < attempted_at_ms)",
         )
         .bind(machine_id)
         .bind(at_ms)
-        .execute(&self.writer)
+        .execute(&mut *tx)
         .await
         .map_err(StoreError::db(OP, machine_id))?;
+        tx.commit().await.map_err(StoreError::db(OP, machine_id))?;
         Ok(done.rows_affected())
     }
 

@@ -35,6 +35,7 @@ mod script_locks;
 mod sealed;
 mod site_key;
 mod tuning;
+mod update_runs;
 mod upload_slots;
 mod windows;
 

@@ -297,6 +297,21 @@ impl Site {
         handle.query(HostReprovisionWorkflow::status, (), temporalio_client::WorkflowQueryOptions::default()).await.ok()
     }
 
+    /// The `status` query of the Machine Update Manager: its pass count and last pass.
+    pub async fn manager_status(&self) -> Option<hostfw_workflows::machine_update_manager::ManagerStatus> {
+        let handle = self.client.get_workflow_handle::<hostfw_workflows::MachineUpdateManagerWorkflow>(
+            hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID,
+        );
+        handle
+            .query(
+                hostfw_workflows::MachineUpdateManagerWorkflow::status,
+                (),
+                temporalio_client::WorkflowQueryOptions::default(),
+            )
+            .await
+            .ok()
+    }
+
     /// Wait until the host's recorded substate is `substate`.
     pub async fn wait_substate(&self, machine_id: &str, substate: &str, within: Duration) {
         self.wait_for(&format!("{machine_id} to reach {substate}"), within, || async {

@@ -1,5 +1,6 @@
 //! The scheduler's view of the site: one `PassInput` read from the site database and the catalog
-//! (machines, requests, explored reports, health reports and the error budget's record).
+//! (machines, requests, explored reports, health reports, the error budget's record and the
+//! durations of past runs).
 //!
 //! Owns turning rows (machines, requests, explored reports, health reports) into the pure
 //! `hostfw_model::gates` input, so the manager's pass, `hostfw plan` and the metrics endpoint all
@@ -17,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use hostfw_model::gates::{
     firmware_status, host_targets, FirmwareStatus, HostView, PassInput, SchedulingPolicy, Target, TargetRecord,
+    UpdateDurations,
 };
 use hostfw_model::{Catalog, HostState, Labels, SiteConfig, TimeWindow};
 use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};
@@ -92,8 +94,21 @@ pub struct SiteRows {
     pub requests: Vec<Request>,
     pub reports: Vec<ExploredReport>,
     pub health: Vec<HealthReport>,
-    /// The error budget's record per rollout target.
+    /// What the site recorded of past and running updates.
+    pub records: PassRecords,
+}
+
+/// The site database's records a pass decides on besides the hosts: the error budget's record
+/// per rollout target (canary waves too) and the durations of past runs (window fit).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PassRecords {
     pub targets: Vec<TargetRecord>,
+    pub update_durations: Vec<UpdateDurations>,
+}
+
+/// Read the records of a pass.
+pub async fn read_records(store: &Store) -> Result<PassRecords, StoreError> {
+    Ok(PassRecords { targets: store.target_records().await?, update_durations: store.update_durations().await? })
 }
 
 /// Read every row of the view.
@@ -103,7 +118,7 @@ pub async fn read_rows(store: &Store) -> Result<SiteRows, StoreError> {
         requests: store.request_list().await?,
         reports: store.report_list().await?,
         health: store.health_report_list().await?,
-        targets: store.target_records().await?,
+        records: read_records(store).await?,
     })
 }
 
@@ -117,7 +132,7 @@ impl SiteRows {
             self.reports.iter().map(|r| (r.bmc_address.to_string(), ReportFacts::of(catalog, r))).collect();
         let hosts = machines.iter().map(|(id, m)| (*id, m));
         let reports = reports.iter().map(|(k, r)| (k.as_str(), r));
-        assemble(hosts, reports, self.requests.clone(), &self.health, self.targets.clone(), site, now_ms)
+        assemble(hosts, reports, self.requests.clone(), &self.health, self.records.clone(), site, now_ms)
     }
 }
 
@@ -152,7 +167,7 @@ pub fn assemble<'a>(
     reports: impl Iterator<Item = (&'a str, &'a ReportFacts)>,
     requests: Vec<Request>,
     health: &[HealthReport],
-    targets: Vec<TargetRecord>,
+    records: PassRecords,
     site: &SiteConfig,
     now_ms: i64,
 ) -> SiteView {
@@ -180,5 +195,14 @@ pub fn assemble<'a>(
             }
         })
         .collect();
-    SiteView { input: PassInput { now_ms, policy: SchedulingPolicy::from_config(site), hosts, targets }, requests }
+    SiteView {
+        input: PassInput {
+            now_ms,
+            policy: SchedulingPolicy::from_config(site),
+            hosts,
+            targets: records.targets,
+            update_durations: records.update_durations,
+        },
+        requests,
+    }
 }

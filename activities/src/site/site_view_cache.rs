@@ -19,7 +19,7 @@ use hostfw_model::{Catalog, SiteConfig};
 use hostfw_store::{Store, StoreError};
 use tokio::sync::Mutex;
 
-use super::site_view::{assemble, MachineFacts, ReportFacts, SiteView};
+use super::site_view::{assemble, read_records, MachineFacts, ReportFacts, SiteView};
 
 /// What one read had to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -121,14 +121,14 @@ impl SiteViewCache {
 
         let requests = store.request_list().await?;
         let health = store.health_report_list().await?;
-        let targets = store.target_records().await?;
+        let records = read_records(store).await?;
         let held = guard.insert(held);
         let view = assemble(
             held.machines.iter().map(|(id, m)| (id.as_str(), m)),
             held.reports.iter().map(|(address, r)| (address.as_str(), r)),
             requests,
             &health,
-            targets,
+            records,
             site,
             now_ms,
         );

@@ -355,6 +355,10 @@ pub struct MachineUpdaterSection {
     /// How long after a wave's last host finished the next wave opens.
     #[serde(with = "crate::duration::serde_duration")]
     pub canary_soak: Duration,
+    /// Window fit: a host is not started inside its explicit update window when the p90 of at
+    /// least this many past update runs of its model and component set would overrun the
+    /// window's end (0 turns the rule off; at most 100, the runs kept per set).
+    pub window_fit_min_samples: u32,
 }
 
 impl Default for MachineUpdaterSection {
@@ -371,6 +375,7 @@ impl Default for MachineUpdaterSection {
             error_budget_min_hosts: 10,
             canary_waves: crate::gates::default_waves(),
             canary_soak: Duration::from_secs(30 * 60),
+            window_fit_min_samples: 3,
         }
     }
 }

@@ -130,6 +130,17 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
         at_least_one("machine_updater.error_budget_min_hosts", mu.error_budget_min_hosts)?;
     }
     crate::gates::check_waves(&mu.canary_waves).map_err(|e| ("machine_updater.canary_waves", e))?;
+    if mu.window_fit_min_samples > crate::gates::WINDOW_FIT_RUNS_KEPT {
+        return Err((
+            "machine_updater.window_fit_min_samples",
+            format!(
+                "{} is out of range; must be 0..={} (the past runs kept per model and component set; \
+                 0 turns window fit off)",
+                mu.window_fit_min_samples,
+                crate::gates::WINDOW_FIT_RUNS_KEPT
+            ),
+        ));
+    }
     positive("machine_updater.machine_update_run_interval", mu.machine_update_run_interval)?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;

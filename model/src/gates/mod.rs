@@ -3,7 +3,7 @@
 //! every other non-compliant host waits.
 //!
 //! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
-//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, canary waves, skip reasons,
+//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, canary waves, window fit, skip reasons,
 //! the fleet pass). It must do no
 //! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
 
@@ -17,6 +17,7 @@ mod pass;
 mod policy;
 mod reason;
 mod waves;
+mod window_fit;
 
 pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target, TargetFailure, TargetRecord};
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
@@ -29,3 +30,4 @@ pub use reason::{SkipReason, Skipped};
 pub use waves::{
     check_waves, default_waves, is_canary, wave_statuses, NextWave, WavePolicy, WaveSize, WaveStatus, CANARY_LABEL,
 };
+pub use window_fit::{component_set, estimate, p90, span_text, Estimate, UpdateDurations, WINDOW_FIT_RUNS_KEPT};

@@ -3,7 +3,8 @@
 //! (unassigned first, S7) and start as many as the free slots and the failure-domain caps allow
 //! (S11–S13, `gates::label_caps`). A host that would install a target whose error budget is
 //! spent waits (`gates::budget`), and so does one whose target's open canary wave is full
-//! (`gates::waves`; hosts labelled `canary=true` go first).
+//! (`gates::waves`; hosts labelled `canary=true` go first). A host inside its explicit window
+//! whose update would likely overrun it waits too (`gates::window_fit`).
 //!
 //! Owns the whole-fleet part of scheduling and the `Plan` it returns. It must not perform the
 //! starts, read a store or a clock (`now_ms` comes in), nor restate any per-host gate (see
@@ -21,6 +22,7 @@ use super::label_caps::LabelLoad;
 use super::policy::SchedulingPolicy;
 use super::reason::{SkipReason, Skipped};
 use super::waves::{is_canary, wave_statuses, NextWave, WaveStatus};
+use super::window_fit::{fit_gate, UpdateDurations};
 
 /// Everything one pass decides on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +36,9 @@ pub struct PassInput {
     /// budget's evidence).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetRecord>,
+    /// The durations of past update runs per vendor, model and component set (window fit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub update_durations: Vec<UpdateDurations>,
 }
 
 /// What one pass decided.
@@ -99,8 +104,13 @@ pub fn plan(input: &PassInput) -> Plan {
     let waves = wave_statuses(&input.policy.waves, budget, hosts, &input.targets, input.now_ms);
     let mut paused = paused_targets(budget, &input.targets);
     held_waves(&waves, &input.targets, &mut paused);
-    let verdicts: Vec<Verdict> =
-        hosts.iter().map(|h| budget_gate(check(h, &input.policy, input.now_ms), h, &paused)).collect();
+    let verdicts: Vec<Verdict> = hosts
+        .iter()
+        .map(|h| {
+            let verdict = budget_gate(check(h, &input.policy, input.now_ms), h, &paused);
+            window_fit_gate(verdict, h, input)
+        })
+        .collect();
     let mut candidates: Vec<usize> = (0..hosts.len()).filter(|&i| verdicts[i] == Verdict::Candidate).collect();
     // Stable: each group keeps input order; canaries first among the unassigned and among the
     // assigned hosts.
@@ -235,6 +245,18 @@ fn budget_gate(verdict: Verdict, host: &HostView, paused: &[PausedTarget]) -> Ve
             attempted_hosts: p.attempted_hosts,
         }),
         None => verdict,
+    }
+}
+
+/// A candidate whose update would likely overrun its explicit window waits
+/// (`SkipReason::WindowTooShort`).
+fn window_fit_gate(verdict: Verdict, host: &HostView, input: &PassInput) -> Verdict {
+    if verdict != Verdict::Candidate {
+        return verdict;
+    }
+    match fit_gate(host, &input.update_durations, input.policy.window_fit_min_samples, input.now_ms) {
+        Ok(()) => verdict,
+        Err(reason) => Verdict::Skip(reason),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The site's scheduling policy: `firmware_global.autoupdate`,
 //! `firmware_global.instance_updates_manual_tagging`, the legacy
 //! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits,
-//! failure-domain caps, error budget and canary waves.
+//! failure-domain caps, error budget, canary waves and window fit.
 //!
 //! Owns reading those keys out of `SiteConfig` and the per-host automatic-update decision (S6,
 //! S15). It must not look at host state, requests, windows or capacity (see `gates::host_gates`).
@@ -38,6 +38,14 @@ pub struct SchedulingPolicy {
     /// site config's default is on).
     #[serde(default)]
     pub waves: WavePolicy,
+    /// `machine_updater.window_fit_min_samples`: past runs needed before window fit estimates
+    /// an update (0, the derived default here: off).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub window_fit_min_samples: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl SchedulingPolicy {
@@ -62,6 +70,7 @@ impl SchedulingPolicy {
                 waves: mu.canary_waves.clone(),
                 soak_ms: i64::try_from(mu.canary_soak.as_millis()).unwrap_or(i64::MAX),
             },
+            window_fit_min_samples: mu.window_fit_min_samples,
         }
     }
 

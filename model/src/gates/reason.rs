@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 use super::budget::Target;
 use super::firmware::UnmatchedComponent;
 use super::waves::NextWave;
+use super::window_fit::{span_text, Estimate};
 use crate::drift::NotReportedComponent;
 use crate::reported_version::VERSION_NOT_REPORTED;
 use crate::time_text::rfc3339_utc;
-use crate::TimeWindow;
+use crate::{ComponentType, TimeWindow};
 
 /// The first gate a host failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +84,17 @@ pub enum SkipReason {
         allowed: u32,
         next: NextWave,
     },
+    /// Window fit (`machine_updater.window_fit_min_samples`): the host's explicit update window
+    /// is open but closes in `remaining_ms`, sooner than the p90 of past updates of its vendor,
+    /// model and component set.
+    WindowTooShort {
+        vendor: String,
+        model: String,
+        components: Vec<ComponentType>,
+        estimate: Estimate,
+        window: TimeWindow,
+        remaining_ms: i64,
+    },
 }
 
 impl SkipReason {
@@ -97,6 +109,7 @@ impl SkipReason {
                 | SkipReason::WindowClosed { .. }
                 | SkipReason::LabelCapReached { .. }
                 | SkipReason::WaveFull { .. }
+                | SkipReason::WindowTooShort { .. }
         )
     }
 
@@ -121,6 +134,7 @@ impl SkipReason {
             SkipReason::LabelCapReached { .. } => "LabelCapReached",
             SkipReason::TargetPaused { .. } => "TargetPaused",
             SkipReason::WaveFull { .. } => "WaveFull",
+            SkipReason::WindowTooShort { .. } => "WindowTooShort",
         }
     }
 }
@@ -247,6 +261,23 @@ impl fmt::Display for SkipReason {
                  (machine_updater.canary_waves)",
                 if *allowed == 1 { "" } else { "s" }
             ),
+            SkipReason::WindowTooShort { vendor, model, components, estimate, window, remaining_ms } => {
+                let names: Vec<String> = components.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "window fit: an update of {vendor} {model} ({}) takes {} (p90 of {} past update{}) \
+                     but this machine's update window closes in {} (at {}); not started, so it \
+                     cannot overrun the window; widen it with `hostfw managed-host start-updates \
+                     --machines <machine-id> --start <t> --end <t>` \
+                     (machine_updater.window_fit_min_samples = 0 turns the rule off)",
+                    names.join(", "),
+                    span_text(estimate.p90_ms),
+                    estimate.samples,
+                    if estimate.samples == 1 { "" } else { "s" },
+                    span_text(*remaining_ms),
+                    rfc3339_utc(window.end_ms)
+                )
+            }
         }
     }
 }

@@ -18,8 +18,8 @@
 //! - Wave sizes are cumulative: "1" lets one host start in all, "10%" lets 10 % of the target's
 //!   hosts (rounded up, at least one) start in all. A wave no larger than the one before is
 //!   passed through at once.
-//! - A host has started when it is on record or in flight (a request, or updating) while it
-//!   would install the target; it has finished when its attempt ended (the host workflow
+//! - A host has started when it is on record or updating (a request, or `HostReprovision`; not
+//!   maintenance) while it would install the target; it has finished when its attempt ended (the host workflow
 //!   restored it, or the attempt failed) or its retry budget is spent.
 //! - The next wave opens when the open one is full, none of its hosts is still running, the
 //!   hosts whose latest attempt failed are within the budget's share
@@ -290,10 +290,14 @@ fn status(
         .copied()
         .chain(record.into_iter().flat_map(|r| r.failures.iter().map(|f| f.machine_id.as_str())))
         .collect();
-    // In flight on this target but not yet on record: the pass started them, the workflow has
-    // not planned the install yet.
-    let starting: Vec<&&HostView> =
-        still.iter().filter(|h| h.is_in_flight() && !on_record.contains(h.machine_id.as_str())).collect();
+    // Updating towards this target but not yet on record: the pass started them, the workflow
+    // has not planned the install yet. A host in maintenance takes a slot of the ceiling but is
+    // not updating: it has not started on the target.
+    let starting: Vec<&&HostView> = still
+        .iter()
+        .filter(|h| h.has_request || h.state == crate::HostState::HostReprovision)
+        .filter(|h| !on_record.contains(h.machine_id.as_str()))
+        .collect();
     // An open attempt whose host is no longer in flight ended without a finish on record (its
     // request was removed): it counts as finished. So does a host whose retry budget is spent
     // (it failed elsewhere, or on this target and its failure is on record).

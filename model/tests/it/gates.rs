@@ -69,11 +69,12 @@ fn policy() -> SchedulingPolicy {
         label_caps: Default::default(),
         error_budget: Default::default(),
         waves: Default::default(),
+        window_fit_min_samples: 0,
     }
 }
 
 fn run(policy: SchedulingPolicy, hosts: Vec<HostView>) -> Plan {
-    plan(&PassInput { now_ms: NOW, policy, hosts, targets: Vec::new() })
+    plan(&PassInput { now_ms: NOW, policy, hosts, targets: Vec::new(), update_durations: Vec::new() })
 }
 
 fn window(start_ms: i64, end_ms: i64) -> Option<TimeWindow> {
@@ -596,6 +597,7 @@ max_concurrent_machine_updates_percent = 25
                 waves: hostfw_model::gates::default_waves(),
                 soak_ms: 30 * 60 * 1000
             },
+            window_fit_min_samples: 3,
         }
     );
     let defaults = SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");

@@ -17,3 +17,4 @@ mod selection;
 mod serde_and_names;
 mod version_not_reported;
 mod waves;
+mod window_fit;

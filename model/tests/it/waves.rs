@@ -61,6 +61,7 @@ fn policy(w: WavePolicy, ceiling: u32) -> SchedulingPolicy {
         label_caps: Default::default(),
         error_budget: ErrorBudget { failed_hosts: 3, failed_percent: 20, min_hosts: 10 },
         waves: w,
+        window_fit_min_samples: 0,
     }
 }
 
@@ -71,7 +72,7 @@ fn pass(
     targets: Vec<TargetRecord>,
     now_ms: i64,
 ) -> hostfw_model::Plan {
-    plan(&PassInput { now_ms, policy: policy(w, ceiling), hosts, targets })
+    plan(&PassInput { now_ms, policy: policy(w, ceiling), hosts, targets, update_durations: Vec::new() })
 }
 
 fn reason_of<'a>(p: &'a hostfw_model::Plan, id: &str) -> &'a SkipReason {
@@ -322,4 +323,15 @@ fn a_host_that_recovered_on_a_retry_does_not_hold_the_next_wave() {
     // Its retry failed too: the wave ended over the budget's share.
     let p = pass(waves(&["1", "50%", "100%"], 0), 8, fleet, vec![record(&t, &[], &[], &["h01"], 10 * MIN)], 11 * MIN);
     assert!(p.start.is_empty() && p.paused.len() == 1, "{p:#?}");
+}
+
+#[test]
+fn a_drifted_host_in_maintenance_has_not_started_on_the_target() {
+    // m1 is in maintenance (a slot of the ceiling, not an update): the canary slot is m2's.
+    let t = target("R760");
+    let mut m1 = host("m1", &[&t]);
+    m1.state = hostfw_model::HostState::Maintenance;
+    let p = pass(waves(&["1", "100%"], 30 * MIN), 5, vec![m1, host("m2", &[&t])], vec![], 0);
+    assert_eq!(p.start, vec!["m2".to_string()], "{p:#?}");
+    assert_eq!((p.waves[0].started, p.waves[0].running), (0, 0), "{:?}", p.waves[0]);
 }

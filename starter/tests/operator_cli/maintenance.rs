@@ -4,11 +4,11 @@
 
 use super::{json, r760_report, Site};
 
-/// m1 and m2 explored with a drifted BMC, ceiling 2.
+/// m1 and m2 explored with a drifted BMC, ceiling 2, no canary waves (both may start at once).
 async fn site() -> Site {
     let site = Site::new();
     let mut config = std::fs::read_to_string(&site.config).unwrap();
-    config.push_str("\n[machine_updater]\nmax_concurrent_machine_updates_absolute = 2\n");
+    config.push_str("\n[machine_updater]\nmax_concurrent_machine_updates_absolute = 2\ncanary_waves = []\n");
     std::fs::write(&site.config, config).unwrap();
     site.add_machines(&["m1", "m2"]).await;
     let store = site.store().await;

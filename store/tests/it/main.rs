@@ -21,6 +21,7 @@ mod reports;
 mod requests;
 mod script_locks;
 mod site_key;
+mod update_runs;
 mod upload_slots;
 mod windows;
 mod write_burst;

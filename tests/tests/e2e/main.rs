@@ -27,4 +27,5 @@ mod routes;
 mod security;
 mod slow_inventory;
 mod uploads;
+mod window_fit;
 mod worker_startup;
