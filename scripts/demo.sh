@@ -61,7 +61,7 @@ wait_for() { # description, seconds, command...
 step "starting the Temporal dev server (data in .demo/temporal.db, Web UI http://127.0.0.1:$UI_PORT)"
 sa_args=()
 for sa in HostfwMachineId=Keyword HostfwSubstate=Keyword HostfwVendor=Keyword HostfwModel=Keyword \
-  HostfwComponent=Keyword HostfwRetriesExhausted=Bool; do
+  HostfwComponent=Keyword HostfwRetriesExhausted=Bool HostfwApprovalOverdue=Bool; do
   sa_args+=(--search-attribute "$sa")
 done
 "$TEMPORAL" server start-dev --db-filename "$DEMO/temporal.db" --ip 127.0.0.1 \

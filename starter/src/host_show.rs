@@ -25,6 +25,12 @@ struct HostView {
     #[serde(skip_serializing_if = "Option::is_none")]
     live_status_error: Option<String>,
     history: Vec<hostfw_store::HistoryEntry>,
+    /// Who approved its recent requests and when (assigned hosts), newest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    approvals: Vec<hostfw_store::Approval>,
+    /// Held after its approval deadline passed under `skip`, while the hold lasts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approval_hold: Option<hostfw_model::gates::ApprovalHold>,
 }
 
 /// The workflow's status: `Ok(None)` when the host has no workflow, `Err` with the reason when
@@ -57,6 +63,13 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
         workflow,
         live_status_error,
         history: ctx.store.history_list(machine_id, history_count).await?,
+        approvals: ctx.store.approvals_of(machine_id).await?.into_iter().take(3).collect(),
+        approval_hold: ctx
+            .store
+            .approval_holds()
+            .await?
+            .into_iter()
+            .find(|h| h.machine_id == machine_id && h.until_ms > hostfw_store::now_ms()),
         machine,
     };
     if ctx.format == crate::cli::Format::Json {
@@ -95,6 +108,21 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
             r.started_at_ms.map(|t| format!("started {}", output::time(t))).unwrap_or_else(|| "not started".into())
         ),
         None => crate::outln!("Request:   none"),
+    }
+    if let Some(a) = view.approvals.first() {
+        crate::outln!(
+            "Approved:  by {} at {} (the request of {})",
+            a.approved_by,
+            output::time(a.approved_at_ms),
+            output::time(a.requested_at_ms)
+        );
+    }
+    if let Some(h) = &view.approval_hold {
+        crate::outln!(
+            "Held:      until {}: its tenant let the approval deadline pass ({}, policy skip)",
+            output::time(h.until_ms),
+            output::time(h.skipped_at_ms)
+        );
     }
     for h in &view.health_reports {
         crate::outln!("Health:    {} {} ({})", h.source, h.alert_id, h.classifications.join(", "));

@@ -27,6 +27,10 @@ pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("last_attempt_ms", "last_attempt"),
     ("manual_upgrade_completed_ms", "manual_upgrade_completed_at"),
     ("deadline_ms", "deadline"),
+    ("until_ms", "until"),
+    ("skipped_at_ms", "skipped_at"),
+    ("approved_at_ms", "approved_at"),
+    ("held_until_ms", "held_until"),
 ];
 
 /// `value` as pretty JSON in the contract's vocabulary.

@@ -5,7 +5,8 @@
 //! every drifted (or undecidable) host that would not, the typed reason, and every component left
 //! out of drift because its version is not reported (on hosts that start as well as on the others),
 //! every rollout target's canary wave (how many hosts it lets start, and when the next opens),
-//! and every rollout target whose error budget is spent, with the hosts that failed it and why.
+//! every rollout target whose error budget is spent, with the hosts that failed it and why, and
+//! every assigned host still waiting for its tenant's approval after the approval deadline.
 
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, Plan};
@@ -81,6 +82,32 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
             p.failures.iter().map(|f| vec![f.machine_id.clone(), output::time(f.at_ms), f.reason.clone()]).collect();
         crate::out!("{}", output::table(&["FAILED HOST", "AT", "WHY"], &rows));
         crate::outln!("resume it after fixing the image: {}", p.target.resume_command());
+    }
+    if !plan.approval_overdue.is_empty() {
+        let mu = &ctx.site.machine_updater;
+        crate::outln!();
+        crate::outln!(
+            "APPROVAL OVERDUE (machine_updater.approval_deadline = {}, approval_deadline_policy = {}):",
+            hostfw_model::duration::format_duration(mu.approval_deadline),
+            mu.approval_deadline_policy
+        );
+        let rows: Vec<Vec<String>> = plan
+            .approval_overdue
+            .iter()
+            .map(|o| {
+                vec![
+                    o.machine_id.clone(),
+                    output::time(o.requested_at_ms),
+                    output::time(o.deadline_ms),
+                    hostfw_model::gates::span_text(view.input.now_ms - o.deadline_ms),
+                ]
+            })
+            .collect();
+        crate::out!("{}", output::table(&["MACHINE", "REQUESTED", "DEADLINE", "OVERDUE BY"], &rows));
+        crate::outln!(
+            "the tenant approves with `hostfw instance reboot --instance <id> --apply-updates-on-reboot`; \
+             `hostfw host reprovision clear --id <machine-id>` gives the request up"
+        );
     }
     if !reasons.is_empty() {
         crate::outln!();

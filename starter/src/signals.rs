@@ -128,6 +128,9 @@ pub async fn instance_reboot(ctx: &Context, instance_id: &str, apply_updates: bo
     // never lost even when the signal below fails. A repeated command sends the signal again.
     let again = request.user_approval;
     if !again {
+        // Who approved first: the update's start records how it was released only when no
+        // approval is on record, so the tenant's command must be there before the flag is.
+        ctx.store.approval_record(&machine.id, request.requested_at_ms, &ctx.actor, hostfw_store::now_ms()).await?;
         ctx.store.request_set_approval(&machine.id, true).await?;
         ctx.audit("instance reboot --apply-updates-on-reboot", instance_id, &machine.id).await?;
     }

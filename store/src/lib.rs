@@ -13,6 +13,7 @@
 
 mod activation_marks;
 mod address;
+mod approval;
 mod audit;
 mod audit_query;
 mod connect;
@@ -41,6 +42,7 @@ mod windows;
 
 use std::fmt;
 
+pub use approval::Approval;
 pub use audit::AuditEntry;
 pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,

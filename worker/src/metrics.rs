@@ -6,7 +6,8 @@
 //! come from the site view (`deps.site_view`, the same as `site_view::read`) + `gates::plan`, the
 //! `*_total` counters from the `counters` table, the compliance series (`hostfw_component_*`, the
 //! numbers of `hostfw compliance`) from `compliance_read::read`, the error-budget series
-//! (`hostfw_error_budget_hosts`, `hostfw_target_paused`, `budget`) from the same site view and plan.
+//! (`hostfw_error_budget_hosts`, `hostfw_target_paused`, `budget`) and the approval-deadline
+//! gauges (`hostfw_approval_*_hosts`, `approval`) from the same site view and plan.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
 //! (`temporal_*`) follow hostfw's series on the same page.
 //!
@@ -14,6 +15,7 @@
 //! text (`render`), write to the database, or answer a scrape with an error status: a failed
 //! database read is logged and shown as `hostfw_metrics_scrape_error 1`.
 
+mod approval;
 mod budget;
 mod compliance;
 mod gauges;
@@ -147,9 +149,10 @@ pub async fn scrape(deps: &Deps) -> String {
             |e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the compliance view"),
         )
         .ok();
-    let mut out = render(gauges.as_ref().map(|(g, _)| g), counters.as_ref(), compliance.as_ref());
-    if let Some((_, budgets)) = &gauges {
+    let mut out = render(gauges.as_ref().map(|(g, _, _)| g), counters.as_ref(), compliance.as_ref());
+    if let Some((_, budgets, approvals)) = &gauges {
         budget::write(&mut out, budgets);
+        approval::write(&mut out, *approvals);
     }
     out
 }
@@ -163,7 +166,7 @@ enum ReadError {
     Store(#[from] hostfw_store::StoreError),
 }
 
-async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries), ReadError> {
+async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries, approval::ApprovalSeries), ReadError> {
     let catalog = deps.catalog.current().await?;
     let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
@@ -172,7 +175,8 @@ async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries), Read
         paused: plan.paused.clone(),
         waves: plan.waves.clone(),
     };
-    Ok((compute_gauges(&view.requests, &plan), budgets))
+    let approvals = approval::ApprovalSeries::of(&view.input, &plan);
+    Ok((compute_gauges(&view.requests, &plan), budgets, approvals))
 }
 
 async fn read_compliance(deps: &Deps) -> Result<ComplianceView, ReadError> {

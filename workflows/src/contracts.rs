@@ -400,6 +400,34 @@ pub struct ApprovalInputs {
     pub approved: bool,
     /// The site's `instance_autoreboot_period` as configured now.
     pub autoreboot_period: Option<crate::host::settings::TimeWindow>,
+    /// The request's approval deadline under the site config now (`machine_updater.approval_deadline`,
+    /// counted from the request) and its policy; `None` without a deadline. Absent in outputs
+    /// recorded before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<ApprovalDeadlineNow>,
+}
+
+/// An approval deadline as the wait sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalDeadlineNow {
+    pub at_ms: i64,
+    pub policy: hostfw_model::gates::DeadlinePolicy,
+}
+
+/// Input of `hostfw.host.approval_deadline`: an assigned host's approval deadline passed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalDeadlinePassed {
+    pub machine_id: String,
+    pub deadline: ApprovalDeadlineNow,
+}
+
+/// Output of `hostfw.host.approval_deadline`: what was recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalDeadlineRecord {
+    /// The operator line (history, status).
+    pub message: String,
+    /// `skip`: the host is held until then (its next window).
+    pub held_until_ms: Option<i64>,
 }
 
 /// Output of `hostfw.host.retry_limits`: the retry budget and interval of the worker's current
@@ -511,6 +539,13 @@ impl HostActivities {
     /// The stored approval and the current autoreboot period. Input: machine id.
     #[activity(name = crate::names::ACT_APPROVAL_INPUTS)]
     pub fn approval_inputs(machine_id: String) -> Result<ApprovalInputs, ActivityError> {
+        unimplemented!()
+    }
+
+    /// An assigned host's approval deadline passed: `skip` holds the host until its next window
+    /// (the workflow then gives the request up), `escalate` records it as overdue.
+    #[activity(name = crate::names::ACT_APPROVAL_DEADLINE)]
+    pub fn approval_deadline(input: ApprovalDeadlinePassed) -> Result<ApprovalDeadlineRecord, ActivityError> {
         unimplemented!()
     }
 }

@@ -54,6 +54,8 @@ pub const ACT_PLATFORM: &str = "hostfw.host.platform";
 pub const ACT_RETRY_LIMITS: &str = "hostfw.host.retry_limits";
 /// The stored approval and the current autoreboot period.
 pub const ACT_APPROVAL_INPUTS: &str = "hostfw.host.approval_inputs";
+/// An assigned host's approval deadline passed: hold it (`skip`) or record it as overdue.
+pub const ACT_APPROVAL_DEADLINE: &str = "hostfw.host.approval_deadline";
 /// Scout's one activity, on the host's own task queue: download, verify and run a package.
 pub const ACT_SCOUT_RUN_UPGRADE: &str = "hostfw.scout.run_upgrade";
 
@@ -100,3 +102,5 @@ pub const SA_MODEL: &str = "HostfwModel";
 pub const SA_COMPONENT: &str = "HostfwComponent";
 /// Search attribute: the host's retry budget is spent (Bool; absent or false otherwise).
 pub const SA_RETRIES_EXHAUSTED: &str = "HostfwRetriesExhausted";
+/// Search attribute: an assigned host still waits for approval after its deadline (`escalate`).
+pub const SA_APPROVAL_OVERDUE: &str = "HostfwApprovalOverdue";

@@ -1,5 +1,6 @@
 //! Custom search attributes, so the Temporal Web UI and `temporal workflow list` can find host
-//! workflows by machine, vendor, model and substate.
+//! workflows by machine, vendor, model and substate, and the hosts whose retry budget is spent or whose
+//! approval is overdue.
 //!
 //! They must be registered on the namespace before a workflow uses them (the dev server is
 //! started with `--search-attribute` flags from [`REGISTRATION`]; a production namespace with
@@ -24,6 +25,10 @@ pub const COMPONENT: SearchAttributeKey<String> = SearchAttributeKey::keyword(na
 /// `FailedFirmwareUpgrade`, as for a host waiting to retry; this tells the two apart).
 pub const RETRIES_EXHAUSTED: SearchAttributeKey<bool> = SearchAttributeKey::bool(names::SA_RETRIES_EXHAUSTED);
 
+/// An assigned host still waits for its tenant's approval after the approval deadline (policy
+/// `escalate`): `HostfwApprovalOverdue = true` lists the hosts to chase. Cleared when approved.
+pub const APPROVAL_OVERDUE: SearchAttributeKey<bool> = SearchAttributeKey::bool(names::SA_APPROVAL_OVERDUE);
+
 /// The update that sets [`SUBSTATE`] to `substate` (its seed name).
 pub fn substate(substate: HostSubstate) -> SearchAttributeUpdate {
     SUBSTATE.value_set(substate.as_str().to_owned())
@@ -37,4 +42,5 @@ pub const REGISTRATION: &[(&str, &str)] = &[
     (names::SA_MODEL, "Keyword"),
     (names::SA_COMPONENT, "Keyword"),
     (names::SA_RETRIES_EXHAUSTED, "Bool"),
+    (names::SA_APPROVAL_OVERDUE, "Bool"),
 ];

@@ -7,9 +7,7 @@ use hostfw_store::{
     now_ms, HealthReport, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, PHASE_COMPLETED, PHASE_FAILED,
     PHASE_STARTED,
 };
-use hostfw_workflows::{
-    ApprovalInputs, HostContext, ProtectInput, RestoreInput, RetryLimits, RetryRecord, SubstateUpdate,
-};
+use hostfw_workflows::{HostContext, ProtectInput, RestoreInput, RetryLimits, RetryRecord, SubstateUpdate};
 use temporalio_common::ActivityError;
 
 use crate::bmc;
@@ -47,6 +45,13 @@ pub async fn protect(deps: &Deps, input: ProtectInput) -> Result<HostContext, Ac
             }
             Err(e) => return Err(error::store(e)),
         }
+    }
+    // Who approved an assigned host's request, and when: the tenant's command recorded itself;
+    // an approval it did not record (the autoreboot period) is recorded here, as the update starts.
+    if let Some(how) = &input.approval {
+        // "approved by alice" → "alice"; "inside the instance autoreboot period (…)" → "the …".
+        let by = how.strip_prefix("approved by ").or_else(|| how.strip_prefix("inside ")).unwrap_or(how);
+        store.approval_record(&machine.id, request.requested_at_ms, by, now_ms()).await.map_err(error::store)?;
     }
     store
         .health_report_put(&HealthReport {
@@ -190,18 +195,6 @@ async fn count(deps: &Deps, name: &str, label: &str) {
     if let Err(e) = deps.store.counter_add(name, label, 1).await {
         tracing::warn!(error = %hostfw_model::error_chain(&e), counter = name, label, "could not count for metrics");
     }
-}
-
-/// What the wait for a tenant's approval reads when it wakes: the approval stored on the request
-/// (a tenant whose signal was lost is still heard) and the autoreboot period of the worker's
-/// current site config (a period configured after the request was made applies).
-pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
-    let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
-    let settings = crate::site::site_link::reprovision_settings(&deps.site);
-    Ok(ApprovalInputs {
-        approved: request.is_some_and(|r| r.user_approval),
-        autoreboot_period: settings.autoreboot_period,
-    })
 }
 
 /// The retry budget and interval of the worker's current site config.

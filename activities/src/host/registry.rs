@@ -6,9 +6,10 @@ use std::sync::Arc;
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::{
-    ActivateInput, ApprovalInputs, CatalogQuery, HostContext, InstallPlan, InstallPlanQuery, InstallRoute,
-    InventoryRead, PlatformInput, ProtectInput, RestoreInput, RetryLimits, RetryRecord, RouteQuery, ScriptInput,
-    ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult, WaitTaskInput,
+    ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, CatalogQuery, HostContext,
+    InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, ProtectInput, RestoreInput, RetryLimits,
+    RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult,
+    WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -16,7 +17,7 @@ use temporalio_sdk::activities::ActivityContext;
 
 use crate::activity_log::logged;
 use crate::heartbeat::with_heartbeat;
-use crate::{activation, firmware, host_state, install_plan, inventory, platform, routes, script, Deps};
+use crate::{activation, approval, firmware, host_state, install_plan, inventory, platform, routes, script, Deps};
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
 pub struct HostActivitiesImpl {
@@ -146,7 +147,16 @@ impl HostActivitiesImpl {
         _ctx: ActivityContext,
         machine_id: String,
     ) -> Result<ApprovalInputs, ActivityError> {
-        host_state::approval_inputs(&self.deps, &machine_id).await
+        approval::approval_inputs(&self.deps, &machine_id).await
+    }
+
+    #[activity(definition = defs::ApprovalDeadline)]
+    pub async fn approval_deadline(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: ApprovalDeadlinePassed,
+    ) -> Result<ApprovalDeadlineRecord, ActivityError> {
+        logged(&ctx, approval::approval_deadline(&self.deps, input)).await
     }
 
     #[activity(definition = defs::RetryLimits)]

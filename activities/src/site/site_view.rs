@@ -1,6 +1,6 @@
 //! The scheduler's view of the site: one `PassInput` read from the site database and the catalog
-//! (machines, requests, explored reports, health reports, the error budget's record and the
-//! durations of past runs).
+//! (machines, requests, explored reports, health reports, the error budget's record, the
+//! durations of past runs and the approval holds).
 //!
 //! Owns turning rows (machines, requests, explored reports, health reports) into the pure
 //! `hostfw_model::gates` input, so the manager's pass, `hostfw plan` and the metrics endpoint all
@@ -17,8 +17,8 @@
 use std::collections::{HashMap, HashSet};
 
 use hostfw_model::gates::{
-    firmware_status, host_targets, FirmwareStatus, HostView, PassInput, SchedulingPolicy, Target, TargetRecord,
-    UpdateDurations,
+    firmware_status, host_targets, ApprovalFacts, ApprovalHold, ApprovalWait, FirmwareStatus, HostView, PassInput,
+    SchedulingPolicy, Target, TargetRecord, UpdateDurations,
 };
 use hostfw_model::{Catalog, HostState, Labels, SiteConfig, TimeWindow};
 use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};
@@ -99,16 +99,22 @@ pub struct SiteRows {
 }
 
 /// The site database's records a pass decides on besides the hosts: the error budget's record
-/// per rollout target (canary waves too) and the durations of past runs (window fit).
+/// per rollout target (canary waves too), the durations of past runs (window fit) and the holds
+/// of hosts whose approval deadline passed under `skip`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PassRecords {
     pub targets: Vec<TargetRecord>,
     pub update_durations: Vec<UpdateDurations>,
+    pub approval_holds: Vec<ApprovalHold>,
 }
 
 /// Read the records of a pass.
 pub async fn read_records(store: &Store) -> Result<PassRecords, StoreError> {
-    Ok(PassRecords { targets: store.target_records().await?, update_durations: store.update_durations().await? })
+    Ok(PassRecords {
+        targets: store.target_records().await?,
+        update_durations: store.update_durations().await?,
+        approval_holds: store.approval_holds().await?,
+    })
 }
 
 /// Read every row of the view.
@@ -173,13 +179,23 @@ pub fn assemble<'a>(
 ) -> SiteView {
     let linked = link_reports(reports, |r| r.machine_id.as_deref());
     let requested: HashSet<&str> = requests.iter().map(|r| r.machine_id.as_str()).collect();
+    let unstarted: HashMap<&str, i64> = requests
+        .iter()
+        .filter(|r| r.started_at_ms.is_none())
+        .map(|r| (r.machine_id.as_str(), r.requested_at_ms))
+        .collect();
     let exhausted: HashSet<&str> = requests.iter().filter(|r| r.exhausted).map(|r| r.machine_id.as_str()).collect();
     // Any health report but our own update marker makes a host unhealthy.
     let reported: HashSet<&str> =
         health.iter().filter(|h| h.source != HEALTH_SOURCE).map(|h| h.machine_id.as_str()).collect();
+    let mut waits = Vec::new();
     let hosts = machines
         .map(|(id, m)| {
             let report = linked.get(id).copied();
+            // An assigned host's request that has not started waits for its tenant's approval.
+            if let Some(&since_ms) = unstarted.get(id).filter(|_| m.state.is_assigned(m.assigned)) {
+                waits.push(ApprovalWait { machine_id: id.to_string(), since_ms });
+            }
             HostView {
                 machine_id: id.to_string(),
                 state: m.state,
@@ -202,6 +218,7 @@ pub fn assemble<'a>(
             hosts,
             targets: records.targets,
             update_durations: records.update_durations,
+            approvals: ApprovalFacts { waits, holds: records.approval_holds },
         },
         requests,
     }

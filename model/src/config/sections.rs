@@ -359,7 +359,17 @@ pub struct MachineUpdaterSection {
     /// least this many past update runs of its model and component set would overrun the
     /// window's end (0 turns the rule off; at most 100, the runs kept per set).
     pub window_fit_min_samples: u32,
+    /// How long an assigned host's request waits for its tenant's approval (or the instance
+    /// autoreboot period) before `approval_deadline_policy` applies; `"0s"`: no deadline.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub approval_deadline: Duration,
+    /// At the deadline: `skip` gives the request up and selects the host again at its next
+    /// window; `escalate` keeps waiting and flags the host as overdue.
+    pub approval_deadline_policy: crate::gates::DeadlinePolicy,
 }
+
+/// The longest `machine_updater.approval_deadline` accepted: 30 days.
+pub const APPROVAL_DEADLINE_MAX: Duration = Duration::from_secs(720 * 3600);
 
 impl Default for MachineUpdaterSection {
     fn default() -> Self {
@@ -376,6 +386,8 @@ impl Default for MachineUpdaterSection {
             canary_waves: crate::gates::default_waves(),
             canary_soak: Duration::from_secs(30 * 60),
             window_fit_min_samples: 3,
+            approval_deadline: Duration::from_secs(72 * 3600),
+            approval_deadline_policy: crate::gates::DeadlinePolicy::Escalate,
         }
     }
 }

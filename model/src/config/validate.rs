@@ -141,6 +141,15 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
             ),
         ));
     }
+    if mu.approval_deadline > super::sections::APPROVAL_DEADLINE_MAX {
+        return Err((
+            "machine_updater.approval_deadline",
+            format!(
+                "{} is too long; at most 720h (30 days), or \"0s\" for no deadline",
+                crate::duration::format_duration(mu.approval_deadline)
+            ),
+        ));
+    }
     positive("machine_updater.machine_update_run_interval", mu.machine_update_run_interval)?;
     positive("site_explorer.run_interval", c.site_explorer.run_interval)?;
     at_least_one("site_explorer.concurrency", c.site_explorer.concurrency)?;

@@ -3,10 +3,11 @@
 //! every other non-compliant host waits.
 //!
 //! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
-//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, canary waves, window fit, skip reasons,
+//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, canary waves, window fit, approval deadlines, skip reasons,
 //! the fleet pass). It must do no
 //! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
 
+mod approval;
 mod budget;
 mod ceiling;
 mod firmware;
@@ -19,6 +20,10 @@ mod reason;
 mod waves;
 mod window_fit;
 
+pub use approval::{
+    hold_until, overdue_approvals, ApprovalDeadline, ApprovalFacts, ApprovalHold, ApprovalWait, DeadlinePolicy,
+    OverdueApproval,
+};
 pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target, TargetFailure, TargetRecord};
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};

@@ -4,7 +4,8 @@
 //! (S11–S13, `gates::label_caps`). A host that would install a target whose error budget is
 //! spent waits (`gates::budget`), and so does one whose target's open canary wave is full
 //! (`gates::waves`; hosts labelled `canary=true` go first). A host inside its explicit window
-//! whose update would likely overrun it waits too (`gates::window_fit`).
+//! whose update would likely overrun it waits too (`gates::window_fit`), and so does a host
+//! whose tenant let the last request's approval deadline pass under `skip` (`gates::approval`).
 //!
 //! Owns the whole-fleet part of scheduling and the `Plan` it returns. It must not perform the
 //! starts, read a store or a clock (`now_ms` comes in), nor restate any per-host gate (see
@@ -14,6 +15,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::approval::{hold_gate, overdue_approvals, ApprovalFacts, OverdueApproval};
 use super::budget::{paused_targets, PausedTarget, Target, TargetRecord};
 use super::ceiling::{ceiling, Ceiling, FleetHealth};
 use super::host_gates::{check, Verdict};
@@ -39,6 +41,10 @@ pub struct PassInput {
     /// The durations of past update runs per vendor, model and component set (window fit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub update_durations: Vec<UpdateDurations>,
+    /// Unstarted requests of assigned hosts waiting for approval, and hosts held after their
+    /// approval deadline passed under the `skip` policy.
+    #[serde(default, skip_serializing_if = "ApprovalFacts::is_empty")]
+    pub approvals: ApprovalFacts,
 }
 
 /// What one pass decided.
@@ -70,6 +76,10 @@ pub struct Plan {
     /// again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_wave_open_ms: Option<i64>,
+    /// Assigned hosts still waiting for approval after their deadline
+    /// (`machine_updater.approval_deadline`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approval_overdue: Vec<OverdueApproval>,
 }
 
 impl Plan {
@@ -107,7 +117,8 @@ pub fn plan(input: &PassInput) -> Plan {
     let verdicts: Vec<Verdict> = hosts
         .iter()
         .map(|h| {
-            let verdict = budget_gate(check(h, &input.policy, input.now_ms), h, &paused);
+            let verdict = approval_gate(check(h, &input.policy, input.now_ms), h, input);
+            let verdict = budget_gate(verdict, h, &paused);
             window_fit_gate(verdict, h, input)
         })
         .collect();
@@ -149,11 +160,13 @@ pub fn plan(input: &PassInput) -> Plan {
             }
             Verdict::Skip(reason) => reason.clone(),
         };
-        if let SkipReason::WindowClosed { window: Some(w) } = &reason {
-            if w.start_ms > input.now_ms {
-                let next = next_window_open_ms.map_or(w.start_ms, |n| n.min(w.start_ms));
-                next_window_open_ms = Some(next);
-            }
+        let opens = match &reason {
+            SkipReason::WindowClosed { window: Some(w) } => Some(w.start_ms),
+            SkipReason::ApprovalSkipped { until_ms } => Some(*until_ms),
+            _ => None,
+        };
+        if let Some(at) = opens.filter(|&at| at > input.now_ms) {
+            next_window_open_ms = Some(next_window_open_ms.map_or(at, |n| n.min(at)));
         }
         skipped.push(Skipped { machine_id: host.machine_id.clone(), reason });
     }
@@ -173,6 +186,7 @@ pub fn plan(input: &PassInput) -> Plan {
             .filter_map(|w| if let NextWave::At { at_ms } = w.next { Some(at_ms) } else { None })
             .min(),
         waves,
+        approval_overdue: overdue_approvals(&input.policy.approval_deadline, &input.approvals, input.now_ms),
     }
 }
 
@@ -230,6 +244,18 @@ impl<'a> WaveLoad<'a> {
                 *n += 1;
             }
         }
+    }
+}
+
+/// A candidate held after its approval deadline passed under `skip` waits
+/// (`SkipReason::ApprovalSkipped`).
+fn approval_gate(verdict: Verdict, host: &HostView, input: &PassInput) -> Verdict {
+    if verdict != Verdict::Candidate {
+        return verdict;
+    }
+    match hold_gate(host, &input.approvals, input.now_ms) {
+        Ok(()) => verdict,
+        Err(reason) => Verdict::Skip(reason),
     }
 }
 

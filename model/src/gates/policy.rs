@@ -1,7 +1,7 @@
 //! The site's scheduling policy: `firmware_global.autoupdate`,
 //! `firmware_global.instance_updates_manual_tagging`, the legacy
 //! `firmware_global.host_disable_autoupdate` list and the `[machine_updater]` ceiling limits,
-//! failure-domain caps, error budget, canary waves and window fit.
+//! failure-domain caps, error budget, canary waves, window fit and approval deadline.
 //!
 //! Owns reading those keys out of `SiteConfig` and the per-host automatic-update decision (S6,
 //! S15). It must not look at host state, requests, windows or capacity (see `gates::host_gates`).
@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::approval::ApprovalDeadline;
 use super::budget::ErrorBudget;
 use super::ceiling::CeilingLimits;
 use super::reason::SkipReason;
@@ -42,6 +43,10 @@ pub struct SchedulingPolicy {
     /// an update (0, the derived default here: off).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub window_fit_min_samples: u32,
+    /// `machine_updater.approval_deadline` and `approval_deadline_policy` (the derived default
+    /// here: no deadline).
+    #[serde(default)]
+    pub approval_deadline: ApprovalDeadline,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -71,6 +76,10 @@ impl SchedulingPolicy {
                 soak_ms: i64::try_from(mu.canary_soak.as_millis()).unwrap_or(i64::MAX),
             },
             window_fit_min_samples: mu.window_fit_min_samples,
+            approval_deadline: ApprovalDeadline {
+                after_ms: i64::try_from(mu.approval_deadline.as_millis()).unwrap_or(i64::MAX),
+                policy: mu.approval_deadline_policy,
+            },
         }
     }
 

@@ -95,11 +95,17 @@ pub enum SkipReason {
         window: TimeWindow,
         remaining_ms: i64,
     },
+    /// The tenant did not approve the host's last request before its approval deadline and the
+    /// policy is `skip`: the request was given up and the host is held until its next window.
+    ApprovalSkipped {
+        until_ms: i64,
+    },
 }
 
 impl SkipReason {
     /// Every other gate would select the host: only capacity (the site ceiling, full or 0, or a
-    /// full failure-domain cap) or its closed update window holds it. Such a host counts as
+    /// full failure-domain cap) or its closed update window (or the hold until its next window
+    /// after a skipped approval) holds it. Such a host counts as
     /// pending (`Plan::pending`).
     pub fn held_only_for_capacity_or_window(&self) -> bool {
         matches!(
@@ -110,6 +116,7 @@ impl SkipReason {
                 | SkipReason::LabelCapReached { .. }
                 | SkipReason::WaveFull { .. }
                 | SkipReason::WindowTooShort { .. }
+                | SkipReason::ApprovalSkipped { .. }
         )
     }
 
@@ -135,6 +142,7 @@ impl SkipReason {
             SkipReason::TargetPaused { .. } => "TargetPaused",
             SkipReason::WaveFull { .. } => "WaveFull",
             SkipReason::WindowTooShort { .. } => "WindowTooShort",
+            SkipReason::ApprovalSkipped { .. } => "ApprovalSkipped",
         }
     }
 }
@@ -278,6 +286,14 @@ impl fmt::Display for SkipReason {
                     rfc3339_utc(window.end_ms)
                 )
             }
+            SkipReason::ApprovalSkipped { until_ms } => write!(
+                f,
+                "its tenant did not approve the last request before the approval deadline \
+                 (machine_updater.approval_deadline_policy = \"skip\"): the request was given up and \
+                 the host is held until {}, its next window; request it now with \
+                 `hostfw host reprovision set --id <machine-id>`",
+                rfc3339_utc(*until_ms)
+            ),
         }
     }
 }

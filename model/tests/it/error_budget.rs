@@ -45,6 +45,7 @@ fn policy(budget: ErrorBudget, ceiling: u32) -> SchedulingPolicy {
         error_budget: budget,
         waves: Default::default(),
         window_fit_min_samples: 0,
+        approval_deadline: Default::default(),
     }
 }
 
@@ -93,7 +94,14 @@ fn a_paused_target_holds_its_hosts_and_their_slots_go_to_the_others() {
     ];
     let targets = vec![record(&bad, 3, &["a7", "a8"]), record(&good, 4, &["b9"])];
     let budget = ErrorBudget { failed_hosts: 2, failed_percent: 0, min_hosts: 1 };
-    let p = plan(&PassInput { now_ms: 0, policy: policy(budget, 2), hosts, targets, update_durations: Vec::new() });
+    let p = plan(&PassInput {
+        now_ms: 0,
+        policy: policy(budget, 2),
+        hosts,
+        targets,
+        update_durations: Vec::new(),
+        approvals: Default::default(),
+    });
     assert_eq!(p.start, vec!["b1".to_string(), "b2".to_string()], "the ceiling of 2 goes to the good model");
     assert_eq!(p.paused.len(), 1, "only the target at its budget pauses: {:?}", p.paused);
     assert_eq!(p.paused[0].target, bad);
@@ -129,6 +137,7 @@ fn a_host_already_updating_is_not_reported_as_paused() {
         hosts: vec![h],
         targets: vec![record(&bad, 1, &["a1"])],
         update_durations: Vec::new(),
+        approvals: Default::default(),
     });
     assert_eq!(p.skipped[0].reason, SkipReason::AlreadyRequested);
 }

@@ -70,11 +70,19 @@ fn policy() -> SchedulingPolicy {
         error_budget: Default::default(),
         waves: Default::default(),
         window_fit_min_samples: 0,
+        approval_deadline: Default::default(),
     }
 }
 
 fn run(policy: SchedulingPolicy, hosts: Vec<HostView>) -> Plan {
-    plan(&PassInput { now_ms: NOW, policy, hosts, targets: Vec::new(), update_durations: Vec::new() })
+    plan(&PassInput {
+        now_ms: NOW,
+        policy,
+        hosts,
+        targets: Vec::new(),
+        update_durations: Vec::new(),
+        approvals: Default::default(),
+    })
 }
 
 fn window(start_ms: i64, end_ms: i64) -> Option<TimeWindow> {
@@ -598,6 +606,10 @@ max_concurrent_machine_updates_percent = 25
                 soak_ms: 30 * 60 * 1000
             },
             window_fit_min_samples: 3,
+            approval_deadline: hostfw_model::gates::ApprovalDeadline {
+                after_ms: 72 * 3_600_000,
+                policy: hostfw_model::gates::DeadlinePolicy::Escalate,
+            },
         }
     );
     let defaults = SiteConfig::from_toml_str(common::SITE, Path::new(common::ORIGIN)).expect("loads");

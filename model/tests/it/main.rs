@@ -3,6 +3,7 @@
 
 mod common;
 
+mod approval_deadline;
 mod bmc_address;
 mod catalog_errors;
 mod compliance;

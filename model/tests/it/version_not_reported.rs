@@ -114,9 +114,16 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         error_budget: Default::default(),
         waves: Default::default(),
         window_fit_min_samples: 0,
+        approval_deadline: Default::default(),
     };
-    let p =
-        plan(&PassInput { now_ms: 0, policy, hosts: vec![host], targets: Vec::new(), update_durations: Vec::new() });
+    let p = plan(&PassInput {
+        now_ms: 0,
+        policy,
+        hosts: vec![host],
+        targets: Vec::new(),
+        update_durations: Vec::new(),
+        approvals: Default::default(),
+    });
     assert!(p.start.is_empty(), "free slots, but nothing installable: {p:?}");
     assert_eq!(p.compliant, 0);
     assert_eq!(p.skipped.len(), 1);

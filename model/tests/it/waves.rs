@@ -62,6 +62,7 @@ fn policy(w: WavePolicy, ceiling: u32) -> SchedulingPolicy {
         error_budget: ErrorBudget { failed_hosts: 3, failed_percent: 20, min_hosts: 10 },
         waves: w,
         window_fit_min_samples: 0,
+        approval_deadline: Default::default(),
     }
 }
 
@@ -72,7 +73,14 @@ fn pass(
     targets: Vec<TargetRecord>,
     now_ms: i64,
 ) -> hostfw_model::Plan {
-    plan(&PassInput { now_ms, policy: policy(w, ceiling), hosts, targets, update_durations: Vec::new() })
+    plan(&PassInput {
+        now_ms,
+        policy: policy(w, ceiling),
+        hosts,
+        targets,
+        update_durations: Vec::new(),
+        approvals: Default::default(),
+    })
 }
 
 fn reason_of<'a>(p: &'a hostfw_model::Plan, id: &str) -> &'a SkipReason {

@@ -43,12 +43,20 @@ fn policy(min_samples: u32) -> SchedulingPolicy {
         autoupdate: true,
         limits: CeilingLimits { absolute: Some(10), percent: None },
         window_fit_min_samples: min_samples,
+        approval_deadline: Default::default(),
         ..SchedulingPolicy::default()
     }
 }
 
 fn pass(hosts: Vec<HostView>, history: Vec<UpdateDurations>, min_samples: u32) -> hostfw_model::Plan {
-    plan(&PassInput { now_ms: NOW, policy: policy(min_samples), hosts, targets: Vec::new(), update_durations: history })
+    plan(&PassInput {
+        now_ms: NOW,
+        policy: policy(min_samples),
+        hosts,
+        targets: Vec::new(),
+        update_durations: history,
+        approvals: Default::default(),
+    })
 }
 
 #[test]
@@ -154,6 +162,7 @@ fn a_paused_target_is_named_before_the_window_fit() {
         hosts: vec![host("a", vec![uefi], MIN)],
         targets: vec![record],
         update_durations: history,
+        approvals: Default::default(),
     });
     assert!(matches!(p.skipped[0].reason, SkipReason::TargetPaused { .. }), "{p:?}");
 }

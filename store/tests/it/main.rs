@@ -5,6 +5,7 @@
 mod common;
 
 mod activation_marks;
+mod approval;
 mod audit;
 mod audit_target;
 mod connect;

@@ -6,6 +6,7 @@
 //! The child-process tests need the worker binary: `cargo build --workspace --bins` (or
 //! `HOSTFW_WORKER_BIN`).
 
+mod approval_deadline;
 mod canary_waves;
 mod chaos;
 mod compliance;

@@ -8,10 +8,18 @@
 //! a workflow started again for a request approved earlier, is still heard, and a period
 //! configured after the request was made applies. A `settings_changed` signal wakes it.
 //! In lean runs ([`PATCH_LEAN_APPROVAL`]) that bookkeeping runs as local activities.
+//!
+//! Approval deadline (patch [`PATCH_APPROVAL_DEADLINE`]): the read also says when the request's
+//! approval deadline falls (`machine_updater.approval_deadline`, from the request) and its policy;
+//! a durable timer wakes the wait then. At the deadline `skip` holds the host until its next
+//! window (`hostfw.host.approval_deadline`) and ends the wait, so the request is given up;
+//! `escalate` records the host as overdue once, sets `HostfwApprovalOverdue = true` and goes on
+//! waiting (an approval after it clears the flag).
 
 use std::pin::pin;
 use std::time::Duration;
 
+use hostfw_model::gates::DeadlinePolicy;
 use hostfw_model::{HostState, HostSubstate};
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
@@ -31,10 +39,15 @@ pub const PATCH_APPROVAL_INPUTS: &str = "approval-inputs-read";
 /// and none when it is released.
 pub const PATCH_LEAN_APPROVAL: &str = "lean-approval";
 
+/// Patch: the wait keeps the request's approval deadline (a timer) and applies its policy.
+pub const PATCH_APPROVAL_DEADLINE: &str = "approval-deadline";
+
 /// How the wait for approval ended.
 pub(crate) enum Approval {
     Granted(String),
     Cancelled(String),
+    /// The deadline passed under `skip`: the host is held; the request is to be given up.
+    DeadlinePassed(ApprovalDeadlineRecord),
 }
 
 /// Wait for tenant approval, the autoreboot period, or a cancellation.
@@ -60,14 +73,17 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
     }
     let read_inputs = lean::patched(ctx, PATCH_APPROVAL_INPUTS);
+    let deadlines = read_inputs && ctx.patched(PATCH_APPROVAL_DEADLINE);
+    let mut flagged = false;
     loop {
         if let Some(by) = ctx.state(|s| s.cancelled_by.clone()) {
             return Ok(Approval::Cancelled(by));
         }
         if let Some(by) = ctx.state(|s| s.approved_by.clone()) {
-            return Ok(Approval::Granted(format!("approved by {by}")));
+            return granted(ctx, flagged, format!("approved by {by}"));
         }
         let mut window = input.settings.autoreboot_period;
+        let mut deadline = None;
         let settings_seen = ctx.state(|s| s.settings_changes);
         if read_inputs {
             let read = if lean {
@@ -84,23 +100,48 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
                     .await?
             };
             if read.approved {
-                return Ok(Approval::Granted("approved (recorded on the request)".to_string()));
+                return granted(ctx, flagged, "approved (recorded on the request)".to_string());
             }
             window = read.autoreboot_period;
+            deadline = read.deadline.filter(|_| deadlines);
         }
         let now = now_ms(ctx);
         if let Some(w) = window.filter(|w| w.contains(now)) {
-            return Ok(Approval::Granted(format!("inside the instance autoreboot period ({w})")));
+            return granted(ctx, flagged, format!("inside the instance autoreboot period ({w})"));
+        }
+        if let Some(d) = deadline.filter(|d| d.at_ms <= now) {
+            let passed = ApprovalDeadlinePassed { machine_id: machine_id.to_string(), deadline: d };
+            match d.policy {
+                DeadlinePolicy::Skip => {
+                    let record =
+                        ctx.execute_activity(HostActivities::approval_deadline, passed, options::bookkeeping()).await?;
+                    return Ok(Approval::DeadlinePassed(record));
+                }
+                DeadlinePolicy::Escalate if !flagged => {
+                    let record =
+                        ctx.execute_activity(HostActivities::approval_deadline, passed, options::bookkeeping()).await?;
+                    ctx.upsert_search_attributes([crate::search_attributes::APPROVAL_OVERDUE.value_set(true)]);
+                    ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &record.message));
+                    flagged = true;
+                }
+                DeadlinePolicy::Escalate => {}
+            }
         }
         let decided = move |s: &crate::HostReprovisionWorkflow| {
             s.approved_by.is_some() || s.cancelled_by.is_some() || (read_inputs && s.settings_changes != settings_seen)
         };
-        match window.filter(|w| now < w.start_ms) {
-            Some(w) => {
+        // The next wake: the autoreboot period opening, or the deadline still ahead.
+        let opens =
+            window.filter(|w| now < w.start_ms).map(|w| (w.start_ms, "until the instance autoreboot period opens"));
+        let due = deadline.filter(|d| now < d.at_ms).map(|d| (d.at_ms, "until the approval deadline"));
+        let wake = match (opens, due) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        match wake {
+            Some((at_ms, why)) => {
                 let timer = ctx.timer(
-                    TimerOptions::builder(Duration::from_millis((w.start_ms - now) as u64))
-                        .summary("until the instance autoreboot period opens".to_string())
-                        .build(),
+                    TimerOptions::builder(Duration::from_millis((at_ms - now) as u64)).summary(why.to_string()).build(),
                 );
                 let mut timer = pin!(timer);
                 let signalled = select! {
@@ -114,4 +155,12 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
             None => ctx.wait_condition(decided).await?,
         }
     }
+}
+
+/// The wait ends approved; an overdue flag set by this run is cleared.
+fn granted(ctx: &Ctx, flagged: bool, how: String) -> WorkflowResult<Approval> {
+    if flagged {
+        ctx.upsert_search_attributes([crate::search_attributes::APPROVAL_OVERDUE.value_set(false)]);
+    }
+    Ok(Approval::Granted(how))
 }

@@ -276,6 +276,21 @@ async fn protect_after_approval(
                 }
                 return Ok(Err(HostOutcome::Cancelled { by }));
             }
+            Approval::DeadlinePassed(record) => {
+                let restore = RestoreInput {
+                    machine_id: machine_id.clone(),
+                    state: HostState::Assigned,
+                    message: record.message.clone(),
+                    records: Vec::new(),
+                };
+                ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
+                ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &record.message));
+                ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
+                return Ok(Err(HostOutcome::ApprovalDeadlinePassed {
+                    message: record.message,
+                    held_until_ms: record.held_until_ms,
+                }));
+            }
         }
     }
 

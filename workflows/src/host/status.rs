@@ -84,6 +84,9 @@ pub enum HostOutcome {
     NoCatalogEntry { vendor: String, model: String },
     /// The request was cleared before the update started.
     Cancelled { by: String },
+    /// The tenant did not approve before the approval deadline and the policy is `skip`: the
+    /// request was given up; the host is held until `held_until_ms` (its next window).
+    ApprovalDeadlinePassed { message: String, held_until_ms: Option<i64> },
     /// Nothing more to install, but `components` do not report their version ("version not
     /// reported"): neither drifted nor compliant. `installed` lists what this run installed.
     VersionNotReported { installed: Vec<InstalledComponent>, components: Vec<ComponentType> },

@@ -1,0 +1,44 @@
+//! Approval deadlines' records (`approval_holds`, `approvals`), on both backends: a hold is
+//! replaced by the next skip of its machine and read back with ended ones too; the first approval
+//! of a request is kept (a repeated `instance reboot` or the update's start does not overwrite
+//! who approved), and only the newest requests' approvals of a machine are kept.
+
+use crate::common;
+
+use common::Ctx;
+use hostfw_model::gates::ApprovalHold;
+
+fn hold(id: &str, skipped_at_ms: i64, until_ms: i64) -> ApprovalHold {
+    ApprovalHold { machine_id: id.into(), skipped_at_ms, until_ms }
+}
+
+async fn a_hold_is_replaced_by_the_next_skip_of_its_machine(Ctx { store, .. }: Ctx) {
+    assert!(store.approval_holds().await.unwrap().is_empty());
+    store.approval_hold_put(&hold("h2", 10, 20)).await.unwrap();
+    store.approval_hold_put(&hold("h1", 100, 200)).await.unwrap();
+    store.approval_hold_put(&hold("h2", 300, 400)).await.unwrap();
+    assert_eq!(store.approval_holds().await.unwrap(), vec![hold("h1", 100, 200), hold("h2", 300, 400)]);
+}
+
+async fn the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned(Ctx { store, .. }: Ctx) {
+    assert!(store.approval_record("h1", 1_000, "tenant-alice", 1_500).await.unwrap());
+    assert!(!store.approval_record("h1", 1_000, "the instance autoreboot period", 1_600).await.unwrap());
+    let approvals = store.approvals_of("h1").await.unwrap();
+    assert_eq!(approvals.len(), 1);
+    assert_eq!((approvals[0].approved_by.as_str(), approvals[0].approved_at_ms), ("tenant-alice", 1_500));
+
+    for i in 1..=25 {
+        store.approval_record("h1", 1_000 + i * 10_000, "tenant-bob", 1_001 + i * 10_000).await.unwrap();
+    }
+    store.approval_record("h2", 5, "tenant-carol", 6).await.unwrap();
+    let approvals = store.approvals_of("h1").await.unwrap();
+    assert_eq!(approvals.len(), 20, "the newest 20 requests of a machine");
+    assert_eq!(approvals[0].requested_at_ms, 251_000, "newest first");
+    assert_eq!(approvals[19].requested_at_ms, 61_000);
+    assert_eq!(store.approvals_of("h2").await.unwrap().len(), 1, "other machines are untouched");
+}
+
+crate::both_backends!(
+    a_hold_is_replaced_by_the_next_skip_of_its_machine,
+    the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned
+);
