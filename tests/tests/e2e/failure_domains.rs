@@ -120,6 +120,14 @@ async fn concurrent_passes_and_direct_requests_never_put_two_hosts_of_a_rack_in_
         for p in passes {
             p.await.unwrap().expect("a pass");
         }
+        if rounds == 1 {
+            // Bounded by the site ceiling only: both unlabelled hosts start in the first round
+            // (requested now, or already done), beside one host per rack.
+            for id in ["u1", "u2"] {
+                let started = site.store.request_get(id).await.unwrap().is_some() || compliant(&site, id);
+                assert!(started, "{id} started in the first round with a1 and b1");
+            }
+        }
         let (r1, r2) = requested_per_rack(&site).await;
         assert!(r1 <= 1 && r2 <= 1, "round {rounds}: rack r1 has {r1} requests, r2 has {r2}");
         cap_refusals += refusals.iter().filter(|r| r.contains("max_concurrent_per_label.rack = 1")).count();
@@ -158,7 +166,10 @@ async fn concurrent_passes_and_direct_requests_never_put_two_hosts_of_a_rack_in_
                 assert_eq!(intervals.len(), 3, "each host of {rack} updated once: {intervals:?}");
                 assert_eq!(max_overlap(intervals), 1, "one host of {rack} at a time: {intervals:?}");
             }
-            None => assert_eq!(max_overlap(intervals), 2, "unlabelled hosts share the ceiling only: {intervals:?}"),
+            // How much the two actually overlapped depends on timing (a fast host may finish
+            // before the other's workflow protects it); that both started at once is checked in
+            // the first round above.
+            None => assert_eq!(intervals.len(), 2, "each unlabelled host updated once: {intervals:?}"),
         }
     }
     site.shutdown().await;
