@@ -194,6 +194,15 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await
             .map_err(StoreError::db(OP, id))?;
+            if created.is_some() {
+                // A new request ends the host's approval hold (the scheduler does not select a
+                // held host; an operator's direct request does, and its approval starts anew).
+                sqlx::query("DELETE FROM approval_holds WHERE machine_id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::db(OP, id))?;
+            }
             tx.commit().await.map_err(StoreError::db(OP, id))?;
             if let Some(row) = created {
                 return request_from_row(&row).map(RequestCreate::Created);

@@ -301,7 +301,16 @@ fn status(
     // An open attempt whose host is no longer in flight ended without a finish on record (its
     // request was removed): it counts as finished. So does a host whose retry budget is spent
     // (it failed elsewhere, or on this target and its failure is on record).
+    // A host whose attempt failed but whose request still has retries left (in flight, not
+    // exhausted) is between two tries: it runs on, so the wave waits for it instead of pausing
+    // and un-pausing at every retry. Its failure holds the wave once its budget is spent.
+    let retrying: BTreeSet<&str> = record
+        .into_iter()
+        .flat_map(|r| r.failures.iter().map(|f| f.machine_id.as_str()))
+        .filter(|id| !open.contains(id) && in_flight.get(id).copied().unwrap_or(false))
+        .collect();
     let running = count(open.iter().filter(|id| in_flight.get(*id).copied().unwrap_or(false)))
+        + count(retrying.iter())
         + count(starting.iter().filter(|h| !h.exhausted));
     let started = attempted.saturating_add(count(starting.iter()));
     let still_ids: BTreeSet<&str> = still.iter().map(|h| h.machine_id.as_str()).collect();

@@ -343,3 +343,20 @@ fn a_drifted_host_in_maintenance_has_not_started_on_the_target() {
     assert_eq!(p.start, vec!["m2".to_string()], "{p:#?}");
     assert_eq!((p.waves[0].started, p.waves[0].running), (0, 0), "{:?}", p.waves[0]);
 }
+
+#[test]
+fn a_failed_canary_waiting_for_its_retry_holds_its_wave_open_and_pauses_it_once_its_budget_is_spent() {
+    let t = target("R760");
+    // h01 failed its first try; its request waits for the retry interval (in flight, not open).
+    let mut fleet = hosts("h", 10, &t);
+    fleet[0] = running(fleet[0].clone());
+    let rec = record(&t, &[], &[], &["h01"], 10 * MIN);
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet.clone(), vec![rec.clone()], 11 * MIN);
+    assert!(p.paused.is_empty() && p.start.is_empty(), "not paused between two tries: {p:#?}");
+    assert_eq!(p.waves[0].next, NextWave::AfterRunning { running: 1, soak_ms: 0 });
+    // Its retry budget is spent: the failure holds the wave, and the target is paused.
+    fleet[0].exhausted = true;
+    let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![rec], 11 * MIN);
+    assert!(p.start.is_empty() && p.paused.len() == 1, "{p:#?}");
+    assert!(matches!(p.waves[0].next, NextWave::Held { failed: 1, attempted: 1, .. }), "{:?}", p.waves[0].next);
+}

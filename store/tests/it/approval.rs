@@ -1,5 +1,6 @@
 //! Approval deadlines' records (`approval_holds`, `approvals`), on both backends: a hold is
-//! replaced by the next skip of its machine and read back with ended ones too; the first approval
+//! replaced by the next skip of its machine, read back with ended ones too, and ended by a new
+//! request for its host; the first approval
 //! of a request is kept (a repeated `instance reboot` or the update's start does not overwrite
 //! who approved), and only the newest requests' approvals of a machine are kept.
 
@@ -7,6 +8,8 @@ use crate::common;
 
 use common::Ctx;
 use hostfw_model::gates::ApprovalHold;
+use hostfw_model::HostState;
+use hostfw_store::{NewMachine, NewRequest, RequestCreate};
 
 fn hold(id: &str, skipped_at_ms: i64, until_ms: i64) -> ApprovalHold {
     ApprovalHold { machine_id: id.into(), skipped_at_ms, until_ms }
@@ -18,6 +21,28 @@ async fn a_hold_is_replaced_by_the_next_skip_of_its_machine(Ctx { store, .. }: C
     store.approval_hold_put(&hold("h1", 100, 200)).await.unwrap();
     store.approval_hold_put(&hold("h2", 300, 400)).await.unwrap();
     assert_eq!(store.approval_holds().await.unwrap(), vec![hold("h1", 100, 200), hold("h2", 300, 400)]);
+}
+
+async fn a_new_request_for_the_host_ends_its_hold(Ctx { store, .. }: Ctx) {
+    for (id, bmc) in [("h1", "10.7.0.1"), ("h2", "10.7.0.2")] {
+        store
+            .machine_upsert(&NewMachine {
+                id: id.into(),
+                bmc_address: bmc.parse().unwrap(),
+                vendor: Some("Dell".into()),
+                model: Some("PowerEdge R760".into()),
+                state: HostState::Assigned,
+                instance_id: Some(format!("inst-{id}")),
+                labels: None,
+            })
+            .await
+            .unwrap();
+        store.approval_hold_put(&hold(id, 10, i64::MAX)).await.unwrap();
+    }
+    let new =
+        NewRequest { machine_id: "h1".into(), initiator: "cli:op".into(), update_message: None, workflow_id: None };
+    assert!(matches!(store.request_create(&new).await.unwrap(), RequestCreate::Created(_)));
+    assert_eq!(store.approval_holds().await.unwrap(), vec![hold("h2", 10, i64::MAX)], "h1's hold ended, h2's stays");
 }
 
 async fn the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned(Ctx { store, .. }: Ctx) {
@@ -40,5 +65,6 @@ async fn the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned(Ctx
 
 crate::both_backends!(
     a_hold_is_replaced_by_the_next_skip_of_its_machine,
+    a_new_request_for_the_host_ends_its_hold,
     the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned
 );

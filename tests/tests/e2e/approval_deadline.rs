@@ -7,7 +7,8 @@
 //!   worker is SIGKILLed and a1's deadline passes while no worker runs. The restarted worker acts
 //!   on the durable timer: a1's request is given up untouched (no upload, no reset), a1 is held
 //!   until its next window (the instance autoreboot period, an hour ahead), `plan` names the hold,
-//!   the manager's own pass does not select it again, and `/metrics` counts it.
+//!   the manager's own pass does not select it again, and `/metrics` counts it. An operator's
+//!   direct request ends the hold.
 //! - `escalate`: an assigned host's wait goes past its deadline and keeps waiting: its history,
 //!   `plan` (APPROVAL OVERDUE), `/metrics` and the Web UI's `HostfwApprovalOverdue = true` flag it;
 //!   once its tenant approves it updates and the flag is cleared.
@@ -130,6 +131,11 @@ async fn skip_gives_an_unapproved_request_up_at_its_deadline_even_across_a_worke
     assert!(site.store.request_get("a1").await.unwrap().is_none(), "not selected again before its window");
 
     site.record_history("a1", "approval-deadline-skipped").await;
+
+    // An operator's direct request ends the hold: the tenant is asked again.
+    site.cli(&["host", "reprovision", "set", "--id", "a1"]).await.unwrap();
+    assert!(site.store.approval_holds().await.unwrap().is_empty(), "the hold ended with the new request");
+    site.wait_substate("a1", "WaitingForApproval", Duration::from_secs(60)).await;
     drop(worker);
     site.shutdown().await;
 }
