@@ -160,17 +160,21 @@ async fn concurrent_passes_and_direct_requests_never_put_two_hosts_of_a_rack_in_
         }
         per_rack.push((rack, intervals));
     }
+    // Each host was flashed once. (A pass that read the site view just before a host's restore
+    // may request it again: its workflow re-reads the inventory, finds it at the catalog and
+    // ends within milliseconds, a short extra interval that installs nothing and, being guarded
+    // like any request, never overlaps another host of its rack.)
+    for (id, _) in HOSTS {
+        assert_eq!(site.fleet.stats().per_host[*id].uploads, 1, "{id} flashed once");
+    }
     for (rack, intervals) in &per_rack {
-        match rack {
-            Some(rack) => {
-                assert_eq!(intervals.len(), 3, "each host of {rack} updated once: {intervals:?}");
-                assert_eq!(max_overlap(intervals), 1, "one host of {rack} at a time: {intervals:?}");
-            }
-            // How much the two actually overlapped depends on timing (a fast host may finish
-            // before the other's workflow protects it); that both started at once is checked in
-            // the first round above.
-            None => assert_eq!(intervals.len(), 2, "each unlabelled host updated once: {intervals:?}"),
+        if let Some(rack) = rack {
+            assert!(intervals.len() >= 3, "each host of {rack} updated: {intervals:?}");
+            assert_eq!(max_overlap(intervals), 1, "one host of {rack} at a time: {intervals:?}");
         }
+        // How much the unlabelled hosts actually overlapped depends on timing (a fast host may
+        // finish before the other's workflow protects it); that both started at once is checked
+        // in the first round above.
     }
     site.shutdown().await;
 }
