@@ -7,7 +7,7 @@
 //! after the hold is stored, so a pass never sees the host free and unheld) nor decide the
 //! deadline's arithmetic (`hostfw_model::gates::approval`).
 
-use hostfw_model::gates::{hold_until, ApprovalHold, DeadlinePolicy, SchedulingPolicy};
+use hostfw_model::gates::{hold_until, ApprovalDeadline, ApprovalHold, DeadlinePolicy};
 use hostfw_model::time_text::rfc3339_utc;
 use hostfw_model::{HostState, HostSubstate};
 use hostfw_store::now_ms;
@@ -24,7 +24,7 @@ const ACTOR: &str = "hostfw (approval deadline)";
 pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
     let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
     let settings = crate::site::site_link::reprovision_settings(&deps.site);
-    let deadline = SchedulingPolicy::from_config(&deps.site).approval_deadline;
+    let deadline = ApprovalDeadline::from_config(&deps.site);
     Ok(ApprovalInputs {
         approved: request.as_ref().is_some_and(|r| r.user_approval),
         autoreboot_period: settings.autoreboot_period,
@@ -47,7 +47,7 @@ pub async fn approval_deadline(
     match input.deadline.policy {
         DeadlinePolicy::Skip => {
             let machine = crate::bmc::machine(deps, machine_id).await?;
-            let after_ms = SchedulingPolicy::from_config(&deps.site).approval_deadline.after_ms;
+            let after_ms = ApprovalDeadline::from_config(&deps.site).after_ms;
             let autoreboot = deps.site.machine_updater.instance_autoreboot_period;
             let until_ms = hold_until(now, machine.window, autoreboot, after_ms);
             let hold = ApprovalHold { machine_id: machine_id.to_string(), skipped_at_ms: now, until_ms };

@@ -10,6 +10,7 @@
 //! read the requests or the holds (the site database keeps them: `Store::approval_holds`) nor a
 //! clock: the caller passes `now_ms`.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,15 @@ pub struct ApprovalDeadline {
 }
 
 impl ApprovalDeadline {
+    /// `machine_updater.approval_deadline` and `approval_deadline_policy` of `cfg`.
+    pub fn from_config(cfg: &crate::config::SiteConfig) -> Self {
+        let mu = &cfg.machine_updater;
+        ApprovalDeadline {
+            after_ms: i64::try_from(mu.approval_deadline.as_millis()).unwrap_or(i64::MAX),
+            policy: mu.approval_deadline_policy,
+        }
+    }
+
     /// The deadline of a request made at `requested_at_ms`, if the site sets one.
     pub fn deadline_ms(&self, requested_at_ms: i64) -> Option<i64> {
         (self.after_ms > 0).then(|| requested_at_ms.saturating_add(self.after_ms))
@@ -90,9 +100,9 @@ impl ApprovalFacts {
         self.waits.is_empty() && self.holds.is_empty()
     }
 
-    /// The end of `machine_id`'s hold, if it is held at `now_ms`.
-    pub fn held_until(&self, machine_id: &str, now_ms: i64) -> Option<i64> {
-        self.holds.iter().find(|h| h.machine_id == machine_id && h.until_ms > now_ms).map(|h| h.until_ms)
+    /// The holds in force at `now_ms`: machine id → the hold's end (ended holds are left out).
+    pub fn holds_in_force(&self, now_ms: i64) -> HashMap<&str, i64> {
+        self.holds.iter().filter(|h| h.until_ms > now_ms).map(|h| (h.machine_id.as_str(), h.until_ms)).collect()
     }
 }
 
@@ -136,9 +146,10 @@ pub fn hold_until(now_ms: i64, host_window: Option<TimeWindow>, autoreboot: Opti
         .unwrap_or_else(|| now_ms.saturating_add(after_ms.max(1)))
 }
 
-/// A host held after a skipped approval waits (`SkipReason::ApprovalSkipped`).
-pub(super) fn hold_gate(host: &HostView, facts: &ApprovalFacts, now_ms: i64) -> Result<(), SkipReason> {
-    match facts.held_until(&host.machine_id, now_ms) {
+/// A host held after a skipped approval waits (`SkipReason::ApprovalSkipped`); `holds` are
+/// [`ApprovalFacts::holds_in_force`].
+pub(super) fn hold_gate(host: &HostView, holds: &HashMap<&str, i64>) -> Result<(), SkipReason> {
+    match holds.get(host.machine_id.as_str()).copied() {
         Some(until_ms) => Err(SkipReason::ApprovalSkipped { until_ms }),
         None => Ok(()),
     }

@@ -114,10 +114,11 @@ pub fn plan(input: &PassInput) -> Plan {
     let waves = wave_statuses(&input.policy.waves, budget, hosts, &input.targets, input.now_ms);
     let mut paused = paused_targets(budget, &input.targets);
     held_waves(&waves, &input.targets, &mut paused);
+    let holds = input.approvals.holds_in_force(input.now_ms);
     let verdicts: Vec<Verdict> = hosts
         .iter()
         .map(|h| {
-            let verdict = approval_gate(check(h, &input.policy, input.now_ms), h, input);
+            let verdict = approval_gate(check(h, &input.policy, input.now_ms), h, &holds);
             let verdict = budget_gate(verdict, h, &paused);
             window_fit_gate(verdict, h, input)
         })
@@ -249,11 +250,11 @@ impl<'a> WaveLoad<'a> {
 
 /// A candidate held after its approval deadline passed under `skip` waits
 /// (`SkipReason::ApprovalSkipped`).
-fn approval_gate(verdict: Verdict, host: &HostView, input: &PassInput) -> Verdict {
+fn approval_gate(verdict: Verdict, host: &HostView, holds: &HashMap<&str, i64>) -> Verdict {
     if verdict != Verdict::Candidate {
         return verdict;
     }
-    match hold_gate(host, &input.approvals, input.now_ms) {
+    match hold_gate(host, holds) {
         Ok(()) => verdict,
         Err(reason) => Verdict::Skip(reason),
     }

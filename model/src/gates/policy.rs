@@ -76,10 +76,7 @@ impl SchedulingPolicy {
                 soak_ms: i64::try_from(mu.canary_soak.as_millis()).unwrap_or(i64::MAX),
             },
             window_fit_min_samples: mu.window_fit_min_samples,
-            approval_deadline: ApprovalDeadline {
-                after_ms: i64::try_from(mu.approval_deadline.as_millis()).unwrap_or(i64::MAX),
-                policy: mu.approval_deadline_policy,
-            },
+            approval_deadline: ApprovalDeadline::from_config(cfg),
         }
     }
 

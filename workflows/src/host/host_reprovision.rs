@@ -253,6 +253,20 @@ impl HostReprovisionWorkflow {
 /// `HostfwSubstate = Completed`, as every other ended run does (it kept `WaitingForApproval`).
 pub const PATCH_CLEARED_IS_COMPLETED: &str = "cleared-is-completed";
 
+/// An assigned host's request ends before its update started: the host is restored to
+/// `Assigned` with `message` (the restore removes the request) and the run is `Completed`.
+async fn end_unstarted(ctx: &Ctx, machine_id: &str, message: &str) -> WorkflowResult<()> {
+    let restore = RestoreInput {
+        machine_id: machine_id.to_string(),
+        state: HostState::Assigned,
+        message: message.to_string(),
+        records: Vec::new(),
+    };
+    ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
+    ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
+    Ok(())
+}
+
 async fn protect_after_approval(
     ctx: &Ctx,
     input: &HostReprovisionInput,
@@ -263,28 +277,14 @@ async fn protect_after_approval(
             Approval::Granted(how) => ctx.state_mut(|s| s.status.approval = Some(how)),
             Approval::Cancelled(by) => {
                 let message = format!("request cleared by {by} before it started");
-                let restore = RestoreInput {
-                    machine_id: machine_id.clone(),
-                    state: HostState::Assigned,
-                    message: message.clone(),
-                    records: Vec::new(),
-                };
-                ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
-                ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &message));
+                end_unstarted(ctx, &machine_id, &message).await?;
                 if lean::patched(ctx, PATCH_CLEARED_IS_COMPLETED) {
                     ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
                 }
                 return Ok(Err(HostOutcome::Cancelled { by }));
             }
             Approval::DeadlinePassed(record) => {
-                let restore = RestoreInput {
-                    machine_id: machine_id.clone(),
-                    state: HostState::Assigned,
-                    message: record.message.clone(),
-                    records: Vec::new(),
-                };
-                ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
-                ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, &record.message));
+                end_unstarted(ctx, &machine_id, &record.message).await?;
                 ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
                 return Ok(Err(HostOutcome::ApprovalDeadlinePassed {
                     message: record.message,
