@@ -47,7 +47,8 @@ def host(lines, hid, vendor, model, addr, n, apply_time, firmware, extra="", sty
     lines.append("]\n\n")
 
 
-HEADER = ("[defaults]\n"
+# `tls = false` is written out: `hostfw machine import` registers https unless the file says so.
+HEADER = ("tls = false\n\n[defaults]\n"
           'username = "admin"\npassword = "password"\ntask_seconds = 1.0\nreset_seconds = 0.8\n'
           "manager_reset_seconds = 1.5\n\n")
 # The injected bad image of the demo: every Redfish update task on the DGX H100 BMCs fails, so

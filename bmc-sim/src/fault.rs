@@ -34,6 +34,70 @@ pub struct Fault {
     /// Absent once the count is used up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http_errors: Option<HttpErrors>,
+    /// A BMC whose links name another host: every Redfish link it writes (JSON string values
+    /// that are `/redfish/...` paths, and the `Location` header) names `origin` instead, in
+    /// `spelling`; with spelling `redirect`, every request outside `/sim` is answered 307 to the
+    /// same path on `origin`. A client must send nothing to `origin` (credentials stay with the
+    /// BMC they belong to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foreign_links: Option<ForeignLinks>,
+}
+
+/// Where and how `Fault::foreign_links` points a BMC's links.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForeignLinks {
+    /// `host:port` of the other listener.
+    pub origin: String,
+    pub spelling: LinkSpelling,
+}
+
+/// The spellings of a link to another host that a URL parser accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkSpelling {
+    /// `//host:port/redfish/v1/...`
+    SchemeRelative,
+    /// `\\\\host:port/redfish/v1/...`
+    Backslash,
+    /// `/\\host:port/redfish/v1/...`
+    SlashBackslash,
+    /// `/<TAB>/host:port/redfish/v1/...` (parsers drop the tab)
+    Tab,
+    /// `http://host:port/redfish/v1/...`
+    Absolute,
+    /// `http://bmc@host:port/redfish/v1/...`
+    UserInfo,
+    /// No rewritten links: a 307 to `http://host:port/<same path>`.
+    Redirect,
+}
+
+impl LinkSpelling {
+    /// Every spelling, for tests that try them all.
+    pub const ALL: [LinkSpelling; 7] = [
+        LinkSpelling::SchemeRelative,
+        LinkSpelling::Backslash,
+        LinkSpelling::SlashBackslash,
+        LinkSpelling::Tab,
+        LinkSpelling::Absolute,
+        LinkSpelling::UserInfo,
+        LinkSpelling::Redirect,
+    ];
+}
+
+impl ForeignLinks {
+    /// `path` (a `/redfish/...` path) as a link to `origin` in this spelling.
+    pub fn spell(&self, path: &str) -> String {
+        let o = &self.origin;
+        match self.spelling {
+            LinkSpelling::SchemeRelative => format!("//{o}{path}"),
+            LinkSpelling::Backslash => format!("\\\\{o}{path}"),
+            LinkSpelling::SlashBackslash => format!("/\\{o}{path}"),
+            LinkSpelling::Tab => format!("/\t/{o}{path}"),
+            LinkSpelling::Absolute | LinkSpelling::Redirect => format!("http://{o}{path}"),
+            LinkSpelling::UserInfo => format!("http://bmc@{o}{path}"),
+        }
+    }
 }
 
 /// Answer the next `count` requests with HTTP `status` (default 503).
@@ -70,6 +134,11 @@ impl Fault {
                     "http_errors.status".into(),
                     format!("{} is not an HTTP error status (400-599)", e.status),
                 ));
+            }
+        }
+        if let Some(f) = &self.foreign_links {
+            if f.origin.parse::<std::net::SocketAddr>().is_err() {
+                return Err(("foreign_links.origin".into(), format!("{:?} is not an ip:port", f.origin)));
             }
         }
         for (i, id) in self.hide_members.iter().enumerate() {

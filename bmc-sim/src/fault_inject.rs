@@ -1,6 +1,7 @@
 //! Applying a BMC's fault set at run time: replacing it (and starting or ending an
 //! `unreachable_for_secs` outage), the request middleware for `http_errors`,
-//! `malformed_json_next` and `slow_response_secs` (never on `/sim`), and consuming `fail_next_tasks`. What the faults
+//! `malformed_json_next`, `slow_response_secs` and `foreign_links` (never on `/sim`), and
+//! consuming `fail_next_tasks`. What the faults
 //! ARE is `fault`; closing the listener is `host_server`.
 
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::clock;
-use crate::fault::Fault;
+use crate::fault::{Fault, ForeignLinks, LinkSpelling};
 use crate::redfish_error::RedfishError;
 use crate::state::{Host, HostData};
 use crate::update_push::reject;
@@ -88,14 +89,20 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
         return next.run(req).await;
     }
     let is_get = req.method() == axum::http::Method::GET;
-    let (injected, malformed, slow) = {
+    let (injected, malformed, slow, foreign) = {
         let mut d = host.data();
         let malformed = is_get && d.faults.malformed_json_next > 0;
         if malformed {
             d.faults.malformed_json_next -= 1;
         }
-        (take_http_error(&mut d), malformed, clock::secs(d.faults.slow_response_secs))
+        let foreign = d.faults.foreign_links.clone();
+        (take_http_error(&mut d), malformed, clock::secs(d.faults.slow_response_secs), foreign)
     };
+    if let Some(f) = foreign.as_ref().filter(|f| f.spelling == LinkSpelling::Redirect) {
+        let to = f.spell(req.uri().path_and_query().map_or("/", |pq| pq.as_str()));
+        tracing::info!(host = %host.spec.id, path = %req.uri().path(), %to, "injected foreign redirect");
+        return (StatusCode::TEMPORARY_REDIRECT, [(axum::http::header::LOCATION, to)]).into_response();
+    }
     if malformed && injected.is_none() {
         tracing::info!(host = %host.spec.id, path = %req.uri().path(), "injected malformed JSON");
         let body = "{\"@odata.id\": \"/redfish/v1/\", \"Members\": [ <html>502 Bad Gateway";
@@ -109,8 +116,53 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
         }
         None => next.run(req).await,
     };
+    let resp = match foreign {
+        Some(f) => foreign_links(resp, &f).await,
+        None => resp,
+    };
     if !slow.is_zero() {
         tokio::time::sleep(slow).await;
     }
     resp
+}
+
+/// Largest reply body `foreign_links` rewrites (bigger ones pass as they are).
+const MAX_REWRITE_BYTES: usize = 4 << 20;
+
+/// The reply with every Redfish link (the `Location` header and each JSON string value that is
+/// a `/redfish/` path, `@odata.context` aside) pointed at `f.origin`.
+async fn foreign_links(resp: Response, f: &ForeignLinks) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    if let Some(loc) = parts.headers.get(axum::http::header::LOCATION).and_then(|v| v.to_str().ok()) {
+        if loc.starts_with("/redfish/") {
+            if let Ok(v) = axum::http::HeaderValue::from_str(&f.spell(loc)) {
+                parts.headers.insert(axum::http::header::LOCATION, v);
+            }
+        }
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_REWRITE_BYTES).await else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "reply too large to rewrite").into_response();
+    };
+    let Ok(mut doc) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    };
+    rewrite_links(&mut doc, f, None);
+    let out = serde_json::to_vec(&doc).unwrap_or_else(|_| bytes.to_vec());
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(out))
+}
+
+fn rewrite_links(v: &mut serde_json::Value, f: &ForeignLinks, key: Option<&str>) {
+    match v {
+        serde_json::Value::String(s) if s.starts_with("/redfish/") && key != Some("@odata.context") => {
+            *s = f.spell(s);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|i| rewrite_links(i, f, None)),
+        serde_json::Value::Object(map) => {
+            for (k, item) in map.iter_mut() {
+                rewrite_links(item, f, Some(k));
+            }
+        }
+        _ => {}
+    }
 }

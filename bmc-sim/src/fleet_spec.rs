@@ -391,8 +391,9 @@ impl HostSpec {
 #[serde(try_from = "RawFleet")]
 pub struct FleetSpec {
     /// Serve every BMC over HTTPS (certificates from a CA generated at start). Default false.
-    /// Kept first: TOML wants plain keys before the `[[host]]` tables.
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// Kept first: TOML wants plain keys before the `[[host]]` tables. Always written out, also
+    /// when false: `hostfw machine import` reads a file without the key as https.
+    #[serde(default)]
     pub tls: bool,
     /// The hosts, defaults already merged in.
     #[serde(rename = "host")]
@@ -682,7 +683,7 @@ apply_time = "OnReset"
     fn tls_is_a_top_level_key_off_by_default() {
         let f = FleetSpec::from_toml_str(GOOD).unwrap();
         assert!(!f.tls);
-        assert!(!f.to_toml_string().contains("tls"));
+        assert!(f.to_toml_string().starts_with("tls = false\n"), "written out for `machine import`");
         let f = FleetSpec::from_toml_str(&format!("tls = true\n{GOOD}")).unwrap();
         assert!(f.tls);
         let again = FleetSpec::from_toml_str(&f.to_toml_string()).unwrap();

@@ -97,7 +97,7 @@ mod uris;
 
 pub use activation::Activation;
 pub use error::SimError;
-pub use fault::{Fault, HttpErrors};
+pub use fault::{Fault, ForeignLinks, HttpErrors, LinkSpelling};
 pub use fleet::{start, RunningFleet, SimHost, StatsReader};
 pub use fleet_spec::{
     ApplyTime, FirmwareSpec, FleetSpec, HostSpec, TaskStyle, UploadStyle, DEFAULT_MANAGER_RESET_SECONDS,

@@ -1,5 +1,5 @@
 //! [`FleetRoster`]: the part of a bmc-sim fleet file that registers machines (`hostfw machine
-//! import`): the fleet's `tls`, and per host its id, BMC address, vendor, model and login, with
+//! import`): the fleet's `tls` (https unless the file writes `tls = false`), and per host its id, BMC address, vendor, model and login, with
 //! `[defaults]` merged in, and its `labels`. bmc-sim keeps the full fleet format (`hostfw_bmc_sim::FleetSpec`: faults,
 //! firmware, task styles, …); this reads the same file and ignores the keys that only the simulator
 //! uses, so the CLI does not link the simulator.
@@ -26,7 +26,9 @@ const DEFAULT_PASSWORD: &str = "password";
 /// A fleet file's hosts, as registered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FleetRoster {
-    /// Every BMC serves HTTPS (`tls = true`); else plain http.
+    /// Every BMC serves HTTPS: `tls = true`, or no `tls` key at all (registration means https
+    /// unless told otherwise, as `machine add` does). Plain http only where the file writes
+    /// `tls = false` (bmc-sim's own default is http, so a file meant for it says so).
     pub tls: bool,
     pub hosts: Vec<RosterHost>,
 }
@@ -84,7 +86,7 @@ impl FleetRosterError {
 #[serde(deny_unknown_fields)]
 struct RawFleet {
     #[serde(default)]
-    tls: bool,
+    tls: Option<bool>,
     #[serde(default)]
     defaults: Option<toml::Table>,
     #[serde(default)]
@@ -140,7 +142,7 @@ impl FleetRoster {
             let host = deserialize_located(merged, &location)?;
             hosts.push(resolve(host, base, &location)?);
         }
-        let roster = FleetRoster { tls: raw.tls, hosts };
+        let roster = FleetRoster { tls: raw.tls.unwrap_or(true), hosts };
         roster.validate()?;
         Ok(roster)
     }
@@ -285,6 +287,9 @@ mod tests {
         .unwrap();
         assert!(roster.tls);
         let h = &roster.hosts[0];
+        let host = "[[host]]\nid = \"a\"\nvendor = \"D\"\nmodel = \"M\"\nbmc_address = \"127.0.0.1:1\"\n";
+        assert!(parse(host).unwrap().tls, "no tls key: https, as `machine add` means");
+        assert!(!parse(&format!("tls = false\n{host}")).unwrap().tls, "http only where the file says so");
         assert_eq!((h.id.as_str(), h.username.as_str(), h.password.as_str()), ("a", "admin", "pw"));
         assert_eq!(h.bmc_address, "127.0.0.1:9001".parse().unwrap());
     }

@@ -49,7 +49,8 @@ impl RedfishClient {
             }
             None => json!({}),
         };
-        match self.post_action(&action.target, &action.owner, action.owner_etag.as_deref(), &body).await {
+        let redecide = |fresh: &Value| self.still_offered(&action, fresh, &body);
+        match self.post_action(&action.target, &action.owner, action.owner_etag.as_deref(), &body, &redecide).await {
             Ok(reply) => {
                 self.ensure_success(reply)?;
                 tracing::info!(bmc = %self.address(), action = %action.target, "AC power cycle accepted");

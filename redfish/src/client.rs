@@ -279,6 +279,89 @@ fn error_chain(e: &reqwest::Error) -> String {
     out
 }
 
+/// Why a link from a BMC is refused before it is parsed at all, if it is: spellings that URL
+/// parsers read differently than a reader would (WHATWG: `\\` is `/` in http URLs; tabs and
+/// newlines are dropped), and network-path references that name another authority.
+fn unsafe_spelling(link: &str) -> Option<&'static str> {
+    if link.contains('\\') {
+        return Some("it contains a backslash, which URL parsers read as '/' (a way to name another host)");
+    }
+    if link.chars().any(char::is_control) {
+        return Some("it contains a control character, which URL parsers drop (a way to name another host)");
+    }
+    if link.starts_with("//") {
+        return Some("it is a network-path reference (`//host/...`) naming another host");
+    }
+    None
+}
+
+/// How `url` differs from `origin` in scheme, host, port or user info (`None`: same origin).
+pub(crate) fn origin_difference(origin: &Url, url: &Url) -> Option<String> {
+    if url.scheme() != origin.scheme() {
+        return Some(format!("its scheme {} is not the BMC's {}", url.scheme(), origin.scheme()));
+    }
+    if url.host() != origin.host() || url.port_or_known_default() != origin.port_or_known_default() {
+        let named = match (url.host_str(), url.port_or_known_default()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            _ => "no host".into(),
+        };
+        return Some(format!("it names {named}, not the BMC's own host and port"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Some("it carries user info".into());
+    }
+    None
+}
+
+/// The redirect rule of every BMC client: follow a redirect only to the same scheme, host and
+/// port it came from (at most 10), so that neither Basic credentials nor a session token
+/// (`X-Auth-Token`, which reqwest does not strip on a cross-host redirect) ever reach another
+/// host; anything else ends the request with an error `transport_error` reports as a foreign link.
+fn redirect_policy() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let Some(first) = attempt.previous().first() else {
+            return attempt.stop();
+        };
+        let to = attempt.url().to_string();
+        if attempt.previous().len() > 10 {
+            return attempt.error(ForeignRedirect { to, reason: "more than 10 redirects".into() });
+        }
+        match origin_difference(first, attempt.url()) {
+            None => attempt.follow(),
+            Some(reason) => attempt.error(ForeignRedirect { to, reason }),
+        }
+    })
+}
+
+/// The error a refused redirect ends a request with (read back by `transport_error`).
+#[derive(Debug)]
+struct ForeignRedirect {
+    /// Where the redirect pointed.
+    to: String,
+    reason: String,
+}
+
+impl fmt::Display for ForeignRedirect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "redirect to {} refused: {}", self.to, self.reason)
+    }
+}
+
+impl std::error::Error for ForeignRedirect {}
+
+/// The refused redirect behind a reqwest error, if that is what ended the request.
+fn refused_redirect(e: &reqwest::Error) -> Option<&ForeignRedirect> {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<ForeignRedirect>() {
+            return Some(r);
+        }
+        source = s.source();
+    }
+    None
+}
+
 impl RedfishClient {
     /// A client for one BMC. The address's path prefix, if any, is the base of every request
     /// (links from the BMC that lack it get it prepended).
@@ -295,6 +378,7 @@ impl RedfishClient {
             .timeout(options.request_timeout)
             .connect_timeout(timeouts::CONNECT_TIMEOUT.min(options.request_timeout))
             .http1_only()
+            .redirect(redirect_policy())
             .user_agent(concat!("hostfw-redfish/", env!("CARGO_PKG_VERSION")));
         let http = tls::configure(builder, &options, &bmc)?
             .build()
@@ -342,22 +426,36 @@ impl RedfishClient {
     /// Resolves a link or header value from the BMC to a URL on this BMC.
     ///
     /// Absolute-path links (`/redfish/v1/...`, the Redfish norm) are joined to the base URL, with
-    /// the base's path prefix prepended when missing. Absolute URLs are *rebased* onto our own
-    /// origin (only their path and query are kept): a BMC behind NAT may name itself by another
-    /// address, and credentials must never be sent to a host the BMC merely names. Relative
-    /// references are resolved against `current` (the URL of the document they came from).
+    /// the base's path prefix prepended when missing. Absolute `http`/`https` URLs are *rebased*
+    /// onto our own origin (only their path and query are kept): a BMC behind NAT may name itself
+    /// by another address, and credentials must never be sent to a host the BMC merely names.
+    /// Relative references are resolved against `current` (the URL of the document they came
+    /// from).
+    ///
+    /// Refused with [`RedfishError::ForeignLink`], before anything is sent: a network-path
+    /// reference (`//host/...`), any backslash (URL parsers read `\` as `/` in http URLs, so
+    /// `/\host/...` names another host), control characters (parsers drop
+    /// tabs and newlines, turning `/\t/host` into `//host`), a scheme other than http(s), and any
+    /// result whose scheme, host or port is not the registered BMC's (checked after joining,
+    /// whatever the spelling).
     pub(crate) fn resolve_from(&self, link: &str, current: Option<&Url>) -> Result<Url, RedfishError> {
         let link = link.trim();
-        let bad = |what: String| RedfishError::Missing {
+        let at = || current.map_or_else(|| self.base_url(), Url::to_string);
+        let bad = |what: String| RedfishError::Missing { bmc: self.bmc(), url: at(), what };
+        let foreign = |reason: &str| RedfishError::ForeignLink {
             bmc: self.bmc(),
-            url: current.map_or_else(|| self.base_url(), Url::to_string),
-            what,
+            url: at(),
+            link: link.into(),
+            reason: reason.into(),
         };
         if link.is_empty() {
             return Err(bad("a non-empty link (got an empty one)".into()));
         }
+        if let Some(reason) = unsafe_spelling(link) {
+            return Err(foreign(reason));
+        }
         let path_and_query = match Url::parse(link) {
-            Ok(abs) => {
+            Ok(abs) if matches!(abs.scheme(), "http" | "https") => {
                 let mut pq = abs.path().to_string();
                 if let Some(q) = abs.query() {
                     pq.push('?');
@@ -365,13 +463,15 @@ impl RedfishClient {
                 }
                 pq
             }
+            Ok(abs) => return Err(foreign(&format!("its scheme {:?} is not http or https", abs.scheme()))),
             Err(_) if link.starts_with('/') => link.to_string(),
             Err(_) => {
                 let base = match current {
                     Some(u) => u.clone(),
                     None => self.root_url_guess(),
                 };
-                return base.join(link).map_err(|e| bad(format!("a valid link (got {link:?}: {e})")));
+                let url = base.join(link).map_err(|e| bad(format!("a valid link (got {link:?}: {e})")))?;
+                return self.same_origin(url).map_err(|reason| foreign(&reason));
             }
         };
         let prefix = &self.inner.prefix;
@@ -384,7 +484,16 @@ impl RedfishClient {
         } else {
             format!("{prefix}{path_and_query}")
         };
-        self.inner.origin.join(&full).map_err(|e| bad(format!("a valid link (got {link:?}: {e})")))
+        let url = self.inner.origin.join(&full).map_err(|e| bad(format!("a valid link (got {link:?}: {e})")))?;
+        self.same_origin(url).map_err(|reason| foreign(&reason))
+    }
+
+    /// `url` if it has the registered BMC's scheme, host and port and no user info; else why not.
+    fn same_origin(&self, url: Url) -> Result<Url, String> {
+        match origin_difference(&self.inner.origin, &url) {
+            None => Ok(url),
+            Some(reason) => Err(reason),
+        }
     }
 
     /// `resolve_from` without a current document.
@@ -447,6 +556,14 @@ impl RedfishClient {
     }
 
     fn transport_error(&self, method: &Method, url: &Url, e: &reqwest::Error) -> RedfishError {
+        if let Some(refused) = refused_redirect(e) {
+            return RedfishError::ForeignLink {
+                bmc: self.bmc(),
+                url: url.to_string(),
+                link: refused.to.clone(),
+                reason: format!("{method} {url} was redirected there and {}", refused.reason),
+            };
+        }
         let (bmc, method, url, cause) = (self.bmc(), method.to_string(), url.to_string(), error_chain(e));
         if let Some(problem) = tls::certificate_problem(e) {
             RedfishError::Certificate { bmc, method, url, cause: problem }
@@ -759,6 +876,62 @@ mod tests {
             "http://127.0.0.1:9000/bmc/h1/redfish/v1/Coll?$skip=2"
         );
         assert!(c.resolve("").is_err());
+    }
+
+    #[test]
+    fn links_naming_another_origin_are_refused_in_every_spelling() {
+        let c = client("http://127.0.0.1:9000/bmc/h1/");
+        let current = c.resolve("/redfish/v1/Coll").unwrap();
+        for link in [
+            "//127.0.0.2:9000/redfish/v1/Systems",
+            "//evil.example/redfish/v1/Systems",
+            "\\\\evil.example\\redfish\\v1",
+            "/\\evil.example/redfish/v1",
+            "\\/evil.example/redfish/v1",
+            "/redfish\\v1/Systems",
+            "/\t/evil.example/redfish/v1",
+            "/\n/evil.example/redfish/v1",
+            "/\r\n/evil.example/redfish/v1",
+            "file:///etc/passwd",
+            "ftp://evil.example/redfish/v1",
+            "javascript:alert(1)",
+        ] {
+            for from in [None, Some(&current)] {
+                match c.resolve_from(link, from) {
+                    Err(RedfishError::ForeignLink { link: named, reason, .. }) => {
+                        assert_eq!(named, link.trim());
+                        assert!(!reason.is_empty());
+                    }
+                    other => panic!("{link:?} from {from:?} must be refused as a foreign link, got {other:?}"),
+                }
+            }
+        }
+        // A relative reference cannot climb out of the origin either (`..` stays on the host).
+        assert_eq!(c.resolve_from("../../../../x", Some(&current)).unwrap().as_str(), "http://127.0.0.1:9000/x");
+        // An absolute URL naming another host, with user info or another port, is rebased: the
+        // request goes to the registered BMC only.
+        for link in [
+            "http://evil.example:9999/redfish/v1/Systems",
+            "https://127.0.0.1:9000@evil.example/redfish/v1/Systems",
+            "http://user:pw@evil.example/redfish/v1/Systems",
+            "HTTP://EVIL.example/redfish/v1/Systems",
+        ] {
+            assert_eq!(c.resolve(link).unwrap().as_str(), "http://127.0.0.1:9000/bmc/h1/redfish/v1/Systems", "{link}");
+        }
+        let message = c.resolve("//evil.example/x").unwrap_err().to_string();
+        assert!(message.contains("\"//evil.example/x\""), "{message}");
+        assert!(message.contains("nothing was sent"), "{message}");
+    }
+
+    #[test]
+    fn origin_difference_names_what_differs() {
+        let origin = Url::parse("https://10.0.0.1/").unwrap();
+        let diff = |u: &str| origin_difference(&origin, &Url::parse(u).unwrap());
+        assert_eq!(diff("https://10.0.0.1:443/redfish/v1"), None);
+        assert!(diff("http://10.0.0.1/redfish/v1").unwrap().contains("scheme http"));
+        assert!(diff("https://10.0.0.1:8443/redfish/v1").unwrap().contains("10.0.0.1:8443"));
+        assert!(diff("https://10.0.0.2/redfish/v1").unwrap().contains("10.0.0.2:443"));
+        assert!(diff("https://u@10.0.0.1/redfish/v1").unwrap().contains("user info"));
     }
 
     #[test]

@@ -63,6 +63,14 @@ pub enum RedfishError {
     #[error("BMC {bmc}: {url}: missing {what}")]
     Missing { bmc: String, url: String, what: String },
 
+    /// A link in the BMC's answer (an `@odata.id`, a `Location` or task monitor, a next page, an
+    /// action target, a redirect) names another origin than the registered BMC, or is written in
+    /// a spelling a URL parser may read as one (`//host`, a backslash, a control character).
+    /// Nothing was sent to it: credentials go only to the BMC's own scheme, host and port.
+    /// Not transient: the same BMC answers the same link again.
+    #[error("BMC {bmc}: {url}: refused the link {link:?}: {reason}; credentials go only to the registered BMC, so nothing was sent")]
+    ForeignLink { bmc: String, url: String, link: String, reason: String },
+
     /// The BMC does not offer what the operation needs (e.g. only SimpleUpdate and no image URI).
     #[error("BMC {bmc}: {url}: unsupported: {what}")]
     Unsupported { bmc: String, url: String, what: String },
@@ -228,6 +236,7 @@ impl RedfishError {
             | RedfishError::Unauthorized { .. }
             | RedfishError::Parse { .. }
             | RedfishError::Missing { .. }
+            | RedfishError::ForeignLink { .. }
             | RedfishError::Unsupported { .. }
             | RedfishError::ResetTypeNotAllowed { .. }
             | RedfishError::ValueNotAllowed { .. }
@@ -253,6 +262,7 @@ impl RedfishError {
             | RedfishError::Http { bmc, .. }
             | RedfishError::Parse { bmc, .. }
             | RedfishError::Missing { bmc, .. }
+            | RedfishError::ForeignLink { bmc, .. }
             | RedfishError::Unsupported { bmc, .. }
             | RedfishError::ResetTypeNotAllowed { bmc, .. }
             | RedfishError::ResetTaskFailed { bmc, .. }

@@ -4,8 +4,12 @@
 //! (the `ETag` header, else the body's `@odata.etag`), and the conditional PATCH/POST: when the
 //! resource written (or the resource owning the action) served an ETag, `If-Match: <etag>` is
 //! sent; where none was served, none is sent. A `412 Precondition Failed` (or `428 Precondition
-//! Required`) leads to one re-read of that resource and one retry with its fresh ETag, then to
-//! `RedfishError::PreconditionFailed`. It must not know which resources exist or build a URI:
+//! Required`) means the resource changed since it was read: it is read once more and the write
+//! is *decided again* from what it now says (the caller's `redecide`: the same or another body,
+//! nothing at all when the resource already is as wanted, or a refusal when the write no longer
+//! makes sense), and only then sent with the fresh ETag, once; a second refusal is
+//! `RedfishError::PreconditionFailed`. Re-sending the first body unchanged with the new ETag
+//! would make `If-Match` protect nothing. It must not know which resources exist or build a URI:
 //! every URL comes from the caller, which read it from a link.
 
 use reqwest::header::{HeaderValue, CONTENT_TYPE, ETAG, IF_MATCH};
@@ -35,6 +39,22 @@ impl Reply {
     }
 }
 
+/// What a PATCH becomes after a 412, decided from the resource as read again.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Redecided {
+    /// Send this body (with the fresh ETag).
+    Write(Value),
+    /// The resource already is as wanted: nothing to send.
+    AlreadyDone,
+}
+
+/// Decides a PATCH again from the fresh document (see the module docs).
+pub(crate) type RedecidePatch<'a> = &'a (dyn Fn(&Value) -> Result<Redecided, RedfishError> + Send + Sync);
+
+/// Decides an action again from its owner's fresh document: the body to POST (an action is
+/// never "already done"), or why it must not be sent any more.
+pub(crate) type RedecideAction<'a> = &'a (dyn Fn(&Value) -> Result<Value, RedfishError> + Send + Sync);
+
 /// Whether an answer says our precondition (or its absence) was the problem.
 fn precondition_refused(status: u16) -> bool {
     status == 412 || status == 428
@@ -47,51 +67,78 @@ impl RedfishClient {
         Ok(Fetched { url: url.clone(), doc: reply.json(self.bmc_text())?, etag: reply.etag() })
     }
 
-    /// PATCH `body` onto a resource read earlier, with `If-Match` when it served an ETag (see the
-    /// module docs for 412). Non-2xx is an error.
-    pub(crate) async fn patch_resource<T>(&self, resource: &Fetched<T>, body: &Value) -> Result<Reply, RedfishError> {
-        let reply =
-            self.conditional(Method::PATCH, &resource.url, &resource.url, resource.etag.as_deref(), body).await?;
-        self.ensure_success(reply)
+    /// PATCH `body` onto a resource read earlier, with `If-Match` when it served an ETag; after
+    /// a 412 the PATCH is decided again by `redecide` from the resource read once more (see the
+    /// module docs). `Ok(false)`: the fresh resource already was as wanted, nothing was sent
+    /// again. Non-2xx is an error.
+    pub(crate) async fn patch_resource<T>(
+        &self,
+        resource: &Fetched<T>,
+        body: &Value,
+        redecide: RedecidePatch<'_>,
+    ) -> Result<bool, RedfishError> {
+        let (url, etag) = (&resource.url, resource.etag.as_deref());
+        let reply = self.send_json_if_match(&Method::PATCH, url, etag, body).await?;
+        if !precondition_refused(reply.status) {
+            self.ensure_success(reply)?;
+            return Ok(true);
+        }
+        let (fresh_doc, fresh) = self.reread(&reply, url, etag).await?;
+        let body = match redecide(&fresh_doc)? {
+            Redecided::AlreadyDone => {
+                tracing::info!(bmc = %self.address(), %url, status = reply.status, "precondition refused; the resource read again already is as wanted");
+                return Ok(false);
+            }
+            Redecided::Write(body) => body,
+        };
+        tracing::info!(bmc = %self.address(), %url, sent = ?etag, fresh = %fresh, status = reply.status, "precondition refused; PATCH decided again and sent once with the fresh ETag");
+        let retry = self.send_json_if_match(&Method::PATCH, url, Some(&fresh), &body).await?;
+        if precondition_refused(retry.status) {
+            return Err(self.precondition_failed(&retry, url, etag, Some(&fresh)));
+        }
+        self.ensure_success(retry)?;
+        Ok(true)
     }
 
     /// POST an action to `target`, with `If-Match` when the resource owning the action
-    /// (`owner`, read earlier) served an ETag (see the module docs for 412). Any other status
-    /// is returned for the caller to judge.
+    /// (`owner`, read earlier) served an ETag; after a 412 the action is decided again by
+    /// `redecide` from the owner read once more (see the module docs). Any other status is
+    /// returned for the caller to judge.
     pub(crate) async fn post_action(
         &self,
         target: &Url,
         owner: &Url,
         owner_etag: Option<&str>,
         body: &Value,
+        redecide: RedecideAction<'_>,
     ) -> Result<Reply, RedfishError> {
-        self.conditional(Method::POST, target, owner, owner_etag, body).await
-    }
-
-    /// One conditional write, and after a 412/428 one re-read of `resource` and one retry with
-    /// its fresh ETag.
-    async fn conditional(
-        &self,
-        method: Method,
-        url: &Url,
-        resource: &Url,
-        etag: Option<&str>,
-        body: &Value,
-    ) -> Result<Reply, RedfishError> {
-        let reply = self.send_json_if_match(&method, url, etag, body).await?;
+        let reply = self.send_json_if_match(&Method::POST, target, owner_etag, body).await?;
         if !precondition_refused(reply.status) {
             return Ok(reply);
         }
-        let fresh = self.ensure_success(self.get(resource).await?)?.etag();
-        let Some(fresh) = fresh else {
-            return Err(self.precondition_failed(&reply, resource, etag, None));
-        };
-        tracing::info!(bmc = %self.address(), %method, %url, sent = ?etag, fresh = %fresh, status = reply.status, "precondition refused; retrying once with the fresh ETag");
-        let retry = self.send_json_if_match(&method, url, Some(&fresh), body).await?;
+        let (fresh_doc, fresh) = self.reread(&reply, owner, owner_etag).await?;
+        let body = redecide(&fresh_doc)?;
+        tracing::info!(bmc = %self.address(), %target, sent = ?owner_etag, fresh = %fresh, status = reply.status, "precondition refused; action decided again and sent once with the fresh ETag");
+        let retry = self.send_json_if_match(&Method::POST, target, Some(&fresh), &body).await?;
         if precondition_refused(retry.status) {
-            return Err(self.precondition_failed(&retry, resource, etag, Some(&fresh)));
+            return Err(self.precondition_failed(&retry, owner, owner_etag, Some(&fresh)));
         }
         Ok(retry)
+    }
+
+    /// After a refused precondition: the resource read again, as JSON, with its fresh ETag (a
+    /// resource that now serves none cannot be written conditionally: `PreconditionFailed`).
+    async fn reread(
+        &self,
+        refused: &Reply,
+        resource: &Url,
+        sent: Option<&str>,
+    ) -> Result<(Value, String), RedfishError> {
+        let reply = self.ensure_success(self.get(resource).await?)?;
+        let Some(fresh) = reply.etag() else {
+            return Err(self.precondition_failed(refused, resource, sent, None));
+        };
+        Ok((reply.json(self.bmc_text())?, fresh))
     }
 
     async fn send_json_if_match(

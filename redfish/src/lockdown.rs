@@ -12,7 +12,7 @@ use url::Url;
 
 use crate::client::RedfishClient;
 use crate::error::RedfishError;
-use crate::etag::Fetched;
+use crate::etag::{Fetched, Redecided};
 
 /// Where a model's lockdown stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +69,13 @@ impl RedfishClient {
             m.insert(key.to_string(), body);
             body = Value::Object(m);
         }
-        self.patch_resource(&target, &body).await?;
+        // After a 412 the target read again decides: already at the value (nothing sent), or
+        // the same PATCH with its fresh ETag.
+        let redecide = |fresh: &Value| {
+            let already = lookup(fresh, setting).and_then(|v| setting.state_of(v)) == Some(enabled);
+            Ok(if already { Redecided::AlreadyDone } else { Redecided::Write(body.clone()) })
+        };
+        self.patch_resource(&target, &body, &redecide).await?;
         tracing::info!(bmc = %self.address(), resource = %setting.resource, property = %setting.property,
             value = %setting.value(enabled), deferred, "platform lockdown set");
         Ok(deferred)

@@ -14,6 +14,8 @@ use serde_json::{json, Value};
 
 use crate::client::RedfishClient;
 use crate::error::RedfishError;
+use crate::etag::Redecided;
+use crate::models::ComputerSystem;
 
 /// The OEM namespace of the platform properties.
 const OEM_VENDOR: &str = "Hostfw";
@@ -25,8 +27,42 @@ impl RedfishClient {
     /// sent); a System without `Boot` is `Unsupported`.
     pub async fn set_boot_override(&self, target: &str, enabled: &str) -> Result<(), RedfishError> {
         let system = self.host_system().await?;
-        let url = &system.url;
-        let boot = system.doc.boot.as_ref().ok_or_else(|| RedfishError::Unsupported {
+        let url = system.url.clone();
+        self.check_boot_override(&url, &system.doc, target, enabled)?;
+        let body = json!({
+            "Boot": {
+                "BootSourceOverrideTarget": target,
+                "BootSourceOverrideEnabled": enabled,
+            }
+        });
+        // After a 412 the System read again decides: already set (nothing sent), no longer
+        // allowed (refused), or the same PATCH with its fresh ETag.
+        let redecide = |fresh: &Value| {
+            let doc: ComputerSystem = serde_json::from_value(fresh.clone()).map_err(|e| RedfishError::Parse {
+                bmc: self.bmc(),
+                url: url.to_string(),
+                cause: e.to_string(),
+            })?;
+            self.check_boot_override(&url, &doc, target, enabled)?;
+            let boot = doc.boot.as_ref();
+            let set = boot.and_then(|b| b.boot_source_override_target.as_deref()) == Some(target)
+                && boot.and_then(|b| b.boot_source_override_enabled.as_deref()) == Some(enabled);
+            Ok(if set { Redecided::AlreadyDone } else { Redecided::Write(body.clone()) })
+        };
+        self.patch_resource(&system, &body, &redecide).await?;
+        tracing::info!(bmc = %self.address(), target, enabled, "boot override set");
+        Ok(())
+    }
+
+    /// Whether the System offers `Boot` and allows both values (when it lists them).
+    fn check_boot_override(
+        &self,
+        url: &url::Url,
+        system: &ComputerSystem,
+        target: &str,
+        enabled: &str,
+    ) -> Result<(), RedfishError> {
+        let boot = system.boot.as_ref().ok_or_else(|| RedfishError::Unsupported {
             bmc: self.bmc(),
             url: url.to_string(),
             what: "boot override: the ComputerSystem has no Boot property".into(),
@@ -45,14 +81,6 @@ impl RedfishClient {
                 _ => {}
             }
         }
-        let body = json!({
-            "Boot": {
-                "BootSourceOverrideTarget": target,
-                "BootSourceOverrideEnabled": enabled,
-            }
-        });
-        self.patch_resource(&system, &body).await?;
-        tracing::info!(bmc = %self.address(), target, enabled, "boot override set");
         Ok(())
     }
 

@@ -64,14 +64,10 @@ impl RedfishClient {
         let action =
             self.reset_action(&system.url, system.etag.as_deref(), system.doc.actions.as_ref(), RESET_ACTION)?;
         let reset_type = self.pick_reset_type(&action, preferences).await?;
-        let reply = self
-            .post_action(
-                &action.target,
-                &action.owner,
-                action.owner_etag.as_deref(),
-                &json!({ "ResetType": reset_type }),
-            )
-            .await?;
+        let body = json!({ "ResetType": reset_type });
+        let redecide = |fresh: &Value| self.still_offered(&action, fresh, &body);
+        let reply =
+            self.post_action(&action.target, &action.owner, action.owner_etag.as_deref(), &body, &redecide).await?;
         let reply = self.ensure_success(reply)?;
         let Some(task) = self.task_of_answer(&reply).await else {
             tracing::info!(bmc = %self.address(), reset_type, "system reset accepted");
@@ -112,15 +108,9 @@ impl RedfishClient {
         let action =
             self.reset_action(&manager.url, manager.etag.as_deref(), manager.doc.actions.as_ref(), "#Manager.Reset")?;
         let reset_type = self.pick_reset_type(&action, preferences).await?;
-        match self
-            .post_action(
-                &action.target,
-                &action.owner,
-                action.owner_etag.as_deref(),
-                &json!({ "ResetType": reset_type }),
-            )
-            .await
-        {
+        let body = json!({ "ResetType": reset_type });
+        let redecide = |fresh: &Value| self.still_offered(&action, fresh, &body);
+        match self.post_action(&action.target, &action.owner, action.owner_etag.as_deref(), &body, &redecide).await {
             Ok(reply) => {
                 self.ensure_success(reply)?;
                 tracing::info!(bmc = %self.address(), reset_type, "manager reset accepted");
@@ -219,6 +209,34 @@ impl RedfishClient {
         })?;
         let target = self.resolve_from(target, Some(owner))?;
         Ok(ResetAction { target, def, owner: owner.clone(), owner_etag: owner_etag.map(str::to_string) })
+    }
+
+    /// After a 412 on `action`: its owner read again (`fresh`) must still offer an action with
+    /// the same target (under `Actions` or `Actions.Oem`); then `body` is sent again, else the
+    /// reset is refused rather than posted to an action the resource no longer lists.
+    pub(crate) fn still_offered(
+        &self,
+        action: &ResetAction,
+        fresh: &Value,
+        body: &Value,
+    ) -> Result<Value, RedfishError> {
+        let actions = fresh.get("Actions");
+        let offered = [actions, actions.and_then(|a| a.get("Oem"))]
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .flat_map(|m| m.values())
+            .filter_map(|a| a.get("target").and_then(Value::as_str))
+            .any(|t| self.resolve_from(t, Some(&action.owner)).is_ok_and(|u| u == action.target));
+        if offered {
+            Ok(body.clone())
+        } else {
+            Err(RedfishError::Unsupported {
+                bmc: self.bmc(),
+                url: action.owner.to_string(),
+                what: format!("the resource read again after a 412 no longer offers the action {}", action.target),
+            })
+        }
     }
 
     /// The ResetTypes the BMC lists for this action: `ResetType@Redfish.AllowableValues`, or the

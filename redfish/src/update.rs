@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::client::{Auth, RedfishClient, Reply};
 use crate::error::RedfishError;
-use crate::etag::Fetched;
+use crate::etag::{Fetched, Redecided};
 use crate::models::UpdateService;
 use crate::task::TaskRef;
 use crate::timeouts;
@@ -265,8 +265,20 @@ impl RedfishClient {
                     req.apply_time.as_deref(),
                     allowed.as_deref(),
                 );
-                // An action of the UpdateService: If-Match its ETag when it served one.
-                self.post_action(&url, us_url, us.etag.as_deref(), &body).await?
+                // An action of the UpdateService: If-Match its ETag when it served one; after a
+                // 412, sent again only if the service read again still offers it.
+                let redecide = |fresh: &Value| {
+                    if fresh.pointer("/Actions/#UpdateService.SimpleUpdate").is_some() {
+                        Ok(body.clone())
+                    } else {
+                        Err(RedfishError::Unsupported {
+                            bmc: self.bmc(),
+                            url: us_url.to_string(),
+                            what: "SimpleUpdate: the UpdateService read again after a 412 no longer offers it".into(),
+                        })
+                    }
+                };
+                self.post_action(&url, us_url, us.etag.as_deref(), &body, &redecide).await?
             }
         };
         self.accepted(route, reply).await
@@ -293,14 +305,51 @@ impl RedfishClient {
     /// service advertises them; otherwise the request's targets/apply time cannot be conveyed
     /// and a warning says so.
     async fn prepare_http_push(&self, us: &Fetched<UpdateService>, req: &UploadRequest) -> Result<(), RedfishError> {
-        let (us_url, doc) = (&us.url, &us.doc);
+        let us_url = &us.url;
+        let patch = self.http_push_patch(&us.doc, req, true);
+        if patch.is_empty() {
+            return Ok(());
+        }
+        // After a 412 the UpdateService read again decides what still needs setting.
+        let redecide = |fresh: &Value| {
+            let doc: UpdateService = serde_json::from_value(fresh.clone()).map_err(|e| RedfishError::Parse {
+                bmc: self.bmc(),
+                url: us_url.to_string(),
+                cause: e.to_string(),
+            })?;
+            let patch = self.http_push_patch(&doc, req, false);
+            Ok(if patch.is_empty() { Redecided::AlreadyDone } else { Redecided::Write(Value::Object(patch)) })
+        };
+        let fields: Vec<String> = patch.keys().cloned().collect();
+        match self.patch_resource(us, &Value::Object(patch), &redecide).await {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_transient() => Err(e),
+            // The BMC will not take our targets/apply time for HttpPushUri: say so plainly
+            // rather than push an image that would be applied differently than asked.
+            Err(e) => Err(RedfishError::Unsupported {
+                bmc: self.bmc(),
+                url: us_url.to_string(),
+                what: format!(
+                    "HttpPushUri needs {} set on the UpdateService (targets {:?}, apply time {:?}), and the BMC refused the PATCH: {e}",
+                    fields.join(" and "),
+                    req.targets,
+                    req.apply_time,
+                ),
+            }),
+        }
+    }
+
+    /// The UpdateService properties an HttpPushUri upload of `req` still needs changed
+    /// (`HttpPushUriTargets`, `HttpPushUriOptions.HttpPushUriApplyTime`), empty when none;
+    /// `warn` says when the service cannot take what the request asks.
+    fn http_push_patch(&self, doc: &UpdateService, req: &UploadRequest, warn: bool) -> serde_json::Map<String, Value> {
         let mut patch = serde_json::Map::new();
         if !req.targets.is_empty() {
             if doc.http_push_uri_targets.is_some() {
                 if doc.http_push_uri_targets.as_deref() != Some(req.targets.as_slice()) {
                     patch.insert("HttpPushUriTargets".into(), json!(req.targets));
                 }
-            } else {
+            } else if warn {
                 tracing::warn!(bmc = %self.address(), "HttpPushUri without HttpPushUriTargets: targets are chosen by the BMC");
             }
         }
@@ -318,31 +367,13 @@ impl RedfishClient {
                         json!({ "HttpPushUriApplyTime": { "ApplyTime": apply_time } }),
                     );
                 }
-                None => {
+                None if warn => {
                     tracing::warn!(bmc = %self.address(), apply_time, "HttpPushUri without HttpPushUriOptions.HttpPushUriApplyTime: the BMC's default apply time is used");
                 }
+                None => {}
             }
         }
-        if patch.is_empty() {
-            return Ok(());
-        }
-        let fields: Vec<String> = patch.keys().cloned().collect();
-        match self.patch_resource(us, &Value::Object(patch)).await {
-            Ok(_) => Ok(()),
-            Err(e) if e.is_transient() => Err(e),
-            // The BMC will not take our targets/apply time for HttpPushUri: say so plainly
-            // rather than push an image that would be applied differently than asked.
-            Err(e) => Err(RedfishError::Unsupported {
-                bmc: self.bmc(),
-                url: us_url.to_string(),
-                what: format!(
-                    "HttpPushUri needs {} set on the UpdateService (targets {:?}, apply time {:?}), and the BMC refused the PATCH: {e}",
-                    fields.join(" and "),
-                    req.targets,
-                    req.apply_time,
-                ),
-            }),
-        }
+        patch
     }
 
     /// Turns an upload/action answer into `UploadAccepted`: any 2xx is accepted (200, 201, 202

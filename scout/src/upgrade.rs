@@ -99,6 +99,7 @@ async fn run_in(cx: &TaskContext<'_>, task: &ScoutTask, workdir: &Path) -> Resul
         hard_deadline: None,
         output_limit: SCOUT_OUTPUT_LIMIT,
         secrets: Vec::new(),
+        run_as: None,
         drain_grace: cx.settings.output_drain_grace,
     })
     .await

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
+use crate::identity::{RunAs, DEFAULT_PATH, INHERITED_ENV};
 use crate::process::kill_group;
 use crate::tail::{pump, Tail};
 
@@ -65,8 +66,13 @@ pub struct ScriptSpec<'a> {
     pub via_sh: bool,
     /// Working directory; `None` keeps this process's.
     pub workdir: Option<&'a Path>,
-    /// Added to this process's environment (whose `TEMPORAL_*` settings are removed).
+    /// The script's environment, beside the few variables it inherits from this process
+    /// ([`INHERITED_ENV`]); nothing else of this process's environment reaches it. `HOME` is the
+    /// working directory when there is one.
     pub env: Vec<(&'static str, String)>,
+    /// Start the script as this user (this process must be root to switch); `None`: as this
+    /// process's own user.
+    pub run_as: Option<RunAs>,
     /// The group is killed at this timeout ([`Ending::TimedOut`]).
     pub timeout: Duration,
     /// Run under coreutils `timeout -s KILL`, which kills the group this long after the start on
@@ -74,7 +80,9 @@ pub struct ScriptSpec<'a> {
     pub hard_deadline: Option<Duration>,
     /// Characters of each stream's tail to keep.
     pub output_limit: usize,
-    /// Replaced by `****` in the tails (e.g. the BMC password the script was given).
+    /// Replaced by `****` in the tails, in every form `scrub::forms` knows (itself,
+    /// percent-encoded, base64 at any alignment), scrubbed before the tails are cut (e.g. the
+    /// BMC password the script was given).
     pub secrets: Vec<String>,
     /// How long to wait for the streams to close once the group is dead.
     pub drain_grace: Duration,
@@ -126,13 +134,25 @@ pub async fn run(spec: ScriptSpec<'_>) -> Result<ScriptRun, ScriptError> {
         command.current_dir(dir);
     }
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
-    // This process's Temporal settings (addresses, API keys) are none of the script's business.
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("TEMPORAL_") {
-            command.env_remove(key);
+    // Nothing of this process's environment (database URLs, the site key, Temporal settings)
+    // is the script's business: it starts from an empty one.
+    command.env_clear();
+    for key in INHERITED_ENV {
+        if let Some(value) = std::env::var_os(key) {
+            command.env(key, value);
         }
     }
+    if std::env::var_os("PATH").is_none() {
+        command.env("PATH", DEFAULT_PATH);
+    }
+    if let Some(dir) = spec.workdir {
+        command.env("HOME", dir);
+    }
     command.envs(spec.env.iter().map(|(k, v)| (k, v)));
+    if let Some(user) = &spec.run_as {
+        // std drops the supplementary groups when root switches to another uid.
+        command.uid(user.uid).gid(user.gid);
+    }
     (spec.on_event)(ScriptEvent::Spawning);
     let mut child = command.spawn().map_err(|source| ScriptError::Spawn { program: program.clone(), source })?;
     if let Some(pid) = child.id() {
@@ -142,8 +162,8 @@ pub async fn run(spec: ScriptSpec<'_>) -> Result<ScriptRun, ScriptError> {
     tracing::info!(pid = ?child.id(), timeout_secs = spec.timeout.as_secs(), "script started");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let mut out_tail = Tail::for_secrets(spec.output_limit, &spec.secrets);
-    let mut err_tail = Tail::for_secrets(spec.output_limit, &spec.secrets);
+    let mut out_tail = Tail::new(spec.output_limit, &spec.secrets);
+    let mut err_tail = Tail::new(spec.output_limit, &spec.secrets);
     let (ended_tx, ended_rx) = tokio::sync::oneshot::channel::<()>();
 
     let waiter = async {
@@ -177,9 +197,5 @@ pub async fn run(spec: ScriptSpec<'_>) -> Result<ScriptRun, ScriptError> {
     let (ending, ()) = futures::join!(waiter, drain);
     let ending = ending?;
     tracing::info!(?ending, "script ended");
-    Ok(ScriptRun {
-        ending,
-        stdout: out_tail.finish_scrubbed(spec.output_limit, &spec.secrets),
-        stderr: err_tail.finish_scrubbed(spec.output_limit, &spec.secrets),
-    })
+    Ok(ScriptRun { ending, stdout: out_tail.finish(), stderr: err_tail.finish() })
 }

@@ -1,24 +1,31 @@
 //! Keeping only the tail of a stream: the last N characters of a script's stdout or stderr, in
-//! bounded memory however much the script prints, with secrets (a BMC password) scrubbed.
+//! bounded memory however much the script prints, with secrets (a BMC password, in every form
+//! `scrub` knows) scrubbed from the whole stream *before* it is cut, so no cut leaves a fragment
+//! of one.
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// The most recent bytes of a stream, enough to hold its last `limit` characters.
+use crate::scrub::Scrubber;
+
+/// The most recent bytes of a stream, scrubbed, enough to hold its last `limit` characters.
 #[derive(Debug)]
 pub(crate) struct Tail {
     limit: usize,
     /// Bytes kept: `limit` characters of up to 4 bytes each, plus one split character.
     keep: usize,
     buf: Vec<u8>,
+    scrubber: Scrubber,
 }
 
 impl Tail {
-    pub(crate) fn new(limit: usize) -> Self {
-        Tail { limit, keep: limit * 4 + 4, buf: Vec::new() }
+    /// A tail of `limit` characters with every form of each of `secrets` replaced by `****`.
+    pub(crate) fn new(limit: usize, secrets: &[String]) -> Self {
+        Tail { limit, keep: limit * 4 + 4, buf: Vec::new(), scrubber: Scrubber::new(secrets) }
     }
 
     pub(crate) fn push(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        let buf = &mut self.buf;
+        self.scrubber.push(bytes, &mut |b| buf.extend_from_slice(b));
         // Trim in batches so a chatty script costs amortised O(1) per byte.
         if self.buf.len() > self.keep * 2 {
             let excess = self.buf.len() - self.keep;
@@ -26,31 +33,12 @@ impl Tail {
         }
     }
 
-    /// A tail that can give `limit` characters after `secrets` are scrubbed: it keeps enough
-    /// more that a secret cut at the start of the kept text is still whole, or not there at all.
-    pub(crate) fn for_secrets(limit: usize, secrets: &[String]) -> Self {
-        let longest = secrets.iter().map(|s| s.chars().count()).max().unwrap_or(0);
-        Tail::new(limit + longest)
-    }
-
-    /// The last `limit` characters (invalid UTF-8 replaced).
-    pub(crate) fn finish(&self) -> String {
+    /// The last `limit` characters of the scrubbed stream (invalid UTF-8 replaced).
+    pub(crate) fn finish(&mut self) -> String {
+        let buf = &mut self.buf;
+        self.scrubber.finish(&mut |b| buf.extend_from_slice(b));
         last_chars(&String::from_utf8_lossy(&self.buf), self.limit)
     }
-
-    /// The last `limit` characters after `secrets` are replaced by `****`.
-    pub(crate) fn finish_scrubbed(&self, limit: usize, secrets: &[String]) -> String {
-        last_chars(&scrub(&self.finish(), secrets), limit)
-    }
-}
-
-/// `text` with every (non-empty) secret replaced by `****`.
-pub fn scrub(text: &str, secrets: &[String]) -> String {
-    let mut text = text.to_string();
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        text = text.replace(secret.as_str(), "****");
-    }
-    text
 }
 
 /// The last `limit` characters of `text`.
@@ -87,7 +75,7 @@ mod tests {
 
     #[test]
     fn bounded_buffer_keeps_the_tail_of_multibyte_text() {
-        let mut tail = Tail::new(5);
+        let mut tail = Tail::new(5, &[]);
         for _ in 0..1000 {
             tail.push("ü€x".as_bytes());
         }
@@ -99,11 +87,59 @@ mod tests {
     #[test]
     fn secrets_are_scrubbed_even_at_the_cut() {
         let secrets = vec!["hunter2".to_string()];
-        let mut tail = Tail::for_secrets(10, &secrets);
+        let mut tail = Tail::new(10, &secrets);
         tail.push(b"login root:hunter2 ok");
-        assert_eq!(tail.finish_scrubbed(10, &secrets), "ot:**** ok");
-        let mut tail = Tail::for_secrets(3, &secrets);
+        assert_eq!(tail.finish(), "ot:**** ok");
+        let mut tail = Tail::new(3, &secrets);
         tail.push(b"xxhunter2");
-        assert_eq!(tail.finish_scrubbed(3, &secrets), "***");
+        assert_eq!(tail.finish(), "***");
+    }
+
+    /// The property the issue asks for: for every secret form, every place the tail is cut and
+    /// every way the stream is split into reads, no 4-character run of the secret or of the form
+    /// the script printed survives in the kept tail.
+    #[test]
+    fn no_fragment_of_a_secret_survives_any_cut() {
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        for secret in ["Zq7#pW2!xR9$kL4m", "pass word/%&=+?", "ÄÖÜ-sécret-ß"] {
+            let printed = [
+                secret.to_string(),
+                crate::scrub::forms(secret).into_iter().find(|f| f.contains('%')).unwrap(),
+                format!("Authorization: Basic {}", b64(&format!("admin:{secret}"))),
+                format!("Authorization: Basic {}", b64(&format!("root:{secret}"))),
+                b64(secret),
+            ];
+            for form in &printed {
+                // Filler shares no character with the secrets or base64 ('*' aside).
+                let stream = format!("{form}\n\u{2500}\u{2500}{form}\u{2500}\n{form}");
+                // The secret's own characters, and those of each encoding of it the stream holds
+                // (in a Basic header, the characters that encode the secret's bytes).
+                let mut texts = vec![secret.to_string()];
+                texts.extend(crate::scrub::forms(secret).into_iter().filter(|f| form.contains(f.as_str())));
+                let runs = |t: &str| -> Vec<String> {
+                    let mut runs = Vec::new();
+                    for text in &texts {
+                        let c: Vec<char> = text.chars().collect();
+                        runs.extend(c.windows(4).map(|w| w.iter().collect::<String>()));
+                    }
+                    runs.into_iter().filter(|r| t.contains(r.as_str())).collect()
+                };
+                assert!(texts.len() >= 2 || form == secret, "{form:?}: an encoding of the secret is recognised");
+                let chars = stream.chars().count();
+                for limit in 0..=chars {
+                    for split in [0, 1, 3, 7, stream.len() / 2, stream.len()] {
+                        // Reads split anywhere, mid-character too.
+                        let split = split.min(stream.len());
+                        let mut tail = Tail::new(limit, &[secret.to_string()]);
+                        tail.push(&stream.as_bytes()[..split]);
+                        tail.push(&stream.as_bytes()[split..]);
+                        let kept = tail.finish();
+                        let left = runs(&kept);
+                        assert!(left.is_empty(), "{form:?} cut to {limit}, split at {split}: {kept:?} keeps {left:?}");
+                    }
+                }
+            }
+        }
     }
 }

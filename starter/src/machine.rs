@@ -79,8 +79,8 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
 }
 
 /// `machine import --fleet`: every host of a bmc-sim fleet file (read as a [`hostfw_model::FleetRoster`]),
-/// with its BMC login, all or nothing. A fleet serves plain http unless it says `tls = true`, so its hosts are registered as
-/// `http://ip:port` (or `https://ip:port`), the scheme written out.
+/// with its BMC login, all or nothing. Its hosts are registered as `https://ip:port`, like
+/// `machine add`'s bare addresses, unless the file writes `tls = false` (`http://ip:port`).
 pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()> {
     let spec = hostfw_model::FleetRoster::load(fleet)?;
     let scheme = if spec.tls { Scheme::Https } else { Scheme::Http };

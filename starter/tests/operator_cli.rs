@@ -1014,7 +1014,7 @@ async fn machine_import_writes_the_scheme_and_is_all_or_nothing() {
         ("b".to_string(), "http://127.0.0.1:9002".to_string()),
         ("t".to_string(), "https://127.0.0.2:9443".to_string()),
     ];
-    assert_eq!(stored_bmcs(&site).await, expected, "a fleet without tls serves plain http: written explicitly");
+    assert_eq!(stored_bmcs(&site).await, expected, "tls = false registers plain http, the scheme written out");
     // Importing the same file again is a refresh.
     site.ok(&["machine", "import", "--fleet", plain.to_str().unwrap()]).await;
     assert_eq!(stored_bmcs(&site).await, expected);
@@ -1042,6 +1042,13 @@ async fn machine_import_writes_the_scheme_and_is_all_or_nothing() {
     assert_eq!(store.credentials_get("a").await.unwrap().unwrap().password.expose(), "pw-a");
     store.close().await;
     assert_eq!(site.audit_count().await, audits);
+
+    // A file that does not say: https, as `machine add` means by a bare address.
+    let said = fleet_file(false, &[("u", "127.0.0.3:9443")]);
+    let unsaid = site.write("unsaid.toml", said.trim_start_matches("tls = false\n"));
+    site.ok(&["machine", "import", "--fleet", unsaid.to_str().unwrap()]).await;
+    let machines = stored_bmcs(&site).await;
+    assert!(machines.contains(&("u".to_string(), "https://127.0.0.3:9443".to_string())), "{machines:?}");
 }
 
 /// Lookups by address accept any spelling: the stored (canonical) address is found from a bare

@@ -5,8 +5,14 @@
 //! `BmcAddress`), `BMC_SCHEME`, `BMC_IP` (the host, no brackets), `BMC_PORT` and `BMC_ADDRESS`
 //! (`host:port`). Scripts build URLs from `BMC_URL`, so an https BMC is never spoken to in clear.
 //!
-//! The password reaches only the script's environment: it is scrubbed from the captured output
-//! and never logged. A worker that dies mid-script stops heartbeating; Temporal ends the attempt
+//! The script starts with a cleared environment: the `BMC_*` variables, `MACHINE_ID`,
+//! `COMPONENT_TYPE`, `TARGET_VERSION` and the few `hostfw_script_runner::INHERITED_ENV` ones
+//! (`PATH`, the locale, `TZ`, `TMPDIR`); nothing else of the worker's (database URL, site key,
+//! Temporal settings). It runs as `[scripts] run_as` when set; without it, as the worker's user,
+//! and not at all when the worker got its site key through `HOSTFW_SITE_KEY` (see
+//! docs/security.md). The password reaches only the script's environment: every form of it
+//! (itself, percent-encoded, base64) is scrubbed from the captured output before the output is
+//! cut, and it is never logged. A worker that dies mid-script stops heartbeating; Temporal ends the attempt
 //! and the workflow judges the result from fresh inventory.
 //!
 //! The script is run by `hostfw_script_runner` (as Scout runs its scripts): in its own process
@@ -21,8 +27,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
+use hostfw_model::config::ScriptsSection;
 use hostfw_model::BmcAddress;
-use hostfw_script_runner::{Ending, ScriptError, ScriptEvent, ScriptSpec};
+use hostfw_script_runner::{Ending, RunAs, ScriptError, ScriptEvent, ScriptSpec};
 use hostfw_store::{ScriptLock, Store};
 use hostfw_workflows::{ScriptInput, ScriptResult};
 use temporalio_common::ActivityError;
@@ -125,10 +132,30 @@ fn failed(error: String) -> ScriptResult {
     ScriptResult { success: false, exit_code: None, stdout: String::new(), stderr: String::new(), error: Some(error) }
 }
 
+/// As whom the script starts: `[scripts] run_as`, looked up now; without it, the worker's own
+/// user, except when this worker was given the site key through `HOSTFW_SITE_KEY`: a script of
+/// the worker's user could read it from `/proc/<worker>/environ`, so none is started then.
+fn script_identity(scripts: &ScriptsSection, key_in_env: bool) -> Result<Option<RunAs>, String> {
+    match &scripts.run_as {
+        Some(name) => RunAs::lookup(name).map(Some).map_err(|e| format!("[scripts] run_as: {e}")),
+        None if key_in_env => Err(format!(
+            "refusing to start a Core-local script: this worker got its site key through {} and \
+             [scripts] run_as is not set, so the script (running as the worker's user) could read the key \
+             from the worker's environment; give the key as a file ([site] secret_key_file or {}) or set \
+             [scripts] run_as to an unprivileged user",
+            hostfw_store::SITE_KEY_ENV,
+            hostfw_store::SITE_KEY_FILE_ENV,
+        )),
+        None => Ok(None),
+    }
+}
+
 /// Run the script and report how it ended. First claim the machine's component in the site
 /// database; an earlier run found there is waited for (see [`crate::host::script_lock`]) and the script
 /// is then not run: the activity fails with `EarlierScriptRun` and the workflow reads the inventory.
 pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) -> Result<ScriptResult, ActivityError> {
+    let run_as = script_identity(&deps.site.scripts, std::env::var_os(hostfw_store::SITE_KEY_ENV).is_some())
+        .map_err(error::bad_input)?;
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let (username, password) = bmc::login(deps, &machine).await?;
     let path = crate::artifacts::resolve(&deps.settings, &input.script)?.path;
@@ -197,6 +224,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
         hard_deadline: Some(timeout + HARD_TIMEOUT_MARGIN),
         output_limit: OUTPUT_LIMIT,
         secrets: vec![password.expose().to_string()],
+        run_as,
         drain_grace: OUTPUT_DRAIN_GRACE,
         on_event: &on_event,
     });
@@ -286,6 +314,18 @@ mod tests {
             env("http://[fe80::1]:8000/bmc/h1"),
             e("http://[fe80::1]:8000/bmc/h1", "http", "fe80::1", "8000", "[fe80::1]:8000")
         );
+    }
+
+    #[test]
+    fn a_key_in_the_environment_needs_run_as() {
+        let none = ScriptsSection::default();
+        assert_eq!(script_identity(&none, false), Ok(None));
+        let e = script_identity(&none, true).unwrap_err();
+        assert!(e.contains("HOSTFW_SITE_KEY") && e.contains("[scripts] run_as"), "{e}");
+        let nobody = ScriptsSection { run_as: Some("nobody".into()) };
+        assert_eq!(script_identity(&nobody, true).unwrap().unwrap().name, "nobody");
+        let stranger = ScriptsSection { run_as: Some("no-such-user-hostfw".into()) };
+        assert!(script_identity(&stranger, false).unwrap_err().contains("[scripts] run_as: there is no user"));
     }
 
     #[test]

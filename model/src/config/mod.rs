@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use sections::{
     CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
-    SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
+    ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
 };
 
 use crate::catalog::HostModelDoc;
@@ -48,6 +48,8 @@ pub struct SiteConfig {
     pub machine_updater: MachineUpdaterSection,
     #[serde(default)]
     pub site_explorer: SiteExplorerSection,
+    #[serde(default)]
+    pub scripts: ScriptsSection,
     /// Static catalog entries as written (key is free-form); `Catalog::load` merges and validates.
     #[serde(default)]
     pub host_models: BTreeMap<String, HostModelDoc>,

@@ -408,3 +408,18 @@ impl Default for SiteExplorerSection {
         SiteExplorerSection { run_interval: Duration::from_secs(300), concurrency: 16 }
     }
 }
+
+/// `[scripts]`: how Core-local scripts (a catalog entry's `script`, run on the worker) are
+/// started. Every script starts with a cleared environment (its `BMC_*` variables and a few
+/// inherited ones, see docs/security.md); this table says as whom.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScriptsSection {
+    /// Start every Core-local script as this user (the worker must run as root to switch), so a
+    /// script can read neither the site key file nor the worker's memory or environment. Unset:
+    /// scripts run as the worker's own user, which can read the site key file; a worker given
+    /// its key through `HOSTFW_SITE_KEY` then refuses to start any script, since a script of
+    /// the same user could read it from `/proc/<worker>/environ`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_as: Option<String>,
+}

@@ -24,6 +24,9 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     listen_addr("worker.artifact_listen", &c.worker.artifact_listen)?;
     http_url("worker.artifact_base_url", &c.worker.artifact_base_url)?;
     positive("worker.artifact_url_lifetime", c.worker.artifact_url_lifetime)?;
+    if let Some(user) = &c.scripts.run_as {
+        non_empty("scripts.run_as", user)?;
+    }
 
     match (&c.credentials.default_username, &c.credentials.default_password) {
         (Some(user), Some(_)) => non_empty("credentials.default_username", user)?,

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hostfw_model::config::{
     CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
-    SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
+    ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
 };
 use hostfw_model::{
     AcCycleSetting, ComponentDoc, FirmwareEntry, HostModelDoc, LockdownSetting, SiteConfig, UploadSetting,
@@ -41,6 +41,7 @@ fn accepted_by_prefix() -> BTreeMap<&'static str, BTreeSet<String>> {
         ("firmware_global", accepted::<FirmwareGlobalSection>()),
         ("machine_updater", accepted::<MachineUpdaterSection>()),
         ("site_explorer", accepted::<SiteExplorerSection>()),
+        ("scripts", accepted::<ScriptsSection>()),
         ("host_models.*", accepted::<HostModelDoc>()),
         ("host_models.*.lockdown", accepted::<LockdownSetting>()),
         ("host_models.*.ac_cycle", accepted::<AcCycleSetting>()),

@@ -1,7 +1,8 @@
 //! `If-Match` on writes: a PATCH (boot override, HttpPushUri settings) or an action (resets,
 //! SimpleUpdate) carries the ETag the written resource (or the action's owner) was served with,
 //! from `@odata.etag` or the `ETag` header; none is sent where none was served. A 412 leads to one
-//! re-read and one retry with the fresh ETag, then to a clear `PreconditionFailed`. The captured
+//! re-read, the write decided again from it (already done, no longer allowed, or sent once with
+//! the fresh ETag), then to a clear `PreconditionFailed`. The captured
 //! Supermicro Manager (with `@odata.etag`) is served from `../shared` when present. Scripted mock
 //! only; the mock's request log is the evidence; no sleeps.
 
@@ -97,6 +98,41 @@ async fn precondition_failed_rereads_once_and_retries_with_the_fresh_etag() {
     client_for(&mock).set_boot_override("Pxe", "Once").await.expect("the retry with the fresh ETag succeeds");
     assert_eq!(if_match(&mock, "PATCH", SYSTEM), vec![Some("\"v1\"".to_string()), Some("\"v2\"".to_string())]);
     assert_eq!(mock.hits("GET", SYSTEM), 2, "one read, one re-read");
+}
+
+/// After a 412 the write is decided again from the resource read again, not re-sent blindly:
+/// someone else set the same override (nothing sent), or the BMC no longer allows the value
+/// (refused, nothing sent), or the action is gone (refused).
+#[tokio::test]
+async fn after_a_precondition_failure_the_write_is_decided_again() {
+    // Already set by whoever changed it: no second PATCH.
+    let mock = MockBmc::start().await;
+    let mut set = system_doc(Some("\"v2\""));
+    set["Boot"] = j!({"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"});
+    one_system(&mock, vec![json(200, system_doc(Some("\"v1\""))), json(200, set)]);
+    mock.on("PATCH", SYSTEM, vec![json(412, j!({"error": {"message": "ETag mismatch"}})), empty(204, &[])]);
+    client_for(&mock).set_boot_override("Pxe", "Once").await.expect("already as wanted");
+    assert_eq!(if_match(&mock, "PATCH", SYSTEM), vec![Some("\"v1\"".to_string())], "not sent again");
+
+    // The fresh System no longer allows the target: refused, not sent again.
+    let mock = MockBmc::start().await;
+    let mut narrowed = system_doc(Some("\"v2\""));
+    narrowed["Boot"]["BootSourceOverrideTarget@Redfish.AllowableValues"] = j!(["None", "Hdd"]);
+    one_system(&mock, vec![json(200, system_doc(Some("\"v1\""))), json(200, narrowed)]);
+    mock.on("PATCH", SYSTEM, vec![json(412, j!({"error": {"message": "ETag mismatch"}})), empty(204, &[])]);
+    let e = client_for(&mock).set_boot_override("Pxe", "Once").await.unwrap_err();
+    assert!(matches!(&e, RedfishError::ValueNotAllowed { value, .. } if value == "Pxe"), "{e:?}");
+    assert_eq!(mock.hits("PATCH", SYSTEM), 1);
+
+    // The System read again no longer offers the reset action: refused, one POST only.
+    let mock = MockBmc::start().await;
+    let mut gone = system_doc(Some("\"v2\""));
+    gone["Actions"] = j!({});
+    one_system(&mock, vec![json(200, system_doc(Some("\"v1\""))), json(200, gone)]);
+    mock.on("POST", RESET, vec![json(412, j!({"error": {"message": "ETag mismatch"}})), empty(204, &[])]);
+    let e = client_for(&mock).reset_system(&["ForceRestart"]).await.unwrap_err();
+    assert!(matches!(&e, RedfishError::Unsupported { what, .. } if what.contains("no longer offers")), "{e:?}");
+    assert_eq!(mock.hits("POST", RESET), 1);
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ mod crawl_repeat;
 mod edge_cases;
 mod etags;
 mod explore_auth;
+mod foreign_links;
 mod inventory_concurrency;
 mod inventory_expand;
 mod platform;
