@@ -118,7 +118,12 @@ done
 step "signing the Scout packages (a copy of config/scout-firmware-scripts in .demo/)"
 rm -rf "$DEMO/scout-firmware-scripts" && cp -r "$ROOT/config/scout-firmware-scripts" "$DEMO/scout-firmware-scripts"
 [ -f "$DEMO/scout-keys/scout-signing.key" ] || "$BIN/hostfw" scout-package keygen --out "$DEMO/scout-keys"
-"$BIN/hostfw" scout-package sign --key "$DEMO/scout-keys/scout-signing.key" "$DEMO/scout-firmware-scripts"
+# Each package is signed for the firmware version it installs, the catalog's target (Scout refuses
+# it for any other): the NIC of config/firmware-generic/dgx-h100, the CPLD of config/firmware/dgx-h100.
+"$BIN/hostfw" scout-package sign --key "$DEMO/scout-keys/scout-signing.key" --version 28.43.1014 \
+  "$DEMO/scout-firmware-scripts/nvidia/dgx_h100/nic"
+"$BIN/hostfw" scout-package sign --key "$DEMO/scout-keys/scout-signing.key" --version 0.2.1.8 \
+  "$DEMO/scout-firmware-scripts/nvidia/dgxh100/cpldmb"
 
 dgx_args=()
 for n in $(seq -w 1 12); do dgx_args+=(--machine "dgx-$n"); done

@@ -39,6 +39,10 @@ pub enum ArtifactError {
     Empty { artifact: String, path: PathBuf },
     #[error("artifact {artifact}: {} has SHA-256 {actual}, but the catalog says {expected}", path.display())]
     DigestMismatch { artifact: String, path: PathBuf, expected: String, actual: String },
+    /// The catalog names a file that is not under the firmware directory (an absolute path, `..`,
+    /// or a symbolic link that leads out): the worker neither uploads nor runs it.
+    #[error("artifact {artifact}: {} is not under the firmware directory {}: {reason}; artifacts and scripts must lie there", path.display(), root.display())]
+    Outside { artifact: String, path: PathBuf, root: PathBuf, reason: String },
 }
 
 impl ArtifactError {
@@ -51,16 +55,37 @@ impl ArtifactError {
     }
 }
 
-/// The file of `artifact` (catalog `filename` or `script`): relative paths lie under the
-/// firmware directory. It must be a non-empty regular file.
+/// The file of `artifact` (catalog `filename` or `script`), under the firmware directory: an
+/// absolute path, one that climbs out with `..` or one whose symbolic links lead out is refused
+/// (`Outside`), so a catalog cannot make the worker upload or run any other file of its host. It
+/// must be a non-empty regular file.
 pub fn locate(settings: &ActivitySettings, artifact: &str) -> Result<PathBuf, ArtifactError> {
     let given = Path::new(artifact);
-    let path = if given.is_absolute() { given.to_path_buf() } else { settings.artifact_root.join(given) };
+    let root = &settings.artifact_root;
+    let path = root.join(given);
+    let outside = |path: PathBuf, reason: String| ArtifactError::Outside {
+        artifact: artifact.to_string(),
+        path,
+        root: root.clone(),
+        reason,
+    };
+    if given.is_absolute() {
+        return Err(outside(given.to_path_buf(), "it is an absolute path".into()));
+    }
+    if given.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        return Err(outside(path, "it climbs out with `..`".into()));
+    }
     let artifact = artifact.to_string();
     let meta = match std::fs::metadata(&path) {
         Ok(meta) => meta,
         Err(source) => return Err(ArtifactError::Unreadable { artifact, path, source }),
     };
+    // Symbolic links may lead anywhere: the file they reach must still be under the directory.
+    if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize()) {
+        if !real.starts_with(&real_root) {
+            return Err(outside(path, format!("it leads to {}", real.display())));
+        }
+    }
     if !meta.is_file() {
         return Err(ArtifactError::NotAFile { artifact, path });
     }

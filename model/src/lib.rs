@@ -61,7 +61,7 @@ pub use labels::{labels_text, parse_label, parse_labels, LabelError, Labels};
 pub use lockdown::{LockdownSetting, SettingValue};
 pub use matcher::Matcher;
 pub use reported_version::{UnknownVersion, VERSION_NOT_REPORTED};
-pub use scout_manifest::{ManifestError, ScoutManifest};
+pub use scout_manifest::{parse_not_after, ManifestError, NotAfterError, ScoutManifest};
 pub use secret::Secret;
 pub use selection::{select_component, select_with, verify, verify_matching, Selection, UnmatchedRule, Verification};
 pub use substate::{HostState, HostSubstate};

@@ -45,7 +45,10 @@ pub(crate) async fn execute(cx: &TaskContext<'_>, task: &ScoutTask) -> Result<Sc
 
 async fn run(cx: &TaskContext<'_>, task: &ScoutTask) -> Result<ScoutResult, StepError> {
     check_task(cx.agent_machine, task)?;
-    crate::signature::check(cx.settings.trusted_key.as_ref(), cx.settings.allow_unsigned, task)?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    crate::signature::check(cx.settings.trusted_key.as_ref(), cx.settings.allow_unsigned, task, now_ms)?;
     let workdir = create_workdir(&cx.settings.work_root, &task.upgrade_task_id)?;
     tracing::info!(workdir = %workdir.path().display(), "working directory created");
     let result = run_in(cx, task, workdir.path()).await;

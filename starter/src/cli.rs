@@ -136,17 +136,27 @@ pub enum ScoutPackageCmd {
         out: PathBuf,
     },
     /// Write `upgrade.manifest` and `upgrade.sig` beside the `metadata.toml` of the package at
-    /// PATH, or of every `<vendor>/<model>/<component>` package under PATH (a scripts root).
-    /// Sign again after any change to a script or its metadata. Needs no site config.
+    /// PATH (a `<vendor>/<model>/<component>` directory, or a scripts root holding only that one
+    /// package), signed for the firmware version it installs: Scout then runs it only on a host
+    /// of that vendor and model, for that component and target version, and (with --not-after)
+    /// only until then. Sign again after any change to a script or its metadata, and for every
+    /// new target version. Needs no site config.
     Sign {
         /// The private key file (`scout-signing.key`).
         #[arg(long)]
         key: PathBuf,
-        /// An artifact the task must fetch (its file name and SHA-256 are signed); repeatable,
-        /// for a single package only.
+        /// The firmware version the package installs, exactly as the catalog's target version
+        /// (e.g. `28.43.1014`).
+        #[arg(long, value_name = "VERSION")]
+        version: String,
+        /// Scout refuses the package after this instant: an RFC 3339 time
+        /// (`2026-06-30T18:00:00Z`) or a date (`2026-06-30`: through 23:59:59 UTC that day).
+        #[arg(long, value_name = "TIME_OR_DATE")]
+        not_after: Option<String>,
+        /// An artifact the task must fetch (its file name and SHA-256 are signed); repeatable.
         #[arg(long = "artifact", value_name = "FILE")]
         artifacts: Vec<PathBuf>,
-        /// A package directory or a scripts root.
+        /// A package directory (or a scripts root holding one package).
         path: PathBuf,
     },
 }
@@ -373,6 +383,10 @@ pub enum ReprovisionCmd {
         /// Accepted for compatibility; firmware checking always runs.
         #[arg(long, short = 'u')]
         update_firmware: bool,
+        /// Request it even when the rollout gates hold it (a target paused by its error budget
+        /// or canary wave, a full canary wave); the audit row says so.
+        #[arg(long)]
+        ignore_rollout_gates: bool,
     },
     /// Request reprovisioning of EVERY drifted host now, bypassing the site ceiling (asks first;
     /// --dry-run lists them), then follow progress and report.
@@ -511,6 +525,10 @@ pub struct AllDriftedArgs {
     /// Message recorded on each request.
     #[arg(long, default_value = "hostfw host reprovision all-drifted")]
     pub update_message: String,
+    /// Also request the drifted hosts the rollout gates hold (a paused target, a full canary
+    /// wave); without it they are listed and left out. The prompt and the audit row say so.
+    #[arg(long)]
+    pub ignore_rollout_gates: bool,
 }
 
 #[cfg(test)]

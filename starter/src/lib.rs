@@ -61,8 +61,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Man { out } => return man_pages::write_all(out),
         Command::SiteKey(SiteKeyCmd::Generate { out }) => return site_key::generate(out, cli.format),
         Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => return scout_package::keygen(out, cli.format),
-        Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
-            return scout_package::sign(key, artifacts, path, cli.format)
+        Command::ScoutPackage(ScoutPackageCmd::Sign { key, version, not_after, artifacts, path }) => {
+            let request = scout_package::SignRequest { version, not_after: not_after.as_deref(), artifacts };
+            return scout_package::sign(key, &request, path, cli.format);
         }
         _ => {}
     }
@@ -81,9 +82,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::SiteExplorer(SiteExplorerCmd::GetReport { kind: ReportKind::ManagedHost { bmc_ip } }) => {
             explore::get_report(&ctx, &bmc_ip).await
         }
-        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { machine, update_message, update_firmware: _ })) => {
-            reprovision::set(&ctx, machine.id(), update_message).await
-        }
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set {
+            machine,
+            update_message,
+            update_firmware: _,
+            ignore_rollout_gates,
+        })) => reprovision::set(&ctx, machine.id(), update_message, ignore_rollout_gates).await,
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::List)) => reprovision::list(&ctx).await,
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { machine })) => {
             signals::clear(&ctx, machine.id()).await
@@ -117,8 +121,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,
         Command::SiteKey(SiteKeyCmd::Generate { out }) => site_key::generate(&out, ctx.format),
         Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => scout_package::keygen(&out, ctx.format),
-        Command::ScoutPackage(ScoutPackageCmd::Sign { key, artifacts, path }) => {
-            scout_package::sign(&key, &artifacts, &path, ctx.format)
+        Command::ScoutPackage(ScoutPackageCmd::Sign { key, version, not_after, artifacts, path }) => {
+            let request = scout_package::SignRequest {
+                version: &version,
+                not_after: not_after.as_deref(),
+                artifacts: &artifacts,
+            };
+            scout_package::sign(&key, &request, &path, ctx.format)
         }
         Command::Machine(MachineCmd::AutoUpdate(args)) => auto_update::auto_update(&ctx, &args).await,
         Command::Machine(MachineCmd::Maintenance(args)) => maintenance::maintenance(&ctx, &args).await,

@@ -2,9 +2,16 @@
 //! reprovisioning directly"), and the request-then-start step the rollout shares.
 //!
 //! The request-then-start sequence itself is `hostfw_activities::site_link::request_and_start`,
-//! shared with the scheduler: nothing is half-written, and a second request is refused.
+//! shared with the scheduler: nothing is half-written, and a second request is refused. A direct
+//! request bypasses the ceiling, windows and auto-update policy, but not the rollout's brakes: a
+//! host of a paused target or of a full canary wave (`gates::rollout_holds`, on the same site view
+//! the scheduler reads) is refused unless `--ignore-rollout-gates` says otherwise.
+
+use std::collections::BTreeMap;
 
 use hostfw_activities::site_link;
+use hostfw_activities::site_view;
+use hostfw_model::gates::{self, RolloutHold};
 use temporalio_client::Client;
 
 use crate::context::Context;
@@ -24,18 +31,64 @@ pub async fn request(
     Ok(site_link::request_and_start(&ctx.site, &ctx.store, client, machine_id, initiator, message).await?)
 }
 
+/// What the rollout gates hold of `machine_ids` now (hosts they do not hold are left out), read
+/// from the same site view and pure gates as the scheduler's pass.
+pub async fn rollout_holds(
+    ctx: &Context,
+    machine_ids: &[String],
+) -> anyhow::Result<BTreeMap<String, Vec<RolloutHold>>> {
+    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
+    let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
+    let plan = gates::plan(&view.input);
+    Ok(view
+        .input
+        .hosts
+        .iter()
+        .filter(|h| machine_ids.contains(&h.machine_id))
+        .map(|h| (h.machine_id.clone(), gates::rollout_holds(&plan, h)))
+        .filter(|(_, holds)| !holds.is_empty())
+        .collect())
+}
+
+/// The holds as one line: "a; b".
+pub fn holds_text(holds: &[RolloutHold]) -> String {
+    holds.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
 /// `host reprovision set`.
-pub async fn set(ctx: &Context, machine_id: &str, message: Option<String>) -> anyhow::Result<()> {
+pub async fn set(
+    ctx: &Context,
+    machine_id: &str,
+    message: Option<String>,
+    ignore_rollout_gates: bool,
+) -> anyhow::Result<()> {
+    let holds = rollout_holds(ctx, &[machine_id.to_string()]).await?.remove(machine_id).unwrap_or_default();
+    if !holds.is_empty() && !ignore_rollout_gates {
+        anyhow::bail!(
+            "{machine_id} is held by the rollout gates: {}; nothing was requested (pass --ignore-rollout-gates \
+             to request it anyway)",
+            holds_text(&holds)
+        );
+    }
     let client = ctx.temporal().await?;
     let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone()).await?;
-    ctx.audit("host reprovision set", machine_id, message.as_deref().unwrap_or("")).await?;
-    let json =
-        serde_json::json!({ "machine_id": machine_id, "action": "host reprovision set", "workflow_id": workflow_id });
-    crate::output::result(
-        ctx.format,
-        &json,
-        format!("reprovisioning requested for {machine_id}: workflow {workflow_id}"),
-    )
+    let mut detail = message.clone().unwrap_or_default();
+    if !holds.is_empty() {
+        let ignored = format!("ignoring the rollout gates (--ignore-rollout-gates): {}", holds_text(&holds));
+        detail = if detail.is_empty() { ignored } else { format!("{detail}; {ignored}") };
+    }
+    ctx.audit("host reprovision set", machine_id, &detail).await?;
+    let json = serde_json::json!({
+        "machine_id": machine_id,
+        "action": "host reprovision set",
+        "workflow_id": workflow_id,
+        "ignored_rollout_gates": holds.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    });
+    let mut human = format!("reprovisioning requested for {machine_id}: workflow {workflow_id}");
+    if !holds.is_empty() {
+        human.push_str(&format!(" (rollout gates ignored: {})", holds_text(&holds)));
+    }
+    crate::output::result(ctx.format, &json, human)
 }
 
 /// One request as `host reprovision list` shows it.

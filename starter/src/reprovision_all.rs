@@ -3,6 +3,9 @@
 //! policy do not apply; failure-domain caps do), follow progress, and print a per-host report
 //! ending in `compliant: X/Y hosts`.
 //!
+//! The rollout's brakes still hold: drifted hosts of a paused target or a full canary wave are
+//! listed and left out unless `--ignore-rollout-gates` (the prompt and the audit row say which).
+//!
 //! Named for what it does, and asked for: it lists the hosts and asks before requesting
 //! (`--yes` answers; `--dry-run` only lists). Requests go through the same path as `host
 //! reprovision set`; this command only adds the drift selection, a progress bar and the report.
@@ -104,9 +107,25 @@ pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result
         }
     }
     text!(ctx, "{} of {} hosts differ from the catalog", drifted.len(), machines.len());
+    // The rollout's brakes hold even here: hosts of a paused target or a full canary wave are left
+    // out unless --ignore-rollout-gates says otherwise.
+    let held = reprovision::rollout_holds(ctx, &drifted).await?;
+    for (id, holds) in &held {
+        let what = if args.ignore_rollout_gates { "requested anyway (--ignore-rollout-gates)" } else { "left out" };
+        text!(ctx, "{id}: held by the rollout gates, {what}: {}", reprovision::holds_text(holds));
+    }
+    if !args.ignore_rollout_gates {
+        drifted.retain(|id| !held.contains_key(id));
+    }
+    let held_ids: Vec<&String> = held.keys().collect();
     if args.dry_run {
-        let json =
-            serde_json::json!({ "action": "host reprovision all-drifted", "dry_run": true, "would_request": drifted });
+        let json = serde_json::json!({
+            "action": "host reprovision all-drifted",
+            "dry_run": true,
+            "would_request": drifted,
+            "held_by_rollout_gates": held_ids,
+            "ignore_rollout_gates": args.ignore_rollout_gates,
+        });
         let human = if drifted.is_empty() {
             "dry run: nothing to request".to_string()
         } else {
@@ -115,10 +134,23 @@ pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result
         return crate::output::result(ctx.format, &json, human);
     }
     if !drifted.is_empty() {
+        let gates = match (held.is_empty(), args.ignore_rollout_gates) {
+            (true, _) => String::new(),
+            (false, true) => format!(
+                ", IGNORING the rollout gates that hold {} of them ({})",
+                held.len(),
+                held_ids.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            (false, false) => format!(
+                "; {} hosts held by the rollout gates are left out ({})",
+                held.len(),
+                held_ids.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        };
         crate::confirm::confirm(
             &format!(
                 "Request reprovisioning of {} drifted hosts now ({}), bypassing the scheduler's site ceiling, \
-                 update windows and auto-update policy (failure-domain caps still apply)?",
+                 update windows and auto-update policy (failure-domain caps still apply){gates}?",
                 drifted.len(),
                 drifted.join(", ")
             ),
@@ -137,7 +169,16 @@ pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result
         }
     }
     if !requested.is_empty() {
-        ctx.audit("host reprovision all-drifted", "fleet", &format!("{} hosts requested", requested.len())).await?;
+        let mut detail = format!("{} hosts requested", requested.len());
+        if !held.is_empty() {
+            let ids = held_ids.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+            if args.ignore_rollout_gates {
+                detail.push_str(&format!("; rollout gates ignored (--ignore-rollout-gates) for {ids}"));
+            } else {
+                detail.push_str(&format!("; left out, held by the rollout gates: {ids}"));
+            }
+        }
+        ctx.audit("host reprovision all-drifted", "fleet", &detail).await?;
     }
 
     let bar = ProgressBar::new(requested.len() as u64);

@@ -28,6 +28,8 @@ mod config_check;
 mod json_vocabulary;
 #[path = "operator_cli/maintenance.rs"]
 mod maintenance;
+#[path = "operator_cli/scout_package.rs"]
+mod scout_package;
 
 const SITE: &str = r#"
 [site]
@@ -1134,39 +1136,4 @@ async fn a_site_without_a_key_refuses_to_store_a_password() {
         .fails(&["machine", "add", "--id", "m1", "--bmc", "10.0.0.1", "--bmc-username", "root", "--bmc-password", "pw"])
         .await;
     assert!(err.contains("hostfw site-key generate --out FILE") && err.contains("\"m1\""), "{err}");
-}
-
-#[tokio::test]
-async fn scout_package_keygen_and_sign_need_no_site_config() {
-    let site = Site::new();
-    let keys = site.dir.join("keys");
-    let pkg = site.dir.join("scripts/dell/r760/bmc");
-    std::fs::create_dir_all(&pkg).unwrap();
-    std::fs::write(pkg.join("upgrade.sh"), "echo hi\n").unwrap();
-    std::fs::write(pkg.join("metadata.toml"), "execution_timeout_seconds = 5\nartifact_download_timeout_seconds = 5\n")
-        .unwrap();
-    // Without --config reaching a valid file: these two commands must not open the site.
-    let run = |args: Vec<String>| async move {
-        let mut full = vec!["hostfw".to_string(), "--config".into(), "/nonexistent/site.toml".into()];
-        full.extend(args);
-        let cli = Cli::try_parse_from(full).expect("parses");
-        output::capture(hostfw_starter::run(cli)).await
-    };
-    let (res, out) =
-        run(vec!["scout-package".into(), "keygen".into(), "--out".into(), keys.display().to_string()]).await;
-    res.unwrap();
-    assert!(out.contains("scout-signing.key") && out.contains("--trusted-key"), "{out}");
-    let (res, out) = run(vec![
-        "scout-package".into(),
-        "sign".into(),
-        "--key".into(),
-        keys.join("scout-signing.key").display().to_string(),
-        site.dir.join("scripts").display().to_string(),
-    ])
-    .await;
-    res.unwrap();
-    assert!(out.contains("1 packages signed"), "{out}");
-    assert!(pkg.join("upgrade.sig").is_file() && pkg.join("upgrade.manifest").is_file());
-    let (res, _) = run(vec!["scout-package".into(), "keygen".into(), "--out".into(), keys.display().to_string()]).await;
-    assert!(format!("{:#}", res.expect_err("second keygen")).contains("refusing to overwrite"));
 }

@@ -101,8 +101,10 @@ async fn take_turn(exclusive: bool) -> Turn {
 }
 
 /// Write a site directory: the firmware images under `firmware/` (path, applies_to regex,
-/// version), an empty `scout/`, the other `files` (`{SITE}` in their text becomes `dir`; Scout
-/// packages among them are signed, see [`sign_scout_packages`]), and `site.toml` from `config`; returns its path and the config as the worker and the CLI load it.
+/// version), an empty `scout/`, the other `files` (`{SITE}` in their text becomes `dir`), and
+/// `site.toml` from `config`; Scout packages among the files are then signed for the catalog's
+/// target versions (see [`sign_scout_packages`]). Returns its path and the config as the worker
+/// and the CLI load it.
 pub fn write_dir(
     dir: &Path,
     config: &SiteToml,
@@ -120,8 +122,9 @@ pub fn write_dir(
         std::fs::create_dir_all(path.parent().expect("a file path has a parent"))?;
         std::fs::write(&path, content.replace("{SITE}", &dir.display().to_string()))?;
     }
-    sign_scout_packages(dir)?;
-    config.write(dir)
+    let (path, site) = config.write(dir)?;
+    sign_scout_packages(dir, &site)?;
+    Ok((path, site))
 }
 
 /// The directory holding the site's Scout package signing keys (`scout-signing.key`, `.pub`).
@@ -129,19 +132,40 @@ pub fn scout_keys_dir(site_dir: &Path) -> PathBuf {
     site_dir.join("scout-keys")
 }
 
-/// Signs every package under `<dir>/scout` as an operator would (`hostfw scout-package sign`),
-/// with a key pair generated in [`scout_keys_dir`] the first time.
-pub fn sign_scout_packages(dir: &Path) -> anyhow::Result<()> {
+/// Signs every package under `<dir>/scout` as an operator would (`hostfw scout-package sign
+/// --version <target>` per package), for the version the catalog of `site` targets for the
+/// package's vendor, model (as normalised for the package directory) and component, with a key
+/// pair generated in [`scout_keys_dir`] the first time. A package nothing in the catalog targets
+/// is an error: no operator signs it.
+pub fn sign_scout_packages(dir: &Path, site: &SiteConfig) -> anyhow::Result<()> {
+    use hostfw_activities::host::scout_package::normalize_segment;
     use hostfw_activities::host::scout_signing;
+    let packages = match scout_signing::packages_at(&dir.join("scout")) {
+        Ok(packages) => packages,
+        Err(scout_signing::SigningError::NoPackages { .. }) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
     let keys = scout_keys_dir(dir);
     if !keys.join(scout_signing::PRIVATE_KEY_FILE).exists() {
         scout_signing::keygen(&keys)?;
     }
     let key = scout_signing::load_signing_key(&keys.join(scout_signing::PRIVATE_KEY_FILE))?;
-    match scout_signing::sign(&key, &dir.join("scout"), &[]) {
-        Ok(_) | Err(scout_signing::SigningError::NoPackages { .. }) => Ok(()),
-        Err(e) => Err(e.into()),
+    let catalog = hostfw_model::Catalog::load(site).map_err(|e| anyhow!("{e}"))?;
+    for (package_dir, package) in packages {
+        let named = |name: &str, segment: &str| normalize_segment(name).is_ok_and(|n| n == segment);
+        let version = match package.split('/').collect::<Vec<_>>()[..] {
+            [vendor, model, component] => {
+                catalog.models().iter().filter(|m| named(&m.vendor, vendor) && named(&m.model, model)).find_map(|m| {
+                    m.desired_versions().into_iter().find(|(c, _)| c.as_str() == component).map(|(_, v)| v)
+                })
+            }
+            _ => None,
+        };
+        let version =
+            version.ok_or_else(|| anyhow!("Scout package {package}: no catalog target version to sign it for"))?;
+        scout_signing::sign(&key, &package_dir, &scout_signing::SignFor { version, ..Default::default() })?;
     }
+    Ok(())
 }
 
 /// Register every host of `fleet` and its BMC login (through the store, 64 hosts at a time);

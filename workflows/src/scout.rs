@@ -33,7 +33,16 @@ pub struct ScoutTask {
     /// Unique per attempt; Scout uses it to name its working directory and in its logs.
     pub upgrade_task_id: String,
     pub machine_id: String,
+    /// The host's vendor and model as its BMC reports them, normalised as the package directory
+    /// names them (`<scripts>/<vendor>/<model>/<component>`: `Nvidia` / `DGX H100` are `nvidia` /
+    /// `dgx_h100`). Scout refuses a package signed for another vendor/model. Empty in a task from
+    /// a worker older than this binding (Scout then refuses it: fail closed).
+    #[serde(default)]
+    pub vendor: String,
+    #[serde(default)]
+    pub model: String,
     pub component: ComponentType,
+    /// The firmware version to install; Scout refuses a package signed for another version.
     pub target_version: String,
     /// The packaged `upgrade.sh`.
     pub script: ScoutFile,

@@ -49,3 +49,16 @@ pub const CRAWLS_PER_RUN: u32 = 50;
 
 /// Heartbeat timeout of the crawl activity.
 pub const CRAWL_HEARTBEAT: Duration = Duration::from_secs(20);
+
+/// How many times in a row one host step is run again after an infrastructure fault (its worker
+/// lost, the site database away; see `host::infrastructure`) before the fault counts as the
+/// host's failure after all. With [`INFRASTRUCTURE_BACKOFF_MAX`] that waits out about four
+/// hours of outage: longer than any restart, short enough that a host whose step keeps losing
+/// its worker (a step that kills the worker) is not retried forever unseen.
+pub const INFRASTRUCTURE_RETRIES: u32 = 60;
+
+/// First pause before a step is run again after an infrastructure fault; it doubles each time.
+pub const INFRASTRUCTURE_BACKOFF_FIRST: Duration = Duration::from_secs(10);
+
+/// Longest pause between two runs of a step waiting out an infrastructure fault.
+pub const INFRASTRUCTURE_BACKOFF_MAX: Duration = Duration::from_secs(5 * 60);

@@ -1,7 +1,9 @@
 //! Choosing a component's installation route (seed "Installation route", in precedence order):
 //! a packaged Scout script for the vendor, model and component; else the entry's Core-local
 //! `script`; else Redfish. For Scout, also builds the task: signed script and artifact URLs on the
-//! worker's artifact server, with the SHA-256 digests Scout must verify.
+//! worker's artifact server, with the SHA-256 digests Scout must verify, and what the task is for
+//! (the package directory's normalised vendor and model, the component, the target version),
+//! which the package's signed manifest must name.
 
 use hostfw_workflows::scout::{ScoutFile, ScoutTask};
 use hostfw_workflows::{InstallRoute, RouteQuery};
@@ -61,6 +63,8 @@ pub fn plan_route(deps: &Deps, query: &RouteQuery) -> Result<InstallRoute, Activ
         return Ok(InstallRoute::Scout(ScoutTask {
             upgrade_task_id: uuid::Uuid::new_v4().to_string(),
             machine_id: query.machine_id.clone(),
+            vendor: package.vendor.clone(),
+            model: package.model.clone(),
             component: query.component,
             target_version: query.target_version.clone(),
             script,

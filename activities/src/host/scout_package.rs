@@ -58,6 +58,11 @@ pub struct ScoutMetadata {
 /// A package found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScoutPackage {
+    /// The normalised vendor directory name (`nvidia` for `Nvidia`), which the package's signed
+    /// manifest must name.
+    pub vendor: String,
+    /// The normalised model directory name (`dgx_h100` for `DGX H100`).
+    pub model: String,
     pub script_path: PathBuf,
     /// `<vendor>/<model>/<component>/upgrade.sh`, '/'-separated, for building the script's URL.
     pub relative_path: String,
@@ -150,14 +155,9 @@ pub fn find_package(
     let manifest = read_optional(&dir.join(crate::host::scout_signing::MANIFEST_FILE_NAME))?;
     let signature =
         read_optional(&dir.join(crate::host::scout_signing::SIGNATURE_FILE_NAME))?.map(|s| s.trim().to_string());
-    Ok(Some(ScoutPackage {
-        relative_path: format!("{}/{SCRIPT_FILE_NAME}", segments.join("/")),
-        script_path,
-        script_sha256,
-        metadata,
-        manifest,
-        signature,
-    }))
+    let relative_path = format!("{}/{SCRIPT_FILE_NAME}", segments.join("/"));
+    let [vendor, model, _] = segments;
+    Ok(Some(ScoutPackage { vendor, model, relative_path, script_path, script_sha256, metadata, manifest, signature }))
 }
 
 /// The text of `path`, `None` when it does not exist.

@@ -3,7 +3,9 @@
 //!
 //! Owns the key files (`scout-signing.key`: base64 of the 32-byte secret seed, mode 0600;
 //! `scout-signing.pub`: base64 of the 32-byte public key, the file Scout trusts), building a
-//! package's manifest (`hostfw_model::ScoutManifest`) from its files, and signing. Scout verifies
+//! package's manifest (`hostfw_model::ScoutManifest`) from its files and what the signer states
+//! it is for ([`SignFor`]: the firmware version it installs, an optional expiry, artifacts), and
+//! signing. The vendor, model and component are the package's directory names. Scout verifies
 //! (`scout/src/signature.rs`); the worker only passes both files on in the task. Errors name the
 //! file; the secret key never appears in one.
 
@@ -44,8 +46,20 @@ pub enum SigningError {
     NoPackages { path: PathBuf },
     #[error("{path}: a package directory must be <vendor>/<model>/<component>", path = path.display())]
     NotAPackagePath { path: PathBuf },
-    #[error("--artifact applies to one package, but {count} were found under {path}", path = path.display())]
-    ArtifactsNeedOnePackage { path: PathBuf, count: usize },
+    #[error(
+        "--version states what one package installs, but {count} were found under {path} ({}): sign each \
+         package directory with its own --version",
+        packages.join(", "),
+        path = path.display(),
+        count = packages.len()
+    )]
+    NeedsOnePackage { path: PathBuf, packages: Vec<String> },
+    #[error("{path}: {source}", path = path.display())]
+    Manifest {
+        path: PathBuf,
+        #[source]
+        source: hostfw_model::ManifestError,
+    },
     #[error(transparent)]
     Package(#[from] ScoutPackageError),
     #[error("cannot draw random bytes: {0}")]
@@ -79,39 +93,58 @@ pub fn load_signing_key(path: &Path) -> Result<SigningKey, SigningError> {
     Ok(SigningKey::from_bytes(&seed))
 }
 
-/// Signs the package at `path` (a directory holding `upgrade.sh`), or every package under
-/// `path` (a scripts root, `<vendor>/<model>/<component>/upgrade.sh`). `artifacts` (files whose
-/// name and SHA-256 the task must then carry) are allowed for one package only. Returns the
-/// signature files written.
-pub fn sign(key: &SigningKey, path: &Path, artifacts: &[PathBuf]) -> Result<Vec<PathBuf>, SigningError> {
-    let packages = packages_at(path)?;
-    if !artifacts.is_empty() && packages.len() != 1 {
-        return Err(SigningError::ArtifactsNeedOnePackage { path: path.to_path_buf(), count: packages.len() });
+/// What the signer states a package is for, besides its vendor, model and component (its
+/// directory names).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignFor {
+    /// The firmware version the package installs (the catalog's target version): Scout runs the
+    /// package only for a task of exactly this target version.
+    pub version: String,
+    /// Unix milliseconds after which Scout refuses the package (`hostfw_model::parse_not_after`
+    /// reads the operator's RFC 3339 time or date); `None`: no expiry.
+    pub not_after_ms: Option<i64>,
+    /// Files whose name and SHA-256 the task must then carry.
+    pub artifacts: Vec<PathBuf>,
+}
+
+/// Signs the package at `path`: a directory holding `upgrade.sh`, or a scripts root
+/// (`<vendor>/<model>/<component>/upgrade.sh` below it) holding exactly one package, since a
+/// version is what one package installs. Returns the signature file written.
+pub fn sign(key: &SigningKey, path: &Path, sign_for: &SignFor) -> Result<PathBuf, SigningError> {
+    let mut packages = packages_at(path)?;
+    if packages.len() != 1 {
+        let packages = packages.into_iter().map(|(_, name)| name).collect();
+        return Err(SigningError::NeedsOnePackage { path: path.to_path_buf(), packages });
     }
+    let (dir, package) = packages.remove(0);
     let mut listed = Vec::new();
-    for artifact in artifacts {
+    for artifact in &sign_for.artifacts {
         let name = artifact
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .ok_or_else(|| SigningError::NotAPackagePath { path: artifact.clone() })?;
         listed.push((name, sha256_file(artifact)?));
     }
-    let mut written = Vec::new();
-    for (dir, package) in packages {
-        let manifest = manifest_of(&dir, &package, &listed)?.render();
-        let signature = key.sign(manifest.as_bytes());
-        let manifest_path = dir.join(MANIFEST_FILE_NAME);
-        let sig_path = dir.join(SIGNATURE_FILE_NAME);
-        std::fs::write(&manifest_path, &manifest).map_err(|source| SigningError::Io { path: manifest_path, source })?;
-        std::fs::write(&sig_path, format!("{}\n", b64(&signature.to_bytes())))
-            .map_err(|source| SigningError::Io { path: sig_path.clone(), source })?;
-        written.push(sig_path);
-    }
-    Ok(written)
+    let manifest_path = dir.join(MANIFEST_FILE_NAME);
+    let manifest = manifest_of(&dir, &package, sign_for, &listed)?.render();
+    // Never sign what Scout would refuse to read (an empty or padded version, say).
+    ScoutManifest::parse(&manifest).map_err(|source| SigningError::Manifest { path: manifest_path.clone(), source })?;
+    let signature = key.sign(manifest.as_bytes());
+    let sig_path = dir.join(SIGNATURE_FILE_NAME);
+    std::fs::write(&manifest_path, &manifest).map_err(|source| SigningError::Io { path: manifest_path, source })?;
+    std::fs::write(&sig_path, format!("{}\n", b64(&signature.to_bytes())))
+        .map_err(|source| SigningError::Io { path: sig_path.clone(), source })?;
+    Ok(sig_path)
 }
 
-/// The manifest of the package in `dir` named `package` (`vendor/model/component`).
-pub fn manifest_of(dir: &Path, package: &str, artifacts: &[(String, String)]) -> Result<ScoutManifest, SigningError> {
+/// The manifest of the package in `dir` named `package` (`vendor/model/component`), for what
+/// `sign_for` states, listing `artifacts` (`(file name, sha256)`).
+pub fn manifest_of(
+    dir: &Path,
+    package: &str,
+    sign_for: &SignFor,
+    artifacts: &[(String, String)],
+) -> Result<ScoutManifest, SigningError> {
     let metadata_path = dir.join(METADATA_FILE_NAME);
     let text = std::fs::read_to_string(&metadata_path).map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
@@ -128,6 +161,8 @@ pub fn manifest_of(dir: &Path, package: &str, artifacts: &[(String, String)]) ->
     artifacts.sort();
     Ok(ScoutManifest {
         package: package.to_string(),
+        version: sign_for.version.clone(),
+        not_after_ms: sign_for.not_after_ms,
         script_sha256: sha256_file(&dir.join(SCRIPT_FILE_NAME))?,
         execution_timeout_seconds: metadata.execution_timeout_seconds.get(),
         artifact_download_timeout_seconds: metadata.artifact_download_timeout_seconds.get(),
@@ -135,8 +170,9 @@ pub fn manifest_of(dir: &Path, package: &str, artifacts: &[(String, String)]) ->
     })
 }
 
-/// `(package dir, "vendor/model/component")` of the package at `path` or of every package below it.
-fn packages_at(path: &Path) -> Result<Vec<(PathBuf, String)>, SigningError> {
+/// `(package dir, "vendor/model/component")` of the package at `path` or of every package below
+/// it (sorted); `NoPackages` when there is none.
+pub fn packages_at(path: &Path) -> Result<Vec<(PathBuf, String)>, SigningError> {
     if path.join(SCRIPT_FILE_NAME).is_file() {
         let names: Vec<String> = path
             .components()

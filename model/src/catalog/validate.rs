@@ -77,6 +77,15 @@ fn check_entry(entry: &FirmwareEntry, origin: &Origin) -> Result<(), CatalogErro
         return Err(origin.error("version", "must not be empty"));
     }
     check_sha256(entry, origin)?;
+    let artifact_key = if entry.filenames.is_empty() { "filename" } else { "filenames" };
+    let mut files: Vec<(&str, String)> = entry.artifacts().into_iter().map(|a| (artifact_key, a)).collect();
+    files.extend(entry.script.iter().map(|s| ("script", s.clone())));
+    for (key, file) in files {
+        if let Some(problem) = outside_firmware_directory(&file) {
+            return Err(origin
+                .error(key, format!("{file:?} {problem}: artifacts and scripts lie under the firmware directory")));
+        }
+    }
     if entry.url.is_some() && entry.artifacts().is_empty() {
         return Err(origin.error(
             "url",
@@ -85,6 +94,23 @@ fn check_entry(entry: &FirmwareEntry, origin: &Origin) -> Result<(), CatalogErro
         ));
     }
     Ok(())
+}
+
+/// Why `file` (a catalog `filename`, `filenames` element or `script`) does not name a path under
+/// the firmware directory, if it does not: an absolute path, or one that climbs out with `..`.
+/// A catalog file must not make the worker upload or run any other file of its host.
+pub(crate) fn outside_firmware_directory(file: &str) -> Option<&'static str> {
+    let path = std::path::Path::new(file);
+    if file.trim().is_empty() {
+        return Some("is empty");
+    }
+    if path.is_absolute() {
+        return Some("is an absolute path");
+    }
+    if path.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        return Some("climbs out with `..`");
+    }
+    None
 }
 
 /// `sha256`: one 64-digit hex digest per artifact (of `filenames`, or of `filename`).

@@ -10,6 +10,7 @@
 mod approval;
 mod budget;
 mod ceiling;
+mod direct;
 mod firmware;
 mod host_gates;
 mod host_view;
@@ -26,6 +27,7 @@ pub use approval::{
 };
 pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target, TargetFailure, TargetRecord};
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
+pub use direct::{rollout_holds, RolloutHold};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
 pub use host_view::HostView;
 pub use label_caps::LabelLoad;

@@ -205,3 +205,16 @@ fn nothing_is_half_loaded() {
     let r = catalog(&format!("{HEAD}[host_models.zzz]\nvendor = \"Dell\"\nmodel = \"R660\"\nordering = [\"gpu\"]\n"));
     assert!(r.is_err());
 }
+
+/// A catalog names files under the firmware directory only: it must not make the worker upload
+/// or run any other file of its host.
+#[test]
+fn artifacts_and_scripts_lie_under_the_firmware_directory() {
+    let key = "host_models.r760.components.bmc.known_firmware[0]";
+    let e = err(&bmc_entry("filename = \"/etc/shadow\"\n"));
+    assert_names(&e, &format!("{key}.filename"), "\"/etc/shadow\" is an absolute path");
+    let e = err(&bmc_entry("filenames = [\"a.bin\", \"../../etc/passwd\"]\n"));
+    assert_names(&e, &format!("{key}.filenames"), "climbs out with `..`");
+    let e = err(&bmc_entry("script = \"/usr/bin/env\"\n"));
+    assert_names(&e, &format!("{key}.script"), "artifacts and scripts lie under the firmware directory");
+}

@@ -1,12 +1,15 @@
-//! Signed packages: a task signed by the trusted key runs; a tampered script (one byte), tampered
-//! metadata (timeouts), another component's package, other artifacts than the signed ones, a
-//! signature by another key, a malformed or missing signature, and a Scout with no key are each
-//! refused naming the package, with nothing downloaded and nothing run (the script would leave a
-//! marker file). `allow_unsigned` without a key runs an unsigned task.
+//! Signed packages: a task signed by the trusted key runs (also before its `not_after`); a
+//! tampered script (one byte), tampered metadata (timeouts), a package signed for another
+//! vendor/model, another component or another firmware version than the task's target, a package
+//! past its `not_after`, a manifest of an older hostfw (with the command that re-signs it), a
+//! task of an older worker (no vendor/model), other artifacts than the signed ones, a signature by
+//! another key, a malformed or missing signature, and a Scout with no key are each refused naming
+//! the package, with nothing downloaded and nothing run (the script would leave a marker file).
+//! `allow_unsigned` without a key runs an unsigned task.
 
 use crate::common;
 
-use common::{manifest_of, served, signed, signed_with, signing_key, task, FileServer, Harness};
+use common::{manifest_of, served, signed, signed_text, signed_with, signing_key, task, FileServer, Harness};
 use hostfw_scout::TrustedKey;
 use hostfw_workflows::scout::{ScoutResult, ScoutTask};
 
@@ -69,7 +72,105 @@ async fn another_components_package_is_refused() {
     let mut manifest = manifest_of(&t);
     manifest.package = "dell/r760/uefi".into();
     let result = h.run_as_is(signed_with(t, &manifest, &signing_key())).await.unwrap();
-    refused(&result, "not for component bmc", &marker, &server);
+    refused(&result, "signed for component uefi, not for component bmc", &marker, &server);
+}
+
+#[tokio::test]
+async fn a_package_signed_for_another_model_is_refused() {
+    let server = FileServer::start().await;
+    let h = Harness::new();
+    let (script, marker) = marker_script(&h);
+    // The r750's signed package copied into the r760's package directory: same script, same
+    // component, same version.
+    let t = task(&server, &script, vec![]);
+    let mut manifest = manifest_of(&t);
+    manifest.package = "dell/r750/bmc".into();
+    let result = h.run_as_is(signed_with(t.clone(), &manifest, &signing_key())).await.unwrap();
+    refused(&result, "signed for vendor/model dell/r750, but the task is for dell/r760", &marker, &server);
+    assert!(result.error.unwrap().contains("scout package dell/r750/bmc refused"));
+
+    let t = ScoutTask { upgrade_task_id: "other-vendor".into(), ..t };
+    let mut manifest = manifest_of(&t);
+    manifest.package = "lenovo/r760/bmc".into();
+    let result = h.run_as_is(signed_with(t, &manifest, &signing_key())).await.unwrap();
+    refused(&result, "signed for vendor/model lenovo/r760, but the task is for dell/r760", &marker, &server);
+}
+
+#[tokio::test]
+async fn a_package_signed_for_another_version_is_refused() {
+    let server = FileServer::start().await;
+    let h = Harness::new();
+    let (script, marker) = marker_script(&h);
+    // An older signed package served again for a newer target (or the other way round).
+    let t = task(&server, &script, vec![]);
+    let mut manifest = manifest_of(&t);
+    manifest.version = "1.2.2".into();
+    let result = h.run_as_is(signed_with(t, &manifest, &signing_key())).await.unwrap();
+    refused(&result, "signed for firmware version 1.2.2, but the task's target version is 1.2.3", &marker, &server);
+}
+
+#[tokio::test]
+async fn a_package_past_its_not_after_is_refused_and_one_before_it_runs() {
+    let server = FileServer::start().await;
+    let h = Harness::new();
+    let (script, marker) = marker_script(&h);
+    let t = task(&server, &script, vec![]);
+    let mut manifest = manifest_of(&t);
+    manifest.not_after_ms = Some(hostfw_model::parse_not_after("2020-01-31").unwrap());
+    let result = h.run_as_is(signed_with(t.clone(), &manifest, &signing_key())).await.unwrap();
+    refused(
+        &result,
+        "its signature expired at 2020-01-31T23:59:59Z (not_after; Scout's clock says 20",
+        &marker,
+        &server,
+    );
+
+    let t = ScoutTask { upgrade_task_id: "not-yet-expired".into(), ..t };
+    manifest.not_after_ms = Some(hostfw_model::parse_not_after("2999-12-31").unwrap());
+    let result = h.run_as_is(signed_with(t, &manifest, &signing_key())).await.unwrap();
+    assert!(result.success, "{result:?}");
+    assert!(marker.exists());
+}
+
+#[tokio::test]
+async fn a_manifest_of_an_older_hostfw_is_refused_with_the_command_that_re_signs_it() {
+    let server = FileServer::start().await;
+    let h = Harness::new();
+    let (script, marker) = marker_script(&h);
+    let t = task(&server, &script, vec![]);
+    // Exactly what hostfw wrote before vendor, model and version were bound, validly signed.
+    let v1 = format!(
+        "hostfw-scout-manifest v1\npackage dell/r760/bmc\nscript upgrade.sh sha256 {}\n\
+         execution_timeout_seconds 20\nartifact_download_timeout_seconds 20\n",
+        t.script.sha256
+    );
+    let result = h.run_as_is(signed_text(t, &v1, &signing_key())).await.unwrap();
+    refused(&result, "signed by an older hostfw", &marker, &server);
+    let error = result.error.unwrap();
+    assert!(error.starts_with("scout package dell/r760/bmc refused"), "{error}");
+    assert!(
+        error.contains(
+            "re-sign it with `hostfw scout-package sign --key scout-signing.key --version 1.2.3 \
+             <scout_scripts_directory>/dell/r760/bmc`"
+        ),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_of_an_older_worker_without_vendor_and_model_is_refused() {
+    let server = FileServer::start().await;
+    let h = Harness::new();
+    let (script, marker) = marker_script(&h);
+    let signed_task = signed(task(&server, &script, vec![]));
+    // The task as an older worker sends it: no `vendor`, no `model`. It still decodes.
+    let mut json = serde_json::to_value(&signed_task).unwrap();
+    let object = json.as_object_mut().unwrap();
+    assert!(object.remove("vendor").is_some() && object.remove("model").is_some());
+    let old: ScoutTask = serde_json::from_value(json).unwrap();
+    assert_eq!((old.vendor.as_str(), old.model.as_str()), ("", ""));
+    let result = h.run_as_is(old).await.unwrap();
+    refused(&result, "the task names no vendor and model", &marker, &server);
 }
 
 #[tokio::test]

@@ -65,7 +65,10 @@ const IMAGES: &[(&str, &str, &str)] = &[
 /// - `poll`: only the BIOS differs; its task runs 6 s (the kill lands on the task poll);
 /// - `activation`: only the BMC differs; its image is staged until a Manager.Reset, and the BMC
 ///   stays away 6 s after one (the kill lands on the wait for it to come back);
-/// - `scripted`: only the BIOS differs, installed by a Core-local script whose flash runs 3 s.
+/// - `scripted`: only the BIOS differs, installed by a Core-local script whose flash runs 3 s;
+/// - `restart`: only the BIOS differs; the system restart that activates it keeps the host off
+///   30 s, longer than three attempts that lose their worker take (the kills land on the
+///   activation's wait for power On, once per attempt).
 fn fleet() -> String {
     format!(
         r#"
@@ -109,6 +112,14 @@ model = "SYS-821GE-TNHR"
 bmc_address = "127.0.0.1:0"
 manager_reset_seconds = 6.0
 firmware = [ {{ id = "BMC", version = "1.0" }} ]
+
+[[host]]
+id = "restart"
+vendor = "Dell"
+model = "PowerEdge R760"
+bmc_address = "127.0.0.1:0"
+reset_seconds = 30.0
+firmware = [ {{ id = "BMC", version = "2.0" }}, {{ id = "BIOS", version = "1.0" }} ]
 
 [[host]]
 id = "scripted"
@@ -385,6 +396,52 @@ async fn kill_9_during_an_activation_wait_keeps_a_single_install() {
     let history = site.history_json("activation").await;
     let hit = interrupted(&activity_records(&history, ACT_ACTIVATE), ACT_ACTIVATE);
     assert!(hit.attempt == 2 && hit.completed, "the activation was retried once and completed: {hit:?}");
+    site.shutdown().await;
+}
+
+/// Issue 26 item 8: a worker lost on every attempt of an activation (three SIGKILLs, each while
+/// that attempt's system restart waits for the host to come back) is the infrastructure's fault,
+/// not the host's. The activity's own retries run out on heartbeat timeouts; the workflow then
+/// waits and runs the step again where the host is, and the host ends compliant with no failed
+/// attempt and no retry spent (before, the attempt failed with "activation: activity Heartbeat
+/// timeout" and counted against the host's retries and its target's error budget).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_lost_on_every_attempt_of_an_activation_spends_no_retry() {
+    let (site, mut worker) = start().await;
+    site.cli(&["host", "reprovision", "set", "--id", "restart"]).await.unwrap();
+    site.wait_substate("restart", "ResetForNewFirmware", Duration::from_secs(60)).await;
+    for attempt in 1..=3usize {
+        // An attempt restarts the host, or (a retry that finds its activation mark) only waits
+        // for it and logs so: either way it runs on a live worker. (A kill that lands between
+        // the restart and its mark makes the next attempt restart again.)
+        site.wait_for(&format!("activation attempt {attempt} to run"), Duration::from_secs(60), || async {
+            let restarts = site.fleet.stats().per_host["restart"].system_resets as usize;
+            let waits = worker.log().matches("already issued it").count();
+            (restarts + waits >= attempt).then_some(())
+        })
+        .await;
+        worker.kill_9();
+        assert_stalled_in(&site, "restart", "ResetForNewFirmware", &format!("after kill {attempt}")).await;
+        worker.restart().await;
+    }
+    assert_compliant(&site, "restart", &["uefi"]).await;
+    assert_eq!(installs(&site, "restart"), expected(&[("BIOS", 1)]), "installed once");
+    // The three lost attempts restarted the host at least once (a retry that found the mark only
+    // waited); the step run again is a new activity, which restarts it once more.
+    let restarts = site.fleet.stats().per_host["restart"].system_resets;
+    assert!((2..=4).contains(&restarts), "{restarts} restarts: at most one per attempt");
+
+    let history = site.history_json("restart").await;
+    let records = activity_records(&history, ACT_ACTIVATE);
+    assert_eq!(records.len(), 2, "the activation ran once more after its own retries ran out: {records:#?}");
+    let lost = &records[0];
+    assert!(
+        lost.attempt == 3 && lost.timed_out.as_deref().is_some_and(|t| t.to_ascii_lowercase().contains("heartbeat")),
+        "its three attempts lost their worker: {lost:?}"
+    );
+    assert!(records[1].completed, "run again, it completed: {:?}", records[1]);
+    assert!(history_contains(&history, "not the host's failure"), "the wait says why");
+    site.record_history("restart", "activation-worker-lost-every-attempt").await;
     site.shutdown().await;
 }
 

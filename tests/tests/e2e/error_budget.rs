@@ -108,10 +108,52 @@ async fn a_failing_image_pauses_its_target_while_the_other_model_finishes_until_
     let row = view["components"].as_array().unwrap().iter().find(|r| r["model"] == "PowerEdge R760").unwrap();
     assert_eq!((row["paused"].as_u64(), row["exhausted"].as_u64()), (Some(3), Some(2)), "{row:#}");
 
-    // The image is fixed; the operator resumes the target.
+    // Issue 26 item 10: direct requests see the pause. `host reprovision set` refuses a host of
+    // the paused target and requests nothing; the mass request leaves such hosts out.
+    let refused = site.cli(&["host", "reprovision", "set", "--id", "x3"]).await.unwrap_err().to_string();
+    assert!(
+        refused.contains("x3 is held by the rollout gates: target Dell PowerEdge R760 uefi 3.0 is paused")
+            && refused.contains("nothing was requested")
+            && refused.contains("--ignore-rollout-gates"),
+        "{refused}"
+    );
+    assert!(site.store.request_get("x3").await.unwrap().is_none(), "nothing was requested");
+    let dry = site
+        .cli(&[
+            "--format",
+            "json",
+            "host",
+            "reprovision",
+            "all-drifted",
+            "--bypass-ceiling",
+            "--dry-run",
+            "--explore",
+            "false",
+        ])
+        .await
+        .unwrap();
+    let dry: Value = serde_json::from_str(&dry).unwrap();
+    for id in ["x3", "x4", "x5"] {
+        assert!(dry["held_by_rollout_gates"].as_array().unwrap().iter().any(|h| h == id), "{id} held: {dry:#}");
+        assert!(!dry["would_request"].as_array().unwrap().iter().any(|h| h == id), "{id} left out: {dry:#}");
+    }
+
+    // The image is fixed; one host is requested past the pause, on purpose and audited as such,
+    // then the operator resumes the target.
     for id in ["x3", "x4", "x5"] {
         site.fleet.set_fault(id, Fault::default()).unwrap();
     }
+    let out = site.cli(&["host", "reprovision", "set", "--id", "x3", "--ignore-rollout-gates"]).await.unwrap();
+    assert!(out.contains("rollout gates ignored: target Dell PowerEdge R760 uefi 3.0 is paused"), "{out}");
+    let audit = site.cli(&["--format", "json", "audit"]).await.unwrap();
+    assert!(
+        audit.contains("ignoring the rollout gates (--ignore-rollout-gates): target Dell PowerEdge R760"),
+        "{audit}"
+    );
+    site.wait_for("x3 to update past the pause", Duration::from_secs(120), || async {
+        (compliant(&site, "x3") && site.store.request_get("x3").await.ok()?.is_none()).then_some(())
+    })
+    .await;
     let bad =
         site.cli(&["budget", "resume", "--model", "PowerEdge R760", "--component", "uefi", "--version", "9.9"]).await;
     assert!(bad.is_err_and(|e| e.to_string().contains("no error-budget record")), "an unknown target is refused");
@@ -119,10 +161,11 @@ async fn a_failing_image_pauses_its_target_while_the_other_model_finishes_until_
         .cli(&["budget", "resume", "--model", "PowerEdge R760", "--component", "uefi", "--version", "3.0"])
         .await
         .unwrap();
-    // Failed hosts are listed oldest failure first: x1 and x2 failed at about the same time.
+    // Failed hosts are listed oldest failure first: x1 and x2 failed at about the same time. x3
+    // attempted it too (past the pause) and did not fail.
     assert!(
-        out.contains("resumed (record cleared: 2 hosts attempted, 2 failed: x1, x2); audited")
-            || out.contains("resumed (record cleared: 2 hosts attempted, 2 failed: x2, x1); audited"),
+        out.contains("resumed (record cleared: 3 hosts attempted, 2 failed: x1, x2); audited")
+            || out.contains("resumed (record cleared: 3 hosts attempted, 2 failed: x2, x1); audited"),
         "{out}"
     );
     let audit = site.cli(&["audit"]).await.unwrap();

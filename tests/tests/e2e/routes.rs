@@ -368,3 +368,32 @@ async fn a_scout_package_changed_after_signing_is_refused_and_nothing_runs() {
     assert_eq!(site.fleet.versions("dgx-t"), vec![("NIC_0".into(), "28.39".into())]);
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scout_package_signed_for_another_version_is_refused_and_nothing_runs() {
+    use hostfw_activities::host::scout_signing;
+    let site = start_scout("dgx-v", &[]).await;
+    // The operator's signature of this very package, but for the version it installed before:
+    // an old signed package served again for the catalog's new target.
+    let package = site.dir.path().join("scout/nvidia/dgx_h100/nic");
+    let key = hostfw_tests::site::scout_keys_dir(site.dir.path()).join(scout_signing::PRIVATE_KEY_FILE);
+    let key = scout_signing::load_signing_key(&key).unwrap();
+    let old = scout_signing::SignFor { version: "28.39".into(), ..Default::default() };
+    scout_signing::sign(&key, &package, &old).unwrap();
+
+    site.cli(&["host", "reprovision", "set", "--id", "dgx-v"]).await.unwrap();
+    let refusal = site
+        .wait_for("Scout to refuse the package signed for 28.39", Duration::from_secs(60), || async {
+            let history = site.store.history_list("dgx-v", 100).await.unwrap();
+            history.into_iter().find(|h| h.message.contains("scout package nvidia/dgx_h100/nic refused"))
+        })
+        .await;
+    assert!(
+        refusal.message.contains("signed for firmware version 28.39, but the task's target version is 28.43"),
+        "{refusal:?}"
+    );
+    let stats = site.fleet.stats();
+    assert_eq!(stats.per_host["dgx-v"].installs.get("NIC_0"), None, "nothing was flashed");
+    assert_eq!(site.fleet.versions("dgx-v"), vec![("NIC_0".into(), "28.39".into())]);
+    site.shutdown().await;
+}

@@ -72,7 +72,7 @@ pub(crate) async fn run_attempt(
         enter(ctx, substate, message).await?;
         let report = match fresh {
             Some(report) => report,
-            None => match refresh_inventory(ctx, machine_id).await {
+            None => match refresh_inventory(ctx, machine_id).await? {
                 Ok(r) => r,
                 Err(e) => return Ok(AttemptEnd::Failed(reason("reading the inventory", &e))),
             },

@@ -101,7 +101,7 @@ pub(crate) async fn install_script(ctx: &Ctx, job: &ComponentInstall<'_>, script
         ))),
         Err(e) => {
             let why = reason(&format!("script {script} interrupted"), &e);
-            match refresh_inventory(ctx, machine_id).await {
+            match refresh_inventory(ctx, machine_id).await? {
                 Ok(report) if verify(model, component, target, &report) == Verification::AllAtTarget => {
                     Ok(StepEnd::Done)
                 }

@@ -5,6 +5,7 @@ use hostfw_model::{ComponentType, HostModel, HostSubstate, Matcher, Verification
 use temporalio_workflow::{ActivityExecutionError, RetryState, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::infrastructure::through_faults;
 use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
@@ -54,8 +55,9 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
             records: lean::take_records(ctx),
         };
         let summary = format!("upload {component} {target} ({}/{count}) to {machine_id}", index + 1);
-        let options = options::summarized(options::upload(settings.heartbeat()), summary);
-        let accepted = match ctx.execute_activity(HostActivities::upload, upload, options).await {
+        let options = options::summarized(options::upload(settings.heartbeat()), summary.clone());
+        let run = move || ctx.execute_activity(HostActivities::upload, upload.clone(), options.clone());
+        let accepted = match through_faults(ctx, &summary, run).await? {
             Ok(r) => r,
             Err(e) if is_permanent(&e) => return Ok(StepEnd::Failed(reason("upload refused", &e))),
             Err(e) => return Ok(StepEnd::Retry(reason("upload failed", &e))),
@@ -88,22 +90,15 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
                 )
                 .await?;
                 let wait = WaitTaskInput { machine_id: machine_id.to_string(), task, records: lean::take_records(ctx) };
-                let result = match ctx
-                    .execute_activity(
-                        HostActivities::wait_task,
-                        wait,
-                        options::summarized(
-                            options::wait_task(settings),
-                            format!("follow the BMC task of {component} {target}"),
-                        ),
-                    )
-                    .await
-                {
+                let summary = format!("follow the BMC task of {component} {target}");
+                let options = options::summarized(options::wait_task(settings), summary.clone());
+                let run = move || ctx.execute_activity(HostActivities::wait_task, wait.clone(), options.clone());
+                let result = match through_faults(ctx, &summary, run).await? {
                     Ok(r) => r,
                     Err(e) => return Ok(StepEnd::Retry(reason("following the update task", &e))),
                 };
                 if !result.succeeded {
-                    if result.vanished && vanished_but_applied(ctx, model, machine_id, component, target).await {
+                    if result.vanished && vanished_but_applied(ctx, model, machine_id, component, target).await? {
                         continue;
                     }
                     let messages =
@@ -124,9 +119,9 @@ async fn vanished_but_applied(
     machine_id: &str,
     component: ComponentType,
     target: &str,
-) -> bool {
-    match refresh_inventory(ctx, machine_id).await {
+) -> WorkflowResult<bool> {
+    Ok(match refresh_inventory(ctx, machine_id).await? {
         Ok(report) => hostfw_model::verify(model, component, target, &report) == Verification::AllAtTarget,
         Err(_) => false,
-    }
+    })
 }

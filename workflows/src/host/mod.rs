@@ -11,6 +11,7 @@ pub(crate) mod attempt;
 pub mod carried;
 pub(crate) mod failure;
 pub mod host_reprovision;
+pub(crate) mod infrastructure;
 pub(crate) mod install_agents;
 pub(crate) mod install_redfish;
 pub(crate) mod lean;

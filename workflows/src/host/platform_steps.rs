@@ -8,6 +8,7 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{ActivityExecutionError, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::infrastructure::through_faults;
 use crate::host::lean;
 use crate::host::steps::{enter, reason, Ctx};
 use crate::options;
@@ -44,7 +45,8 @@ pub(crate) async fn platform(
         waits: settings.bmc_waits,
         records: lean::take_records(ctx),
     };
-    match ctx.execute_activity(HostActivities::platform, input, options).await {
+    let run = move || ctx.execute_activity(HostActivities::platform, input.clone(), options.clone());
+    match through_faults(ctx, what, run).await? {
         Ok(()) => Ok(Ok(())),
         Err(error) => Ok(Err(StepFailure { reason: reason(what, &error), error })),
     }

@@ -11,6 +11,7 @@ use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext,
 use crate::contracts::*;
 use crate::host::activation::ActivationAction;
 use crate::host::host_reprovision::HostReprovisionWorkflow;
+use crate::host::infrastructure::through_faults;
 use crate::host::lean;
 use crate::host::settings::ReprovisionSettings;
 use crate::options;
@@ -73,13 +74,20 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
     Ok(())
 }
 
-/// Read the host's inventory (and store it as its explored report).
-pub(crate) async fn refresh_inventory(ctx: &Ctx, machine_id: &str) -> Result<InventoryReport, ActivityExecutionError> {
+/// Read the host's inventory (and store it as its explored report). A read that fails for an
+/// infrastructure reason is read again (`infrastructure::through_faults`).
+pub(crate) async fn refresh_inventory(
+    ctx: &Ctx,
+    machine_id: &str,
+) -> WorkflowResult<Result<InventoryReport, ActivityExecutionError>> {
     let settings = ctx.state(|s| s.input.settings.clone());
-    let options =
-        options::summarized(options::inventory(&settings), format!("read the Redfish inventory of {machine_id}"));
+    let summary = format!("read the Redfish inventory of {machine_id}");
+    let options = options::summarized(options::inventory(&settings), summary.clone());
     let input = InventoryRead { machine_id: machine_id.to_string(), records: lean::take_records(ctx) };
-    ctx.execute_activity(HostActivities::refresh_inventory, input, options).await
+    through_faults(ctx, &summary, move || {
+        ctx.execute_activity(HostActivities::refresh_inventory, input.clone(), options.clone())
+    })
+    .await
 }
 
 /// A readable reason from a failed activity: the activity's own message, not the SDK wrapper.
@@ -115,14 +123,15 @@ pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAc
         match action {
             ActivationAction::Step(step) => {
                 let summary = format!("{step:?} on {machine_id}");
-                let options = options::summarized(options::activation(&step, &settings), summary);
+                let options = options::summarized(options::activation(&step, &settings), summary.clone());
                 let input = ActivateInput {
                     machine_id: machine_id.to_string(),
                     step,
                     waits: settings.bmc_waits,
                     records: lean::take_records(ctx),
                 };
-                if let Err(e) = ctx.execute_activity(HostActivities::activate, input, options).await {
+                let run = move || ctx.execute_activity(HostActivities::activate, input.clone(), options.clone());
+                if let Err(e) = through_faults(ctx, &summary, run).await? {
                     return Ok(StepEnd::Failed(reason("activation", &e)));
                 }
             }

@@ -36,7 +36,7 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
                 lean::flush(ctx).await?;
                 ctx.timer(Duration::from_secs(settings.verify_poll_interval_secs)).await;
             }
-            let report = match refresh_inventory(ctx, machine_id).await {
+            let report = match refresh_inventory(ctx, machine_id).await? {
                 Ok(r) => r,
                 Err(e) => return Ok(StepEnd::Failed(reason("reading the inventory after activation", &e))),
             };

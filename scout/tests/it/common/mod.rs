@@ -94,11 +94,13 @@ pub fn served(server: &FileServer, name: &str, content: &[u8]) -> ScoutFile {
     ScoutFile { url: server.put(name, content.to_vec()), sha256: sha256_hex(content), file_name: name.to_string() }
 }
 
-/// A task for machine `m1`, component `bmc`, target `1.2.3`, running `script`.
+/// A task for machine `m1` (a `dell`/`r760`), component `bmc`, target `1.2.3`, running `script`.
 pub fn task(server: &FileServer, script: &str, artifacts: Vec<ScoutFile>) -> ScoutTask {
     ScoutTask {
         upgrade_task_id: "task-42".to_string(),
         machine_id: MACHINE.to_string(),
+        vendor: "dell".to_string(),
+        model: "r760".to_string(),
         component: ComponentType::Bmc,
         target_version: "1.2.3".to_string(),
         script: served(server, "upgrade.sh", script.as_bytes()),
@@ -115,10 +117,13 @@ pub fn signing_key() -> ed25519_dalek::SigningKey {
     ed25519_dalek::SigningKey::from_bytes(&[11; 32])
 }
 
-/// The signed manifest of the package `dell/r760/bmc` as `task` describes it.
+/// The signed manifest of the package `<vendor>/<model>/<component>` for the task's target
+/// version, no expiry, as `task` describes it.
 pub fn manifest_of(task: &ScoutTask) -> ScoutManifest {
     ScoutManifest {
-        package: format!("dell/r760/{}", task.component.as_str()),
+        package: format!("{}/{}/{}", task.vendor, task.model, task.component.as_str()),
+        version: task.target_version.clone(),
+        not_after_ms: None,
         script_sha256: task.script.sha256.to_ascii_lowercase(),
         execution_timeout_seconds: task.execution_timeout_secs,
         artifact_download_timeout_seconds: task.artifact_download_timeout_secs,
@@ -127,13 +132,17 @@ pub fn manifest_of(task: &ScoutTask) -> ScoutManifest {
 }
 
 /// `task` carrying `manifest` signed by `key`.
-pub fn signed_with(mut task: ScoutTask, manifest: &ScoutManifest, key: &ed25519_dalek::SigningKey) -> ScoutTask {
+pub fn signed_with(task: ScoutTask, manifest: &ScoutManifest, key: &ed25519_dalek::SigningKey) -> ScoutTask {
+    signed_text(task, &manifest.render(), key)
+}
+
+/// `task` carrying the manifest text `text` (any format) signed by `key`.
+pub fn signed_text(mut task: ScoutTask, text: &str, key: &ed25519_dalek::SigningKey) -> ScoutTask {
     use base64::Engine as _;
     use ed25519_dalek::Signer as _;
-    let text = manifest.render();
     let signature = key.sign(text.as_bytes());
     task.signature = Some(base64::engine::general_purpose::STANDARD.encode(signature.to_bytes()));
-    task.manifest = Some(text);
+    task.manifest = Some(text.to_string());
     task
 }
 

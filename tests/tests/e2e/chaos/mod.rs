@@ -5,7 +5,8 @@
 //!   than the heartbeat timeout with the worker killed mid-task; the Temporal server down longer
 //!   than the heartbeat timeout while hosts wait for upload slots; a Core-local script killed with
 //!   its worker (chaos/scenarios.rs);
-//! - the site database on PostgreSQL, restarted mid-rollout, or "skipped: <why>" (chaos/postgres.rs).
+//! - the site database on PostgreSQL, restarted mid-rollout, or stopped 30 s and 3 min with an
+//!   error budget of one host, or "skipped: <why>" (chaos/postgres.rs).
 //!
 //! It ends with one table, a row per scenario (compliant, failed or not fully installable as
 //! expected, lost,
@@ -18,10 +19,21 @@ mod measure;
 mod postgres;
 mod rollout;
 mod scenarios;
+mod smoke;
 
 use measure::{Rng, Row};
 
-const KEYS: &[&str] = &["rollout", "temporal-kill", "two-workers", "long-flash", "outage", "script", "postgres"];
+const KEYS: &[&str] = &[
+    "rollout",
+    "temporal-kill",
+    "two-workers",
+    "long-flash",
+    "outage",
+    "script",
+    "postgres",
+    "postgres-stop-30s",
+    "postgres-stop-3m",
+];
 
 async fn run(key: &str, rng: &mut Rng) -> Row {
     match key {
@@ -32,6 +44,8 @@ async fn run(key: &str, rng: &mut Rng) -> Row {
         "outage" => scenarios::temporal_outage_while_waiting_for_slots(rng).await,
         "script" => scenarios::core_script_killed_with_worker(rng).await,
         "postgres" => postgres::postgres_restarted(rng).await,
+        "postgres-stop-30s" => postgres::postgres_stopped(rng, std::time::Duration::from_secs(30), "30 s").await,
+        "postgres-stop-3m" => postgres::postgres_stopped(rng, std::time::Duration::from_secs(180), "3 min").await,
         other => panic!("unknown chaos scenario {other:?}; known: {KEYS:?}"),
     }
 }
