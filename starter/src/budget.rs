@@ -141,13 +141,20 @@ async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
         bail!("budget resume: the record of {target} was cleared meanwhile; nothing more to do");
     };
     let failed: Vec<&str> = cleared.failures.iter().map(|f| f.machine_id.as_str()).collect();
-    crate::outln!(
+    let human = format!(
         "{target}: {} (record cleared: {} hosts attempted, {} failed{}); audited",
         if was_paused { "resumed" } else { "was not paused; its budget starts again" },
         cleared.attempted_hosts,
         failed.len(),
         if failed.is_empty() { String::new() } else { format!(": {}", failed.join(", ")) }
     );
+    let json = serde_json::json!({
+        "action": "budget resume",
+        "target": target,
+        "was_paused": was_paused,
+        "attempted_hosts": cleared.attempted_hosts,
+        "failed_hosts": failed,
+    });
     crate::wake::wake(ctx, &format!("the error budget of {target} was resumed")).await;
-    Ok(())
+    crate::output::result(ctx.format, &json, human)
 }

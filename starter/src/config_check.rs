@@ -95,6 +95,7 @@ pub async fn run_checks(config: &Path) -> Vec<Check> {
             return checks;
         }
     };
+    checks.push(site_key(&site));
     checks.push(firmware_directory(&site));
     checks.push(scout_scripts_directory(&site));
     let (db_check, store) = site_database(&site).await;
@@ -112,6 +113,32 @@ pub async fn run_checks(config: &Path) -> Vec<Check> {
     }
     checks.extend(temporal(&site).await);
     checks
+}
+
+/// The site key, read as the worker reads it (`HOSTFW_SITE_KEY`, `HOSTFW_SITE_KEY_FILE`, `[site]
+/// secret_key_file`): a configured key that cannot be read FAILs (the worker could decrypt no
+/// password); none at all WARNs (stored plaintext passwords are read, new ones refused). Only
+/// the key's fingerprint is printed.
+fn site_key(site: &SiteConfig) -> Check {
+    let from = if std::env::var_os(hostfw_store::SITE_KEY_ENV).is_some() {
+        format!("${}", hostfw_store::SITE_KEY_ENV)
+    } else if let Some(file) = std::env::var_os(hostfw_store::SITE_KEY_FILE_ENV).filter(|f| !f.is_empty()) {
+        format!("${} ({})", hostfw_store::SITE_KEY_FILE_ENV, Path::new(&file).display())
+    } else if let Some(file) = &site.site.secret_key_file {
+        format!("site.secret_key_file ({})", file.display())
+    } else {
+        String::new()
+    };
+    match hostfw_store::SiteKey::from_env_or(site.site.secret_key_file.as_deref()) {
+        Ok(Some(key)) => check("site key", Status::Ok, format!("site key {} from {from}", key.id())),
+        Ok(None) => check(
+            "site key",
+            Status::Warn,
+            "no site key (site.secret_key_file, HOSTFW_SITE_KEY_FILE): stored plaintext passwords are read, new \
+             ones are refused; `hostfw site-key generate --out FILE` makes one",
+        ),
+        Err(e) => check("site key", Status::Fail, format!("{from}: {}", error_chain(&e))),
+    }
 }
 
 fn firmware_directory(site: &SiteConfig) -> Check {

@@ -93,14 +93,14 @@ async fn issue(
 ) -> Result<(), ActivityError> {
     if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
         if setting.power_off_first {
-            client.reset_system(reset_types::POWER_OFF).await.map_err(error::redfish)?;
+            power_action(client, reset_types::POWER_OFF, "Off").await.map_err(error::redfish)?;
             wait_power(client, "Off", waits.power_state_within()).await?;
         }
         return client.ac_power_cycle_at(setting).await.map_err(error::redfish);
     }
     match step {
-        ActivationStep::PowerOff => client.reset_system(reset_types::POWER_OFF).await.map(drop),
-        ActivationStep::PowerOn => client.reset_system(reset_types::POWER_ON).await.map(drop),
+        ActivationStep::PowerOff => power_action(client, reset_types::POWER_OFF, "Off").await,
+        ActivationStep::PowerOn => power_action(client, reset_types::POWER_ON, "On").await,
         ActivationStep::AcPowerCycle => Ok(()),
         ActivationStep::SystemReset { reset_type } => {
             client.reset_system(&reset_types::preferences(reset_type, reset_types::SYSTEM_RESTART)).await.map(drop)
@@ -123,7 +123,7 @@ async fn wait(
     if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
         client.wait_reachable(waits.reachable_within()).await.map_err(error::redfish)?;
         if setting.power_off_first {
-            client.reset_system(reset_types::POWER_ON).await.map_err(error::redfish)?;
+            power_action(client, reset_types::POWER_ON, "On").await.map_err(error::redfish)?;
         }
         return wait_power(client, "On", power_within).await;
     }
@@ -161,6 +161,32 @@ async fn wait(
         }
     }
     Ok(())
+}
+
+/// A power action (ForceOff, On) unless the host already is in the state it leads to: the power
+/// state is read first and a host already `wanted` is left alone (a real iDRAC answers a repeated
+/// ForceOff or On with 409). A 409 for a host that reads `wanted` just after counts as done.
+async fn power_action(
+    client: &hostfw_redfish::RedfishClient,
+    preferences: &[&str],
+    wanted: &str,
+) -> Result<(), hostfw_redfish::RedfishError> {
+    if client.power_state().await.ok().flatten().as_deref() == Some(wanted) {
+        tracing::info!(bmc = %client.address(), wanted, "the host already is in that power state: nothing sent");
+        return Ok(());
+    }
+    match client.reset_system(preferences).await {
+        Ok(_) => Ok(()),
+        Err(e) if e.http_status() == Some(409) => {
+            if client.power_state().await.ok().flatten().as_deref() == Some(wanted) {
+                tracing::info!(bmc = %client.address(), wanted, "409 Conflict, and the host is in that power state: taken as done");
+                Ok(())
+            } else {
+                Err(e)
+            }
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Wait until the host reports `PowerState` `wanted` (a restart passes through Off first), at

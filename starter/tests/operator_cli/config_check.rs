@@ -46,7 +46,7 @@ async fn a_good_config_passes_every_check_but_an_unreachable_temporal() {
     let (report, err) = check_json(&site).await;
     assert!(err.contains("config checks failed"), "{err}");
     assert_eq!(report["ok"], false);
-    for name in ["site config", "site database", "catalog", "artifacts", "scout scripts directory"] {
+    for name in ["site config", "site key", "site database", "catalog", "artifacts", "scout scripts directory"] {
         let found = statuses(&report, name);
         assert_eq!(found.len(), 1, "{name}: {report:#}");
         assert_eq!(found[0].0, "ok", "{name}: {}", found[0].1);
@@ -150,4 +150,25 @@ fn the_site_database_is_the_config_directorys_from_any_current_directory() {
     let listed = hostfw(parent, &format!("{dir_name}/site.toml"), &["--format", "json", "machine", "list"]);
     assert!(listed.contains("\"m1\""), "the same database, opened from another directory: {listed}");
     assert!(!parent.join("site.db").exists(), "no database next to the current directory");
+}
+
+/// Issue 26 item 12: a site key file that is configured but missing fails the check (the worker
+/// could decrypt no password), naming the key and the file; the key itself is never printed.
+#[tokio::test]
+async fn a_missing_site_key_file_fails() {
+    let site = Site::new();
+    append(&site, CLOSED_TEMPORAL);
+    let (report, _) = check_json(&site).await;
+    let key = statuses(&report, "site key");
+    assert_eq!(key[0].0, "ok", "{report:#}");
+    assert!(key[0].1.starts_with("site key ") && key[0].1.contains("site.secret_key_file"), "{}", key[0].1);
+    let secret = std::fs::read_to_string(site.dir.join("site.key")).unwrap();
+    assert!(!report.to_string().contains(secret.trim()), "the key is never printed");
+
+    std::fs::remove_file(site.dir.join("site.key")).unwrap();
+    let (report, err) = check_json(&site).await;
+    let key = statuses(&report, "site key");
+    assert_eq!(key[0].0, "fail", "{report:#}");
+    assert!(key[0].1.contains("site.secret_key_file") && key[0].1.contains("site.key"), "{}", key[0].1);
+    assert!(err.contains("config checks failed"), "{err}");
 }

@@ -397,3 +397,71 @@ async fn a_scout_package_signed_for_another_version_is_refused_and_nothing_runs(
     assert_eq!(site.fleet.versions("dgx-v"), vec![("NIC_0".into(), "28.39".into())]);
     site.shutdown().await;
 }
+
+/// Issue 26 item 11: power actions never leave a host off. A model whose entry needs an AC power
+/// cycle but whose catalog says nothing of how (`ac_cycle` missing) fails before its first power
+/// action; one whose AC cycle fails after the plan powered the host off is powered back on, and
+/// the failure says so. Both end with their retry budget (0) spent and the host On.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn power_actions_never_leave_a_host_off() {
+    let catalog = |key: &str, model: &str, ac_cycle: &str| {
+        format!(
+            r##"
+[host_models.{key}]
+vendor = "Nvidia"
+model = "{model}"
+ordering = ["cpldmb"]
+{ac_cycle}
+[host_models.{key}.components.cpldmb]
+current_version_reported_as = "^CPLD_0$"
+[[host_models.{key}.components.cpldmb.known_firmware]]
+version = "2.0"
+default = true
+filename = "hgx/cpld.bin"
+power_drains_needed = 1
+"##
+        )
+    };
+    let toml = catalog("unset", "HGX B200", "")
+        + &catalog(
+            "broken",
+            "HGX H200",
+            r##"ac_cycle = { resource = "/redfish/v1/Chassis/NoSuchChassis", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##,
+        );
+    let host = |id: &str, model: &str| {
+        format!(
+            "[[host]]\nid = \"{id}\"\nvendor = \"Nvidia\"\nmodel = \"{model}\"\nbmc_address = \"127.0.0.1:0\"\n\
+             task_seconds = 0.2\nreset_seconds = 0.2\napply_time = \"OnReset\"\n\
+             firmware = [ {{ id = \"CPLD_0\", version = \"1.0\" }} ]\n"
+        )
+    };
+    let fleet = host("unset-1", "HGX B200") + &host("broken-1", "HGX H200");
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        config: SiteToml::default().catalog_toml(&toml).power_drain_waits("1s").max_retries(0),
+        files: &[(
+            "firmware/hgx/cpld.bin",
+            "HOSTFW-SIM-IMAGE applies_to=^CPLD_0$ version=2.0 activation=ac_cycle\nxxxxxxxx",
+        )],
+        ..SiteSpec::default()
+    })
+    .await
+    .unwrap();
+    for (id, wanted, resets) in [
+        ("unset-1", "no ac_cycle setting (which resource and action cycle its AC power); nothing was powered off", 0),
+        ("broken-1", "the host was powered back on", 2),
+    ] {
+        site.cli(&["host", "reprovision", "set", "--id", id]).await.unwrap();
+        site.wait_for(&format!("{id} to fail"), Duration::from_secs(90), || async {
+            site.store.request_get(id).await.ok()??.exhausted.then_some(())
+        })
+        .await;
+        let history = site.store.history_list(id, 200).await.unwrap();
+        assert!(history.iter().any(|h| h.message.contains(wanted)), "{id}: {wanted:?} in {history:#?}");
+        assert_eq!(site.fleet.power_state(id).as_deref(), Some("On"), "{id} is left On");
+        assert_eq!(site.fleet.stats().per_host[id].system_resets, resets, "{id}: ForceOff then On, or nothing");
+        assert_eq!(site.fleet.stats().per_host[id].ac_cycles, 0, "{id}: no AC cycle happened");
+    }
+    site.record_history("broken-1", "power-drain-failed-powered-back-on").await;
+    site.shutdown().await;
+}

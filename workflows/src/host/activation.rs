@@ -88,6 +88,21 @@ pub fn activation_plan(
     plan
 }
 
+/// Why `plan` cannot be carried out on a host of `model`, checked before its first power action:
+/// an AC power cycle (`power_drains_needed`) on a model whose catalog entry says nothing of how
+/// its AC power is cycled (`ac_cycle`); hostfw does not guess one, and must not power the host
+/// off first to find out.
+pub fn unrunnable(plan: &[ActivationAction], model: &hostfw_model::HostModel) -> Option<String> {
+    let cycles = plan.iter().any(|a| matches!(a, ActivationAction::Step(ActivationStep::AcPowerCycle)));
+    (cycles && model.ac_cycle.is_none()).then(|| {
+        format!(
+            "the activation needs an AC power cycle (power_drains_needed), but the catalog entry of {} {} has no \
+             ac_cycle setting (which resource and action cycle its AC power); nothing was powered off",
+            model.vendor, model.model
+        )
+    })
+}
+
 /// The resets before the first attempt of an entry with `pre_update_resets`: ForceOff, BMC reset,
 /// On, then a wait for the host to settle.
 pub fn pre_update_plan(settings: &ReprovisionSettings) -> Vec<ActivationAction> {

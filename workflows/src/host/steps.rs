@@ -116,23 +116,58 @@ pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) -> WorkflowResult<
     Ok(())
 }
 
-/// Run an activation plan: steps as activities, waits as durable timers.
+/// Patch: power actions are safe. An activation plan the host's catalog entry cannot carry out
+/// (an AC power cycle without `ac_cycle`) fails before its first power action instead of after
+/// powering the host off; a plan that fails after it powered the host off powers it back on and
+/// says so in the reason.
+pub const PATCH_POWER_SAFETY: &str = "power-safety";
+
+/// Run one activation step as an activity (infrastructure faults waited out).
+async fn activation_step(
+    ctx: &Ctx,
+    machine_id: &str,
+    step: ActivationStep,
+    settings: &crate::host::settings::ReprovisionSettings,
+) -> WorkflowResult<Result<(), ActivityExecutionError>> {
+    let summary = format!("{step:?} on {machine_id}");
+    let options = options::summarized(options::activation(&step, settings), summary.clone());
+    let input = ActivateInput {
+        machine_id: machine_id.to_string(),
+        step,
+        waits: settings.bmc_waits,
+        records: lean::take_records(ctx),
+    };
+    let run = move || ctx.execute_activity(HostActivities::activate, input.clone(), options.clone());
+    through_faults(ctx, &summary, run).await
+}
+
+/// Run an activation plan: steps as activities, waits as durable timers. A step that fails
+/// while the plan has the host powered off (a ForceOff succeeded, no On since) powers it back on
+/// first (patch [`PATCH_POWER_SAFETY`]): a host is never left off by a failed activation.
 pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> WorkflowResult<StepEnd> {
     let settings = ctx.state(|s| s.input.settings.clone());
+    let mut powered_off = false;
     for action in plan {
         match action {
             ActivationAction::Step(step) => {
-                let summary = format!("{step:?} on {machine_id}");
-                let options = options::summarized(options::activation(&step, &settings), summary.clone());
-                let input = ActivateInput {
-                    machine_id: machine_id.to_string(),
-                    step,
-                    waits: settings.bmc_waits,
-                    records: lean::take_records(ctx),
-                };
-                let run = move || ctx.execute_activity(HostActivities::activate, input.clone(), options.clone());
-                if let Err(e) = through_faults(ctx, &summary, run).await? {
-                    return Ok(StepEnd::Failed(reason("activation", &e)));
+                let kind = step.clone();
+                match activation_step(ctx, machine_id, step, &settings).await? {
+                    Ok(()) => match kind {
+                        ActivationStep::PowerOff => powered_off = true,
+                        ActivationStep::PowerOn => powered_off = false,
+                        _ => {}
+                    },
+                    Err(e) => {
+                        let mut why = reason("activation", &e);
+                        if powered_off && ctx.patched(PATCH_POWER_SAFETY) {
+                            match activation_step(ctx, machine_id, ActivationStep::PowerOn, &settings).await? {
+                                Ok(()) => why.push_str("; the host was powered back on"),
+                                Err(e) => why
+                                    .push_str(&format!("; powering the host back on failed too: {}", reason("On", &e))),
+                            }
+                        }
+                        return Ok(StepEnd::Failed(why));
+                    }
                 }
             }
             ActivationAction::Wait { secs, reason } => wait(ctx, secs, &reason).await?,

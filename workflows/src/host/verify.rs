@@ -8,9 +8,11 @@ use std::time::Duration;
 use hostfw_model::{verify, HostSubstate, Verification, VERSION_NOT_REPORTED};
 use temporalio_workflow::WorkflowResult;
 
-use crate::host::activation::activation_plan;
+use crate::host::activation::{activation_plan, unrunnable};
 use crate::host::lean;
-use crate::host::steps::{enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd};
+use crate::host::steps::{
+    enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd, PATCH_POWER_SAFETY,
+};
 
 /// Activate `component` and wait until every matching inventory entry reports `target`.
 pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowResult<StepEnd> {
@@ -26,7 +28,13 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
             )
         };
         enter(ctx, HostSubstate::ResetForNewFirmware, &label).await?;
-        if let StepEnd::Failed(r) = run_plan(ctx, machine_id, activation_plan(component, entry, settings)).await? {
+        let plan = activation_plan(component, entry, settings);
+        if let Some(why) = unrunnable(&plan, model) {
+            if ctx.patched(PATCH_POWER_SAFETY) {
+                return Ok(StepEnd::Failed(why));
+            }
+        }
+        if let StepEnd::Failed(r) = run_plan(ctx, machine_id, plan).await? {
             return Ok(StepEnd::Failed(r));
         }
         enter(ctx, HostSubstate::NewFirmwareReportedWait, &format!("waiting for {component} to report {target}"))
