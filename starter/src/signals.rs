@@ -121,17 +121,24 @@ pub async fn instance_reboot(ctx: &Context, instance_id: &str, apply_updates: bo
     if !apply_updates {
         bail!("instance reboot without --apply-updates-on-reboot does not touch firmware; nothing to do here");
     }
-    let Some(request) = ctx.store.request_get(&machine.id).await? else {
+    if ctx.store.request_get(&machine.id).await?.is_none() {
         bail!("instance {instance_id} (machine {}) has no pending firmware update", machine.id);
-    };
+    }
     // The approval is recorded first: the workflow reads it whenever its wait wakes, so it is
     // never lost even when the signal below fails. A repeated command sends the signal again.
-    let again = request.user_approval;
+    // It is decided once against the approval deadline: if the deadline's `skip` gave the
+    // request up first, nothing is approved and the command says so.
+    let taken = ctx.store.request_approve(&machine.id, &ctx.actor, hostfw_store::now_ms()).await?;
+    if taken == hostfw_store::ApprovalTaken::DeadlineSkipped {
+        bail!(
+            "instance {instance_id} (machine {}): its request's approval deadline passed before this approval and \
+             the request was given up (machine_updater.approval_deadline_policy = skip); nothing was approved. The \
+             host is held until its next window (`hostfw plan` says when), then requested again",
+            machine.id
+        );
+    }
+    let again = taken == hostfw_store::ApprovalTaken::AlreadyApproved;
     if !again {
-        // Who approved first: the update's start records how it was released only when no
-        // approval is on record, so the tenant's command must be there before the flag is.
-        ctx.store.approval_record(&machine.id, request.requested_at_ms, &ctx.actor, hostfw_store::now_ms()).await?;
-        ctx.store.request_set_approval(&machine.id, true).await?;
         ctx.audit("instance reboot --apply-updates-on-reboot", instance_id, &machine.id).await?;
     }
     handle(ctx, &machine.id)

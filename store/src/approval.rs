@@ -1,10 +1,11 @@
-//! Approval deadlines in the site database (migration 0015): the holds of hosts whose request
-//! was given up at its approval deadline (`skip`), and who approved each assigned host's request
-//! and when.
+//! Approval deadlines in the site database (migrations 0015, 0016): the holds of hosts whose
+//! request was given up at its approval deadline (`skip`), who approved each assigned host's
+//! request and when, and the one decision between the tenant's approval and the deadline's skip
+//! (`request_approve`, `request_skip_at_deadline`: whichever comes first wins).
 //!
-//! Owns the `approval_holds` and `approvals` tables. It must not decide when a deadline passes or
-//! how long a hold lasts (`hostfw_model::gates::approval`), nor give a request up (the workflow's
-//! restore deletes it).
+//! Owns the `approval_holds` and `approvals` tables and the requests' `user_approval` /
+//! `deadline_skipped` pair. It must not decide when a deadline passes or how long a hold lasts
+//! (`hostfw_model::gates::approval`), nor delete a request (the workflow's restore does).
 
 use hostfw_model::gates::ApprovalHold;
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,17 @@ pub struct Approval {
     /// released (the instance autoreboot period).
     pub approved_by: String,
     pub approved_at_ms: i64,
+}
+
+/// How the tenant's approval of a request was taken (`Store::request_approve`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalTaken {
+    /// Recorded now: the update goes on.
+    Approved,
+    /// It was approved before: nothing changed.
+    AlreadyApproved,
+    /// The approval deadline gave the request up first (`skip`): nothing changed.
+    DeadlineSkipped,
 }
 
 impl Store {
@@ -65,6 +77,87 @@ impl Store {
                 decode().map_err(StoreError::db(OP, ""))
             })
             .collect()
+    }
+
+    /// The tenant approves the request of `machine_id`: unless the approval deadline gave it up
+    /// first (`request_skip_at_deadline`), sets its approval and records who approved it and when,
+    /// in one transaction. The approval and the skip are decided once: the conditional update
+    /// lets only the first of the two through.
+    pub async fn request_approve(&self, machine_id: &str, approved_by: &str, at_ms: i64) -> Result<ApprovalTaken> {
+        const OP: &str = "request_approve";
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let row = sqlx::query(
+            "SELECT requested_at_ms, user_approval, deadline_skipped FROM reprovision_requests WHERE machine_id = $1",
+        )
+        .bind(machine_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        let Some(row) = row else {
+            return Err(StoreError::not_found("request", machine_id));
+        };
+        let decode = |e| StoreError::db(OP, machine_id)(e);
+        let requested_at_ms: i64 = row.try_get("requested_at_ms").map_err(decode)?;
+        let approved: i64 = row.try_get("user_approval").map_err(decode)?;
+        let skipped: i64 = row.try_get("deadline_skipped").map_err(decode)?;
+        if approved != 0 {
+            return Ok(ApprovalTaken::AlreadyApproved);
+        }
+        if skipped != 0 {
+            return Ok(ApprovalTaken::DeadlineSkipped);
+        }
+        let done = sqlx::query(
+            "UPDATE reprovision_requests SET user_approval = 1 \
+             WHERE machine_id = $1 AND user_approval = 0 AND deadline_skipped = 0",
+        )
+        .bind(machine_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        if done.rows_affected() == 0 {
+            // The skip (or another approval) committed in between: read again what won.
+            tx.rollback().await.map_err(StoreError::db(OP, machine_id))?;
+            return Box::pin(self.request_approve(machine_id, approved_by, at_ms)).await;
+        }
+        sqlx::query(
+            "INSERT INTO approvals (machine_id, requested_at_ms, approved_by, approved_at_ms) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (machine_id, requested_at_ms) DO NOTHING",
+        )
+        .bind(machine_id)
+        .bind(requested_at_ms)
+        .bind(approved_by)
+        .bind(at_ms)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        tx.commit().await.map_err(StoreError::db(OP, machine_id))?;
+        Ok(ApprovalTaken::Approved)
+    }
+
+    /// The approval deadline passed under `skip`: gives the request of `machine_id` up unless the
+    /// tenant approved it first. True: given up (or already gone); false: it is approved, and
+    /// the update goes on.
+    pub async fn request_skip_at_deadline(&self, machine_id: &str) -> Result<bool> {
+        const OP: &str = "request_skip_at_deadline";
+        let done = sqlx::query(
+            "UPDATE reprovision_requests SET deadline_skipped = 1 WHERE machine_id = $1 AND user_approval = 0",
+        )
+        .bind(machine_id)
+        .execute(&self.writer)
+        .await
+        .map_err(StoreError::db(OP, machine_id))?;
+        if done.rows_affected() > 0 {
+            return Ok(true);
+        }
+        let approved = sqlx::query("SELECT user_approval FROM reprovision_requests WHERE machine_id = $1")
+            .bind(machine_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::db(OP, machine_id))?
+            .map(|row| row.try_get::<i64, _>("user_approval"))
+            .transpose()
+            .map_err(StoreError::db(OP, machine_id))?;
+        Ok(approved.is_none_or(|a| a == 0))
     }
 
     /// Records who approved the request of `machine_id` made at `requested_at_ms`, unless its

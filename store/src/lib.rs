@@ -42,7 +42,7 @@ mod windows;
 
 use std::fmt;
 
-pub use approval::Approval;
+pub use approval::{Approval, ApprovalTaken};
 pub use audit::AuditEntry;
 pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,

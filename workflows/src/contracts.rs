@@ -428,6 +428,10 @@ pub struct ApprovalDeadlineRecord {
     pub message: String,
     /// `skip`: the host is held until then (its next window).
     pub held_until_ms: Option<i64>,
+    /// `skip`: the tenant's approval was on record first (it raced the deadline and won), so the
+    /// request was not given up: the update goes on. (Absent in records of older workers.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub approved_first: bool,
 }
 
 /// Output of `hostfw.host.retry_limits`: the retry budget and interval of the worker's current

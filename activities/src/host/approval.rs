@@ -1,5 +1,6 @@
 //! An assigned host's wait for approval, in the site database: what the wait reads each time it
-//! wakes (the stored approval, the current autoreboot period and the request's approval deadline)
+//! wakes (the stored approval, or a request already started, which was approved; the current
+//! autoreboot period and the request's approval deadline)
 //! and what the deadline's policy records when it passes: `skip` holds the host until its next
 //! window (`gates::hold_until`), `escalate` writes one overdue entry in its state history.
 //!
@@ -26,7 +27,11 @@ pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalIn
     let settings = crate::site::site_link::reprovision_settings(&deps.site);
     let deadline = ApprovalDeadline::from_config(&deps.site);
     Ok(ApprovalInputs {
-        approved: request.as_ref().is_some_and(|r| r.user_approval),
+        // A started request was approved: protect marks it started only after the approval (the
+        // tenant's, or the autoreboot period's, which is stored nowhere else). A run that adopts
+        // it (the manager or `doctor --fix` restarting a failed or terminated workflow
+        // mid-update) goes on instead of asking again for an approval the host already had.
+        approved: request.as_ref().is_some_and(|r| r.user_approval || r.started_at_ms.is_some()),
         autoreboot_period: settings.autoreboot_period,
         deadline: request
             .and_then(|r| deadline.deadline_ms(r.requested_at_ms))
@@ -46,6 +51,15 @@ pub async fn approval_deadline(
     let now = now_ms();
     match input.deadline.policy {
         DeadlinePolicy::Skip => {
+            // Decided once: the tenant's approval, if it is on record first, wins over the skip.
+            if !store.request_skip_at_deadline(machine_id).await.map_err(error::store)? {
+                let message = format!(
+                    "the tenant approved the request before its approval deadline ({deadline}) was applied: the \
+                     update goes on"
+                );
+                tracing::info!(machine_id, deadline, "approval deadline reached, but the request was approved first");
+                return Ok(ApprovalDeadlineRecord { message, held_until_ms: None, approved_first: true });
+            }
             let machine = crate::bmc::machine(deps, machine_id).await?;
             let after_ms = ApprovalDeadline::from_config(&deps.site).after_ms;
             let autoreboot = deps.site.machine_updater.instance_autoreboot_period;
@@ -64,7 +78,7 @@ pub async fn approval_deadline(
                 held_until = rfc3339_utc(until_ms),
                 "approval deadline passed: skipped"
             );
-            Ok(ApprovalDeadlineRecord { message, held_until_ms: Some(until_ms) })
+            Ok(ApprovalDeadlineRecord { message, held_until_ms: Some(until_ms), approved_first: false })
         }
         DeadlinePolicy::Escalate => {
             let message = format!(
@@ -89,7 +103,7 @@ pub async fn approval_deadline(
                     .map_err(error::store)?;
                 tracing::warn!(machine_id, deadline, "approval deadline passed: escalated");
             }
-            Ok(ApprovalDeadlineRecord { message, held_until_ms: None })
+            Ok(ApprovalDeadlineRecord { message, held_until_ms: None, approved_first: false })
         }
     }
 }

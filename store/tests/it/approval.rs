@@ -63,8 +63,61 @@ async fn the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned(Ctx
     assert_eq!(store.approvals_of("h2").await.unwrap().len(), 1, "other machines are untouched");
 }
 
+/// Issue 26 item 7: the tenant's approval and the deadline's skip are decided once, whichever
+/// comes first, and the loser is told: an approval after the skip approves nothing (no flag, no
+/// approval on record), a skip after the approval gives nothing up. Many of both at once on one
+/// request: exactly one kind wins.
+async fn an_approval_and_the_deadline_skip_are_decided_once(Ctx { store, .. }: Ctx) {
+    use hostfw_store::ApprovalTaken;
+    for (id, bmc) in [("a1", "10.8.0.1"), ("s1", "10.8.0.2"), ("r1", "10.8.0.3")] {
+        store
+            .machine_upsert(&NewMachine {
+                id: id.into(),
+                bmc_address: bmc.parse().unwrap(),
+                vendor: Some("Dell".into()),
+                model: Some("PowerEdge R760".into()),
+                state: HostState::Assigned,
+                instance_id: Some(format!("inst-{id}")),
+                labels: None,
+            })
+            .await
+            .unwrap();
+        let new =
+            NewRequest { machine_id: id.into(), initiator: "cli:op".into(), update_message: None, workflow_id: None };
+        assert!(matches!(store.request_create(&new).await.unwrap(), RequestCreate::Created(_)));
+    }
+    // Approved first: the skip gives nothing up; the approval is on record once.
+    assert_eq!(store.request_approve("a1", "tenant-alice", 10).await.unwrap(), ApprovalTaken::Approved);
+    assert!(!store.request_skip_at_deadline("a1").await.unwrap(), "approved first: not given up");
+    assert_eq!(store.request_approve("a1", "tenant-bob", 20).await.unwrap(), ApprovalTaken::AlreadyApproved);
+    assert!(store.request_get("a1").await.unwrap().unwrap().user_approval);
+    assert_eq!(store.approvals_of("a1").await.unwrap()[0].approved_by, "tenant-alice");
+    // Skipped first: the approval approves nothing.
+    assert!(store.request_skip_at_deadline("s1").await.unwrap());
+    assert!(store.request_skip_at_deadline("s1").await.unwrap(), "a retried skip is the same skip");
+    assert_eq!(store.request_approve("s1", "tenant-carol", 30).await.unwrap(), ApprovalTaken::DeadlineSkipped);
+    assert!(!store.request_get("s1").await.unwrap().unwrap().user_approval, "nothing approved");
+    assert!(store.approvals_of("s1").await.unwrap().is_empty(), "no approval on record");
+    // A race: ten approvals and ten skips at once; one kind wins, the other is told.
+    let (approvals, skips) = futures::join!(
+        futures::future::join_all((0..10).map(|i| store.request_approve("r1", "tenant-dave", 40 + i))),
+        futures::future::join_all((0..10).map(|_| store.request_skip_at_deadline("r1"))),
+    );
+    let approved = approvals.iter().filter(|a| matches!(a, Ok(ApprovalTaken::Approved))).count();
+    let refused = approvals.iter().filter(|a| matches!(a, Ok(ApprovalTaken::DeadlineSkipped))).count();
+    let given_up = skips.iter().filter(|s| matches!(s, Ok(true))).count();
+    assert!(approvals.iter().all(Result::is_ok) && skips.iter().all(Result::is_ok), "{approvals:?} {skips:?}");
+    let flag = store.request_get("r1").await.unwrap().unwrap().user_approval;
+    if flag {
+        assert_eq!((approved, given_up), (1, 0), "approved: exactly one approval, no skip");
+    } else {
+        assert_eq!((approved, refused, given_up > 0), (0, 10, true), "skipped: every approval refused");
+    }
+}
+
 crate::both_backends!(
     a_hold_is_replaced_by_the_next_skip_of_its_machine,
     a_new_request_for_the_host_ends_its_hold,
-    the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned
+    the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned,
+    an_approval_and_the_deadline_skip_are_decided_once
 );

@@ -95,6 +95,19 @@ async fn skip_gives_an_unapproved_request_up_at_its_deadline_even_across_a_worke
     })
     .await;
     assert!(site.store.request_get("a1").await.unwrap().is_some(), "nothing acts without a worker");
+    // Issue 26 item 7: the deadline's skip and the tenant's approval are decided once. Here the
+    // skip is decided first (as the workflow's deadline step does when it runs, here just before
+    // it: the step then finds the same decision); an approval after it approves nothing and says
+    // so, instead of printing "the update starts now".
+    assert!(site.store.request_skip_at_deadline("a1").await.unwrap());
+    let late = site.cli(&["instance", "reboot", "--instance", "inst-1", "--apply-updates-on-reboot"]).await;
+    let late = late.unwrap_err().to_string();
+    assert!(
+        late.contains("approval deadline passed before this approval") && late.contains("nothing was approved"),
+        "{late}"
+    );
+    assert!(!site.store.request_get("a1").await.unwrap().unwrap().user_approval, "nothing approved");
+    assert!(site.store.approvals_of("a1").await.unwrap().is_empty(), "no approval on record");
     worker.restart().await;
 
     let outcome = site.host_result("a1").await.unwrap();

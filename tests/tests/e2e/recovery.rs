@@ -336,6 +336,54 @@ async fn an_approval_recorded_without_its_signal_is_still_heard() {
     site.shutdown().await;
 }
 
+/// Issue 26 item 6: a restarted workflow of an assigned host resumes; it does not ask again. The
+/// autoreboot period approved h1's request (an approval stored nowhere else) and the update
+/// started; its workflow is terminated mid-update, the period closes, and `doctor --fix` starts
+/// it again. Before, the new run waited for an approval the host had already had, the host
+/// sitting protected in its update; now it goes on and ends compliant.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_workflow_of_an_approved_started_host_does_not_ask_again() {
+    let start = chrono::Utc::now() - chrono::Duration::seconds(60);
+    let end = chrono::Utc::now() + chrono::Duration::seconds(20);
+    let (from, to) = (start.format("%Y-%m-%dT%H:%M:%SZ").to_string(), end.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+    let config = config().machine_updater("instance_autoreboot_period", strings(&[("start", &from), ("end", &to)]));
+    let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], config, ..spec() }).await.unwrap();
+    // The flash "never takes": the update stays in progress until the workflow is terminated.
+    site.fleet.set_fault("h1", Fault { version_never_changes: true, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    site.wait_for("the update to be under way", Duration::from_secs(60), || async {
+        let started = site.store.request_get("h1").await.ok()??.started_at_ms.is_some();
+        let past = site.status("h1").await.is_some_and(|s| {
+            matches!(
+                s.substate,
+                hostfw_model::HostSubstate::NewFirmwareReportedWait | hostfw_model::HostSubstate::ResetForNewFirmware
+            )
+        });
+        (started && past).then_some(())
+    })
+    .await;
+    let handle = site.client.get_workflow_handle::<hostfw_workflows::HostReprovisionWorkflow>(
+        hostfw_workflows::host_reprovision_workflow_id("h1"),
+    );
+    handle.terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build()).await.unwrap();
+    site.fleet.set_fault("h1", Fault::default()).unwrap();
+    site.wait_for("the autoreboot period to close", Duration::from_secs(60), || async {
+        (chrono::Utc::now() > end + chrono::Duration::seconds(1)).then_some(())
+    })
+    .await;
+    site.wait_for("doctor to see the orphaned request", Duration::from_secs(30), || async {
+        site.cli_full(&["doctor"]).await.1.contains("request-without-workflow").then_some(())
+    })
+    .await;
+    site.cli(&["doctor", "--fix"]).await.unwrap();
+    let outcome = site.host_result("h1").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "h1 resumed and finished: {outcome:?}");
+    // The period is closed: only the started request can have released the new run.
+    let status = site.status("h1").await.unwrap();
+    assert_eq!(status.approval.as_deref(), Some("approved (recorded on the request)"), "{status:?}");
+    site.shutdown().await;
+}
+
 /// Issue 11 finding 2: `hostfw doctor` on a deliberately broken site lists every disagreement
 /// between the site database and Temporal with its fix, and `--fix` repairs them:
 /// - h1: a started request whose workflow an operator terminated by hand → started again, it

@@ -115,6 +115,10 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
                 DeadlinePolicy::Skip => {
                     let record =
                         ctx.execute_activity(HostActivities::approval_deadline, passed, options::bookkeeping()).await?;
+                    // Decided once, in the site database: an approval that landed first wins.
+                    if record.approved_first {
+                        return granted(ctx, flagged, "approved (recorded on the request) before its deadline".into());
+                    }
                     return Ok(Approval::DeadlinePassed(record));
                 }
                 DeadlinePolicy::Escalate if !flagged => {
