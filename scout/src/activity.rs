@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use hostfw_workflows::scout::{scout_defs, ScoutResult, ScoutTask};
+use hostfw_workflows::step_failure::{failed_step, SCRIPT_FAILED};
 use temporalio_common::error::ApplicationFailure;
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -90,7 +91,22 @@ impl ScoutActivitiesImpl {
             component = %task.component,
             attempt = ctx.info().attempt,
         );
-        self.once(&ctx, &task).instrument(span).await
+        // A task that failed on this host is a failed activity (red in the Web UI) carrying its
+        // result, which the workflow reads as before.
+        match self.once(&ctx, &task).instrument(span).await? {
+            r if r.success => Ok(r),
+            r => {
+                let why = r.error.clone().or(r.exit_code.map(|c| format!("exit code {c}")));
+                let message = format!(
+                    "Scout task {} ({} {}) failed: {}",
+                    task.upgrade_task_id,
+                    task.component,
+                    task.target_version,
+                    why.as_deref().unwrap_or("no detail")
+                );
+                Err(failed_step(SCRIPT_FAILED, message, r))
+            }
+        }
     }
 }
 

@@ -135,12 +135,14 @@ impl Store {
     }
 
     /// The approval deadline passed under `skip`: gives the request of `machine_id` up unless the
-    /// tenant approved it first. True: given up (or already gone); false: it is approved, and
-    /// the update goes on.
+    /// tenant approved it first or its update already started (the host was protected, and its
+    /// platform may have been changed: only the update's own restore hands it back). True: given
+    /// up (or already gone); false: it is approved or started, and the update goes on.
     pub async fn request_skip_at_deadline(&self, machine_id: &str) -> Result<bool> {
         const OP: &str = "request_skip_at_deadline";
         let done = sqlx::query(
-            "UPDATE reprovision_requests SET deadline_skipped = 1 WHERE machine_id = $1 AND user_approval = 0",
+            "UPDATE reprovision_requests SET deadline_skipped = 1 \
+             WHERE machine_id = $1 AND user_approval = 0 AND started_at_ms IS NULL",
         )
         .bind(machine_id)
         .execute(&self.writer)
@@ -149,15 +151,14 @@ impl Store {
         if done.rows_affected() > 0 {
             return Ok(true);
         }
-        let approved = sqlx::query("SELECT user_approval FROM reprovision_requests WHERE machine_id = $1")
+        let row = sqlx::query("SELECT deadline_skipped FROM reprovision_requests WHERE machine_id = $1")
             .bind(machine_id)
             .fetch_optional(&self.pool)
             .await
-            .map_err(StoreError::db(OP, machine_id))?
-            .map(|row| row.try_get::<i64, _>("user_approval"))
-            .transpose()
             .map_err(StoreError::db(OP, machine_id))?;
-        Ok(approved.is_none_or(|a| a == 0))
+        let Some(row) = row else { return Ok(true) };
+        let skipped: i64 = row.try_get("deadline_skipped").map_err(StoreError::db(OP, machine_id))?;
+        Ok(skipped != 0)
     }
 
     /// Records who approved the request of `machine_id` made at `requested_at_ms`, unless its

@@ -53,6 +53,9 @@ pub struct ActivityRecord {
     /// The execution ended in ActivityTaskTimedOut, with this failure message.
     pub timed_out: Option<String>,
     pub completed: bool,
+    /// The execution ended in ActivityTaskFailed, with this failure (message, then its info:
+    /// the application failure's type and details).
+    pub failed: Option<String>,
 }
 
 /// Every execution of activity type `name` in `history`, in order.
@@ -60,8 +63,10 @@ pub fn activity_records(history: &serde_json::Value, name: &str) -> Vec<Activity
     let mut records: Vec<ActivityRecord> = Vec::new();
     fn failure_text(f: &serde_json::Value) -> String {
         let mut parts = vec![f["message"].as_str().unwrap_or_default().to_string()];
-        if let Some(info) = f.get("failure_info") {
-            parts.push(info.to_string());
+        for key in ["failure_info", "applicationFailureInfo"] {
+            if let Some(info) = f.get(key) {
+                parts.push(info.to_string());
+            }
         }
         parts.join(" ")
     }
@@ -83,6 +88,11 @@ pub fn activity_records(history: &serde_json::Value, name: &str) -> Vec<Activity
             "ActivityTaskTimedOutEventAttributes" => {
                 if let Some(i) = record(&mut records) {
                     records[i].timed_out = Some(failure_text(&attributes["failure"]));
+                }
+            }
+            "ActivityTaskFailedEventAttributes" => {
+                if let Some(i) = record(&mut records) {
+                    records[i].failed = Some(failure_text(&attributes["failure"]));
                 }
             }
             "ActivityTaskCompletedEventAttributes" => {

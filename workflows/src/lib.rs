@@ -24,6 +24,7 @@ pub mod options;
 pub mod scout;
 pub mod search_attributes;
 pub mod site;
+pub mod step_failure;
 pub mod tunables;
 pub mod waits;
 

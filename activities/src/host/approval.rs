@@ -51,13 +51,27 @@ pub async fn approval_deadline(
     let now = now_ms();
     match input.deadline.policy {
         DeadlinePolicy::Skip => {
-            // Decided once: the tenant's approval, if it is on record first, wins over the skip.
+            // Decided once: the tenant's approval, if it is on record first, wins over the skip;
+            // so does a started update (the host may be out of lockdown and in discovery: only the
+            // update's own restore gives it back to its tenant, issue 26 item 6).
             if !store.request_skip_at_deadline(machine_id).await.map_err(error::store)? {
-                let message = format!(
-                    "the tenant approved the request before its approval deadline ({deadline}) was applied: the \
-                     update goes on"
-                );
-                tracing::info!(machine_id, deadline, "approval deadline reached, but the request was approved first");
+                let started = store
+                    .request_get(machine_id)
+                    .await
+                    .map_err(error::store)?
+                    .is_some_and(|r| r.started_at_ms.is_some() && !r.user_approval);
+                let message = if started {
+                    format!(
+                        "the update had already started when its approval deadline ({deadline}) passed: it is \
+                         not given up, and goes on to its own restore"
+                    )
+                } else {
+                    format!(
+                        "the tenant approved the request before its approval deadline ({deadline}) was applied: \
+                         the update goes on"
+                    )
+                };
+                tracing::info!(machine_id, deadline, started, "approval deadline reached, but the request goes on");
                 return Ok(ApprovalDeadlineRecord { message, held_until_ms: None, approved_first: true });
             }
             let machine = crate::bmc::machine(deps, machine_id).await?;

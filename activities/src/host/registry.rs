@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
+use hostfw_workflows::step_failure::{failed_step, SCRIPT_FAILED, UPDATE_TASK_FAILED};
 use hostfw_workflows::{
     ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, CatalogQuery, HostContext,
     InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, ProtectInput, RestoreInput, RetryLimits,
@@ -114,7 +115,14 @@ impl HostActivitiesImpl {
             carried(&self.deps, &ctx, &input.records).await?;
             firmware::wait_task(&self.deps, &ctx, input).await
         };
-        logged(&ctx, work).await
+        // A task that ended failed is the host's failure: a failed activity, red in the Web UI.
+        match logged(&ctx, work).await? {
+            r if r.succeeded || r.vanished => Ok(r),
+            r => {
+                let message = task_failure_message(&r);
+                Err(failed_step(UPDATE_TASK_FAILED, message, r))
+            }
+        }
     }
 
     #[activity(definition = defs::Activate)]
@@ -189,7 +197,16 @@ impl HostActivitiesImpl {
         ctx: ActivityContext,
         input: ScriptInput,
     ) -> Result<ScriptResult, ActivityError> {
-        logged(&ctx, script::run_script(&self.deps, &ctx, input)).await
+        let script = input.script.clone();
+        // A script that ran and failed is the host's failure: a failed activity, red in the Web UI.
+        match logged(&ctx, script::run_script(&self.deps, &ctx, input)).await? {
+            r if r.success => Ok(r),
+            r => {
+                let why = r.error.clone().or(r.exit_code.map(|c| format!("exit code {c}")));
+                let message = format!("script {script} failed: {}", why.as_deref().unwrap_or("no detail"));
+                Err(failed_step(SCRIPT_FAILED, message, r))
+            }
+        }
     }
 
     #[activity(definition = defs::Platform)]
@@ -211,4 +228,13 @@ async fn carried(deps: &Deps, ctx: &ActivityContext, records: &[SubstateUpdate])
 /// The id of the workflow that scheduled the activity, for log lines ("" when standalone).
 fn workflow_id(ctx: &ActivityContext) -> &str {
     ctx.info().workflow_id.as_deref().unwrap_or_default()
+}
+
+/// The Web UI's text of a failed update task: the BMC's own messages first, then the state.
+fn task_failure_message(r: &TaskResult) -> String {
+    if r.messages.is_empty() {
+        format!("update task ended {} with no message", r.state)
+    } else {
+        format!("{} (update task ended {})", r.messages.join("; "), r.state)
+    }
 }

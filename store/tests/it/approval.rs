@@ -69,7 +69,7 @@ async fn the_first_approval_of_a_request_is_kept_and_old_requests_are_pruned(Ctx
 /// request: exactly one kind wins.
 async fn an_approval_and_the_deadline_skip_are_decided_once(Ctx { store, .. }: Ctx) {
     use hostfw_store::ApprovalTaken;
-    for (id, bmc) in [("a1", "10.8.0.1"), ("s1", "10.8.0.2"), ("r1", "10.8.0.3")] {
+    for (id, bmc) in [("a1", "10.8.0.1"), ("s1", "10.8.0.2"), ("r1", "10.8.0.3"), ("a2", "10.8.0.4")] {
         store
             .machine_upsert(&NewMachine {
                 id: id.into(),
@@ -98,6 +98,11 @@ async fn an_approval_and_the_deadline_skip_are_decided_once(Ctx { store, .. }: C
     assert_eq!(store.request_approve("s1", "tenant-carol", 30).await.unwrap(), ApprovalTaken::DeadlineSkipped);
     assert!(!store.request_get("s1").await.unwrap().unwrap().user_approval, "nothing approved");
     assert!(store.approvals_of("s1").await.unwrap().is_empty(), "no approval on record");
+    // Issue 26 item 6: a started request (protected, platform possibly changed) is never given
+    // up by the deadline, even without an approval on record: only its own restore ends it.
+    store.request_mark_started("a2", 50).await.unwrap();
+    assert!(!store.request_skip_at_deadline("a2").await.unwrap(), "started: not given up");
+    assert!(!store.request_get("a2").await.unwrap().unwrap().user_approval);
     // A race: ten approvals and ten skips at once; one kind wins, the other is told.
     let (approvals, skips) = futures::join!(
         futures::future::join_all((0..10).map(|i| store.request_approve("r1", "tenant-dave", 40 + i))),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use hostfw_bmc_sim::{Fault, HttpErrors};
 use hostfw_tests::fixtures::{r760, strings};
+use hostfw_tests::history::activity_records;
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
@@ -83,6 +84,13 @@ async fn a_failed_task_is_retried_after_the_interval_and_recovers() {
     let failed = history.iter().find(|h| h.message.contains("injected failure")).expect("the BMC's message recorded");
     assert_eq!(failed.substate, Some(hostfw_model::HostSubstate::FailedFirmwareUpgrade));
     assert!(history.iter().any(|h| h.message.starts_with("retry 1/5")), "{history:?}");
+    // Issue 26 item 12: the task that failed is a failed activity with the BMC's message first
+    // (red in the Web UI); the retry's task completed.
+    let tasks = activity_records(&site.history_json("h1").await, hostfw_workflows::names::ACT_WAIT_TASK);
+    let failed: Vec<_> = tasks.iter().filter_map(|t| t.failed.as_deref()).collect();
+    assert_eq!(failed.len(), 1, "{tasks:?}");
+    assert!(failed[0].contains("UpdateTaskFailed") && failed[0].contains("injected failure"), "{tasks:?}");
+    assert!(tasks.iter().any(|t| t.completed), "{tasks:?}");
     let status = site.status("h1").await.unwrap();
     assert_eq!(status.retry_count, 1);
     assert_eq!(site.fleet.versions("h1"), vec![("BMC".into(), "2.0".into()), ("BIOS".into(), "3.0".into())]);

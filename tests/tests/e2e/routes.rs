@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use hostfw_bmc_sim::Fault;
 use hostfw_tests::fixtures::{dell_bios_flash_script, dgx_h100, r760_bios};
+use hostfw_tests::history::activity_records;
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 
@@ -151,6 +152,15 @@ firmware = [ { id = "BIOS", version = "1.0" } ]
     let failure = history.iter().find(|h| h.message.contains("exit code 3")).expect("exit code reported");
     assert!(failure.message.contains("refused"), "stderr tail reported: {failure:?}");
     assert!(failure.message.contains("****") && !failure.message.contains("pw-do-not-leak"), "{failure:?}");
+    // Issue 26 item 12: the script that failed is a failed activity (red in the Web UI, counted
+    // among the run's failures), not a completed one whose result says it failed.
+    let runs = activity_records(&site.history_json("script-bad").await, hostfw_workflows::names::ACT_RUN_SCRIPT);
+    assert!(!runs.is_empty() && runs.iter().all(|r| !r.completed), "{runs:?}");
+    assert!(
+        runs.iter()
+            .all(|r| r.failed.as_deref().is_some_and(|f| f.contains("ScriptFailed") && f.contains("exit code 3"))),
+        "each run of the failing script failed with its cause: {runs:?}"
+    );
 
     for host in ["script-ok", "script-bad"] {
         let json = workflow_history(&site, host).await;
@@ -395,6 +405,12 @@ async fn a_scout_package_signed_for_another_version_is_refused_and_nothing_runs(
     let stats = site.fleet.stats();
     assert_eq!(stats.per_host["dgx-v"].installs.get("NIC_0"), None, "nothing was flashed");
     assert_eq!(site.fleet.versions("dgx-v"), vec![("NIC_0".into(), "28.39".into())]);
+    // Issue 26 item 12: Scout's refusal is a failed activity (red in the Web UI) with its reason.
+    let runs = activity_records(&site.history_json("dgx-v").await, hostfw_workflows::names::ACT_SCOUT_RUN_UPGRADE);
+    assert!(
+        runs.iter().any(|r| !r.completed && r.failed.as_deref().is_some_and(|f| f.contains("ScriptFailed"))),
+        "{runs:?}"
+    );
     site.shutdown().await;
 }
 

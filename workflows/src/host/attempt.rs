@@ -136,7 +136,16 @@ pub(crate) async fn run_attempt(
                 (component, target_version, entry, current)
             }
         };
+        // The failures below are the selected component's: its target's error budget counts them
+        // (the retry record names the status's component; issue 26).
+        let name_target = |ctx: &Ctx| {
+            ctx.state_mut(|s| {
+                s.status.component = Some(component);
+                s.status.target_version = Some(target.clone());
+            })
+        };
         if just_installed == Some(component) {
+            name_target(ctx);
             return Ok(AttemptEnd::Failed(format!(
                 "component {component} still reports {} after its install to {target}",
                 current.join(", ")
@@ -146,16 +155,14 @@ pub(crate) async fn run_attempt(
             enter(ctx, HostSubstate::ResetForNewFirmware, &format!("pre-update resets before installing {component}"))
                 .await?;
             if let StepEnd::Failed(r) = run_plan(ctx, machine_id, pre_update_plan(settings)).await? {
+                name_target(ctx);
                 return Ok(AttemptEnd::Failed(r));
             }
             repeat = true;
             continue;
         }
 
-        ctx.state_mut(|s| {
-            s.status.component = Some(component);
-            s.status.target_version = Some(target.clone());
-        });
+        name_target(ctx);
         let route = if lean {
             lean::want(ctx, crate::names::SA_COMPONENT, component.to_string());
             match planned.take() {

@@ -12,6 +12,7 @@ use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
+use crate::step_failure::{failed_result, SCRIPT_FAILED};
 use crate::tunables::SCOUT_PICKUP;
 
 fn describe_failure(exit_code: Option<i32>, error: &Option<String>, stderr: &str) -> String {
@@ -57,9 +58,14 @@ pub(crate) async fn install_scout(ctx: &Ctx, job: &ComponentInstall<'_>, task: S
         .summary(format!("Scout: {component} {target} on {machine_id}"))
         .build();
     lean::flush(ctx).await?;
+    // A failed script is a failed activity carrying its result (a Scout before that shape
+    // completed with `success: false`): both are read alike.
     let result: ScoutResult = match ctx.execute_activity(ScoutActivities::run_upgrade, task, options).await {
         Ok(r) => r,
-        Err(e) => return Ok(StepEnd::Failed(reason(&format!("Scout on {queue}"), &e))),
+        Err(e) => match failed_result::<ScoutResult>(&e, SCRIPT_FAILED) {
+            Some(r) => r,
+            None => return Ok(StepEnd::Failed(reason(&format!("Scout on {queue}"), &e))),
+        },
     };
     if !result.success {
         return Ok(StepEnd::Failed(format!(
@@ -93,7 +99,15 @@ pub(crate) async fn install_script(ctx: &Ctx, job: &ComponentInstall<'_>, script
         .summary(format!("script {script}: {component} {target}"))
         .build();
     lean::flush(ctx).await?;
-    match ctx.execute_activity(HostActivities::run_script, input, options).await {
+    // A script that ran and failed is a failed activity carrying its result (before that shape,
+    // a completed one with `success: false`): both are read alike, without the inventory read an
+    // interrupted script gets.
+    let outcome = ctx.execute_activity(HostActivities::run_script, input, options).await;
+    let outcome = match outcome {
+        Err(e) => failed_result::<ScriptResult>(&e, SCRIPT_FAILED).ok_or(e),
+        ok => ok,
+    };
+    match outcome {
         Ok(r) if r.success => Ok(StepEnd::Done),
         Ok(r) => Ok(StepEnd::Failed(format!(
             "script {script} failed for {component} {target}: {}",

@@ -10,6 +10,7 @@ use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 use crate::options;
+use crate::step_failure::{failed_result, UPDATE_TASK_FAILED};
 
 /// True when the activity failed in a way no retry can fix (the BMC refused, the artifact is
 /// missing): the attempt fails. Otherwise the failure was transient and retries ran out.
@@ -93,9 +94,14 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
                 let summary = format!("follow the BMC task of {component} {target}");
                 let options = options::summarized(options::wait_task(settings), summary.clone());
                 let run = move || ctx.execute_activity(HostActivities::wait_task, wait.clone(), options.clone());
+                // A task that ended failed is a failed activity carrying its result (histories
+                // recorded before that shape have it as a completed one): both are read alike.
                 let result = match through_faults(ctx, &summary, run).await? {
                     Ok(r) => r,
-                    Err(e) => return Ok(StepEnd::Retry(reason("following the update task", &e))),
+                    Err(e) => match failed_result::<TaskResult>(&e, UPDATE_TASK_FAILED) {
+                        Some(r) => r,
+                        None => return Ok(StepEnd::Retry(reason("following the update task", &e))),
+                    },
                 };
                 if !result.succeeded {
                     if result.vanished && vanished_but_applied(ctx, model, machine_id, component, target).await? {
