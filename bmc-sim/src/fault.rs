@@ -30,6 +30,9 @@ pub struct Fault {
     /// The next N GET requests outside `/sim` answer 200 with a body that is not JSON (a BMC
     /// web server cut short or serving garbage).
     pub malformed_json_next: u32,
+    /// The next N reset actions (`ComputerSystem.Reset`, `Manager.Reset`) answer 400
+    /// `ActionNotSupported` and change nothing (a BMC refusing a reset in its current state).
+    pub refuse_resets: u32,
     /// The next `count` requests outside `/sim` answer `status` with a Redfish error body.
     /// Absent once the count is used up.
     #[serde(skip_serializing_if = "Option::is_none")]

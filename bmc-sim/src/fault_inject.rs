@@ -1,7 +1,7 @@
 //! Applying a BMC's fault set at run time: replacing it (and starting or ending an
 //! `unreachable_for_secs` outage), the request middleware for `http_errors`,
 //! `malformed_json_next`, `slow_response_secs` and `foreign_links` (never on `/sim`), and
-//! consuming `fail_next_tasks`. What the faults
+//! consuming `fail_next_tasks` and `refuse_resets`. What the faults
 //! ARE is `fault`; closing the listener is `host_server`.
 
 use std::sync::Arc;
@@ -64,6 +64,15 @@ pub(crate) fn take_task_failure(d: &mut HostData) -> bool {
         return false;
     }
     d.faults.fail_next_tasks -= 1;
+    true
+}
+
+/// A reset action is asked for: whether it must be refused (consumes one `refuse_resets`).
+pub(crate) fn take_reset_refusal(d: &mut HostData) -> bool {
+    if d.faults.refuse_resets == 0 {
+        return false;
+    }
+    d.faults.refuse_resets -= 1;
     true
 }
 

@@ -32,6 +32,9 @@ pub async fn system_reset(State(host): State<Arc<Host>>, req: Request) -> Respon
         Ok(t) => t.unwrap_or_default(),
         Err(e) => return e.into_response(),
     };
+    if let Some(refused) = refused(&host) {
+        return refused;
+    }
     let delay = clock::secs(host.spec.reset_seconds);
     let pending = {
         let mut d = host.data();
@@ -94,6 +97,9 @@ pub async fn manager_reset(State(host): State<Arc<Host>>, req: Request) -> Respo
     if let Err(e) = read_reset_type(req, &host.manager_reset_types(), false).await {
         return e.into_response();
     }
+    if let Some(refused) = refused(&host) {
+        return refused;
+    }
     {
         let mut d = host.data();
         if d.manager_reset_pending || !d.bmc_up {
@@ -112,6 +118,16 @@ pub async fn manager_reset(State(host): State<Arc<Host>>, req: Request) -> Respo
         let _ = h.go_down.send(down_for);
     });
     StatusCode::NO_CONTENT.into_response()
+}
+
+/// The injected `refuse_resets` answer, when one is left.
+fn refused(host: &Host) -> Option<Response> {
+    if !crate::fault_inject::take_reset_refusal(&mut host.data()) {
+        return None;
+    }
+    tracing::info!(host = %host.spec.id, "reset refused (injected fault refuse_resets)");
+    let e = RedfishError::bad_request("ActionNotSupported", "Injected fault: the reset action was refused.");
+    Some(e.into_response())
 }
 
 /// The BMC stops answering: every session dies with it.

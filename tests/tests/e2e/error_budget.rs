@@ -179,3 +179,34 @@ async fn a_failing_image_pauses_its_target_while_the_other_model_finishes_until_
     let page = scrape(&metrics).await;
     assert!(page.lines().any(|l| l == format!("{PAUSED} 0")), "within budget again: {page}");
 }
+
+/// Issue 26 (smaller items): an attempt that fails after its component was selected is that
+/// component's failure, so its target's error budget counts it. Here the entry's pre-update
+/// resets are refused by the BMC (bmc-sim's `refuse_resets`): the attempt of the R760's BIOS was
+/// on record (the lean plan records it with the selection) but, before, its failure counted
+/// against no target, since the workflow had not yet named the component it was installing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_after_the_selection_counts_against_its_target() {
+    let fleet = bios_fleet(&[("v1", "Dell", "PowerEdge R760")]);
+    let model = hostfw_tests::HostModel::new("r760", "Dell", "PowerEdge R760").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [hostfw_tests::Firmware::file("3.0", "dell/bios.bin").set("pre_update_resets", true)],
+    );
+    let config = SiteToml::default().catalog(&Catalog::of([model])).max_retries(0);
+    let site = Site::start(SiteSpec { fleet: &fleet, config, images: IMAGES, ..SiteSpec::default() }).await.unwrap();
+    site.fleet.set_fault("v1", Fault { refuse_resets: 1000, ..Fault::default() }).unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "v1"]).await.unwrap();
+    site.wait_for("v1 to spend its retry budget", Duration::from_secs(120), || async {
+        site.store.request_get("v1").await.ok()??.exhausted.then_some(())
+    })
+    .await;
+    let list: Value = serde_json::from_str(&site.cli(&["--format", "json", "budget", "list"]).await.unwrap()).unwrap();
+    let r760 = list.as_array().unwrap().iter().find(|t| t["target"]["model"] == "PowerEdge R760").expect("on record");
+    let failures = r760["failures"].as_array().expect("failures");
+    assert_eq!(failures.len(), 1, "the failure counts against the R760's BIOS target: {list:#}");
+    assert_eq!(failures[0]["machine_id"], "v1", "{list:#}");
+    assert!(failures[0]["reason"].as_str().unwrap().contains("refused"), "{list:#}");
+    assert_eq!(site.fleet.stats().per_host["v1"].installs.get("BIOS"), None, "nothing was flashed");
+    site.shutdown().await;
+}
