@@ -118,6 +118,19 @@ pub fn load(site: &SiteConfig, runtime: Option<&FirmwareConfigVersion>) -> Resul
     }
 }
 
+/// Like [`load`] without the firmware-directory files in `left_out` (see
+/// `Catalog::load_leaving_out`).
+pub fn load_leaving_out(
+    site: &SiteConfig,
+    runtime: Option<&FirmwareConfigVersion>,
+    left_out: &[PathBuf],
+) -> Result<Catalog, CatalogError> {
+    match runtime {
+        Some(v) => Catalog::load_leaving_out(site, Some((&v.document, &origin_label(v.version))), left_out),
+        None => Catalog::load_leaving_out(site, None, left_out),
+    }
+}
+
 /// Hash the names, sizes and modification times of the files under `dir` (two levels: the
 /// overlay is `<dir>/<model>/metadata.toml` plus its artifacts). A missing directory hashes as empty.
 fn directory_fingerprint(dir: &Path, h: &mut impl Hasher) {

@@ -87,6 +87,15 @@ pub enum CatalogError {
     },
 }
 
+impl CatalogError {
+    /// The file (or stored document label) the error is about.
+    pub fn file(&self) -> &std::path::Path {
+        match self {
+            CatalogError::Read { file, .. } | CatalogError::Invalid { file, .. } => file,
+        }
+    }
+}
+
 /// A name (component type, host substate, host state) that is not one of the known names.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("unknown {what} `{value}`; expected one of: {expected}")]

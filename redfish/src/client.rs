@@ -264,9 +264,14 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-/// The cause of a reqwest error with its whole source chain ("error sending request: ...: ...").
+/// The cause of a reqwest error with its whole source chain ("error sending request: ...: ..."),
+/// each thing said once: reqwest's own " for url (...)" is left out (every `RedfishError` names
+/// the URL already), and a cause whose text is already said is skipped.
 fn error_chain(e: &reqwest::Error) -> String {
     let mut out = e.to_string();
+    if let Some(url) = e.url() {
+        out = out.replace(&format!(" for url ({url})"), "");
+    }
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         let text = s.to_string();

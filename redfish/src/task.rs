@@ -180,8 +180,26 @@ fn dell_job_state_as_task_state(job_state: &str) -> String {
     }
 }
 
+/// The task's messages, the cause first: a Critical or Warning message of the update itself
+/// (`Update.1.0.ApplyFailed`, a vendor's job error) before the task's own bookkeeping
+/// (`TaskEvent.*`: started, aborted) and before the informational lines, each group in the BMC's
+/// order. An operator reads the first line; it must say why.
 fn messages_of(task: &Task) -> Vec<String> {
-    task.messages.iter().flatten().filter_map(Message::summary).collect()
+    let mut messages: Vec<&Message> = task.messages.iter().flatten().collect();
+    messages.sort_by_key(|m| cause_rank(m));
+    messages.into_iter().filter_map(Message::summary).collect()
+}
+
+/// 0: a severe message of the update (the cause); 1: a severe task event; 2: the rest.
+fn cause_rank(m: &Message) -> u8 {
+    let severity = m.severity.as_deref().or(m.message_severity.as_deref()).unwrap_or_default();
+    let severe = severity.eq_ignore_ascii_case("critical") || severity.eq_ignore_ascii_case("warning");
+    let task_event = m.message_id.as_deref().is_some_and(|id| id.starts_with("TaskEvent."));
+    match (severe, task_event) {
+        (true, false) => 0,
+        (true, true) => 1,
+        (false, _) => 2,
+    }
 }
 
 /// A Task body, when the reply is a JSON object at all (anything else gives `None`).
@@ -474,6 +492,28 @@ mod tests {
                 other => panic!("{s}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn the_cause_comes_before_the_generic_task_lines() {
+        let task: Task = serde_json::from_str(
+            r##"{"TaskState":"Exception","Messages":[
+                {"MessageId":"TaskEvent.1.0.TaskStarted","Severity":"OK","Message":"The task with Id '1' has started."},
+                {"MessageId":"Update.1.0.UpdateInProgress","Severity":"OK","Message":"An update is in progress."},
+                {"MessageId":"TaskEvent.1.0.TaskAborted","Severity":"Critical","Message":"The task with Id '1' has been aborted."},
+                {"MessageId":"Update.1.0.ApplyFailed","MessageSeverity":"Critical","Message":"Installation of image 'bmc.bin' failed: checksum"}]}"##,
+        )
+        .unwrap();
+        let TaskPoll::Done(outcome) = interpret_task(&task, None) else { panic!("a final state") };
+        assert_eq!(
+            outcome.messages,
+            vec![
+                "Update.1.0.ApplyFailed: Installation of image 'bmc.bin' failed: checksum".to_string(),
+                "TaskEvent.1.0.TaskAborted: The task with Id '1' has been aborted.".to_string(),
+                "TaskEvent.1.0.TaskStarted: The task with Id '1' has started.".to_string(),
+                "Update.1.0.UpdateInProgress: An update is in progress.".to_string(),
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use hostfw_model::gates::{self, ErrorBudget, PausedTarget, SchedulingPolicy, Tar
 use hostfw_model::{same_name, ComponentType};
 use serde::Serialize;
 
+use crate::catalog_fallback::{self, CatalogWarning};
 use crate::cli::{BudgetCmd, BudgetTargetArgs};
 use crate::context::Context;
 use crate::output;
@@ -24,6 +25,10 @@ struct TargetView<'a> {
     paused: bool,
     /// The rule that spent the budget, when paused.
     rule: Option<String>,
+    /// Catalog files left out because they do not load (only when some are): `paused` was
+    /// decided without them.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    catalog_warnings: &'a [CatalogWarning],
 }
 
 /// `hostfw budget ...`.
@@ -43,20 +48,31 @@ fn budget_of(ctx: &Context) -> ErrorBudget {
 /// the whole plan).
 async fn paused_now(ctx: &Context) -> anyhow::Result<(Vec<TargetRecord>, Vec<PausedTarget>)> {
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
-    let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
+    paused_with(ctx, &catalog).await
+}
+
+async fn paused_with(
+    ctx: &Context,
+    catalog: &hostfw_model::Catalog,
+) -> anyhow::Result<(Vec<TargetRecord>, Vec<PausedTarget>)> {
+    let view = site_view::read(&ctx.store, catalog, &ctx.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     Ok((view.input.targets, plan.paused))
 }
 
+/// `budget list` reads: a catalog file that does not load is left out, with a warning
+/// (`catalog_fallback`); `resume` changes something and needs the whole catalog.
 async fn list(ctx: &Context) -> anyhow::Result<()> {
-    let (records, paused) = paused_now(ctx).await?;
+    let (catalog, catalog_warnings) = catalog_fallback::effective_or_without_broken(ctx).await?;
+    catalog_fallback::warn(ctx, &catalog_warnings);
+    let (records, paused) = paused_with(ctx, &catalog).await?;
     let records = &records;
     let budget = budget_of(ctx);
     let views: Vec<TargetView> = records
         .iter()
         .map(|r| {
             let rule = paused.iter().find(|p| p.target == r.target).map(|p| p.rule.clone());
-            TargetView { record: r, paused: rule.is_some(), rule }
+            TargetView { record: r, paused: rule.is_some(), rule, catalog_warnings: &catalog_warnings }
         })
         .collect();
     let rows: Vec<Vec<String>> = views

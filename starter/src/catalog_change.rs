@@ -173,7 +173,7 @@ pub async fn apply(ctx: &Context, req: ChangeRequest<'_>) -> anyhow::Result<()> 
         would_start: plan.start.clone(),
         ceiling: plan.ceiling.limit,
         in_flight: plan.in_flight,
-        would_wait: plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.to_string())).collect(),
+        would_wait: plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.for_host(&s.machine_id))).collect(),
         stored: false,
     };
     if ctx.format == Format::Table {

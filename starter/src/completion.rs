@@ -14,8 +14,15 @@ pub fn script(shell: Shell) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Print the completion script for `shell`.
-pub fn print(shell: Shell) -> anyhow::Result<()> {
-    crate::out!("{}", script(shell));
+/// Print the completion script for `shell` (with `--format json`, inside a JSON object:
+/// `{"shell", "script"}`).
+pub fn print(shell: Shell, format: crate::cli::Format) -> anyhow::Result<()> {
+    match format {
+        crate::cli::Format::Json => {
+            let json = serde_json::json!({ "shell": shell.to_string(), "script": script(shell) });
+            crate::outln!("{}", crate::json_contract::to_json(&json)?);
+        }
+        crate::cli::Format::Table => crate::out!("{}", script(shell)),
+    }
     Ok(())
 }

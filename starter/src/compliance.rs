@@ -11,22 +11,44 @@ use anyhow::Context as _;
 use hostfw_activities::compliance_read;
 use hostfw_model::ComplianceView;
 
+use serde::Serialize;
+
+use crate::catalog_fallback::{self, CatalogWarning};
 use crate::cli::Format;
 use crate::context::Context;
 
 /// The view of the site now.
 pub async fn read(ctx: &Context) -> anyhow::Result<ComplianceView> {
     let catalog = crate::firmware_config::effective_catalog(ctx).await?;
-    compliance_read::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms())
+    read_with(ctx, &catalog).await
+}
+
+async fn read_with(ctx: &Context, catalog: &hostfw_model::Catalog) -> anyhow::Result<ComplianceView> {
+    compliance_read::read(&ctx.store, catalog, &ctx.site, hostfw_store::now_ms())
         .await
         .context("reading machines, requests and explored reports from the site database")
 }
 
-/// `hostfw compliance`.
+/// `hostfw compliance --format json`: the view, and the catalog files left out because they do
+/// not load (only when some are).
+#[derive(Serialize)]
+struct ComplianceJson<'a> {
+    #[serde(flatten)]
+    view: &'a ComplianceView,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    catalog_warnings: Vec<CatalogWarning>,
+}
+
+/// `hostfw compliance`. A catalog file that does not load is left out, with a warning
+/// (`catalog_fallback`).
 pub async fn compliance(ctx: &Context) -> anyhow::Result<()> {
-    let view = read(ctx).await?;
+    let (catalog, catalog_warnings) = catalog_fallback::effective_or_without_broken(ctx).await?;
+    catalog_fallback::warn(ctx, &catalog_warnings);
+    let view = read_with(ctx, &catalog).await?;
     match ctx.format {
-        Format::Json => crate::outln!("{}", crate::json_contract::to_json(&view)?),
+        Format::Json => {
+            crate::outln!("{}", crate::json_contract::to_json(&ComplianceJson { view: &view, catalog_warnings })?)
+        }
         Format::Table => crate::out!("{}", table(&view)),
     }
     Ok(())

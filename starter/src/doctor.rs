@@ -1,11 +1,13 @@
 //! `doctor [--fix]`: every disagreement between the site database and Temporal, with what fixing
-//! it means; `--fix` applies the fixes and audits each one.
+//! it means; `--fix` applies the fixes and audits each one. Each fix re-checks its finding first
+//! (`repair::recheck`): one that resolved itself since the listing is skipped with a line saying
+//! so (`skipped, no longer true: ...`), not acted on and not audited.
 //!
 //! Owns the command's output and audit. What counts as a disagreement and how it is fixed is
 //! `hostfw_activities::repair`'s (the scheduler repairs the same way); this file must not
 //! decide either.
 
-use hostfw_activities::repair::{self, Finding};
+use hostfw_activities::repair::{self, Finding, Fixed};
 use serde::Serialize;
 
 use crate::context::Context;
@@ -31,10 +33,12 @@ pub async fn doctor(ctx: &Context, fix: bool) -> anyhow::Result<()> {
     for finding in &found {
         let done = match (&deps, finding.fixable()) {
             (Some(deps), true) => match repair::fix(deps, &client, finding, &ctx.actor).await {
-                Ok(done) => {
+                Ok(Fixed::Done(done)) => {
                     ctx.audit("doctor --fix", finding.machine_id(), &format!("{}: {done}", finding.kind())).await?;
                     Some(done)
                 }
+                // Re-checked before acting: it resolved itself meanwhile; nothing done, nothing audited.
+                Ok(skipped @ Fixed::NoLongerHolds(_)) => Some(skipped.to_string()),
                 Err(e) => {
                     left += 1;
                     Some(format!("FAILED: {}", hostfw_model::error_chain(&e)))

@@ -1,16 +1,18 @@
 //! `managed-host show`: state, substate, component, target and recent history of one host.
 //!
 //! The site database gives state and history; the host's workflow (when one exists) answers its
-//! `status` query for the component and target it is working on.
-
-use std::time::Duration;
+//! `status` query for the component and target it is working on (`live_status`). Its firmware
+//! against the catalog and whether anything is installable are the scheduler's own rules
+//! (`hostfw_model::gates::firmware_gate`, as `plan` shows them).
 
 use anyhow::bail;
-use hostfw_workflows::{host_reprovision_workflow_id, HostReprovisionWorkflow, HostStatus};
+use hostfw_model::gates::{self, FirmwareStatus};
+use hostfw_workflows::{host_reprovision_workflow_id, HostStatus};
 use serde::Serialize;
-use temporalio_client::WorkflowQueryOptions;
 
+use crate::catalog_fallback::{self, CatalogWarning};
 use crate::context::Context;
+use crate::live_status::query_status;
 use crate::output;
 
 #[derive(Serialize)]
@@ -20,8 +22,19 @@ struct HostView {
     health_reports: Vec<hostfw_store::HealthReport>,
     workflow_id: String,
     workflow: Option<HostStatus>,
-    /// Why the workflow's live status could not be read (Temporal unreachable, no answer in
-    /// time); absent when it was read or there is no workflow.
+    /// Its firmware against the catalog, as the scheduler sees it (absent when the host is not in
+    /// the site view).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    firmware: Option<FirmwareStatus>,
+    /// Why the scheduler would not start it for its firmware (e.g. "nothing installable: ..."),
+    /// when it would not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_installable: Option<String>,
+    /// Catalog files left out because they do not load (only when some are).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    catalog_warnings: Vec<CatalogWarning>,
+    /// Why the workflow's live status could not be read (Temporal unreachable, no worker polls
+    /// the task queue, no answer in time); absent when it was read or there is no workflow.
     #[serde(skip_serializing_if = "Option::is_none")]
     live_status_error: Option<String>,
     history: Vec<hostfw_store::HistoryEntry>,
@@ -33,20 +46,6 @@ struct HostView {
     approval_hold: Option<hostfw_model::gates::ApprovalHold>,
 }
 
-/// The workflow's status: `Ok(None)` when the host has no workflow, `Err` with the reason when
-/// Temporal could not be asked.
-async fn query_status(ctx: &Context, machine_id: &str) -> Result<Option<HostStatus>, String> {
-    let client = ctx.temporal().await.map_err(|e| format!("Temporal at {}: {e:#}", ctx.site.temporal.address))?;
-    let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
-    let query = handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default());
-    match tokio::time::timeout(Duration::from_secs(5), query).await {
-        Err(_) => Err(format!("Temporal at {} did not answer in 5 s", ctx.site.temporal.address)),
-        Ok(Ok(status)) => Ok(Some(status)),
-        Ok(Err(temporalio_client::errors::WorkflowQueryError::NotFound(_))) => Ok(None),
-        Ok(Err(e)) => Err(format!("the status query failed: {e}")),
-    }
-}
-
 /// `managed-host show <machine-id>`.
 pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow::Result<()> {
     let Some(machine) = ctx.store.machine_get(machine_id).await? else {
@@ -56,7 +55,16 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
         Ok(status) => (status, None),
         Err(e) => (None, Some(e)),
     };
+    let (catalog, catalog_warnings) = catalog_fallback::effective_or_without_broken(ctx).await?;
+    catalog_fallback::warn(ctx, &catalog_warnings);
+    let site_view = hostfw_activities::site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
+    let firmware = site_view.input.hosts.iter().find(|h| h.machine_id == machine_id).map(|h| h.firmware.clone());
+    let not_installable =
+        firmware.as_ref().and_then(|f| gates::firmware_gate(f).err()).map(|reason| reason.for_host(machine_id));
     let view = HostView {
+        firmware,
+        not_installable,
+        catalog_warnings,
         request: ctx.store.request_get(machine_id).await?,
         health_reports: ctx.store.health_reports_for(machine_id).await?,
         workflow_id: host_reprovision_workflow_id(machine_id),
@@ -86,6 +94,15 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
         None => m.substate.map_or_else(|| "-".to_string(), |s| s.to_string()),
     };
     crate::outln!("Substate:  {substate}");
+    match (&view.not_installable, &view.firmware) {
+        (Some(why), _) => crate::outln!("Firmware:  {why}"),
+        (None, Some(FirmwareStatus::Compliant)) => crate::outln!("Firmware:  compliant with the catalog"),
+        (None, Some(FirmwareStatus::Drifted { differing, .. })) => {
+            let names: Vec<String> = differing.iter().map(ToString::to_string).collect();
+            crate::outln!("Firmware:  drifted: {}", names.join(", "))
+        }
+        (None, _) => {}
+    }
     if let Some(w) = &view.workflow {
         // What the host works on only while it has a request; a finished run shows what it installed.
         if view.request.is_some() {

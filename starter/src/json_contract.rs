@@ -31,6 +31,7 @@ pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("skipped_at_ms", "skipped_at"),
     ("approved_at_ms", "approved_at"),
     ("held_until_ms", "held_until"),
+    ("modified_at_ms", "modified_at"),
 ];
 
 /// `value` as pretty JSON in the contract's vocabulary.

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod auto_update;
 pub mod budget;
 pub mod catalog_change;
+pub mod catalog_fallback;
 pub mod cli;
 pub mod completion;
 pub mod compliance;
@@ -22,6 +23,7 @@ pub mod firmware;
 pub mod firmware_config;
 pub mod host_show;
 pub mod json_contract;
+pub mod live_status;
 pub mod machine;
 pub mod machine_label;
 pub mod maintenance;
@@ -57,8 +59,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     // Commands that need no site config, or must work before the site is usable.
     match &cli.command {
         Command::Config(ConfigCmd::Check) => return config_check::config_check(&cli.config, cli.format).await,
-        Command::Completion { shell } => return completion::print(*shell),
-        Command::Man { out } => return man_pages::write_all(out),
+        Command::Completion { shell } => return completion::print(*shell, cli.format),
+        Command::Man { out } => return man_pages::write_all(out, cli.format),
         Command::SiteKey(SiteKeyCmd::Generate { out }) => return site_key::generate(out, cli.format),
         Command::ScoutPackage(ScoutPackageCmd::Keygen { out }) => return scout_package::keygen(out, cli.format),
         Command::ScoutPackage(ScoutPackageCmd::Sign { key, version, not_after, artifacts, path }) => {

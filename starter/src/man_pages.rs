@@ -22,11 +22,11 @@ pub fn write_pages(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(written)
 }
 
-/// Writes the pages and says where.
-pub fn write_all(dir: &Path) -> anyhow::Result<()> {
+/// Writes the pages and says where (with `--format json`, a JSON object naming them).
+pub fn write_all(dir: &Path, format: crate::cli::Format) -> anyhow::Result<()> {
     let written = write_pages(dir)?;
-    crate::outln!("wrote {} man pages to {}", written.len(), dir.display());
-    Ok(())
+    let json = serde_json::json!({ "action": "man", "dir": dir, "pages": written });
+    crate::output::result(format, &json, format!("wrote {} man pages to {}", written.len(), dir.display()))
 }
 
 /// The page of `cmd` (named `name`) and, recursively, of its subcommands.

@@ -13,6 +13,7 @@ use hostfw_model::gates::{self, Plan};
 use hostfw_model::{NotReportedComponent, VERSION_NOT_REPORTED};
 use serde::Serialize;
 
+use crate::catalog_fallback::{self, CatalogWarning};
 use crate::context::Context;
 use crate::output;
 
@@ -24,6 +25,9 @@ struct PlanView<'a> {
     reasons: Vec<(String, String)>,
     /// Hosts with components left out of drift because a version is not reported.
     version_not_reported: Vec<NotReportedHost<'a>>,
+    /// Catalog files left out because they do not load (only when some are).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    catalog_warnings: Vec<CatalogWarning>,
 }
 
 #[derive(Serialize)]
@@ -34,11 +38,12 @@ struct NotReportedHost<'a> {
 
 /// `hostfw plan`.
 pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
-    let catalog = crate::firmware_config::effective_catalog(ctx).await?;
+    let (catalog, catalog_warnings) = catalog_fallback::effective_or_without_broken(ctx).await?;
+    catalog_fallback::warn(ctx, &catalog_warnings);
     let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     let reasons: Vec<(String, String)> =
-        plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.to_string())).collect();
+        plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.for_host(&s.machine_id))).collect();
     let version_not_reported: Vec<NotReportedHost> = view
         .input
         .hosts
@@ -47,7 +52,7 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
         .map(|h| NotReportedHost { machine_id: &h.machine_id, components: h.firmware.not_reported() })
         .collect();
     if ctx.format == crate::cli::Format::Json {
-        let json = PlanView { plan: &plan, reasons, version_not_reported };
+        let json = PlanView { plan: &plan, reasons, version_not_reported, catalog_warnings };
         return output::print(ctx.format, &json, &[], Vec::new());
     }
     crate::outln!("hosts: {} ({} unhealthy), compliant: {}", plan.fleet.total, plan.fleet.unhealthy, plan.compliant);
@@ -105,9 +110,12 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
             .collect();
         crate::out!("{}", output::table(&["MACHINE", "REQUESTED", "DEADLINE", "OVERDUE BY"], &rows));
         crate::outln!(
-            "the tenant approves with `hostfw instance reboot --instance <id> --apply-updates-on-reboot`; \
-             `hostfw host reprovision clear --id <machine-id>` gives the request up"
+            "the tenant approves with `hostfw instance reboot --instance <instance-id> --apply-updates-on-reboot`; \
+             to give a request up:"
         );
+        for o in &plan.approval_overdue {
+            crate::outln!("  hostfw host reprovision clear --id {}", o.machine_id);
+        }
     }
     if !reasons.is_empty() {
         crate::outln!();

@@ -62,7 +62,7 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
     let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     let skipped: BTreeMap<&str, String> =
-        plan.skipped.iter().map(|s| (s.machine_id.as_str(), s.reason.to_string())).collect();
+        plan.skipped.iter().map(|s| (s.machine_id.as_str(), s.reason.for_host(&s.machine_id))).collect();
     let held_by_pause: BTreeSet<&str> = plan.held_by_pause().collect();
     let machines = ctx.store.machine_list().await?;
     let substates: BTreeMap<&str, Option<HostSubstate>> =

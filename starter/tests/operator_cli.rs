@@ -20,10 +20,16 @@ use hostfw_store::Store;
 
 #[path = "operator_cli/catalog_change.rs"]
 mod catalog_change;
+#[path = "operator_cli/catalog_fallback.rs"]
+mod catalog_fallback;
 #[path = "operator_cli/completion_man.rs"]
 mod completion_man;
 #[path = "operator_cli/config_check.rs"]
 mod config_check;
+#[path = "operator_cli/host_show.rs"]
+mod host_show;
+#[path = "operator_cli/json_stdout.rs"]
+mod json_stdout;
 #[path = "operator_cli/json_vocabulary.rs"]
 mod json_vocabulary;
 #[path = "operator_cli/maintenance.rs"]
@@ -624,7 +630,10 @@ async fn plan_explains_the_ceiling_and_why_each_host_waits() {
     assert!(out.contains("would start: none"), "{out}");
     for id in ["m1", "m2"] {
         assert!(out.lines().any(|l| l.starts_with(id)), "{id} has its reason: {out}");
+        // Issue 26 item 12: the remedy names the host, ready to run.
+        assert!(out.contains(&format!("site-explorer explore --machine {id}`")), "{out}");
     }
+    assert!(!out.contains("<machine-id>"), "{out}");
     let plan = json(&site.ok(&["--format", "json", "plan"]).await);
     assert_eq!(plan["ceiling"]["limit"], 0);
     assert_eq!(plan["fleet"]["total"], 2);

@@ -14,8 +14,9 @@
 //! - a tenant approval stored on a request whose workflow still waits for approval: the
 //!   workflow is told again.
 //!
-//! It must not decide anything about drift or gates, and never touches a host whose workflow
-//! runs, except to signal it.
+//! Every fix first re-reads the finding's truth ([`recheck`]) and does nothing when it no longer
+//! holds. It must not decide anything about drift or gates, and never touches a host whose
+//! workflow runs, except to signal it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -233,8 +234,85 @@ pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<
     Ok(found)
 }
 
-/// Apply the remedy of `finding`; returns what was done.
-pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> Result<String, RepairError> {
+/// What [`fix`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fixed {
+    /// The remedy was applied: what was done.
+    Done(String),
+    /// The finding no longer held when it was re-checked (the state changed between listing and
+    /// fixing): nothing was done, and why.
+    NoLongerHolds(String),
+}
+
+impl std::fmt::Display for Fixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fixed::Done(done) => f.write_str(done),
+            Fixed::NoLongerHolds(why) => write!(f, "skipped, no longer true: {why}; nothing was done"),
+        }
+    }
+}
+
+/// Whether `finding` still holds, read again now: `None` when it does, else what changed. A
+/// finding listed a moment ago may have resolved itself since (a workflow restarted by the
+/// scheduler, a request cleared or made, an approval heard); acting on it then would do harm
+/// (restoring a host a new update just protected, starting a second run).
+pub async fn recheck(store: &Store, client: &Client, finding: &Finding) -> Result<Option<String>, RepairError> {
+    let machine_id = finding.machine_id();
+    let request = store.request_get(machine_id).await?;
+    let running = || async {
+        Ok::<_, RepairError>(workflow_status(client, machine_id).await? == Some(WorkflowExecutionStatus::Running))
+    };
+    Ok(match finding {
+        Finding::RequestWithoutWorkflow { .. } => {
+            if request.is_none() {
+                Some("the request is gone".to_string())
+            } else if running().await? {
+                Some("its workflow runs now".to_string())
+            } else {
+                None
+            }
+        }
+        Finding::ProtectedWithoutRequest { .. } => {
+            let protected = store.machine_get(machine_id).await?.is_some_and(|m| m.state == HostState::HostReprovision);
+            let reported = store.health_reports_for(machine_id).await?.iter().any(|h| h.source == HEALTH_SOURCE);
+            if request.is_some() {
+                Some("it has a reprovisioning request now".to_string())
+            } else if !protected && !reported {
+                Some("it is no longer protected".to_string())
+            } else if running().await? {
+                Some("a workflow runs for it now".to_string())
+            } else {
+                None
+            }
+        }
+        Finding::WorkflowWithoutRequest { .. } => None,
+        Finding::ApprovalNotHeard { .. } => {
+            if !request.as_ref().is_some_and(|r| r.user_approval) {
+                Some("no approval is stored on a request any more".to_string())
+            } else {
+                let handle =
+                    client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(machine_id));
+                match handle.query(HostReprovisionWorkflow::status, (), WorkflowQueryOptions::default()).await {
+                    Ok(status) if status.substate == HostSubstate::WaitingForApproval => None,
+                    Ok(_) => Some("its workflow no longer waits for approval".to_string()),
+                    Err(_) => Some("its workflow does not answer (not running any more?)".to_string()),
+                }
+            }
+        }
+    })
+}
+
+/// Apply the remedy of `finding` after [`recheck`]ing it; returns what was done, or why
+/// nothing was.
+pub async fn fix(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> Result<Fixed, RepairError> {
+    if let Some(changed) = recheck(&deps.store, client, finding).await? {
+        return Ok(Fixed::NoLongerHolds(changed));
+    }
+    apply(deps, client, finding, actor).await.map(Fixed::Done)
+}
+
+async fn apply(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> Result<String, RepairError> {
     let store = &deps.store;
     match finding {
         Finding::RequestWithoutWorkflow { machine_id, .. } => {

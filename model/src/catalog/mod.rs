@@ -37,7 +37,7 @@ impl Catalog {
     /// Builds the catalog from the config's `[host_models.*]` tables and its
     /// `firmware_global.firmware_directory` overlay (subdirectories in name order).
     pub fn load(config: &SiteConfig) -> Result<Catalog, CatalogError> {
-        let overlay = overlay::read_overlay(&config.firmware_global.firmware_directory)?;
+        let overlay = overlay::read_overlay(&config.firmware_global.firmware_directory, &[])?;
         let statics = config
             .host_models
             .iter()

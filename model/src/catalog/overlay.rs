@@ -15,8 +15,9 @@ use crate::toml_doc;
 /// The name of the one document in each overlay subdirectory.
 pub const METADATA_FILE: &str = "metadata.toml";
 
-/// Every overlay document, in application order, with the file it came from.
-pub(crate) fn read_overlay(dir: &Path) -> Result<Vec<(PathBuf, HostModelDoc)>, CatalogError> {
+/// Every overlay document, in application order, with the file it came from; the files in
+/// `left_out` are not read (a caller that runs on the catalog without a broken file).
+pub(crate) fn read_overlay(dir: &Path, left_out: &[PathBuf]) -> Result<Vec<(PathBuf, HostModelDoc)>, CatalogError> {
     let read_err = |file: &Path| {
         let file = file.to_path_buf();
         move |source| CatalogError::Read { file, source }
@@ -43,6 +44,9 @@ pub(crate) fn read_overlay(dir: &Path) -> Result<Vec<(PathBuf, HostModelDoc)>, C
     let mut docs = Vec::new();
     for (_, subdir) in subdirs {
         let file = subdir.join(METADATA_FILE);
+        if left_out.contains(&file) {
+            continue;
+        }
         let text = match std::fs::read_to_string(&file) {
             Ok(text) => text,
             Err(e) if e.kind() == ErrorKind::NotFound => continue,

@@ -65,11 +65,23 @@ impl Catalog {
     /// Like [`Catalog::load`], then applies `runtime` = `(document, origin label)` last, as an
     /// overlay (its defaults win). `None` gives exactly `Catalog::load`'s catalog.
     pub fn load_with_runtime(config: &SiteConfig, runtime: Option<(&str, &Path)>) -> Result<Catalog, CatalogError> {
+        Catalog::load_leaving_out(config, runtime, &[])
+    }
+
+    /// Like [`Catalog::load_with_runtime`] without the firmware-directory files in `left_out`
+    /// (paths as `CatalogError::file` names them): what a reader runs on while those files do
+    /// not load. The result is not the catalog in effect; callers must say which files they left
+    /// out.
+    pub fn load_leaving_out(
+        config: &SiteConfig,
+        runtime: Option<(&str, &Path)>,
+        left_out: &[std::path::PathBuf],
+    ) -> Result<Catalog, CatalogError> {
         let runtime = match runtime {
             Some((text, origin)) => parse_runtime_document(text, origin)?,
             None => Vec::new(),
         };
-        let overlay = overlay::read_overlay(&config.firmware_global.firmware_directory)?;
+        let overlay = overlay::read_overlay(&config.firmware_global.firmware_directory, left_out)?;
         let mut merger = Merger::default();
         for (key, doc) in &config.host_models {
             merger.insert_static(doc.clone(), Origin::new(config.source.clone(), format!("host_models.{key}")))?;

@@ -41,7 +41,7 @@ pub(super) fn check(host: &HostView, policy: &SchedulingPolicy, now_ms: i64) -> 
 /// Something installable is known: explored, in the catalog, and at least one component whose
 /// matching members report another version (unmatched-only and version-not-reported-only hosts
 /// are reported, not started).
-fn firmware_gate(status: &FirmwareStatus) -> Result<(), SkipReason> {
+pub fn firmware_gate(status: &FirmwareStatus) -> Result<(), SkipReason> {
     match status {
         FirmwareStatus::NotExplored => Err(SkipReason::NotExplored),
         FirmwareStatus::ExploreFailed { error } => Err(SkipReason::ExploreFailed { error: error.clone() }),

@@ -29,11 +29,12 @@ pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
 pub use direct::{rollout_holds, RolloutHold};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
+pub use host_gates::firmware_gate;
 pub use host_view::HostView;
 pub use label_caps::LabelLoad;
 pub use pass::{plan, PassInput, Plan};
 pub use policy::SchedulingPolicy;
-pub use reason::{SkipReason, Skipped};
+pub use reason::{SkipReason, Skipped, MACHINE_ID_PLACEHOLDER};
 pub use waves::{
     check_waves, default_waves, is_canary, wave_statuses, NextWave, WavePolicy, WaveSize, WaveStatus, CANARY_LABEL,
 };

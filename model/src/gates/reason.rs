@@ -156,7 +156,19 @@ pub struct Skipped {
 
 impl fmt::Display for Skipped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.machine_id, self.reason)
+        write!(f, "{}: {}", self.machine_id, self.reason.for_host(&self.machine_id))
+    }
+}
+
+/// How a reason's remedies name the host when no host is given (`SkipReason`'s `Display`);
+/// [`SkipReason::for_host`] puts the real id in its place.
+pub const MACHINE_ID_PLACEHOLDER: &str = "<machine-id>";
+
+impl SkipReason {
+    /// The reason as an operator line for one host: every remedy names `machine_id` where the
+    /// bare `Display` says `<machine-id>`, so the command can be run as printed.
+    pub fn for_host(&self, machine_id: &str) -> String {
+        self.to_string().replace(MACHINE_ID_PLACEHOLDER, machine_id)
     }
 }
 
@@ -294,6 +306,35 @@ impl fmt::Display for SkipReason {
                  `hostfw host reprovision set --id <machine-id>`",
                 rfc3339_utc(*until_ms)
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 26 item 12: a remedy shown for a host names that host, ready to run.
+    #[test]
+    fn remedies_shown_for_a_host_name_its_id() {
+        let reasons = [
+            SkipReason::NotExplored,
+            SkipReason::ExploreFailed { error: "refused".into() },
+            SkipReason::AutoUpdateOffSite,
+            SkipReason::AutoUpdateOffHost,
+            SkipReason::LegacyDisableList,
+            SkipReason::AssignedManualTagging,
+            SkipReason::WindowClosed { window: None },
+            SkipReason::ApprovalSkipped { until_ms: 0 },
+        ];
+        for reason in reasons {
+            let bare = reason.to_string();
+            assert!(bare.contains(MACHINE_ID_PLACEHOLDER), "{bare}");
+            let shown = reason.for_host("rack7-node3");
+            assert!(!shown.contains(MACHINE_ID_PLACEHOLDER), "{shown}");
+            assert!(shown.contains(" rack7-node3`") || shown.contains(" rack7-node3 "), "{shown}");
+            let skipped = Skipped { machine_id: "rack7-node3".into(), reason };
+            assert!(!skipped.to_string().contains(MACHINE_ID_PLACEHOLDER), "{skipped}");
         }
     }
 }

@@ -119,3 +119,32 @@ async fn task_survives_a_bmc_reset_mid_task() {
     assert_eq!(sim_version(&fleet, "h1", "BIOS_0").as_deref(), Some("4.0"));
     fleet.shutdown().await;
 }
+
+/// Issue 26 item 12: a transport error names its cause once: the URL is in the error's own text
+/// and not repeated by the HTTP library's "error sending request for url (...)", and no cause of
+/// the chain repeats another.
+#[tokio::test]
+async fn a_connection_error_says_each_thing_once() {
+    let addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let client = hostfw_redfish::RedfishClient::new(
+        hostfw_redfish::BmcEndpoint {
+            address: format!("http://{addr}").parse().unwrap(),
+            username: "admin".into(),
+            password: "password".into(),
+        },
+        options(AuthMode::Basic),
+    )
+    .unwrap();
+    let e = client.power_state().await.expect_err("nothing listens");
+    let text = hostfw_model::error_chain(&e);
+    eprintln!("{text}");
+    assert!(text.contains("cannot connect"), "{text}");
+    assert_eq!(text.matches("/redfish/v1").count(), 1, "the URL once: {text}");
+    let parts: Vec<&str> = text.split(": ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        assert!(!parts[i + 1..].contains(part), "{part:?} repeats in: {text}");
+    }
+}

@@ -682,3 +682,55 @@ async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
     site.record_history("h1", "assigned-platform-step-retried").await;
     site.shutdown().await;
 }
+
+/// Issue 26 item 12: `doctor --fix` re-checks each finding before acting on it. gb is found
+/// protected without a request; before the fix runs, an operator requests it (its update starts
+/// and protects it for real). The stale finding is not acted on: nothing restores gb mid-update,
+/// nothing is audited, and its update finishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_fix_skips_a_finding_that_resolved_itself_since_the_listing() {
+    use hostfw_activities::repair::{self, Finding, Fixed};
+
+    let site = Site::start(spec()).await.unwrap();
+    site.store
+        .machine_set_state(
+            "gb",
+            hostfw_model::HostState::HostReprovision,
+            Some(hostfw_model::HostSubstate::Protecting),
+            "worker lost",
+        )
+        .await
+        .unwrap();
+    let found = repair::find(&site.store, &site.client, repair::DOCTOR_SETTLE_MS).await.unwrap();
+    let finding = found
+        .iter()
+        .find(|f| matches!(f, Finding::ProtectedWithoutRequest { machine_id, .. } if machine_id == "gb"))
+        .unwrap_or_else(|| panic!("gb is listed: {found:?}"))
+        .clone();
+
+    // Between the listing and the fix: gb is requested and its update starts.
+    site.cli(&["host", "reprovision", "set", "--id", "gb"]).await.unwrap();
+
+    let deps = hostfw_activities::Deps::open(&site.site, site.store.clone(), None).await.unwrap();
+    let fixed = repair::fix(&deps, &site.client, &finding, "test").await.unwrap();
+    assert_eq!(fixed, Fixed::NoLongerHolds("it has a reprovisioning request now".into()));
+    assert!(fixed.to_string().starts_with("skipped, no longer true"), "{fixed}");
+    let history = site.store.history_list("gb", 50).await.unwrap();
+    assert!(!history.iter().any(|h| h.message.contains("repaired by")), "gb was not restored mid-update: {history:?}");
+    let outcome = site.host_result("gb").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "gb's update finished: {outcome:?}");
+    site.shutdown().await;
+}
+
+/// Issue 26 item 12: with the Temporal server up but no worker polling the site's task queue,
+/// `managed-host show` says so instead of "Temporal did not answer".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn managed_host_show_says_no_worker_polls_when_the_server_is_up() {
+    let site = Site::start(SiteSpec { external_worker: true, ..spec() }).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
+    let printed = site.cli(&["managed-host", "show", "h1"]).await.unwrap();
+    let live = printed.lines().find(|l| l.starts_with("Live:")).unwrap_or_else(|| panic!("{printed}"));
+    assert!(live.contains(&format!("no worker polls the task queue `{}`", site.site.temporal.task_queue)), "{live}");
+    assert!(!live.contains("did not answer"), "{live}");
+    site.shutdown().await;
+}
