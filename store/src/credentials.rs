@@ -17,7 +17,11 @@ use crate::audit::audit_append_in;
 use crate::error::{Result, StoreError};
 use crate::sealed::{self, Opened, SEALED_PREFIX};
 use crate::site_key::SiteKey;
-use crate::{now_ms, Store};
+use crate::{now_ms, Backend, Store};
+
+/// The audit action of a re-encryption; its detail ends with `site key <from> -> <to>`, which
+/// [`credentials_fence_in`] reads.
+const AUDIT_REKEY: &str = "credentials rekey";
 
 /// A BMC login. The password is a [`Secret`]: `Debug` shows the username only.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +41,51 @@ pub struct Rekeyed {
     pub were_plaintext: u64,
 }
 
+/// Before a password write on `conn` (a transaction): wait for a running re-encryption
+/// (`credentials_rekey`; on PostgreSQL the table lock below, on SQLite its single writer), then
+/// refuse the write when `key` was rotated away from (the `credentials rekey` audit entries):
+/// a process still on the old key after `rotate-key` would otherwise store a password the
+/// rotated site can no longer read.
+pub(crate) async fn credentials_fence_in(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    key: &SiteKey,
+    machine_id: &str,
+) -> Result<()> {
+    const OP: &str = "credentials_put";
+    if backend == Backend::Postgres {
+        // ROW EXCLUSIVE (what any write takes) conflicts with the rekey's SHARE ROW EXCLUSIVE:
+        // this write happens wholly before or wholly after a rotation, never in between.
+        sqlx::query("LOCK TABLE credentials IN ROW EXCLUSIVE MODE")
+            .execute(&mut *conn)
+            .await
+            .map_err(StoreError::db(OP, machine_id))?;
+    }
+    // The latest rotation that names this key: one away from it (`site key K -> N`) means
+    // this process missed the rotation; none, or one to it, means its key is current.
+    let me = key.id();
+    let last: Option<String> = sqlx::query_scalar(
+        "SELECT detail FROM audit_log WHERE action = $1 AND (detail LIKE $2 OR detail LIKE $3) \
+         ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(AUDIT_REKEY)
+    .bind(format!("%site key {me} -> %"))
+    .bind(format!("% -> {me}"))
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(StoreError::db(OP, machine_id))?;
+    match last.as_deref().and_then(|d| d.rsplit_once(" -> ")) {
+        Some((_, to)) if to != me => Err(StoreError::StaleSiteKey {
+            machine: machine_id.to_string(),
+            stored_key: to.to_string(),
+            site_key: me.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Stores (or replaces) the BMC login of `machine_id` on `conn` (a transaction, when
-/// registering), the password sealed with `key`.
+/// registering, after [`credentials_fence_in`]), the password sealed with `key`.
 pub(crate) async fn credentials_put_in(
     conn: &mut AnyConnection,
     key: &SiteKey,
@@ -71,11 +118,14 @@ impl Store {
     /// without one). The machine row need not exist yet (credentials may be loaded before the
     /// host is registered).
     pub async fn credentials_put(&self, machine_id: &str, username: &str, password: &Secret) -> Result<()> {
+        const OP: &str = "credentials_put";
         let key = self.key_for_write(machine_id)?;
-        let mut conn = self.writer.acquire().await.map_err(StoreError::db("credentials_put", machine_id))?;
-        credentials_put_in(&mut conn, key, machine_id, username, password)
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        credentials_fence_in(&mut tx, self.backend, key, machine_id).await?;
+        credentials_put_in(&mut tx, key, machine_id, username, password)
             .await
-            .map_err(StoreError::db("credentials_put", machine_id))
+            .map_err(StoreError::db(OP, machine_id))?;
+        tx.commit().await.map_err(StoreError::db(OP, machine_id))
     }
 
     /// The BMC login of `machine_id`, if one is stored. A password sealed with another key (or
@@ -108,14 +158,25 @@ impl Store {
 
     /// Re-encrypts every stored password (legacy plaintext ones included) with `new_key`, in one
     /// transaction with its audit entry (`credentials rekey` by `actor`): on any failure — a row
-    /// the current site key cannot open, a lost connection — nothing is changed.
+    /// the current site key cannot open, a lost connection — nothing is changed. On PostgreSQL
+    /// the rows are locked (`FOR UPDATE`, and the table against new rows) until the commit, so a
+    /// concurrent password write lands wholly before (and is re-encrypted here) or wholly after
+    /// (and is refused if its writer still has the old key: [`credentials_fence_in`]); SQLite
+    /// serializes writers already.
     pub async fn credentials_rekey(&self, new_key: &SiteKey, actor: &str) -> Result<Rekeyed> {
         const OP: &str = "credentials_rekey";
         let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
-        let rows = sqlx::query("SELECT machine_id, password FROM credentials ORDER BY machine_id")
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(StoreError::db(OP, ""))?;
+        let select = match self.backend {
+            Backend::Postgres => {
+                sqlx::query("LOCK TABLE credentials IN SHARE ROW EXCLUSIVE MODE")
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::db(OP, ""))?;
+                "SELECT machine_id, password FROM credentials ORDER BY machine_id FOR UPDATE"
+            }
+            Backend::Sqlite => "SELECT machine_id, password FROM credentials ORDER BY machine_id",
+        };
+        let rows = sqlx::query(select).fetch_all(&mut *tx).await.map_err(StoreError::db(OP, ""))?;
         let mut done = Rekeyed { rows: 0, were_plaintext: 0 };
         let now = now_ms();
         for row in rows {
@@ -145,7 +206,7 @@ impl Store {
             done.were_plaintext,
             new_key.id()
         );
-        audit_append_in(&mut tx, actor, "credentials rekey", "credentials", &detail, now)
+        audit_append_in(&mut tx, actor, AUDIT_REKEY, "credentials", &detail, now)
             .await
             .map_err(StoreError::db(OP, ""))?;
         tx.commit().await.map_err(StoreError::db(OP, ""))?;

@@ -149,6 +149,22 @@ pub enum StoreError {
         machine: String,
     },
 
+    /// A BMC password write refused because the stored passwords were re-encrypted with another
+    /// site key (`rotate-key`) than this process uses: written, it could not be read.
+    #[error(
+        "cannot store the BMC password of machine {machine:?}: the stored passwords are encrypted with site key \
+         {stored_key} (`hostfw machine rotate-key`), this process uses site key {site_key}; point [site] \
+         secret_key_file (or HOSTFW_SITE_KEY_FILE) at the new key and restart it"
+    )]
+    StaleSiteKey {
+        /// The machine whose password was to be written.
+        machine: String,
+        /// The key id of the stored passwords.
+        stored_key: String,
+        /// The key id of this process.
+        site_key: String,
+    },
+
     /// A stored BMC password cannot be opened with the configured site key.
     #[error("the stored BMC password of machine {machine:?} cannot be read: {source}")]
     Credential {

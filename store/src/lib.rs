@@ -19,6 +19,7 @@ mod audit_query;
 mod connect;
 mod counters;
 mod credentials;
+mod db_clock;
 mod error;
 mod error_budget;
 mod firmware_config;
@@ -99,6 +100,8 @@ pub struct Store {
     site_key: Option<SiteKey>,
     /// The SQLite file this handle's `connect` created (it did not exist before).
     created: Option<std::path::PathBuf>,
+    /// Added to this process's clock by `local_now_ms` (tests of clock skew; 0 otherwise).
+    clock_skew_ms: i64,
 }
 
 impl fmt::Debug for Store {
@@ -121,7 +124,7 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Store> {
         let connect::Opened { pool, writer, backend, created } = connect::open(url).await?;
         legacy_addresses::normalise(&writer).await?;
-        Ok(Store { pool, writer, backend, site_key: None, created })
+        Ok(Store { pool, writer, backend, site_key: None, created, clock_skew_ms: 0 })
     }
 
     /// This store with `key` as its site key: BMC passwords are written encrypted with it and

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use hostfw_model::{BmcAddress, Scheme};
 use sqlx::{AnyConnection, Row};
 
-use crate::credentials::{credentials_put_in, Credentials};
+use crate::credentials::{credentials_fence_in, credentials_put_in, Credentials};
 use crate::error::{is_unique_violation, Result, StoreError};
 use crate::machines::{labels_to_db, NewMachine};
 use crate::revisions::next_rev;
@@ -90,6 +90,7 @@ impl Store {
             }
             if let Some(c) = login {
                 let key = self.key_for_write(&m.id)?;
+                credentials_fence_in(&mut tx, self.backend, key, &m.id).await?;
                 credentials_put_in(&mut tx, key, &m.id, &c.username, &c.password)
                     .await
                     .map_err(StoreError::db(op, m.id.as_str()))?;

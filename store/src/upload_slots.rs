@@ -12,11 +12,14 @@
 //! also the check right before the irreversible POST) and release name the generation they were
 //! granted, so the superseded attempt learns it lost the slot and can neither renew nor release
 //! the new grant. A lease, once expired, cannot be renewed; renewal never shortens a lease.
+//!
+//! Lease times are the database's clock (`db_clock`), never a worker's: a worker whose clock runs
+//! ahead would otherwise see a live lease as expired and take the slot while its holder uploads.
 
 use sqlx::Row;
 
 use crate::error::{Result, StoreError};
-use crate::{now_ms, Store};
+use crate::Store;
 
 /// One grant of an upload slot: the slot and its fencing token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,7 +45,7 @@ impl Store {
     /// already holds is granted again with a new generation (its earlier grant is fenced off).
     pub async fn upload_slot_acquire(&self, holder: &str, max: u32, lease_ms: i64) -> Result<Option<SlotGrant>> {
         const OP: &str = "upload_slot_acquire";
-        let now = now_ms();
+        let now = self.db_now_ms().await?;
         let max = i64::from(max);
         // The slot rows exist once `max` was seen: only a first call (or a raised `max`) writes them.
         let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM upload_slots WHERE slot < $1")
@@ -107,7 +110,7 @@ impl Store {
     /// the grant is no longer held: taken over (a newer generation), released, or expired. This
     /// is also the fence: checked right before an irreversible step.
     pub async fn upload_slot_renew(&self, grant: SlotGrant, holder: &str, lease_ms: i64) -> Result<bool> {
-        let now = now_ms();
+        let now = self.db_now_ms().await?;
         let done = sqlx::query(
             "UPDATE upload_slots SET expires_at_ms = CASE WHEN expires_at_ms > $1 THEN expires_at_ms ELSE $1 END \
              WHERE slot = $2 AND holder = $3 AND generation = $4 AND expires_at_ms >= $5",
@@ -174,11 +177,12 @@ impl Store {
 
     /// Live leases among the first `max` slots (for metrics and tests).
     pub async fn upload_slots_in_use(&self, max: u32) -> Result<u32> {
+        let now = self.db_now_ms().await?;
         let row = sqlx::query(
             "SELECT COUNT(*) AS n FROM upload_slots WHERE slot < $1 AND holder IS NOT NULL AND expires_at_ms >= $2",
         )
         .bind(i64::from(max))
-        .bind(now_ms())
+        .bind(now)
         .fetch_one(&self.pool)
         .await
         .map_err(StoreError::db("upload_slots_in_use", ""))?;

@@ -7,12 +7,14 @@
 //! Answers: 403 with a short reason for a bad or malformed signature, 410 for an expired link, 404
 //! for anything else (the unsigned `/artifacts/...` and `/scout-scripts/...` routes of earlier
 //! versions included), 400 for a path with `..` or an absolute path. Serves only regular files
-//! under those two directories.
+//! under those two directories, streamed from disk with their `Content-Length` (also for `HEAD`),
+//! never read whole into memory.
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Context;
+use axum::body::Body;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +22,10 @@ use axum::routing::get;
 use axum::Router;
 use hostfw_activities::artifact_url::{now_unix, ArtifactUrls, UrlRefusal, ARTIFACTS_SEGMENT, SCOUT_SCRIPTS_SEGMENT};
 use tokio::task::JoinHandle;
+use tokio_util::io::ReaderStream;
+
+/// Bytes read from an artifact per chunk of the response.
+const STREAM_CHUNK: usize = 64 * 1024;
 
 #[derive(Clone)]
 struct Roots {
@@ -51,10 +57,23 @@ async fn serve(root: &Path, rel: &str) -> Response {
         return (StatusCode::BAD_REQUEST, "path must stay inside the served directory").into_response();
     }
     let path = root.join(rel_path);
-    match tokio::fs::read(&path).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
-        Err(_) => (StatusCode::NOT_FOUND, format!("no artifact {rel}")).into_response(),
+    let not_found = || (StatusCode::NOT_FOUND, format!("no artifact {rel}")).into_response();
+    let Ok(file) = tokio::fs::File::open(&path).await else { return not_found() };
+    let Ok(meta) = file.metadata().await else { return not_found() };
+    if !meta.is_file() {
+        return not_found();
     }
+    // Streamed in chunks: a firmware image of gigabytes costs one read buffer, not its size in
+    // memory per fetching BMC.
+    let body = Body::from_stream(ReaderStream::with_capacity(file, STREAM_CHUNK));
+    (
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (header::CONTENT_LENGTH, meta.len().to_string()),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// Serve `root` (firmware artifacts) and `scout_scripts` on `listen` (port 0 picks one) to

@@ -1,12 +1,15 @@
 //! Liveness and readiness on the metrics listener (`[worker] metrics_listen`):
 //! - `GET /healthz`: 200 `ok` while the process serves HTTP (a liveness probe restarts it otherwise);
 //! - `GET /readyz`: 200 `ready` only when Temporal's frontend answers its gRPC health check as
-//!   SERVING and the site database answers `SELECT 1`; else 503 with one plain-text line naming
-//!   what is not ready and why (also while the worker is still waiting for them at start).
+//!   SERVING, the site database answers `SELECT 1` and, on a worker that keeps the site workflows
+//!   (`[worker] site_workflows`), the Machine Update Manager and the Site Explorer both run; else
+//!   503 with one plain-text line naming what is not ready and why (also while the worker is
+//!   still waiting for them at start).
 //!
-//! Owns the two probes and their answers. Each readiness check is bounded by
-//! `tuning::READINESS_TIMEOUT` and both run at once, so a probe costs one gRPC call and one query
-//! and never hangs. It must not change anything (no writes, no reconnects).
+//! Owns the probes and their answers. Each readiness check is bounded by
+//! `tuning::READINESS_TIMEOUT` and all run at once, so a probe costs a few gRPC calls and one
+//! query and never hangs. It must not change anything (no writes, no reconnects, no starts: the
+//! keeper in `site_workflows` starts what is missing).
 
 use std::future::Future;
 
@@ -18,6 +21,7 @@ use temporalio_client::Client;
 use temporalio_common::protos::grpc::health::v1::health_check_response::ServingStatus;
 use temporalio_common::protos::grpc::health::v1::HealthCheckRequest;
 
+use crate::site_workflows::{self, KeeperStatus};
 use crate::tuning::READINESS_TIMEOUT;
 
 /// The gRPC service whose health Temporal's frontend reports (what `temporal operator cluster
@@ -34,8 +38,9 @@ pub fn starting() -> (StatusCode, String) {
     (StatusCode::SERVICE_UNAVAILABLE, "not ready: starting: waiting for Temporal and the site database\n".to_string())
 }
 
-/// The `/readyz` answer for a worker with its dependencies.
-pub async fn readyz(deps: &Deps) -> (StatusCode, String) {
+/// The `/readyz` answer for a worker with its dependencies; `keeper` is set on a worker that keeps
+/// the site workflows running (then both must run).
+pub async fn readyz(deps: &Deps, keeper: Option<&KeeperStatus>) -> (StatusCode, String) {
     let temporal = async {
         match &deps.temporal {
             Some(client) => bounded("Temporal", temporal_serving(client)).await,
@@ -43,8 +48,16 @@ pub async fn readyz(deps: &Deps) -> (StatusCode, String) {
         }
     };
     let database = bounded("the site database", async { deps.store.ping().await.map_err(|e| error_chain(&e)) });
-    let (temporal, database) = tokio::join!(temporal, database);
-    let problems: Vec<String> = [temporal.err(), database.err()].into_iter().flatten().collect();
+    let site_workflows = async {
+        match (&deps.temporal, keeper) {
+            (Some(client), Some(keeper)) => bounded("site workflows", site_workflows::readiness(client, keeper)).await,
+            _ => Ok(()),
+        }
+    };
+    let (temporal, database, site_workflows) = tokio::join!(temporal, database, site_workflows);
+    // With Temporal away, the site workflows' state cannot be read: naming Temporal is enough.
+    let site_workflows = if temporal.is_err() { Ok(()) } else { site_workflows };
+    let problems: Vec<String> = [temporal.err(), database.err(), site_workflows.err()].into_iter().flatten().collect();
     if problems.is_empty() {
         (StatusCode::OK, "ready\n".to_string())
     } else {

@@ -20,6 +20,7 @@ use hostfw_activities::catalog_source::CatalogUnavailable;
 use hostfw_activities::{ActivitySettings, Deps};
 use hostfw_connect::ConnectError;
 use hostfw_model::{error_chain, SiteConfig};
+use hostfw_worker::site_workflows::KeeperStatus;
 use hostfw_worker::startup::{self, StartupError};
 use hostfw_worker::{run_worker_with_telemetry, serve_artifacts, start_sdk_metrics, MetricsServer};
 use tokio::sync::watch;
@@ -147,13 +148,17 @@ async fn run(args: Args) -> Result<(), Failure> {
         Err(e) => return Err(e.into()),
     };
     let sdk_metrics = start_sdk_metrics()?;
+    let keeper = KeeperStatus::default();
+    if site.worker.site_workflows {
+        metrics.watch_site_workflows(keeper.clone());
+    }
     metrics.attach(deps.clone(), Some(sdk_metrics.addr));
     tracing::info!(task_queue = %site.temporal.task_queue, "worker running");
     let telemetry = Some(sdk_metrics.telemetry);
     let shutdown = async move {
         let _ = stop.wait_for(|s| *s).await;
     };
-    run_worker_with_telemetry(client, &site.temporal.task_queue, deps, shutdown, telemetry).await?;
+    run_worker_with_telemetry(client, &site.temporal.task_queue, deps, shutdown, telemetry, keeper).await?;
     tracing::info!("worker stopped");
     Ok(())
 }

@@ -13,7 +13,8 @@
 //!
 //! Owns the HTTP server and one scrape. It must not decide what a gauge means (`gauges`), format
 //! text (`render`), write to the database, or answer a scrape with an error status: a failed
-//! database read is logged and shown as `hostfw_metrics_scrape_error 1`.
+//! database read, or one slower than `tuning::METRICS_DB_TIMEOUT`, is logged and shown as
+//! `hostfw_metrics_scrape_error 1`.
 
 mod approval;
 mod budget;
@@ -35,6 +36,8 @@ use hostfw_activities::{compliance_read, Deps};
 use hostfw_model::{gates, ComplianceView};
 use tokio::task::JoinHandle;
 
+use crate::site_workflows::KeeperStatus;
+use crate::tuning::METRICS_DB_TIMEOUT;
 use crate::{build_info, health};
 
 pub use gauges::compute as compute_gauges;
@@ -50,6 +53,7 @@ struct Attached {
 #[derive(Clone)]
 struct Shared {
     attached: Arc<OnceLock<Attached>>,
+    keeper: Arc<OnceLock<KeeperStatus>>,
     http: reqwest::Client,
 }
 
@@ -62,6 +66,7 @@ pub struct MetricsServer {
     /// The server task.
     pub handle: JoinHandle<()>,
     attached: Arc<OnceLock<Attached>>,
+    keeper: Arc<OnceLock<KeeperStatus>>,
 }
 
 impl MetricsServer {
@@ -72,7 +77,8 @@ impl MetricsServer {
             .with_context(|| format!("metrics server cannot listen on {listen}"))?;
         let addr = listener.local_addr()?;
         let attached = Arc::new(OnceLock::new());
-        let shared = Shared { attached: attached.clone(), http: reqwest::Client::new() };
+        let keeper = Arc::new(OnceLock::new());
+        let shared = Shared { attached: attached.clone(), keeper: keeper.clone(), http: reqwest::Client::new() };
         let app = Router::new()
             .route("/metrics", get(metrics))
             .route("/healthz", get(health::healthz))
@@ -83,7 +89,14 @@ impl MetricsServer {
                 tracing::error!(error = %e, "metrics server stopped");
             }
         });
-        Ok(MetricsServer { addr, handle, attached })
+        Ok(MetricsServer { addr, handle, attached, keeper })
+    }
+
+    /// Make `/readyz` require the site workflows to run (a worker with `[worker]
+    /// site_workflows`), naming the keeper's last failed start when one does not. Only the first
+    /// call counts.
+    pub fn watch_site_workflows(&self, keeper: KeeperStatus) {
+        let _ = self.keeper.set(keeper);
     }
 
     /// Hand the endpoints the worker's dependencies; `sdk_metrics_addr` is the Temporal SDK
@@ -125,30 +138,52 @@ async fn metrics(State(s): State<Shared>) -> impl IntoResponse {
 
 async fn readyz(State(s): State<Shared>) -> (StatusCode, String) {
     match s.attached.get() {
-        Some(attached) => health::readyz(&attached.deps).await,
+        Some(attached) => health::readyz(&attached.deps, s.keeper.get()).await,
         None => health::starting(),
     }
 }
 
-/// hostfw's series as of now (without the SDK's).
+/// hostfw's series as of now (without the SDK's). The site database reads run at once and
+/// together get `tuning::METRICS_DB_TIMEOUT`: a database that does not answer (an outage, a
+/// hung connection) gives `hostfw_metrics_scrape_error 1` within that bound, not a hung scrape.
 pub async fn scrape(deps: &Deps) -> String {
-    let gauges = read_gauges(deps)
-        .await
-        .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not compute the scheduler gauges"))
-        .ok();
-    let counters = deps
-        .store
-        .counter_list()
-        .await
-        .map(|rows| Counters::from_rows(&rows))
-        .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the counters"))
-        .ok();
-    let compliance = read_compliance(deps)
-        .await
-        .inspect_err(
-            |e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the compliance view"),
-        )
-        .ok();
+    let reads = async {
+        let gauges = async {
+            read_gauges(deps)
+                .await
+                .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not compute the scheduler gauges"))
+                .ok()
+        };
+        let counters = async {
+            deps.store
+                .counter_list()
+                .await
+                .map(|rows| Counters::from_rows(&rows))
+                .inspect_err(
+                    |e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the counters"),
+                )
+                .ok()
+        };
+        let compliance = async {
+            read_compliance(deps)
+                .await
+                .inspect_err(
+                    |e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the compliance view"),
+                )
+                .ok()
+        };
+        tokio::join!(gauges, counters, compliance)
+    };
+    let (gauges, counters, compliance) = match tokio::time::timeout(METRICS_DB_TIMEOUT, reads).await {
+        Ok(read) => read,
+        Err(_) => {
+            tracing::error!(
+                timeout = ?METRICS_DB_TIMEOUT,
+                "metrics: the site database did not answer within {METRICS_DB_TIMEOUT:?}; scrape_error is 1"
+            );
+            (None, None, None)
+        }
+    };
     let mut out = render(gauges.as_ref().map(|(g, _, _)| g), counters.as_ref(), compliance.as_ref());
     if let Some((_, budgets, approvals)) = &gauges {
         budget::write(&mut out, budgets);

@@ -10,6 +10,8 @@ use temporalio_common::telemetry::TelemetryOptions;
 use temporalio_sdk::runtime::RuntimeOptions;
 use temporalio_sdk::{Runtime, Worker, WorkerOptions};
 
+use crate::site_workflows::KeeperStatus;
+
 /// Run a worker on `task_queue` until `shutdown` resolves, then drain and return.
 ///
 /// The SDK's worker future is not `Send`: call this on the thread that owns it (for example
@@ -20,17 +22,20 @@ pub async fn run_worker(
     deps: Deps,
     shutdown: impl Future<Output = ()> + 'static,
 ) -> anyhow::Result<()> {
-    run_worker_with_telemetry(client, task_queue, deps, shutdown, None).await
+    run_worker_with_telemetry(client, task_queue, deps, shutdown, None, KeeperStatus::default()).await
 }
 
 /// [`run_worker`] with the SDK's telemetry options (e.g. its Prometheus exporter from
-/// [`crate::start_sdk_metrics`]); `None` is the SDK's default (no metrics).
+/// [`crate::start_sdk_metrics`]); `None` is the SDK's default (no metrics). With
+/// `[worker] site_workflows`, the site workflows are kept running (`site_workflows::keep_running`)
+/// and `keeper` holds what went wrong doing so, for `/readyz`.
 pub async fn run_worker_with_telemetry(
     client: Client,
     task_queue: &str,
     deps: Deps,
     shutdown: impl Future<Output = ()> + 'static,
     telemetry: Option<TelemetryOptions>,
+    keeper: KeeperStatus,
 ) -> anyhow::Result<()> {
     let runtime_options = match telemetry {
         Some(t) => {
@@ -59,8 +64,9 @@ pub async fn run_worker_with_telemetry(
     let site_tasks = async {
         crate::site_workflows::push_settings_to_waiting_hosts(&client).await;
         if deps.site.worker.site_workflows {
-            crate::site_workflows::ensure_started(&client, &deps.site).await;
-            crate::site_workflows::watch_catalog(&client, &deps.catalog, stopped_rx).await;
+            let keep = crate::site_workflows::keep_running(&client, &deps.site, &keeper, stopped_rx.clone());
+            let watch = crate::site_workflows::watch_catalog(&client, &deps.catalog, stopped_rx);
+            futures::join!(keep, watch);
         }
     };
     let (result, (), ()) = futures::join!(worker.run(), watcher, site_tasks);

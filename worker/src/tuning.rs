@@ -17,3 +17,20 @@ pub const STARTUP_RETRY_MAX: Duration = Duration::from_secs(30);
 /// database; both run at once). Below the usual 5 s probe timeouts of Kubernetes and compose, so
 /// a hung dependency answers 503 instead of a probe timeout.
 pub const READINESS_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often each worker describes the site workflows (manager, explorer) and starts one that is
+/// not running. Two `DescribeWorkflowExecution` calls per worker every 5 s are negligible load for
+/// the frontend, and a terminated scheduler is back within 5 s (`/readyz` says why meanwhile).
+pub const SITE_WORKFLOWS_CHECK_EVERY: Duration = Duration::from_secs(5);
+
+/// Bound on one describe-and-start of a site workflow by the keeper: the client retries an
+/// unavailable frontend on its own for a long time; 10 s lets the keeper log the outage and back
+/// off instead of waiting silently.
+pub const SITE_WORKFLOW_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long one `/metrics` scrape waits for the site database (all its reads together). The
+/// pool's acquire timeout is 30 s, longer than Prometheus' default 10 s scrape timeout: during
+/// an outage the scrape would hang and Prometheus would record the target down instead of
+/// `hostfw_metrics_scrape_error 1`. 2 s is ample for the scrape's few indexed reads on a healthy
+/// database and leaves the SDK metrics and rendering well inside any scrape timeout.
+pub const METRICS_DB_TIMEOUT: Duration = Duration::from_secs(2);

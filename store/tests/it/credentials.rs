@@ -146,9 +146,92 @@ async fn rekey_changes_nothing_when_a_row_does_not_open(Ctx { store, url }: Ctx)
     assert!(store.audit_list(5).await.unwrap().iter().all(|e| e.action != "credentials rekey"));
 }
 
+/// Backends waiting for a lock in the database of `conn`.
+async fn lock_waiters(conn: &mut sqlx::AnyConnection) -> i64 {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+         WHERE NOT l.granted AND a.datname = current_database()",
+    )
+    .fetch_one(conn)
+    .await
+    .expect("pg_locks")
+}
+
+/// PostgreSQL: a password update by a worker still on the old key races `rotate-key`. The
+/// rotation is held on its first row; the update of another row then lands either wholly before
+/// it (re-encrypted) or after it (refused: its writer has the old key), never lost under the old
+/// password and never sealed with the old key. A writer with the new key then writes normally.
+async fn a_password_update_racing_the_rotation_is_neither_lost_nor_sealed_with_the_old_key(Ctx { store, url }: Ctx) {
+    if store.backend() != hostfw_store::Backend::Postgres {
+        return; // SQLite serializes its writers: there is no interleaving to test.
+    }
+    for (m, pw) in [("m1", "pw1"), ("m2", "pw2")] {
+        store.credentials_put(m, "root", &pw.into()).await.unwrap();
+    }
+    let mut blocker = sqlx::AnyConnection::connect(&url).await.unwrap();
+    let mut observer = sqlx::AnyConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
+    sqlx::query("SELECT password FROM credentials WHERE machine_id = 'm1' FOR UPDATE")
+        .fetch_all(&mut blocker)
+        .await
+        .unwrap();
+    let rekey = tokio::spawn({
+        let store = store.clone();
+        async move { store.credentials_rekey(&other_key(), "cli:test").await }
+    });
+    let rotation_waits = async {
+        while lock_waiters(&mut observer).await < 1 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), rotation_waits).await.expect("the rotation waits for m1");
+    let update = tokio::spawn({
+        let store = store.clone();
+        async move { store.credentials_put("m2", "root", &"pw2-new".into()).await }
+    });
+    // The update either finished (it ran before the rotation took its locks) or waits for it.
+    let waiting = async {
+        loop {
+            if update.is_finished() || lock_waiters(&mut observer).await >= 2 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), waiting).await.expect("the update finished or waits");
+    sqlx::query("COMMIT").execute(&mut blocker).await.unwrap();
+    let rekeyed = rekey.await.unwrap().expect("the rotation completes");
+    assert_eq!(rekeyed.rows, 2);
+    let updated = update.await.unwrap();
+
+    let raw = raw_password(&url, "m2").await;
+    assert!(raw.starts_with(&format!("hostfw-enc:v1:{}:", other_key().id())), "m2 sealed with the old key: {raw}");
+    let new = reopen(&url, Some(other_key())).await;
+    let read = new.credentials_get("m2").await.expect("m2 opens with the new key").unwrap();
+    match &updated {
+        Ok(()) => assert_eq!(read.password.expose(), "pw2-new", "the update was lost under the rotation"),
+        Err(StoreError::StaleSiteKey { machine, stored_key, site_key }) => {
+            assert_eq!(
+                (machine.as_str(), stored_key.as_str(), site_key.as_str()),
+                ("m2", other_key().id(), test_key().id())
+            );
+            assert_eq!(read.password.expose(), "pw2", "a refused update changed nothing");
+            let text = updated.as_ref().unwrap_err().to_string();
+            assert!(text.contains("restart") && text.contains(other_key().id()), "{text}");
+        }
+        Err(e) => panic!("unexpected: {e}"),
+    }
+    // The old key is refused from now on, the new one writes.
+    assert!(matches!(store.credentials_put("m3", "root", &"x".into()).await, Err(StoreError::StaleSiteKey { .. })));
+    new.credentials_put("m2", "root", &"pw2-newer".into()).await.unwrap();
+    assert_eq!(new.credentials_get("m2").await.unwrap().unwrap().password.expose(), "pw2-newer");
+    new.close().await;
+}
+
 use hostfw_store::SiteKey;
 
 both_backends!(
+    a_password_update_racing_the_rotation_is_neither_lost_nor_sealed_with_the_old_key,
     put_get_and_redaction,
     stored_encrypted_with_a_fresh_nonce,
     wrong_key_names_machine_and_both_key_ids,

@@ -137,7 +137,32 @@ async fn a_holder_takes_its_own_slot_first_and_a_raised_max_adds_slots(Ctx { sto
     assert_eq!(store.upload_slots_in_use(3).await.unwrap(), 3);
 }
 
+/// Lease expiry is the database's clock: a worker whose clock runs an hour ahead sees the live
+/// lease of another worker as live (it cannot take the slot, and counts it in use), and its own
+/// lease lasts as long as the database says, not its clock; one whose clock runs behind cannot
+/// renew a lease the database has seen expire.
+async fn a_worker_with_a_skewed_clock_cannot_steal_a_live_lease(Ctx { store, .. }: Ctx) {
+    let ahead = store.clone().with_clock_skew(3_600_000);
+    let behind = store.clone().with_clock_skew(-3_600_000);
+    let skew = ahead.local_now_ms() - hostfw_store::now_ms();
+    assert!(skew >= 3_590_000, "the test seam skews the local clock: {skew}");
+    let db_now = store.db_now_ms().await.unwrap();
+    assert!((db_now - hostfw_store::now_ms()).abs() < 60_000, "the database clock is not skewed: {db_now}");
+
+    let live = store.upload_slot_acquire("uploading", 1, 60_000).await.unwrap().unwrap();
+    assert_eq!(slot(ahead.upload_slot_acquire("skewed", 1, 60_000).await.unwrap()), None, "the live lease was stolen");
+    assert_eq!(ahead.upload_slots_in_use(1).await.unwrap(), 1, "the skewed worker counts the live lease");
+    assert!(store.upload_slot_renew(live, "uploading", 60_000).await.unwrap(), "the holder keeps it");
+    let held = store.upload_slots_held().await.unwrap();
+    assert!(held[0].expires_at_ms < db_now + 120_000, "the lease ends by the database's clock: {held:?}");
+
+    // An expired lease (by the database's clock) is not renewed by a worker whose clock is behind.
+    let dead = behind.upload_slot_acquire("late", 2, -1).await.unwrap().unwrap();
+    assert!(!behind.upload_slot_renew(dead, "late", 60_000).await.unwrap(), "an expired lease was renewed");
+}
+
 both_backends!(
+    a_worker_with_a_skewed_clock_cannot_steal_a_live_lease,
     a_holder_takes_its_own_slot_first_and_a_raised_max_adds_slots,
     at_most_max_slots_are_granted,
     expired_leases_are_taken_over_and_renewal_keeps_them,

@@ -231,3 +231,81 @@ fn a_config_error_is_one_line_and_exit_code_2() {
     assert!(last.starts_with("error: metrics server cannot listen on"), "{stderr}");
     assert!(!stderr.contains("Stack backtrace"), "{stderr}");
 }
+
+/// A worker that keeps the site workflows starts the manager and the explorer, and starts the
+/// manager again after an operator terminated it; meanwhile `/readyz` is 503 naming the manager
+/// and how its run ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminated_manager_is_started_again_and_readyz_says_why() {
+    use temporalio_client::{
+        UntypedWorkflow, WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowTerminateOptions,
+    };
+
+    let server = DevServer::start(DevServerOptions::default()).await.expect("dev server");
+    let dir = TempDir::new().unwrap();
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let toml = SiteToml::new("keeper").temporal_port(server.port()).site_workflows(true).set(
+        "worker",
+        "metrics_listen",
+        metrics.as_str(),
+    );
+    let (config, _) = toml.write(dir.path()).expect("site config");
+    let log = dir.path().join("worker.log");
+    let mut child = spawn_worker(&config, &log);
+    let ready = || async { get(&metrics, "/readyz").await.filter(|(status, _)| *status == 200) };
+    wait_for(
+        "/readyz 200 with both site workflows running",
+        Duration::from_secs(60),
+        Duration::from_millis(100),
+        ready,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n{}", log_of(&log)));
+
+    let handle = server.client().get_workflow_handle::<UntypedWorkflow>("machine-update-manager".to_string());
+    let run_id = |d: &temporalio_client::WorkflowExecutionDescription| {
+        d.raw_description.workflow_execution_info.as_ref().and_then(|i| i.execution.as_ref()).map(|e| e.run_id.clone())
+    };
+    // The keeper checks every few seconds: terminate until /readyz is seen saying so before the
+    // keeper's next check (one try suffices unless that check falls right after the terminate).
+    let mut seen = None;
+    for _ in 0..5 {
+        let before = handle.describe(WorkflowDescribeOptions::default()).await.expect("manager described");
+        assert_eq!(before.status(), WorkflowExecutionStatus::Running);
+        handle
+            .terminate(WorkflowTerminateOptions::builder().reason("an operator, by hand").build())
+            .await
+            .expect("manager terminated");
+        let (status, body) = get(&metrics, "/readyz").await.expect("/readyz answers");
+        // It runs again, as a new run.
+        let again =
+            wait_for("the manager running again", Duration::from_secs(60), Duration::from_millis(100), || async {
+                let d = handle.describe(WorkflowDescribeOptions::default()).await.ok()?;
+                (d.status() == WorkflowExecutionStatus::Running && run_id(&d) != run_id(&before)).then_some(())
+            })
+            .await;
+        again.unwrap_or_else(|e| panic!("{e}\n{}", log_of(&log)));
+        if status == 503 {
+            seen = Some(body);
+            break;
+        }
+    }
+    let body = seen.unwrap_or_else(|| panic!("/readyz never said the manager was not running\n{}", log_of(&log)));
+    assert!(
+        body.starts_with(
+            "not ready: site workflows: machine update manager: not running: its last run ended TERMINATED; \
+                          the worker starts it again"
+        ),
+        "{body}"
+    );
+    assert!(!body.contains("site explorer"), "the explorer runs: {body}");
+    wait_for("/readyz 200 again", Duration::from_secs(60), Duration::from_millis(100), ready)
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", log_of(&log)));
+    let text = log_of(&log);
+    let line =
+        text.lines().find(|l| l.contains("started it again")).unwrap_or_else(|| panic!("no restart line:\n{text}"));
+    assert!(line.contains("WARN") && line.contains("machine update manager") && line.contains("TERMINATED"), "{line}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

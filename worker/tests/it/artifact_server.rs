@@ -90,3 +90,54 @@ async fn minted_urls_fetch_and_tampered_ones_are_refused() {
     assert_eq!(status, 400, "{raw}: {body}");
     assert!(!body.contains("outside"), "{body}");
 }
+
+/// The process's peak resident memory so far (`VmHWM`), in bytes.
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc/self/status");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// A 128 MiB image (sparse: a marker at both ends, zeros between) is served whole, with its
+/// length (GET and HEAD) and digest, and streamed: the process's peak memory grows by far less
+/// than the file (read whole, it would grow by at least its size).
+#[tokio::test]
+async fn a_large_image_is_streamed_with_its_length_and_digest() {
+    use sha2::{Digest, Sha256};
+    const SIZE: u64 = 128 * 1024 * 1024;
+    let key = SiteKey::from_bytes([5; 32]);
+    let s = server(&key).await;
+    let path = s._dir.path().join("firmware/fw/big.bin");
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(b"HEAD-MARKER").unwrap();
+        f.seek(SeekFrom::Start(SIZE - 11)).unwrap();
+        f.write_all(b"TAIL-MARKER").unwrap();
+    }
+    let want = {
+        let mut h = Sha256::new();
+        let mut f = std::fs::File::open(&path).unwrap();
+        std::io::copy(&mut f, &mut h).unwrap();
+        hex::encode(h.finalize())
+    };
+    let urls = ArtifactUrls::new(Some(&key), "http://unused", Duration::from_secs(600));
+    let url = on(&s.base, &urls.artifact("fw/big.bin"));
+
+    let before = peak_rss();
+    let mut resp = reqwest::get(&url).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.content_length(), Some(SIZE));
+    let (mut h, mut n) = (Sha256::new(), 0u64);
+    while let Some(chunk) = resp.chunk().await.unwrap() {
+        n += chunk.len() as u64;
+        h.update(&chunk);
+    }
+    assert_eq!(n, SIZE);
+    assert_eq!(hex::encode(h.finalize()), want);
+    let grew = peak_rss().saturating_sub(before);
+    assert!(grew < SIZE / 2, "peak memory grew by {grew} bytes serving a {SIZE}-byte file: it was read whole");
+    let head = reqwest::Client::new().head(&url).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["content-length"], SIZE.to_string().as_str());
+}

@@ -8,3 +8,4 @@ mod artifact_server;
 mod crawl;
 mod health;
 mod metrics;
+mod metrics_outage;
