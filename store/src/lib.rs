@@ -19,6 +19,7 @@ mod audit_query;
 mod connect;
 mod counters;
 mod credentials;
+mod db_clock;
 mod error;
 mod error_budget;
 mod firmware_config;
