@@ -364,7 +364,7 @@ fn status(
     let hosts = recorded.map_or(hosts_now, |r| r.hosts.max(hosts_now));
     // Hosts that still have to take it and have not started on it.
     let unstarted = count(still.iter().filter(|h| {
-        !on_record.contains(h.machine_id.as_str()) && !(h.has_request || h.state == crate::HostState::HostReprovision)
+        !(on_record.contains(h.machine_id.as_str()) || h.has_request || h.state == crate::HostState::HostReprovision)
     }));
     // Cumulative sizes, never shrinking, at most every host.
     let mut caps = Vec::with_capacity(policy.waves.len());
@@ -421,8 +421,7 @@ fn status(
 /// before it starts any host; `hostfw plan` writes nothing.
 pub fn wave_marks(input: &PassInput, plan: &Plan) -> Vec<WaveMark> {
     let by_target: BTreeMap<&Target, &TargetRecord> = input.targets.iter().map(|r| (&r.target, r)).collect();
-    let starting: Vec<&HostView> =
-        input.hosts.iter().filter(|h| plan.start.iter().any(|id| *id == h.machine_id)).collect();
+    let starting: Vec<&HostView> = input.hosts.iter().filter(|h| plan.start.contains(&h.machine_id)).collect();
     plan.waves
         .iter()
         .filter(|w| w.started > 0 || starting.iter().any(|h| h.targets.contains(&w.target)))
