@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use hostfw_model::gates::{self, FirmwareStatus};
-use hostfw_store::{StoreError, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED};
+use hostfw_store::{now_ms, StoreError, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED};
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
@@ -37,7 +37,8 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let now = deps.store.db_now_ms().await.map_err(error::store)?;
     let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
     tracing::debug!(?refresh, "machine update manager: site view read");
-    adopt_orphans(deps, client, now).await;
+    // Requests' times are this process's clock's: compared with it.
+    adopt_orphans(deps, client, now_ms()).await;
     let plan = gates::plan(&view.input);
     // The canary waves' record (host count frozen, wave reached) before any host starts: a pass
     // that cannot write it starts nothing, so no wave is ever opened without being on record.
