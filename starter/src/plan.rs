@@ -40,7 +40,8 @@ struct NotReportedHost<'a> {
 pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     let (catalog, catalog_warnings) = catalog_fallback::effective_or_without_broken(ctx).await?;
     catalog_fallback::warn(ctx, &catalog_warnings);
-    let view = site_view::read(&ctx.store, &catalog, &ctx.site, hostfw_store::now_ms()).await?;
+    // The site database's clock, like the scheduler's pass: the soak is timed by it.
+    let view = site_view::read(&ctx.store, &catalog, &ctx.site, ctx.store.db_now_ms().await?).await?;
     let plan = gates::plan(&view.input);
     let reasons: Vec<(String, String)> =
         plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.for_host(&s.machine_id))).collect();
@@ -139,7 +140,8 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One row per rollout target's canary wave: "2 of 4", "3 of 10 (of 48 hosts)".
+/// One row per rollout target's canary wave: "2 of 4", "3 of 10 (of 48 hosts)", "3 of 10 (of 48
+/// hosts at the first wave; 40 now)".
 fn wave_rows(plan: &Plan) -> Vec<Vec<String>> {
     plan.waves
         .iter()
@@ -151,7 +153,15 @@ fn wave_rows(plan: &Plan) -> Vec<Vec<String>> {
             vec![
                 w.target.to_string(),
                 format!("{} of {}", w.wave, w.waves),
-                format!("{} of {} (of {} hosts)", w.started, w.allowed, w.hosts),
+                if w.hosts == w.hosts_now {
+                    format!("{} of {} (of {} hosts)", w.started, w.allowed, w.hosts)
+                } else {
+                    // Sized from the count frozen when the first wave started; fewer hosts now.
+                    format!(
+                        "{} of {} (of {} hosts at the first wave; {} now)",
+                        w.started, w.allowed, w.hosts, w.hosts_now
+                    )
+                },
                 w.running.to_string(),
                 next,
             ]

@@ -1,14 +1,17 @@
 //! The error budget's record in the site database (migrations 0012 and 0013, `target_hosts`):
 //! which hosts began installing each rollout target, which of them failed and why, when each
-//! attempt ended (the canary waves' running hosts and soak), and the resume that clears a
-//! target's record.
+//! attempt ended (the canary waves' running hosts and soak); the canary waves' record per target
+//! (migration 0017, `target_waves`: the host count frozen when its first wave started and the
+//! wave reached); and the resume that clears a target's record.
 //!
-//! Owns the `target_hosts` table. It must not decide whether a target is paused or which wave it
-//! is in (that is `hostfw_model::gates::budget` and `gates::waves`, from the records read here).
+//! Owns the `target_hosts` and `target_waves` tables. Every time written here is the site
+//! database's (`Store::db_now_ms`), never a worker's: the soak compares times that different
+//! workers recorded. It must not decide whether a target is paused or which wave it is in (that
+//! is `hostfw_model::gates::budget` and `gates::waves`, from the records read here).
 
 use std::collections::BTreeMap;
 
-use hostfw_model::gates::{Target, TargetFailure, TargetRecord};
+use hostfw_model::gates::{Target, TargetFailure, TargetRecord, WaveMark, WaveRecord};
 use hostfw_model::ComponentType;
 use sqlx::Row;
 
@@ -36,10 +39,11 @@ fn key_of(row: &sqlx::any::AnyRow) -> std::result::Result<Key, sqlx::Error> {
 }
 
 impl Store {
-    /// `machine_id` begins installing `target` (at `at_ms`). Idempotent: a host is recorded
-    /// once per target, and a failure recorded before is kept.
-    pub async fn target_attempt(&self, target: &Target, machine_id: &str, at_ms: i64) -> Result<()> {
+    /// `machine_id` begins installing `target` (now, by the database's clock). Idempotent: a
+    /// host is recorded once per target, and a failure recorded before is kept.
+    pub async fn target_attempt(&self, target: &Target, machine_id: &str) -> Result<()> {
         const OP: &str = "target_attempt";
+        let at_ms = self.db_now_ms().await?;
         sqlx::query(
             "INSERT INTO target_hosts (vendor, model, component, version, machine_id, attempted_at_ms) \
              VALUES ($1, $2, $3, $4, $5, $6) \
@@ -58,7 +62,8 @@ impl Store {
         Ok(())
     }
 
-    /// `machine_id`'s attempt of `component` at `version` failed for `reason`. Returns whether it
+    /// `machine_id`'s attempt of `component` at `version` failed for `reason` (now, by the
+    /// database's clock). Returns whether it
     /// was recorded: only the first failure after the host's latest attempt began is (a failure
     /// recorded twice, e.g. when a changed retry budget re-records it, keeps its first reason),
     /// and only while an attempt is on record (a host whose target was resumed since it began
@@ -69,9 +74,9 @@ impl Store {
         component: ComponentType,
         version: &str,
         reason: &str,
-        at_ms: i64,
     ) -> Result<bool> {
         const OP: &str = "target_failure";
+        let at_ms = self.db_now_ms().await?;
         let done = sqlx::query(
             "UPDATE target_hosts SET failed_at_ms = $4, failure = $5 \
              WHERE machine_id = $1 AND component = $2 AND version = $3 \
@@ -122,8 +127,38 @@ impl Store {
                     last_done_ms,
                     last_attempt_ms,
                     failed_last: u32::try_from(failed_last).unwrap_or(u32::MAX),
+                    waves: None,
                 },
             );
+        }
+        // The canary waves' record. A target whose first wave started but none of whose hosts
+        // has planned its install yet has this row only.
+        let waves = sqlx::query("SELECT vendor, model, component, version, hosts, wave FROM target_waves")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(StoreError::db(OP, ""))?;
+        for row in waves {
+            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
+            let number = |column: &str| {
+                row.try_get::<i64, _>(column)
+                    .map(|n| u32::try_from(n.max(0)).unwrap_or(u32::MAX))
+                    .map_err(StoreError::db(OP, ""))
+            };
+            let record = WaveRecord { hosts: number("hosts")?, wave: number("wave")? };
+            let target = target_of(key.clone(), OP)?;
+            records
+                .entry(key)
+                .or_insert_with(|| TargetRecord {
+                    target,
+                    attempted_hosts: 0,
+                    failures: Vec::new(),
+                    open: Vec::new(),
+                    last_done_ms: None,
+                    last_attempt_ms: None,
+                    failed_last: 0,
+                    waves: None,
+                })
+                .waves = Some(record);
         }
         let failed = sqlx::query(
             "SELECT vendor, model, component, version, machine_id, failed_at_ms, failure FROM target_hosts \
@@ -166,14 +201,60 @@ impl Store {
         Ok(records.into_values().collect())
     }
 
+    /// Writes the canary waves' record the scheduler's pass decided (`gates::wave_marks`): each
+    /// target's host count and wave reached, only ever larger than what is recorded, and only
+    /// while the target still has at least the attempts the pass read (a `hostfw budget resume`
+    /// since then cleared them: the stale mark is dropped, the next pass decides afresh). In one
+    /// transaction. Returns the targets whose mark was dropped.
+    pub async fn target_waves_mark(&self, marks: &[WaveMark]) -> Result<Vec<Target>> {
+        const OP: &str = "target_waves_mark";
+        if marks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let at_ms = self.db_now_ms().await?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
+        let mut dropped = Vec::new();
+        for m in marks {
+            let t = &m.target;
+            let done = sqlx::query(
+                "INSERT INTO target_waves (vendor, model, component, version, hosts, wave, updated_at_ms) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7 \
+                 WHERE (SELECT COUNT(*) FROM target_hosts \
+                        WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4) >= $8 \
+                 ON CONFLICT (vendor, model, component, version) DO UPDATE SET \
+                   hosts = CASE WHEN excluded.hosts > target_waves.hosts THEN excluded.hosts ELSE target_waves.hosts END, \
+                   wave = CASE WHEN excluded.wave > target_waves.wave THEN excluded.wave ELSE target_waves.wave END, \
+                   updated_at_ms = excluded.updated_at_ms",
+            )
+            .bind(&t.vendor)
+            .bind(&t.model)
+            .bind(t.component.to_string())
+            .bind(&t.version)
+            .bind(i64::from(m.record.hosts))
+            .bind(i64::from(m.record.wave))
+            .bind(at_ms)
+            .bind(i64::from(m.attempted_hosts))
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, t.to_string()))?;
+            if done.rows_affected() == 0 {
+                dropped.push(t.clone());
+            }
+        }
+        tx.commit().await.map_err(StoreError::db(OP, ""))?;
+        Ok(dropped)
+    }
+
     /// `machine_id`'s update run ended (its workflow restored it): each of its attempts still
-    /// open ends now (`at_ms`). A failed attempt keeps its failure. Returns how many ended.
-    /// A run that ended well is recorded for window fit first, in the same transaction
-    /// (`update_runs`).
-    pub async fn target_finish(&self, machine_id: &str, at_ms: i64) -> Result<u64> {
+    /// open ends now (by the database's clock). A failed attempt keeps its failure. Returns how
+    /// many ended. A run that ended well is recorded for window fit first, in the same
+    /// transaction (`update_runs`).
+    pub async fn target_finish(&self, machine_id: &str) -> Result<u64> {
         const OP: &str = "target_finish";
+        let at_ms = self.db_now_ms().await?;
         let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
-        record_run_in(&mut tx, machine_id, at_ms).await.map_err(StoreError::db(OP, machine_id))?;
+        // The run's end by this process's clock, like its start (the state history's entry).
+        record_run_in(&mut tx, machine_id, now_ms()).await.map_err(StoreError::db(OP, machine_id))?;
         let done = sqlx::query(
             "UPDATE target_hosts SET finished_at_ms = $2 \
              WHERE machine_id = $1 AND (finished_at_ms IS NULL OR finished_at_ms < attempted_at_ms)",
@@ -187,7 +268,8 @@ impl Store {
         Ok(done.rows_affected())
     }
 
-    /// Clears `target`'s record (its error budget starts again from nothing) and audits it as
+    /// Clears `target`'s record (its error budget starts again from nothing, its canary waves from
+    /// the first with the hosts counted afresh) and audits it as
     /// `actor`, in one transaction. Returns the record cleared (`None`: nothing was on record, and
     /// nothing is written).
     pub async fn target_resume(&self, target: &Target, actor: &str) -> Result<Option<TargetRecord>> {
@@ -206,9 +288,24 @@ impl Store {
         .execute(&mut *tx)
         .await
         .map_err(StoreError::db(OP, &id))?;
+        sqlx::query("DELETE FROM target_waves WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4")
+            .bind(&target.vendor)
+            .bind(&target.model)
+            .bind(target.component.to_string())
+            .bind(&target.version)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, &id))?;
         let failed: Vec<&str> = before.failures.iter().map(|f| f.machine_id.as_str()).collect();
+        let waves = match before.waves {
+            Some(w) => format!(
+                "; canary waves start again from the first (wave {} of a target of {} hosts was reached)",
+                w.wave, w.hosts
+            ),
+            None => String::new(),
+        };
         let detail = format!(
-            "error budget reset: {} rows cleared ({} hosts attempted, {} failed: {})",
+            "error budget reset: {} rows cleared ({} hosts attempted, {} failed: {}){waves}",
             deleted.rows_affected(),
             before.attempted_hosts,
             failed.len(),

@@ -133,7 +133,7 @@ pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityErr
     let started = request.is_some_and(|r| r.started_at_ms.is_some());
     // The run's attempts end now: a canary wave waits for them (before the request goes, so a
     // pass never sees the host out of flight with its attempt still open).
-    store.target_finish(&input.machine_id, now_ms()).await.map_err(error::store)?;
+    store.target_finish(&input.machine_id).await.map_err(error::store)?;
     let deleted = store.request_delete(&input.machine_id).await.map_err(error::store)?;
     // Counted once per started request: a retried restore finds the request gone, and a request
     // cleared before it started never counted as started either.
@@ -166,7 +166,7 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord, workflow_id: &str) ->
     {
         let reason =
             last.first().filter(|h| h.substate == Some(FAILED)).map_or(input.message.as_str(), |h| h.message.as_str());
-        store.target_failure(&input.machine_id, component, version, reason, now_ms()).await.map_err(error::store)?;
+        store.target_failure(&input.machine_id, component, version, reason).await.map_err(error::store)?;
     }
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
         store

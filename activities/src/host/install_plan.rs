@@ -57,5 +57,5 @@ pub async fn record_attempt(deps: &Deps, route: &RouteQuery) -> Result<(), Activ
         component: route.component,
         version: route.target_version.clone(),
     };
-    deps.store.target_attempt(&target, &route.machine_id, hostfw_store::now_ms()).await.map_err(error::store)
+    deps.store.target_attempt(&target, &route.machine_id).await.map_err(error::store)
 }

@@ -33,17 +33,33 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         return Err(error::bad_input("this worker has no Temporal client: it cannot start host workflows"));
     };
     let catalog = deps.catalog.current().await.map_err(error::catalog)?;
-    let now = now_ms();
+    // The site database's clock: the canary soak compares it with attempt times it recorded.
+    let now = deps.store.db_now_ms().await.map_err(error::store)?;
     let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
     tracing::debug!(?refresh, "machine update manager: site view read");
-    adopt_orphans(deps, client, now).await;
+    // Requests' times are this process's clock's: compared with it.
+    adopt_orphans(deps, client, now_ms()).await;
     let plan = gates::plan(&view.input);
+    // The canary waves' record (host count frozen, wave reached) before any host starts: a pass
+    // that cannot write it starts nothing, so no wave is ever opened without being on record.
+    let marks = gates::wave_marks(&view.input, &plan);
+    let resumed = deps.store.target_waves_mark(&marks).await.map_err(error::store)?;
+    for m in marks.iter().filter(|m| !resumed.contains(&m.target)) {
+        tracing::info!(rollout_target = %m.target, wave = m.record.wave, hosts = m.record.hosts, "machine update manager: canary wave on record");
+    }
+    for t in &resumed {
+        tracing::info!(rollout_target = %t, "machine update manager: the target was resumed since the site view was read; its hosts start from its first wave in the next pass");
+    }
     if plan.ceiling.limit == 0 {
         tracing::warn!(how = %plan.ceiling.how, "machine update manager: the ceiling is 0, no automatic update starts");
     }
     let mut started = Vec::new();
     let mut start_failures = Vec::new();
     for id in &plan.start {
+        // A host of a target resumed since the view was read waits for a pass that saw the resume.
+        if view.input.hosts.iter().any(|h| h.machine_id == *id && h.targets.iter().any(|t| resumed.contains(t))) {
+            continue;
+        }
         let message = drift_message(&view.input.hosts, id);
         match request_and_start(&deps.site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
             Ok(_) => started.push(id.clone()),

@@ -17,6 +17,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::waves::WaveRecord;
 use crate::component::ComponentType;
 
 /// One rollout target: a catalog model's component at its desired version.
@@ -77,6 +78,11 @@ pub struct TargetRecord {
     /// decide on these; the budget's own rules count every failed host.
     #[serde(default)]
     pub failed_last: u32,
+    /// The target's canary waves as recorded in the site database since its first wave started
+    /// (`gates::waves`): the host count its wave sizes come from and the wave reached. `None`:
+    /// no wave recorded since its last resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waves: Option<WaveRecord>,
 }
 
 impl TargetRecord {

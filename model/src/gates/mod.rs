@@ -36,6 +36,7 @@ pub use pass::{plan, PassInput, Plan};
 pub use policy::SchedulingPolicy;
 pub use reason::{SkipReason, Skipped, MACHINE_ID_PLACEHOLDER};
 pub use waves::{
-    check_waves, default_waves, is_canary, wave_statuses, NextWave, WavePolicy, WaveSize, WaveStatus, CANARY_LABEL,
+    check_waves, default_waves, is_canary, wave_marks, wave_statuses, NextWave, WaveMark, WavePolicy, WaveRecord,
+    WaveSize, WaveStatus, CANARY_LABEL,
 };
 pub use window_fit::{component_set, estimate, p90, span_text, Estimate, UpdateDurations, WINDOW_FIT_RUNS_KEPT};

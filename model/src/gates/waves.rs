@@ -4,24 +4,36 @@
 //! opening only once every host of the one before it has finished, no more of them failed than
 //! the error budget's share allows, and `canary_soak` has passed since the last one finished.
 //!
-//! Owns the wave sizes and their syntax, and the wave a target is in, computed afresh in every
-//! pass from the site database's record of the target (`TargetRecord`: who attempted it, who is
-//! still at it, who failed, when the last one finished) and the hosts in the site view. Nothing
-//! else is stored, so a wave survives any restart. It must do no I/O and read no clock (`now_ms`
-//! comes in), and must not pick hosts (that is `gates::pass`, which puts hosts labelled
-//! `canary=true` first).
+//! Owns the wave sizes and their syntax, the wave a target is in, computed in every pass from
+//! the site database's record of the target (`TargetRecord`: who attempted it, who is still at
+//! it, who failed, when the last one finished, and its `WaveRecord`: the host count frozen when
+//! its first wave started and the wave reached) and the hosts in the site view, and what the pass
+//! must write back into that record ([`wave_marks`]; the manager pass's activity stores it), so a
+//! wave survives any restart. It must do no I/O and read no clock (`now_ms` comes in), and must
+//! not pick hosts (that is `gates::pass`, which puts hosts labelled `canary=true` first).
 //!
 //! The rules:
 //! - A target's hosts are those that still have to take it (drifted on its component) and those
-//!   on record as having begun it since its last resume (`hostfw budget resume` starts the waves
-//!   again from the first).
+//!   on record as having begun it since its last resume (`hostfw budget resume` clears the
+//!   record: the waves start again from the first, with the hosts counted afresh).
+//! - Their count is frozen in the record when the target's first wave starts (the pass that
+//!   starts its first host, or the first pass that sees one started). Later passes size the
+//!   waves from the larger of the frozen count and the hosts now: a host set that shrinks (BMCs
+//!   failing exploration) never shrinks the waves, and hosts that join later (a new host, one
+//!   drifting later) grow the count, which is frozen again; they are updated in the wave
+//!   reached and the ones after it, like any other host of the target.
 //! - Wave sizes are cumulative: "1" lets one host start in all, "10%" lets 10 % of the target's
 //!   hosts (rounded up, at least one) start in all. A wave no larger than the one before is
 //!   passed through at once.
+//! - The wave reached is recorded as waves open; a pass starts from it and opens each later wave
+//!   only through the checks below, never because more hosts have started than a wave holds. A
+//!   target with no wave on record (it started before waves were recorded, or only by direct
+//!   requests) starts from the first wave.
 //! - A host has started when it is on record or updating (a request, or `HostReprovision`; not
 //!   maintenance) while it would install the target; it has finished when its attempt ended (the host workflow
 //!   restored it, or the attempt failed) or its retry budget is spent.
-//! - The next wave opens when the open one is full, none of its hosts is still running, the
+//! - The next wave opens when the open one is full (or no host that still has to take the
+//!   target is left to start in it), none of its hosts is still running, the
 //!   hosts whose latest attempt failed are within the budget's share
 //!   (`ErrorBudget::share_exceeded`; a host that recovered on a retry is not one of them), and
 //!   `canary_soak` has passed since the last host finished. A wave that ended with too many
@@ -35,6 +47,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::{ErrorBudget, Target, TargetRecord};
 use super::host_view::HostView;
+use super::pass::{PassInput, Plan};
 use crate::duration::format_duration;
 use crate::time_text::rfc3339_utc;
 
@@ -207,8 +220,11 @@ pub struct WaveStatus {
     pub wave: u32,
     /// How many waves there are.
     pub waves: u32,
-    /// The target's hosts: still to take it, or on record.
+    /// The host count the wave sizes are shares of: the target's hosts now, or the count frozen
+    /// when its first wave started if that is larger.
     pub hosts: u32,
+    /// The target's hosts now: still to take it, or on record.
+    pub hosts_now: u32,
     /// Hosts the open wave lets start in all.
     pub allowed: u32,
     /// Hosts started on it (on record or in flight), before this pass.
@@ -236,6 +252,29 @@ impl WaveStatus {
             other => other.clone(),
         }
     }
+}
+
+/// What the site database keeps of a target's canary waves (`gates::waves`), written by the
+/// scheduler's pass as the waves start and open, cleared by `hostfw budget resume`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaveRecord {
+    /// The target's host count when its first wave started, grown since if more hosts joined
+    /// (never shrunk): the wave sizes are shares of it.
+    pub hosts: u32,
+    /// The wave reached, from 1: a later pass starts there and never jumps over a wave whose
+    /// checks and soak were not passed.
+    pub wave: u32,
+}
+
+/// A target's `WaveRecord` to write into the site database (`wave_marks`). The store writes it
+/// only while the target still has at least `attempted_hosts` attempts on record (a resume since
+/// the pass read its view cleared them), and only grows what is recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaveMark {
+    pub target: Target,
+    pub record: WaveRecord,
+    /// The attempts on record when the pass read its view.
+    pub attempted_hosts: u32,
 }
 
 /// Each target's wave, for every target that some host still has to take or that has a host
@@ -315,11 +354,18 @@ fn status(
     let started = attempted.saturating_add(count(starting.iter()));
     let still_ids: BTreeSet<&str> = still.iter().map(|h| h.machine_id.as_str()).collect();
     let finished_ok = attempted.saturating_sub(count(on_record.iter()));
-    let hosts = count(still_ids.union(&on_record)).saturating_add(finished_ok);
+    let hosts_now = count(still_ids.union(&on_record)).saturating_add(finished_ok);
     // A target no host still has to take and none is running is done: no wave to show.
     if still.is_empty() && running == 0 {
         return None;
     }
+    // Sized from the count frozen when the first wave started, or more if hosts joined since.
+    let recorded = record.and_then(|r| r.waves);
+    let hosts = recorded.map_or(hosts_now, |r| r.hosts.max(hosts_now));
+    // Hosts that still have to take it and have not started on it.
+    let unstarted = count(still.iter().filter(|h| {
+        !(on_record.contains(h.machine_id.as_str()) || h.has_request || h.state == crate::HostState::HostReprovision)
+    }));
     // Cumulative sizes, never shrinking, at most every host.
     let mut caps = Vec::with_capacity(policy.waves.len());
     for w in &policy.waves {
@@ -327,17 +373,19 @@ fn status(
         caps.push(w.hosts_of(hosts).max(previous).min(hosts));
     }
     let last_done = record.and_then(|r| r.last_done_ms.or(r.last_attempt_ms));
-    let mut wave = 0usize;
+    // From the wave reached: the ones before it were passed, with their checks.
+    let reached = recorded.map_or(0, |r| usize::try_from(r.wave.saturating_sub(1)).unwrap_or(usize::MAX));
+    let mut wave = reached.min(caps.len() - 1);
     let next = loop {
         if wave + 1 == caps.len() {
             break NextWave::None;
         }
-        if started < caps[wave] {
+        // Room left, and a host left to take it.
+        if started < caps[wave] && unstarted > 0 {
             break NextWave::Filling;
         }
-        // More hosts than this wave holds have started: the next wave opened earlier (its
-        // checks and soak were passed then). Or the next adds no host.
-        if started > caps[wave] || caps[wave + 1] == caps[wave] {
+        // The next wave adds no host.
+        if caps[wave + 1] == caps[wave] {
             wave += 1;
             continue;
         }
@@ -359,11 +407,37 @@ fn status(
         wave: count_n(wave + 1),
         waves: count_n(caps.len()),
         hosts,
+        hosts_now,
         allowed: caps[wave],
         started,
         running,
         next,
     })
+}
+
+/// The `WaveRecord`s `plan` decided that the site database does not hold yet: for each target
+/// whose first wave has started (a host started before this pass, or this pass starts one), the
+/// host count its waves are sized from and the wave it reached. The manager pass stores them
+/// before it starts any host; `hostfw plan` writes nothing.
+pub fn wave_marks(input: &PassInput, plan: &Plan) -> Vec<WaveMark> {
+    let by_target: BTreeMap<&Target, &TargetRecord> = input.targets.iter().map(|r| (&r.target, r)).collect();
+    let starting: Vec<&HostView> = input.hosts.iter().filter(|h| plan.start.contains(&h.machine_id)).collect();
+    plan.waves
+        .iter()
+        .filter(|w| w.started > 0 || starting.iter().any(|h| h.targets.contains(&w.target)))
+        .filter_map(|w| {
+            let record = by_target.get(&w.target).copied();
+            let wanted = WaveRecord { hosts: w.hosts, wave: w.wave };
+            if record.and_then(|r| r.waves) == Some(wanted) {
+                return None;
+            }
+            Some(WaveMark {
+                target: w.target.clone(),
+                record: wanted,
+                attempted_hosts: record.map_or(0, |r| r.attempted_hosts),
+            })
+        })
+        .collect()
 }
 
 /// Whether a host's labels put it first in its waves.

@@ -28,6 +28,7 @@ fn record(t: &Target, attempted: u32, failed: &[&str]) -> TargetRecord {
         last_done_ms: None,
         last_attempt_ms: None,
         failed_last: 0,
+        waves: None,
     }
 }
 

@@ -4,8 +4,8 @@
 //! the pass holding hosts of a full wave while their slots go to other targets.
 
 use hostfw_model::gates::{
-    check_waves, default_waves, wave_statuses, ErrorBudget, NextWave, Target, TargetFailure, TargetRecord, WavePolicy,
-    WaveSize,
+    check_waves, default_waves, wave_marks, wave_statuses, ErrorBudget, NextWave, Target, TargetFailure, TargetRecord,
+    WaveMark, WavePolicy, WaveRecord, WaveSize,
 };
 use hostfw_model::{plan, CeilingLimits, ComponentType, HostView, PassInput, SchedulingPolicy, SiteConfig, SkipReason};
 
@@ -45,6 +45,7 @@ fn record(t: &Target, done: &[&str], open: &[&str], failed: &[&str], last_done_m
         last_done_ms: Some(last_done_ms),
         last_attempt_ms: Some(last_done_ms - MIN),
         failed_last: u32::try_from(failed.len()).unwrap(),
+        waves: None,
     }
 }
 
@@ -283,13 +284,20 @@ fn waves_off_start_every_host_the_ceiling_allows() {
 #[test]
 fn a_wave_passed_earlier_is_not_soaked_again_and_a_finished_target_has_no_wave() {
     let t = target("R760");
-    // Waves 1, 2 (2 hosts in all), all. Three hosts have started: the last wave opened earlier,
-    // so a host that finished a moment ago does not hold it for another soak.
+    // Waves 1, 2 (2 hosts in all), all. The last wave opened earlier (on record), so a host
+    // that finished a moment ago does not hold it for another soak.
     let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(3).collect();
-    let rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
-    let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, fleet, vec![rec], 10 * MIN + 1);
+    let mut rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
+    rec.waves = Some(WaveRecord { hosts: 10, wave: 3 });
+    let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, fleet.clone(), vec![rec], 10 * MIN + 1);
     assert_eq!((p.waves[0].wave, &p.waves[0].next), (3, &NextWave::None), "{p:#?}");
     assert_eq!(p.start.len(), 7);
+    // No wave on record (hosts started before waves were recorded, or by direct requests):
+    // more started hosts than a wave holds do not open the next one; its checks and soak do.
+    let rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
+    let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, fleet, vec![rec], 10 * MIN + 1);
+    assert_eq!((p.waves[0].wave, &p.waves[0].next), (1, &NextWave::At { at_ms: 40 * MIN }), "{p:#?}");
+    assert!(p.start.is_empty());
     // Every host has taken it: nothing to show.
     let rec = record(&t, &["h01", "h02", "h03"], &[], &[], 10 * MIN);
     let p = pass(waves(&["1", "20%", "100%"], 30 * MIN), 8, vec![], vec![rec], 10 * MIN + 1);
@@ -359,4 +367,124 @@ fn a_failed_canary_waiting_for_its_retry_holds_its_wave_open_and_pauses_it_once_
     let p = pass(waves(&["1", "100%"], 0), 8, fleet, vec![rec], 11 * MIN);
     assert!(p.start.is_empty() && p.paused.len() == 1, "{p:#?}");
     assert!(matches!(p.waves[0].next, NextWave::Held { failed: 1, attempted: 1, .. }), "{:?}", p.waves[0].next);
+}
+
+#[test]
+fn a_target_whose_hosts_shrink_while_its_wave_runs_does_not_open_the_next_wave_early() {
+    let t = target("R760");
+    let w = waves(&["1", "50%", "100%"], 30 * MIN);
+    // Ten hosts; h01 (wave 1) finished at minute 10; after the soak wave 2 (5 in all) opens.
+    let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(1).collect();
+    let rec = record(&t, &["h01"], &[], &[], 10 * MIN);
+    let p = pass(w.clone(), 8, fleet, vec![rec], 40 * MIN);
+    assert_eq!(p.start, vec!["h02", "h03", "h04", "h05"], "{p:#?}");
+    // h02..h05 run. Four hosts that had still to take it fail exploration (no target any more):
+    // the hosts left are h02..h06 and the finished h01.
+    let mut fleet: Vec<HostView> = hosts("h", 6, &t).into_iter().skip(1).collect();
+    for h in fleet.iter_mut().take(4) {
+        *h = running(h.clone());
+    }
+    // The pass that opened wave 2 recorded it, and the 10 hosts of the first wave.
+    let mut rec = record(&t, &["h01"], &["h02", "h03", "h04", "h05"], &[], 10 * MIN);
+    rec.last_attempt_ms = Some(40 * MIN);
+    rec.waves = Some(WaveRecord { hosts: 10, wave: 2 });
+    let p = pass(w.clone(), 8, fleet.clone(), vec![rec.clone()], 41 * MIN);
+    assert!(p.start.is_empty(), "h06 must wait for wave 2's running hosts: {p:#?}");
+    assert_eq!(p.waves[0].wave, 2, "{:?}", p.waves[0]);
+    assert_eq!(p.waves[0].next, NextWave::AfterRunning { running: 4, soak_ms: 30 * MIN });
+    // They finish at minute 50: the soak still applies before the last wave opens.
+    let fleet: Vec<HostView> = hosts("h", 6, &t).into_iter().skip(5).collect();
+    let mut rec = record(&t, &["h01", "h02", "h03", "h04", "h05"], &[], &[], 50 * MIN);
+    rec.waves = Some(WaveRecord { hosts: 10, wave: 2 });
+    let p = pass(w.clone(), 8, fleet.clone(), vec![rec.clone()], 51 * MIN);
+    assert!(p.start.is_empty(), "soaking: {p:#?}");
+    assert_eq!(p.waves[0].next, NextWave::At { at_ms: 80 * MIN });
+}
+
+/// The pass whose view is `hosts` and `targets` at `now_ms`, and the records as the site
+/// database holds them after the manager pass stored its wave marks.
+fn pass_and_mark(
+    w: &WavePolicy,
+    hosts: Vec<HostView>,
+    mut targets: Vec<TargetRecord>,
+    now_ms: i64,
+) -> (hostfw_model::Plan, Vec<WaveMark>, Vec<TargetRecord>) {
+    let input = PassInput {
+        now_ms,
+        policy: policy(w.clone(), 8),
+        hosts,
+        targets: targets.clone(),
+        update_durations: Vec::new(),
+        approvals: Default::default(),
+    };
+    let p = plan(&input);
+    let marks = wave_marks(&input, &p);
+    for m in &marks {
+        match targets.iter_mut().find(|r| r.target == m.target) {
+            Some(r) => r.waves = Some(m.record),
+            None => {
+                let mut r = record(&m.target, &[], &[], &[], 0);
+                r.last_done_ms = None;
+                r.last_attempt_ms = None;
+                r.waves = Some(m.record);
+                targets.push(r);
+            }
+        }
+    }
+    (p, marks, targets)
+}
+
+#[test]
+fn the_host_count_is_frozen_when_the_first_wave_starts_and_the_wave_reached_is_recorded() {
+    let t = target("R760");
+    let w = waves(&["1", "50%", "100%"], 30 * MIN);
+    // The pass that starts the canary freezes 10 hosts and wave 1; nothing on record before.
+    let (p, marks, recs) = pass_and_mark(&w, hosts("h", 10, &t), vec![], 0);
+    assert_eq!(p.start, vec!["h01"]);
+    assert_eq!(
+        marks,
+        vec![WaveMark { target: t.clone(), record: WaveRecord { hosts: 10, wave: 1 }, attempted_hosts: 0 }]
+    );
+    // A pass that changes nothing writes nothing.
+    let mut fleet = hosts("h", 10, &t);
+    fleet[0] = running(fleet[0].clone());
+    let (_, marks, _) = pass_and_mark(&w, fleet, recs.clone(), MIN);
+    assert!(marks.is_empty(), "{marks:?}");
+
+    // h01 finished at minute 10; after the soak wave 2 opens: recorded with the 4 hosts it starts.
+    let mut rec = record(&t, &["h01"], &[], &[], 10 * MIN);
+    rec.waves = recs[0].waves;
+    let fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(1).collect();
+    let (p, marks, recs) = pass_and_mark(&w, fleet, vec![rec], 40 * MIN);
+    assert_eq!(p.start, vec!["h02", "h03", "h04", "h05"]);
+    assert_eq!(marks[0].record, WaveRecord { hosts: 10, wave: 2 });
+    assert_eq!(marks[0].attempted_hosts, 1);
+
+    // Wave 2's four hosts ran and finished at minute 50, and then 4 of the 5 hosts left failed
+    // exploration: 6 hosts now. The waves stay sized for 10: wave 2 is full, the soak applies.
+    let mut rec = record(&t, &["h01", "h02", "h03", "h04", "h05"], &[], &[], 50 * MIN);
+    rec.waves = recs[0].waves;
+    let left = vec![host("h06", &[&t])];
+    let (p, marks, _) = pass_and_mark(&w, left.clone(), vec![rec.clone()], 51 * MIN);
+    assert_eq!((p.waves[0].wave, p.waves[0].hosts, p.waves[0].hosts_now, p.waves[0].allowed), (2, 10, 6, 5));
+    assert_eq!(p.waves[0].next, NextWave::At { at_ms: 80 * MIN }, "{p:#?}");
+    assert!(p.start.is_empty() && marks.is_empty(), "{p:#?} {marks:?}");
+    let (p, marks, _) = pass_and_mark(&w, left, vec![rec.clone()], 80 * MIN);
+    assert_eq!(p.start, vec!["h06"]);
+    assert_eq!(marks[0].record, WaveRecord { hosts: 10, wave: 3 });
+
+    // Instead, 6 new hosts joined (16 now): the count grows, and the open wave with it (8 in all).
+    let mut fleet: Vec<HostView> = hosts("h", 10, &t).into_iter().skip(5).collect();
+    fleet.extend(hosts("n", 6, &t));
+    let mut rec = record(&t, &["h01"], &["h02", "h03", "h04", "h05"], &[], 10 * MIN);
+    rec.waves = Some(WaveRecord { hosts: 10, wave: 2 });
+    for h in fleet.iter_mut() {
+        if ["h02", "h03", "h04", "h05"].contains(&h.machine_id.as_str()) {
+            *h = running(h.clone());
+        }
+    }
+    let (p, marks, _) = pass_and_mark(&w, fleet, vec![rec], 41 * MIN);
+    assert_eq!((p.waves[0].wave, p.waves[0].hosts, p.waves[0].allowed), (2, 16, 8), "{p:#?}");
+    assert_eq!(p.start, vec!["h06", "h07", "h08"], "{p:#?}");
+    assert_eq!(marks[0].record, WaveRecord { hosts: 16, wave: 2 });
 }

@@ -155,6 +155,7 @@ fn a_paused_target_is_named_before_the_window_fit() {
         last_done_ms: Some(1),
         last_attempt_ms: Some(1),
         failed_last: 1,
+        waves: None,
     };
     let p = plan(&PassInput {
         now_ms: NOW,

@@ -1,12 +1,13 @@
 //! The error budget's record (`target_hosts`), on both backends: attempts counted once per host
 //! and target, failures kept across a host's later attempts, a failure without an attempt on
 //! record ignored, records grouped per target in order, and a resume that clears one target only
-//! and audits what it cleared; attempts open until their run finishes or fails (canary waves).
+//! and audits what it cleared; attempts open until their run finishes or fails (canary waves),
+//! every time by the database's clock; the canary waves' frozen host count and wave reached.
 
 use crate::common;
 
 use common::Ctx;
-use hostfw_model::gates::Target;
+use hostfw_model::gates::{Target, WaveMark, WaveRecord};
 use hostfw_model::ComponentType;
 use hostfw_store::AUDIT_BUDGET_RESUME;
 
@@ -17,24 +18,26 @@ fn target(model: &str, version: &str) -> Target {
 async fn attempts_and_failures_count_hosts_once_and_resume_clears_one_target(Ctx { store, .. }: Ctx) {
     let bad = target("R750", "7.10");
     let good = target("R760", "7.20");
-    for (i, m) in ["a1", "a2", "a3"].iter().enumerate() {
-        store.target_attempt(&bad, m, 100 + i as i64).await.unwrap();
+    for m in ["a1", "a2", "a3"] {
+        store.target_attempt(&bad, m).await.unwrap();
     }
-    store.target_attempt(&bad, "a1", 200).await.unwrap();
-    store.target_attempt(&good, "b1", 150).await.unwrap();
-    assert!(store.target_failure("a2", ComponentType::Bmc, "7.10", "upload refused", 300).await.unwrap());
-    assert!(store.target_failure("a1", ComponentType::Bmc, "7.10", "task failed", 250).await.unwrap());
+    store.target_attempt(&bad, "a1").await.unwrap();
+    store.target_attempt(&good, "b1").await.unwrap();
+    assert!(store.target_failure("a1", ComponentType::Bmc, "7.10", "task failed").await.unwrap());
+    tick(&store).await;
+    assert!(store.target_failure("a2", ComponentType::Bmc, "7.10", "upload refused").await.unwrap());
     assert!(
-        !store.target_failure("a1", ComponentType::Bmc, "7.10", "retry 1/3 in 60 s", 260).await.unwrap(),
+        !store.target_failure("a1", ComponentType::Bmc, "7.10", "retry 1/3 in 60 s").await.unwrap(),
         "the same failure recorded again keeps its first reason"
     );
     // A retry of a1 begins again: its failure stays on record.
-    store.target_attempt(&bad, "a1", 400).await.unwrap();
+    tick(&store).await;
+    store.target_attempt(&bad, "a1").await.unwrap();
     assert!(
-        !store.target_failure("zz", ComponentType::Bmc, "7.10", "no attempt", 500).await.unwrap(),
+        !store.target_failure("zz", ComponentType::Bmc, "7.10", "no attempt").await.unwrap(),
         "a failure with no attempt on record counts nowhere"
     );
-    assert!(!store.target_failure("a3", ComponentType::Uefi, "7.10", "other component", 500).await.unwrap());
+    assert!(!store.target_failure("a3", ComponentType::Uefi, "7.10", "other component").await.unwrap());
 
     let records = store.target_records().await.unwrap();
     assert_eq!(records.len(), 2, "{records:?}");
@@ -72,27 +75,34 @@ async fn attempts_and_failures_count_hosts_once_and_resume_clears_one_target(Ctx
 async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }: Ctx) {
     let t = target("R760", "7.20");
     let other = Target { component: ComponentType::Uefi, ..target("R760", "2.1") };
-    store.target_attempt(&t, "h1", 100).await.unwrap();
-    store.target_attempt(&other, "h1", 110).await.unwrap();
-    store.target_attempt(&t, "h2", 120).await.unwrap();
-    store.target_attempt(&t, "h3", 130).await.unwrap();
+    let before = store.db_now_ms().await.unwrap();
+    store.target_attempt(&t, "h1").await.unwrap();
+    store.target_attempt(&other, "h1").await.unwrap();
+    store.target_attempt(&t, "h2").await.unwrap();
+    store.target_attempt(&t, "h3").await.unwrap();
+    let after = store.db_now_ms().await.unwrap();
     let records = store.target_records().await.unwrap();
     let rec = records.iter().find(|r| r.target == t).unwrap();
     assert_eq!(rec.open, vec!["h1", "h2", "h3"]);
-    assert_eq!((rec.last_done_ms, rec.last_attempt_ms), (None, Some(130)));
+    assert_eq!(rec.last_done_ms, None);
+    let began = rec.last_attempt_ms.expect("an attempt began");
+    assert!(before <= began && began <= after, "by the database's clock: {before} <= {began} <= {after}");
 
-    assert_eq!(store.target_finish("h1", 500).await.unwrap(), 2, "both of h1's attempts end with its run");
-    assert!(store.target_failure("h2", ComponentType::Bmc, "7.20", "task failed", 400).await.unwrap());
+    tick(&store).await;
+    assert_eq!(store.target_finish("h1").await.unwrap(), 2, "both of h1's attempts end with its run");
+    assert!(store.target_failure("h2", ComponentType::Bmc, "7.20", "task failed").await.unwrap());
+    let done = store.db_now_ms().await.unwrap();
     let records = store.target_records().await.unwrap();
     let rec = records.iter().find(|r| r.target == t).unwrap();
     assert_eq!(rec.open, vec!["h3"]);
-    assert_eq!(rec.last_done_ms, Some(500));
+    assert!(rec.last_done_ms.is_some_and(|d| d > began && d <= done), "{:?}", rec.last_done_ms);
     assert_eq!(rec.failed_last, 1, "h2's latest attempt failed");
     assert!(records.iter().find(|r| r.target == other).unwrap().open.is_empty());
 
     // h2 retries: open again, its failure kept; its run then finishes.
-    store.target_attempt(&t, "h2", 600).await.unwrap();
-    assert_eq!(store.target_finish("h1", 650).await.unwrap(), 0, "h1 has nothing open");
+    tick(&store).await;
+    store.target_attempt(&t, "h2").await.unwrap();
+    assert_eq!(store.target_finish("h1").await.unwrap(), 0, "h1 has nothing open");
     let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
     assert_eq!(rec.open, vec!["h2", "h3"]);
     assert_eq!(
@@ -100,14 +110,73 @@ async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }:
         (1, 0),
         "h2's failure is kept; its latest attempt has not failed"
     );
-    store.target_finish("h2", 700).await.unwrap();
-    store.target_finish("h3", 800).await.unwrap();
+    tick(&store).await;
+    store.target_finish("h2").await.unwrap();
+    store.target_finish("h3").await.unwrap();
+    let last = store.db_now_ms().await.unwrap();
     let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
     assert!(rec.open.is_empty());
-    assert_eq!((rec.last_done_ms, rec.attempted_hosts, rec.failures.len()), (Some(800), 3, 1));
+    assert!(rec.last_done_ms.is_some_and(|d| d > done && d <= last), "{:?}", rec.last_done_ms);
+    assert_eq!((rec.attempted_hosts, rec.failures.len()), (3, 1));
+}
+
+/// The canary waves' record (migration 0017, `target_waves`): the pass's marks are read back
+/// with the target's record (a target whose first wave started before any host planned its
+/// install has that record alone); a mark only grows what is recorded; a mark read before a
+/// resume is dropped; the resume clears the waves with the budget, in its audit.
+async fn the_wave_record_is_frozen_grows_only_and_a_resume_clears_it(Ctx { store, .. }: Ctx) {
+    let t = target("R760", "7.20");
+    let mark = |hosts: u32, wave: u32, attempted_hosts: u32| WaveMark {
+        target: t.clone(),
+        record: WaveRecord { hosts, wave },
+        attempted_hosts,
+    };
+    let waves_of = |records: Vec<hostfw_model::gates::TargetRecord>| {
+        records.into_iter().find(|r| r.target == t).and_then(|r| r.waves)
+    };
+    // The pass that starts the canary: no attempt on record yet.
+    assert!(store.target_waves_mark(&[mark(10, 1, 0)]).await.unwrap().is_empty());
+    let records = store.target_records().await.unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!((records[0].attempted_hosts, records[0].waves), (0, Some(WaveRecord { hosts: 10, wave: 1 })));
+
+    store.target_attempt(&t, "h1").await.unwrap();
+    assert!(store.target_waves_mark(&[mark(10, 2, 1)]).await.unwrap().is_empty());
+    assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 10, wave: 2 }));
+    // A smaller count or an earlier wave (a pass that read an older view) shrinks nothing.
+    assert!(store.target_waves_mark(&[mark(6, 1, 1)]).await.unwrap().is_empty());
+    assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 10, wave: 2 }));
+    // Hosts joined: the count grows.
+    store.target_waves_mark(&[mark(16, 2, 1)]).await.unwrap();
+    assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 16, wave: 2 }));
+
+    // The operator resumes the target: its waves start again from the first.
+    let cleared = store.target_resume(&t, "alice").await.unwrap().expect("on record");
+    assert_eq!(cleared.waves, Some(WaveRecord { hosts: 16, wave: 2 }));
+    assert!(store.target_records().await.unwrap().is_empty());
+    let audit = store.audit_list(1).await.unwrap();
+    assert!(audit[0].detail.contains("canary waves start again from the first (wave 2"), "{}", audit[0].detail);
+    // A pass that read its view before the resume (1 attempt then, none now) writes nothing.
+    let dropped = store.target_waves_mark(&[mark(16, 3, 1)]).await.unwrap();
+    assert_eq!(dropped, vec![t.clone()]);
+    assert!(store.target_records().await.unwrap().is_empty());
+    // A resume with only the waves on record clears them too.
+    store.target_waves_mark(&[mark(4, 1, 0)]).await.unwrap();
+    assert!(store.target_resume(&t, "alice").await.unwrap().is_some());
+    assert!(store.target_records().await.unwrap().is_empty());
+}
+
+/// The database's clock advanced past its current reading (times written after this are later
+/// than those written before).
+async fn tick(store: &hostfw_store::Store) {
+    let now = store.db_now_ms().await.unwrap();
+    while store.db_now_ms().await.unwrap() <= now {
+        tokio::task::yield_now().await;
+    }
 }
 
 crate::both_backends!(
     attempts_and_failures_count_hosts_once_and_resume_clears_one_target,
-    attempts_stay_open_until_their_run_finishes_or_fails
+    attempts_stay_open_until_their_run_finishes_or_fails,
+    the_wave_record_is_frozen_grows_only_and_a_resume_clears_it
 );

@@ -42,7 +42,7 @@ async fn run(store: &Store, id: &str, components: &[ComponentType]) -> i64 {
         .await
         .unwrap();
     for c in components {
-        store.target_attempt(&target(*c), id, now_ms()).await.unwrap();
+        store.target_attempt(&target(*c), id).await.unwrap();
     }
     store.machine_set_state(id, HostState::Ready, None, "done").await.unwrap();
     began
@@ -52,15 +52,15 @@ async fn a_run_that_ended_well_is_recorded_once_under_its_component_set(Ctx { st
     machine(&store, "h1", "10.3.0.1").await;
     machine(&store, "h2", "10.3.0.2").await;
     let began = run(&store, "h1", &[ComponentType::Uefi, ComponentType::Bmc]).await;
-    let end = now_ms() + 5_000;
-    assert_eq!(store.target_finish("h1", end).await.unwrap(), 2);
+    assert_eq!(store.target_finish("h1").await.unwrap(), 2);
+    let end = now_ms();
     // The restore retried: nothing open, nothing recorded twice.
-    assert_eq!(store.target_finish("h1", end + 1_000).await.unwrap(), 0);
+    assert_eq!(store.target_finish("h1").await.unwrap(), 0);
 
     // h2's run failed on its BIOS and was restored anyway: not a duration of a good update.
     run(&store, "h2", &[ComponentType::Uefi]).await;
-    assert!(store.target_failure("h2", ComponentType::Uefi, "3.0", "task failed", now_ms() + 1).await.unwrap());
-    store.target_finish("h2", now_ms() + 2).await.unwrap();
+    assert!(store.target_failure("h2", ComponentType::Uefi, "3.0", "task failed").await.unwrap());
+    store.target_finish("h2").await.unwrap();
 
     let durations = store.update_durations().await.unwrap();
     assert_eq!(durations.len(), 1, "{durations:?}");
@@ -69,11 +69,11 @@ async fn a_run_that_ended_well_is_recorded_once_under_its_component_set(Ctx { st
     assert_eq!(d.components, vec![ComponentType::Bmc, ComponentType::Uefi], "sorted by name");
     assert_eq!(d.durations_ms.len(), 1);
     let took = d.durations_ms[0];
-    assert!(took >= 5_000 && took <= end - began, "from the HostReprovision entry to the restore: {took}");
+    assert!(took >= 0 && took <= end - began, "from the HostReprovision entry to the restore: {took}");
 
     // A host restored without ever updating (a request cleared before it started).
     machine(&store, "h3", "10.3.0.3").await;
-    store.target_finish("h3", now_ms()).await.unwrap();
+    store.target_finish("h3").await.unwrap();
     assert_eq!(store.update_durations().await.unwrap().len(), 1);
 }
 
@@ -87,19 +87,15 @@ async fn only_the_newest_runs_of_a_set_are_kept(Ctx { store, .. }: Ctx) {
     }
     // Pruning runs with each recorded run: one more through the restore of a real run.
     machine(&store, "h9", "10.3.0.9").await;
-    let base = now_ms();
     store.machine_set_state("h9", HostState::HostReprovision, None, "go").await.unwrap();
-    store
-        .target_attempt(&Target { model: "R760".into(), ..target(ComponentType::Uefi) }, "h9", now_ms())
-        .await
-        .unwrap();
+    store.target_attempt(&Target { model: "R760".into(), ..target(ComponentType::Uefi) }, "h9").await.unwrap();
     store.machine_set_state("h9", HostState::Ready, None, "done").await.unwrap();
-    store.target_finish("h9", base + 60_000).await.unwrap();
+    store.target_finish("h9").await.unwrap();
     let durations = store.update_durations().await.unwrap();
     assert_eq!(durations.len(), 1);
     let d = &durations[0].durations_ms;
     assert_eq!(d.len(), WINDOW_FIT_RUNS_KEPT as usize);
-    assert!(d[0] >= 59_000, "the newest first: {:?}", &d[..3]);
+    assert!(d[0] < 1_000, "the newest first (the real run, shorter than any seeded one): {:?}", &d[..3]);
     assert_eq!(d[1], 1_000 + kept + 4, "then the newest seeded run");
     assert!(!d.contains(&1_000) && !d.contains(&(1_000 + 5)), "the oldest were pruned");
 }

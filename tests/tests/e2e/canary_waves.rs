@@ -12,10 +12,13 @@
 //! - The Supermicro canary fails: its wave ended over the error budget's share, so the target is
 //!   paused (plan names the failed host and why; `hostfw_target_paused` is 1) and its two other
 //!   hosts never start, while the R760s finish.
+//! - Each target's waves are on record in the site database (host count frozen at the first
+//!   wave, wave reached).
 
 use std::time::Duration;
 
 use hostfw_bmc_sim::Fault;
+use hostfw_model::gates::WaveRecord;
 use hostfw_model::HostState;
 use hostfw_tests::fixtures::{bios_fleet, r760_bios, smc_bios};
 use hostfw_tests::{free_port, Catalog, ChildWorker, Site, SiteSpec, SiteToml};
@@ -151,4 +154,10 @@ async fn a_target_goes_wave_by_wave_canary_first_and_a_failed_canary_pauses_its_
         "a target every host has taken has no wave left: {page}"
     );
     assert!(!plan.lines().any(|l| l.starts_with("Dell PowerEdge R760 uefi 3.0")), "{plan}");
+    // The scheduler recorded each target's waves in the site database: the R760s' six hosts,
+    // frozen at the first wave, and the last wave reached; the Supermicro target held at its first.
+    let records = site.store.target_records().await.unwrap();
+    let waves_of = |model: &str| records.iter().find(|r| r.target.model == model).and_then(|r| r.waves);
+    assert_eq!(waves_of("PowerEdge R760"), Some(WaveRecord { hosts: 6, wave: 3 }), "{records:?}");
+    assert_eq!(waves_of("SYS-821GE-TNHR"), Some(WaveRecord { hosts: 3, wave: 1 }), "{records:?}");
 }

@@ -100,6 +100,7 @@ mod tests {
                 last_done_ms: None,
                 last_attempt_ms: None,
                 failed_last: 2,
+                waves: None,
             },
             TargetRecord {
                 target: t("B"),
@@ -109,6 +110,7 @@ mod tests {
                 last_done_ms: None,
                 last_attempt_ms: None,
                 failed_last: 0,
+                waves: None,
             },
         ];
         let budget = ErrorBudget { failed_hosts: 2, failed_percent: 0, min_hosts: 1 };
