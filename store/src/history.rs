@@ -72,6 +72,23 @@ pub(crate) async fn history_append_in(
 }
 
 impl Store {
+    /// Appends a history entry dated `at_ms` without changing the machine row: tests write a
+    /// run's past with it (window fit reads the times of a run's entries).
+    #[doc(hidden)]
+    pub async fn history_append_at(
+        &self,
+        machine_id: &str,
+        state: HostState,
+        substate: Option<HostSubstate>,
+        message: &str,
+        at_ms: i64,
+    ) -> Result<()> {
+        let mut conn = self.writer.acquire().await.map_err(StoreError::db("history_append_at", machine_id))?;
+        history_append_in(&mut conn, machine_id, state, substate, message, at_ms)
+            .await
+            .map_err(StoreError::db("history_append_at", machine_id))
+    }
+
     /// The machine's latest `limit` state changes, newest first.
     pub async fn history_list(&self, machine_id: &str, limit: u32) -> Result<Vec<HistoryEntry>> {
         sqlx::query(

@@ -4,13 +4,15 @@
 //!
 //! Owns the `update_runs` table. A run is recorded only from `Store::target_finish` (the restore),
 //! in its transaction, from the run's own rows: its start is the state history's entry into
-//! `HostReprovision`, its components are the `target_hosts` attempts made since. It must not
+//! `HostReprovision`, moved later by the time the run spent waiting in `FailedFirmwareUpgrade`
+//! (retry intervals are not work a window must hold: `finished_at_ms - started_at_ms` is the time
+//! the run worked), its components are the `target_hosts` attempts made since. It must not
 //! decide whether a host fits its window (`hostfw_model::gates::window_fit`).
 
 use std::collections::BTreeMap;
 
 use hostfw_model::gates::{UpdateDurations, WINDOW_FIT_RUNS_KEPT};
-use hostfw_model::{ComponentType, HostState};
+use hostfw_model::{ComponentType, HostState, HostSubstate};
 use sqlx::{AnyConnection, Row};
 
 use crate::error::{Result, StoreError};
@@ -19,23 +21,46 @@ use crate::Store;
 /// History entries read back to find where the run began (a run writes a few dozen).
 const HISTORY_SCAN: i64 = 2000;
 
-/// When `machine_id`'s current `HostReprovision` stretch began: the oldest entry of the newest
-/// unbroken run of `HostReprovision` entries (the restore's own entry, newer, is skipped).
-async fn run_start(conn: &mut AnyConnection, machine_id: &str) -> std::result::Result<Option<i64>, sqlx::Error> {
-    let rows = sqlx::query("SELECT state, at_ms FROM state_history WHERE machine_id = $1 ORDER BY seq DESC LIMIT $2")
-        .bind(machine_id)
-        .bind(HISTORY_SCAN)
-        .fetch_all(&mut *conn)
-        .await?;
+/// Where a run began, and how long of it the host only waited for its next attempt.
+struct RunStart {
+    /// When `machine_id`'s current `HostReprovision` stretch began: the oldest entry of the newest
+    /// unbroken run of `HostReprovision` entries (the restore's own entry, newer, is skipped).
+    at_ms: i64,
+    /// Time spent in `FailedFirmwareUpgrade` during the stretch (the retry interval and the
+    /// record of the failure): each such entry lasts until the next entry.
+    waited_ms: i64,
+}
+
+async fn run_start(conn: &mut AnyConnection, machine_id: &str) -> std::result::Result<Option<RunStart>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT state, substate, at_ms FROM state_history WHERE machine_id = $1 ORDER BY seq DESC LIMIT $2",
+    )
+    .bind(machine_id)
+    .bind(HISTORY_SCAN)
+    .fetch_all(&mut *conn)
+    .await?;
     let updating = HostState::HostReprovision.to_string();
-    let mut start = None;
+    let failed = HostSubstate::FailedFirmwareUpgrade.to_string();
+    let mut start: Option<RunStart> = None;
+    // The time of the entry after this one (rows come newest first).
+    let mut next_at: Option<i64> = None;
     for row in rows {
         let state: String = row.try_get("state")?;
-        match (state == updating, start) {
-            (true, _) => start = Some(row.try_get::<i64, _>("at_ms")?),
+        let at: i64 = row.try_get("at_ms")?;
+        match (state == updating, &mut start) {
+            (true, start) => {
+                let substate: Option<String> = row.try_get("substate")?;
+                let waited = match (substate.as_deref() == Some(failed.as_str()), next_at) {
+                    (true, Some(next)) => (next - at).max(0),
+                    _ => 0,
+                };
+                let waited_ms = start.as_ref().map_or(0, |s| s.waited_ms) + waited;
+                *start = Some(RunStart { at_ms: at, waited_ms });
+            }
             (false, Some(_)) => break,
             (false, None) => {}
         }
+        next_at = Some(at);
     }
     Ok(start)
 }
@@ -48,7 +73,7 @@ pub(crate) async fn record_run_in(
     machine_id: &str,
     at_ms: i64,
 ) -> std::result::Result<(), sqlx::Error> {
-    let Some(start) = run_start(conn, machine_id).await? else { return Ok(()) };
+    let Some(RunStart { at_ms: start, waited_ms }) = run_start(conn, machine_id).await? else { return Ok(()) };
     let attempts = sqlx::query(
         "SELECT vendor, model, component, failed_at_ms, attempted_at_ms, finished_at_ms FROM target_hosts \
          WHERE machine_id = $1 AND attempted_at_ms >= $2 ORDER BY component",
@@ -81,7 +106,7 @@ pub(crate) async fn record_run_in(
     .bind(&vendor)
     .bind(&model)
     .bind(&components)
-    .bind(start)
+    .bind(start.saturating_add(waited_ms))
     .bind(at_ms)
     .execute(&mut *conn)
     .await?;

@@ -77,6 +77,35 @@ async fn a_run_that_ended_well_is_recorded_once_under_its_component_set(Ctx { st
     assert_eq!(store.update_durations().await.unwrap().len(), 1);
 }
 
+/// Issue 26 (smaller items): the time a run spent waiting in FailedFirmwareUpgrade (its retry
+/// interval) is not work a window must hold: the recorded duration leaves it out. A run that began
+/// an hour ago, failed once and waited 600 s for its retry, then succeeded, took about 50 minutes
+/// of work, not 60.
+async fn a_retry_wait_is_not_counted_in_a_runs_duration(Ctx { store, .. }: Ctx) {
+    use HostSubstate::*;
+    machine(&store, "h1", "10.3.0.1").await;
+    let t0 = now_ms() - 3_600_000;
+    let updating = HostState::HostReprovision;
+    for (substate, message, at) in [
+        (CheckingFirmwareV2, "go", t0),
+        (FailedFirmwareUpgrade, "update task ended Exception", t0 + 10_000),
+        (FailedFirmwareUpgrade, "retry 1/3 in 600 s", t0 + 11_000),
+        (CheckingFirmwareRepeatV2, "again", t0 + 611_000),
+        (WaitingForFirmwareUpgrade, "flash", t0 + 612_000),
+    ] {
+        store.history_append_at("h1", updating, Some(substate), message, at).await.unwrap();
+    }
+    store.target_attempt(&target(ComponentType::Uefi), "h1").await.unwrap();
+    store.machine_set_state("h1", HostState::Ready, None, "done").await.unwrap();
+    store.target_finish("h1").await.unwrap();
+    let end = now_ms();
+    let durations = store.update_durations().await.unwrap();
+    assert_eq!(durations.len(), 1, "{durations:?}");
+    let took = durations[0].durations_ms[0];
+    let worked = end - t0 - 601_000;
+    assert!(took <= worked && took > worked - 60_000, "the 601 s in FailedFirmwareUpgrade left out: {took} ms");
+}
+
 async fn only_the_newest_runs_of_a_set_are_kept(Ctx { store, .. }: Ctx) {
     let kept = i64::from(WINDOW_FIT_RUNS_KEPT);
     for i in 0..kept + 5 {
@@ -101,6 +130,7 @@ async fn only_the_newest_runs_of_a_set_are_kept(Ctx { store, .. }: Ctx) {
 }
 
 crate::both_backends!(
+    a_retry_wait_is_not_counted_in_a_runs_duration,
     a_run_that_ended_well_is_recorded_once_under_its_component_set,
     only_the_newest_runs_of_a_set_are_kept
 );
