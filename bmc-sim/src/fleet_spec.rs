@@ -53,7 +53,7 @@
 //!
 //! `faults` keys (all optional, see [`Fault`]): `fail_next_tasks`, `version_never_changes`,
 //! `slow_response_secs`, `unreachable_for_secs` (from start), `hide_members`,
-//! `http_errors = { count, status }`.
+//! `http_errors = { count, status }`, `failing_actions = ["Chassis.Reset"]`.
 //!
 //! Fleet keys: `tls` (top level, default false): every BMC listener serves HTTPS with a
 //! certificate for its bind IP and `localhost`, signed by a CA generated at start
