@@ -39,6 +39,11 @@ pub fn redfish(err: RedfishError) -> ActivityError {
     }
 }
 
+/// The BMC does not offer what the step needs (an action, a reset value): not retried.
+pub fn bmc_refuses(message: impl Into<String>) -> ActivityError {
+    failure("BmcRejected", false, message.into())
+}
+
 /// The BMC did not reach the expected state in time: retried (the next attempt starts over).
 pub fn bmc_timeout(message: impl Into<String>) -> ActivityError {
     failure("BmcTransient", true, message.into())

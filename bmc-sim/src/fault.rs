@@ -37,6 +37,9 @@ pub struct Fault {
     /// Absent once the count is used up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http_errors: Option<HttpErrors>,
+    /// Actions the BMC advertises but fails to carry out: every POST whose path ends with
+    /// `/<name>` (e.g. `Chassis.Reset`) answers 500 with a Redfish error body, and changes nothing.
+    pub failing_actions: Vec<String>,
     /// A BMC whose links name another host: every Redfish link it writes (JSON string values
     /// that are `/redfish/...` paths, and the `Location` header) names `origin` instead, in
     /// `spelling`; with spelling `redirect`, every request outside `/sim` is answered 307 to the

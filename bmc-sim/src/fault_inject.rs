@@ -1,8 +1,8 @@
 //! Applying a BMC's fault set at run time: replacing it (and starting or ending an
 //! `unreachable_for_secs` outage), the request middleware for `http_errors`,
-//! `malformed_json_next`, `slow_response_secs` and `foreign_links` (never on `/sim`), and
-//! consuming `fail_next_tasks` and `refuse_resets`. What the faults
-//! ARE is `fault`; closing the listener is `host_server`.
+//! `malformed_json_next`, `slow_response_secs`, `failing_actions` and `foreign_links` (never on
+//! `/sim`), and consuming `fail_next_tasks` and `refuse_resets`. What the faults ARE is `fault`;
+//! closing the listener is `host_server`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,6 +98,14 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
         return next.run(req).await;
     }
     let is_get = req.method() == axum::http::Method::GET;
+    let failing_action = req.method() == axum::http::Method::POST && {
+        let d = host.data();
+        d.faults.failing_actions.iter().any(|a| path.ends_with(&format!("/{a}")))
+    };
+    if failing_action {
+        tracing::info!(host = %host.spec.id, %path, "injected failure of an action");
+        return reject(req, RedfishError::injected(StatusCode::INTERNAL_SERVER_ERROR)).await;
+    }
     let (injected, malformed, slow, foreign) = {
         let mut d = host.data();
         let malformed = is_get && d.faults.malformed_json_next > 0;

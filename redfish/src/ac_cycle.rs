@@ -4,9 +4,10 @@
 //! an OEM action (a GB200 tray: `#NvidiaChassis.AuxPowerReset` on `Chassis/BMC_0`, whose own
 //! `#Chassis.Reset` `PowerCycle` cycles only the BMC), so nothing here searches or guesses.
 //!
-//! Owns `ac_power_cycle_at`. The `ResetType` is checked against the action's allowable values
-//! (inline or ActionInfo) when it lists them; the POST carries `If-Match` when the resource
-//! served an ETag. Like `reset_manager`, a connection dropped after the POST counts as accepted
+//! Owns `ac_power_cycle_at` and finding the configured action (`ac_cycle_action`, which the
+//! preflight of `reset_allowed` reads too). The `ResetType` is checked against the action's
+//! allowable values (inline or ActionInfo) when it lists them; the POST carries `If-Match` when
+//! the resource served an ETag. Like `reset_manager`, a connection dropped after the POST counts as accepted
 //! (an AC cycle may take the BMC's own power with it). It never waits, and never powers the
 //! host off or on (the caller does, for `power_off_first`).
 
@@ -17,11 +18,13 @@ use crate::client::RedfishClient;
 use crate::error::RedfishError;
 use crate::etag::Fetched;
 use crate::models::{Actions, Extra};
+use crate::reset::ResetAction;
 
 impl RedfishClient {
-    /// POST the model's AC-cycle action. `Unsupported` when the resource has no such action,
-    /// `ResetTypeNotAllowed` when its allowable values exclude the configured `reset_type`.
-    pub async fn ac_power_cycle_at(&self, setting: &AcCycleSetting) -> Result<(), RedfishError> {
+    /// The model's AC-cycle action: the configured resource read (with its ETag) and the named
+    /// action under its `Actions` or `Actions.Oem`. `Unsupported` when the resource has no such
+    /// action; the resource's own error (a 404 for a resource that does not exist) otherwise.
+    pub(crate) async fn ac_cycle_action(&self, setting: &AcCycleSetting) -> Result<ResetAction, RedfishError> {
         let url = self.resolve_from(&setting.resource, None)?;
         let resource: Fetched<Value> = self.get_fetched(&url).await?;
         let actions = resource.doc.get("Actions");
@@ -32,7 +35,13 @@ impl RedfishClient {
                 all.extend(map.iter().filter(|(k, _)| k.starts_with('#')).map(|(k, v)| (k.clone(), v.clone())));
             }
         }
-        let action = self.reset_action(&url, resource.etag.as_deref(), Some(&Actions(all)), &setting.action)?;
+        self.reset_action(&url, resource.etag.as_deref(), Some(&Actions(all)), &setting.action)
+    }
+
+    /// POST the model's AC-cycle action. `Unsupported` when the resource has no such action,
+    /// `ResetTypeNotAllowed` when its allowable values exclude the configured `reset_type`.
+    pub async fn ac_power_cycle_at(&self, setting: &AcCycleSetting) -> Result<(), RedfishError> {
+        let action = self.ac_cycle_action(setting).await?;
         let body = match &setting.reset_type {
             Some(t) => {
                 if let Some(allowed) = self.allowed_reset_types(&action).await? {

@@ -8,7 +8,7 @@
 //! remembered between crawls),
 //! `systems` (which ComputerSystem names the machine and which is the host to reset), `update`
 //! (upload routes), `task` (task monitor), `running_tasks` (update tasks already running), `reset` (resets, ResetType choice, reset tasks,
-//! reachability), `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot
+//! reachability), `reset_allowed` (what the reset actions allow, read before a plan's first one), `ac_cycle` (AC power cycle through Chassis.Reset), `platform` (lockdown, boot
 //! override, booted image), `tls` (certificate trust, certificate errors), `models` (lenient serde
 //! types), `error` (`RedfishError`), `timeouts` (every timeout and bound, and its reason).
 //!
@@ -34,6 +34,7 @@ mod lockdown;
 pub mod models;
 mod platform;
 mod reset;
+mod reset_allowed;
 mod running_tasks;
 mod systems;
 mod task;
@@ -46,6 +47,7 @@ pub use error::RedfishError;
 pub use link_cache::LinkCache;
 pub use lockdown::LockdownState;
 pub use reset::ResetDone;
+pub use reset_allowed::ResetsAllowed;
 pub use running_tasks::RunningUpdateTask;
 pub use task::{TaskFinal, TaskOutcome, TaskPoll, TaskRef, WaitOptions};
 pub use update::{UpdateServiceInfo, UploadAccepted, UploadRequest, UploadRoute};

@@ -286,6 +286,20 @@ pub struct ActivateInput {
     pub records: Vec<SubstateUpdate>,
 }
 
+/// Input of `hostfw.host.activation_preflight`: the steps of one activation plan, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreflightInput {
+    pub machine_id: String,
+    pub steps: Vec<ActivationStep>,
+    /// The waits the plan's steps run with (the preflight uses the request timeout).
+    #[serde(default)]
+    pub waits: crate::waits::BmcWaits,
+    /// Substate records the workflow entered since its last activity, written by this activity
+    /// before its work (the lean history shape: no activity of their own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<SubstateUpdate>,
+}
+
 /// Input of `hostfw.host.restore`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RestoreInput {
@@ -501,6 +515,14 @@ impl HostActivities {
     /// One activation step (reset), waiting until the BMC is reachable again.
     #[activity(name = crate::names::ACT_ACTIVATE)]
     pub fn activate(input: ActivateInput) -> Result<(), ActivityError> {
+        unimplemented!()
+    }
+
+    /// Before the first power action of a plan of several steps: read from the BMC whether it
+    /// allows every reset the plan sends (each step's ResetTypes, the model's `ac_cycle` action).
+    /// Sends nothing; a plan it would refuse fails here (`BmcRejected`, naming what is missing).
+    #[activity(name = crate::names::ACT_ACTIVATION_PREFLIGHT)]
+    pub fn activation_preflight(input: PreflightInput) -> Result<(), ActivityError> {
         unimplemented!()
     }
 

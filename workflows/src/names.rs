@@ -40,6 +40,8 @@ pub const ACT_UPLOAD: &str = "hostfw.firmware.upload";
 pub const ACT_WAIT_TASK: &str = "hostfw.firmware.wait_task";
 /// One activation step (system or manager reset, power off/on, AC power cycle).
 pub const ACT_ACTIVATE: &str = "hostfw.host.activate";
+/// Read what an activation plan's resets need from the BMC before its first power action.
+pub const ACT_ACTIVATION_PREFLIGHT: &str = "hostfw.host.activation_preflight";
 /// Restore the host after the loop (state, request, health report).
 pub const ACT_RESTORE: &str = "hostfw.host.restore";
 /// Persist the retry count of the host's request.

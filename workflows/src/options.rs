@@ -104,6 +104,16 @@ pub fn activation(step: &ActivationStep, settings: &ReprovisionSettings) -> Acti
         .build()
 }
 
+/// An activation preflight (reads only, see `BmcWaits::preflight_budget`) plus [`MARGIN`]; 3
+/// attempts, like the steps it guards: an unreachable BMC is worth another try, a refusal is
+/// not (`BmcRejected`).
+pub fn preflight(settings: &ReprovisionSettings) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(settings.bmc_waits.preflight_budget() + MARGIN)
+        .heartbeat_timeout(settings.heartbeat())
+        .retry_policy(policy(3, Duration::from_secs(60)))
+        .build()
+}
+
 /// One platform step (lockdown, discovery boot, boot to OS): like an activation step, its
 /// timeout is its worst case under the configured waits (`BmcWaits::platform_budget`) plus
 /// [`MARGIN`]; 3 attempts; the activity heartbeats while it waits.

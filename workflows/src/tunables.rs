@@ -11,6 +11,11 @@ use std::time::Duration;
 /// action, its ActionInfo, the POST, and the first read of a Task it answers with.
 pub const ISSUE_REQUESTS: u32 = 4;
 
+/// Requests an activation preflight costs besides the model's identity: the ServiceRoot, the
+/// Systems and Managers collections and a few members each, the `ac_cycle` resource, and an
+/// ActionInfo per reset action.
+pub const PREFLIGHT_REQUESTS: u32 = 16;
+
 /// Longest pause between two polls of a wait (the reachability poll backs off to 5 s): a wait
 /// may overrun its deadline by one pause plus one request in flight.
 pub const POLL_PAUSE: Duration = Duration::from_secs(5);

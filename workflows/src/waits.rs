@@ -12,7 +12,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{ActivationStep, PlatformStep};
-pub use crate::tunables::{INVENTORY_FIXED_GETS, INVENTORY_MEMBERS_BOUND, ISSUE_REQUESTS, POLL_PAUSE};
+pub use crate::tunables::{
+    INVENTORY_FIXED_GETS, INVENTORY_MEMBERS_BOUND, ISSUE_REQUESTS, POLL_PAUSE, PREFLIGHT_REQUESTS,
+};
 
 fn d_request_timeout_ms() -> u64 {
     30_000
@@ -129,6 +131,13 @@ impl BmcWaits {
                 self.issue() + self.polled(self.goes_down_within()) + reachable + self.request_timeout()
             }
         }
+    }
+
+    /// The most an activation preflight can spend: the model's identity (an inventory read when
+    /// no report names the model) and [`PREFLIGHT_REQUESTS`] reads, each up to the request
+    /// timeout. It only reads.
+    pub fn preflight_budget(&self) -> Duration {
+        self.inventory_budget() + self.request_timeout() * PREFLIGHT_REQUESTS
     }
 
     /// The most one platform step can spend: a lockdown change is the model's setting (an

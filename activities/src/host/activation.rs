@@ -54,6 +54,8 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
         },
         None => None,
     };
+    // The power state before an AC cycle, when this attempt sent it (see `wait`).
+    let mut before_cycle = None;
     match issued_ms_ago.filter(|ago| *ago < waits.reachable_within().as_millis() as i64) {
         Some(ago) => tracing::warn!(
             machine_id = %machine.id,
@@ -62,7 +64,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
             "a previous attempt of this step already issued it (the worker restarted?): waiting for it, not issuing it again"
         ),
         None => {
-            issue(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
+            before_cycle = issue(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
             if let Some(k) = &key {
                 if let Err(e) =
                     deps.store.activation_mark_put(&k.run_id, &k.activity_id, &machine.id, hostfw_store::now_ms()).await
@@ -72,7 +74,7 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
             }
         }
     }
-    wait(&client, &input.step, ac_cycle.as_ref(), &waits).await?;
+    wait(&client, &input.step, ac_cycle.as_ref(), before_cycle.as_deref(), &waits).await?;
     if let Some(k) = &key {
         if let Err(e) = deps.store.activation_mark_clear(&k.run_id, &k.activity_id).await {
             tracing::warn!(machine_id = %machine.id, error = %hostfw_model::error_chain(&e), "clearing the activation mark failed (it expires on its own)");
@@ -84,19 +86,24 @@ pub async fn activate(deps: &Deps, input: ActivateInput, key: Option<StepKey>) -
 
 /// The reset or power action of a step, as accepted by the BMC. The step's ResetType is tried
 /// first, then its kind's fallbacks (`reset_types`); the client sends the first the BMC allows,
-/// and follows a host reset that answers with a Task to its end.
+/// and follows a host reset that answers with a Task to its end. For an AC cycle without
+/// `power_off_first`, returns the host's power state read just before the cycle was sent.
 async fn issue(
     client: &hostfw_redfish::RedfishClient,
     step: &ActivationStep,
     ac_cycle: Option<&AcCycleSetting>,
     waits: &BmcWaits,
-) -> Result<(), ActivityError> {
+) -> Result<Option<String>, ActivityError> {
     if let (ActivationStep::AcPowerCycle, Some(setting)) = (step, ac_cycle) {
-        if setting.power_off_first {
+        let before = if setting.power_off_first {
             power_action(client, reset_types::POWER_OFF, "Off").await.map_err(error::redfish)?;
             wait_power(client, "Off", waits.power_state_within()).await?;
-        }
-        return client.ac_power_cycle_at(setting).await.map_err(error::redfish);
+            None
+        } else {
+            client.power_state().await.ok().flatten()
+        };
+        client.ac_power_cycle_at(setting).await.map_err(error::redfish)?;
+        return Ok(before);
     }
     match step {
         ActivationStep::PowerOff => power_action(client, reset_types::POWER_OFF, "Off").await,
@@ -109,14 +116,22 @@ async fn issue(
             client.reset_manager(&reset_types::preferences(reset_type, reset_types::BMC_RESTART)).await.map(drop)
         }
     }
+    .map(|()| None)
     .map_err(error::redfish)
 }
 
 /// Wait for the effect of a step's action; safe to repeat after a worker restart.
+///
+/// After an AC cycle: the BMC answering again; then, with `power_off_first`, On sent and waited
+/// for. Without it, On is waited for only when the host was On just before the cycle
+/// (`before_cycle`): a host that was off (a drain powers it off first) stays off through the
+/// cycle on real hardware, and the plan's next step powers it on. Waiting for On there would
+/// hang until `power_state_within` (10 minutes by default) and fail the drain.
 async fn wait(
     client: &hostfw_redfish::RedfishClient,
     step: &ActivationStep,
     ac_cycle: Option<&AcCycleSetting>,
+    before_cycle: Option<&str>,
     waits: &BmcWaits,
 ) -> Result<(), ActivityError> {
     let power_within = waits.power_state_within();
@@ -124,8 +139,17 @@ async fn wait(
         client.wait_reachable(waits.reachable_within()).await.map_err(error::redfish)?;
         if setting.power_off_first {
             power_action(client, reset_types::POWER_ON, "On").await.map_err(error::redfish)?;
+            return wait_power(client, "On", power_within).await;
         }
-        return wait_power(client, "On", power_within).await;
+        if before_cycle == Some("On") {
+            return wait_power(client, "On", power_within).await;
+        }
+        tracing::info!(
+            bmc = %client.address(),
+            before_cycle,
+            "AC cycle done and the BMC answers; the host was not on before it, so powering it on is left to the plan's next step"
+        );
+        return Ok(());
     }
     match step {
         ActivationStep::PowerOff => wait_power(client, "Off", power_within).await?,
@@ -214,7 +238,7 @@ pub(crate) async fn wait_power(
 }
 
 /// The model's AC-cycle action (catalog `ac_cycle`); refused, naming the model, when it has none.
-async fn ac_cycle_setting(
+pub(crate) async fn ac_cycle_setting(
     deps: &Deps,
     machine: &hostfw_store::Machine,
     client: &hostfw_redfish::RedfishClient,

@@ -6,6 +6,7 @@
 //! Nothing here decides what to do next: that is the workflow's job (`hostfw-workflows::host`).
 
 pub mod activation;
+pub mod activation_preflight;
 pub mod approval;
 pub mod firmware;
 pub mod host_model;

@@ -8,9 +8,9 @@ use hostfw_workflows::defs;
 use hostfw_workflows::step_failure::{failed_step, SCRIPT_FAILED, UPDATE_TASK_FAILED};
 use hostfw_workflows::{
     ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, CatalogQuery, HostContext,
-    InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, ProtectInput, RestoreInput, RetryLimits,
-    RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult,
-    WaitTaskInput,
+    InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, PreflightInput, ProtectInput,
+    RestoreInput, RetryLimits, RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult,
+    UploadInput, UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -18,7 +18,10 @@ use temporalio_sdk::activities::ActivityContext;
 
 use crate::activity_log::logged;
 use crate::heartbeat::with_heartbeat;
-use crate::{activation, approval, firmware, host_state, install_plan, inventory, platform, routes, script, Deps};
+use crate::{
+    activation, activation_preflight, approval, firmware, host_state, install_plan, inventory, platform, routes,
+    script, Deps,
+};
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
 pub struct HostActivitiesImpl {
@@ -138,6 +141,19 @@ impl HostActivitiesImpl {
             activation::activate(&self.deps, input, key).await
         };
         logged(&ctx, with_heartbeat(&ctx, &what, work)).await
+    }
+
+    #[activity(definition = defs::ActivationPreflight)]
+    pub async fn activation_preflight(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: PreflightInput,
+    ) -> Result<(), ActivityError> {
+        let work = async {
+            carried(&self.deps, &ctx, &input.records).await?;
+            activation_preflight::preflight(&self.deps, input).await
+        };
+        logged(&ctx, with_heartbeat(&ctx, "activation preflight", work)).await
     }
 
     #[activity(definition = defs::Restore)]

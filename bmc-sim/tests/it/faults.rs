@@ -277,3 +277,22 @@ async fn malformed_json_answers_gets_then_stops() {
     assert!(serde_json::from_str::<serde_json::Value>(&r.raw).is_ok(), "JSON again: {}", r.raw);
     fleet.shutdown().await;
 }
+
+#[tokio::test]
+async fn failing_actions_answer_500_every_time_and_change_nothing() {
+    let fleet = start_fleet(vec![host("host-001")]).await;
+    let c = Client::new(&fleet.hosts()[0]);
+    let fault = Fault { failing_actions: vec!["Chassis.Reset".into()], ..Fault::default() };
+    fleet.set_fault("host-001", fault).unwrap();
+    for _ in 0..2 {
+        let r = c.post(CHASSIS_RESET, json!({"ResetType": "PowerCycle"})).await;
+        assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", r.raw);
+        assert!(r.message_id().ends_with("InternalError"), "{}", r.raw);
+    }
+    assert_eq!(c.get("/redfish/v1/Chassis/1").await.status, StatusCode::OK, "reading the resource is not faulted");
+    let r = c.post(SYSTEM_RESET, json!({"ResetType": "ForceOff"})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "other actions are carried out");
+    let stats = &fleet.stats().per_host["host-001"];
+    assert_eq!((stats.ac_cycles, stats.system_resets), (0, 1));
+    fleet.shutdown().await;
+}

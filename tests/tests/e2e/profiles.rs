@@ -323,3 +323,95 @@ async fn a_dell_idrac_image_is_activated_with_the_only_bmc_reset_the_idrac_allow
     assert!(stats.manager_resets >= 1, "the iDRAC was reset: {stats:?}");
     site.shutdown().await;
 }
+
+/// The captured Dell R750 with its BIOS drifted (1.7.5, catalog 1.8.2), an image that runs only
+/// after an AC power cycle (`power_drains_needed = 1`), and the catalog's `ac_cycle` line `ac`
+/// (never `power_off_first`). The host workflow is started; `power_state_within` stays at its
+/// default, 10 minutes.
+async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
+    let matcher = r"^Installed-.*__BIOS\.Setup\.";
+    let fleet = format!(
+        "[[host]]\nid = \"r750\"\nbmc_address = \"127.0.0.1:0\"\nprofile = {:?}\ntask_style = \"dell\"\n\
+         task_seconds = 0.3\nreset_seconds = 0.3\nmanager_reset_seconds = 0.5\n\
+         firmware = [ {{ id = \"Installed-159-1.8.2__BIOS.Setup.1-1\", version = \"1.7.5\" }} ]\n",
+        trees.join("dell").display().to_string()
+    );
+    let catalog = format!(
+        "[host_models.r750]\nvendor = \"Dell Inc.\"\nmodel = \"PowerEdge R750\"\nordering = [\"uefi\"]\n{ac}\n\
+         [host_models.r750.components.uefi]\ncurrent_version_reported_as = {matcher:?}\n\
+         [[host_models.r750.components.uefi.known_firmware]]\nversion = \"1.8.2\"\ndefault = true\n\
+         filename = \"r750/bios.bin\"\npower_drains_needed = 1\n"
+    );
+    let image = format!("HOSTFW-SIM-IMAGE applies_to={matcher} version=1.8.2 activation=ac_cycle\nxxxxxxxx");
+    let site = Site::start(SiteSpec {
+        fleet: &fleet,
+        config: SiteToml::default().catalog_toml(&catalog).power_drain_waits("1s").max_retries(0),
+        files: &[("firmware/r750/bios.bin", image.as_str())],
+        ..SiteSpec::default()
+    })
+    .await
+    .expect("site starts");
+    site.cli(&["host", "reprovision", "set", "--id", "r750"]).await.unwrap();
+    site
+}
+
+/// Issue 26 item 11 on the captured Dell tree: its only chassis reset (`#Chassis.Reset` on
+/// `Chassis/System.Embedded.1`) allows On and ForceOff, so an `ac_cycle` that sends it
+/// `PowerCycle` cannot run. The activation preflight reads that before the plan's first power
+/// action: the attempt fails at once with the tree's own list, and nothing was powered off,
+/// cycled or reset (before the preflight, the host was powered off, refused, powered back on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dell_ac_cycle_the_captured_tree_does_not_allow_fails_before_any_power_action() {
+    let Some(trees) = trees() else { return };
+    let ac = r##"ac_cycle = { resource = "/redfish/v1/Chassis/System.Embedded.1", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##;
+    let site = dell_drain_site(&trees, ac).await;
+    site.wait_for("the refused attempt", std::time::Duration::from_secs(60), || async {
+        site.store.request_get("r750").await.ok()??.exhausted.then_some(())
+    })
+    .await;
+    let history = site.store.history_list("r750", 200).await.unwrap();
+    let refusal = history.iter().find(|h| h.message.contains("activation preflight")).unwrap_or_else(|| {
+        panic!("no preflight refusal in {history:#?}");
+    });
+    for wanted in [
+        "AC power cycle: the model's ac_cycle action",
+        "Chassis/System.Embedded.1/Actions/Chassis.Reset) allows On, ForceOff, not PowerCycle",
+        "nothing was powered off or reset",
+    ] {
+        assert!(refusal.message.contains(wanted), "{wanted:?} in {:?}", refusal.message);
+    }
+    let stats = &site.fleet.stats().per_host["r750"];
+    assert_eq!((stats.system_resets, stats.ac_cycles, stats.manager_resets), (0, 0, 0), "no power action: {stats:?}");
+    assert_eq!(site.fleet.power_state("r750").as_deref(), Some("On"));
+    site.shutdown().await;
+}
+
+/// Issue 26 item 11 on the captured Dell tree: an AC cycle without `power_off_first` completes,
+/// never a 10-minute hang. The drain powers the host off, then sends the `ac_cycle` action; the
+/// tree's chassis action (On/ForceOff; bmc-sim serves it as the AC cycle, and like a real tray
+/// leaves a host that is off, off) does not power the host on. The step used to wait for On
+/// until `power_state_within` (10 minutes) ran out; it now waits only for the BMC, and the plan's
+/// next step powers the host on, which runs the staged BIOS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dell_ac_cycle_without_power_off_first_completes_instead_of_waiting_for_power_on() {
+    let Some(trees) = trees() else { return };
+    let ac = r##"ac_cycle = { resource = "/redfish/v1/Chassis/System.Embedded.1", action = "#Chassis.Reset", reset_type = "On" }"##;
+    let started = std::time::Instant::now();
+    let site = dell_drain_site(&trees, ac).await;
+    site.wait_for("the drained BIOS to run", std::time::Duration::from_secs(90), || async {
+        site.store.request_get("r750").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    let outcome = site.host_result("r750").await.expect("workflow completes");
+    let HostOutcome::Compliant { installed } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(installed.len(), 1);
+    let bios = site.fleet.versions("r750").into_iter().find(|(m, _)| m == "Installed-159-1.8.2__BIOS.Setup.1-1");
+    assert_eq!(bios.map(|(_, v)| v).as_deref(), Some("1.8.2"), "the BIOS runs after the AC cycle");
+    let stats = &site.fleet.stats().per_host["r750"];
+    assert_eq!(stats.ac_cycles, 1, "one AC cycle: {stats:?}");
+    assert_eq!(stats.system_resets, 2, "ForceOff before the cycle, On after it: {stats:?}");
+    assert_eq!(site.fleet.power_state("r750").as_deref(), Some("On"));
+    eprintln!("drained and verified in {:?}", started.elapsed());
+    site.record_history("r750", "dell-ac-cycle-without-power-off-first").await;
+    site.shutdown().await;
+}

@@ -416,8 +416,10 @@ async fn a_scout_package_signed_for_another_version_is_refused_and_nothing_runs(
 
 /// Issue 26 item 11: power actions never leave a host off. A model whose entry needs an AC power
 /// cycle but whose catalog says nothing of how (`ac_cycle` missing) fails before its first power
-/// action; one whose AC cycle fails after the plan powered the host off is powered back on, and
-/// the failure says so. Both end with their retry budget (0) spent and the host On.
+/// action; so does one whose `ac_cycle` names a resource the BMC does not have (the activation
+/// preflight reads it first, patch `power-preflight`). One whose AC cycle the BMC advertises but
+/// fails to carry out (bmc-sim's `failing_actions`) after the plan powered the host off is powered
+/// back on, and the failure says so. All end with their retry budget (0) spent and the host On.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn power_actions_never_leave_a_host_off() {
     let catalog = |key: &str, model: &str, ac_cycle: &str| {
@@ -443,15 +445,22 @@ power_drains_needed = 1
             "broken",
             "HGX H200",
             r##"ac_cycle = { resource = "/redfish/v1/Chassis/NoSuchChassis", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##,
+        )
+        + &catalog(
+            "failing",
+            "HGX B300",
+            r##"ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##,
         );
-    let host = |id: &str, model: &str| {
+    let host = |id: &str, model: &str, extra: &str| {
         format!(
             "[[host]]\nid = \"{id}\"\nvendor = \"Nvidia\"\nmodel = \"{model}\"\nbmc_address = \"127.0.0.1:0\"\n\
              task_seconds = 0.2\nreset_seconds = 0.2\napply_time = \"OnReset\"\n\
-             firmware = [ {{ id = \"CPLD_0\", version = \"1.0\" }} ]\n"
+             firmware = [ {{ id = \"CPLD_0\", version = \"1.0\" }} ]\n{extra}"
         )
     };
-    let fleet = host("unset-1", "HGX B200") + &host("broken-1", "HGX H200");
+    let fleet = host("unset-1", "HGX B200", "")
+        + &host("broken-1", "HGX H200", "")
+        + &host("failing-1", "HGX B300", "faults = { failing_actions = [\"Chassis.Reset\"] }\n");
     let site = Site::start(SiteSpec {
         fleet: &fleet,
         config: SiteToml::default().catalog_toml(&toml).power_drain_waits("1s").max_retries(0),
@@ -464,8 +473,21 @@ power_drains_needed = 1
     .await
     .unwrap();
     for (id, wanted, resets) in [
-        ("unset-1", "no ac_cycle setting (which resource and action cycle its AC power); nothing was powered off", 0),
-        ("broken-1", "the host was powered back on", 2),
+        (
+            "unset-1",
+            vec!["no ac_cycle setting (which resource and action cycle its AC power); nothing was powered off"],
+            0,
+        ),
+        (
+            "broken-1",
+            vec![
+                "activation preflight: AC power cycle (the model's ac_cycle action)",
+                "/redfish/v1/Chassis/NoSuchChassis: HTTP 404",
+                "nothing was powered off or reset",
+            ],
+            0,
+        ),
+        ("failing-1", vec!["Chassis.Reset: HTTP 500", "the host was powered back on"], 2),
     ] {
         site.cli(&["host", "reprovision", "set", "--id", id]).await.unwrap();
         site.wait_for(&format!("{id} to fail"), Duration::from_secs(90), || async {
@@ -473,11 +495,14 @@ power_drains_needed = 1
         })
         .await;
         let history = site.store.history_list(id, 200).await.unwrap();
-        assert!(history.iter().any(|h| h.message.contains(wanted)), "{id}: {wanted:?} in {history:#?}");
+        for wanted in wanted {
+            assert!(history.iter().any(|h| h.message.contains(wanted)), "{id}: {wanted:?} in {history:#?}");
+        }
         assert_eq!(site.fleet.power_state(id).as_deref(), Some("On"), "{id} is left On");
         assert_eq!(site.fleet.stats().per_host[id].system_resets, resets, "{id}: ForceOff then On, or nothing");
         assert_eq!(site.fleet.stats().per_host[id].ac_cycles, 0, "{id}: no AC cycle happened");
     }
-    site.record_history("broken-1", "power-drain-failed-powered-back-on").await;
+    site.record_history("broken-1", "power-preflight-refused").await;
+    site.record_history("failing-1", "power-preflight-then-drain-failed-powered-back-on").await;
     site.shutdown().await;
 }

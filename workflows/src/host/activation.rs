@@ -1,7 +1,8 @@
 //! Which resets, power cycles and waits activate a freshly installed component (nico-study §4.6),
 //! as pure decisions.
 //!
-//! Owns the mapping component + catalog entry → activation plan. It must not perform anything:
+//! Owns the mapping component + catalog entry → activation plan, and which plans are checked
+//! against the BMC before their first step (`preflight_steps`). It must not perform anything:
 //! the workflow turns each step into an activity and each wait into a durable timer.
 
 use hostfw_model::{ComponentType, FirmwareEntry};
@@ -103,6 +104,21 @@ pub fn unrunnable(plan: &[ActivationAction], model: &hostfw_model::HostModel) ->
     })
 }
 
+/// The steps a preflight checks against what the BMC allows before `plan` runs: all of them,
+/// when there are several (a later step refused after an earlier one powered the host off would
+/// leave it off, or half activated). `None` for a plan of one step or none: that step checks its
+/// ResetType against the BMC's list itself, before it sends anything.
+pub fn preflight_steps(plan: &[ActivationAction]) -> Option<Vec<ActivationStep>> {
+    let steps: Vec<ActivationStep> = plan
+        .iter()
+        .filter_map(|a| match a {
+            ActivationAction::Step(s) => Some(s.clone()),
+            ActivationAction::Wait { .. } => None,
+        })
+        .collect();
+    (steps.len() > 1).then_some(steps)
+}
+
 /// The resets before the first attempt of an entry with `pre_update_resets`: ForceOff, BMC reset,
 /// On, then a wait for the host to settle.
 pub fn pre_update_plan(settings: &ReprovisionSettings) -> Vec<ActivationAction> {
@@ -175,6 +191,20 @@ mod tests {
         assert_eq!(p.last(), Some(&manager_reset(3)), "a BMC image still gets its manager reset");
         entry.power_drains_needed = Some(0);
         assert!(plan(ComponentType::Hgxbmc, &entry).is_empty(), "0 drains still suppresses the HGX cycle");
+    }
+
+    #[test]
+    fn only_plans_of_several_steps_are_checked_first() {
+        for c in [ComponentType::Bmc, ComponentType::Uefi, ComponentType::Nic] {
+            assert_eq!(preflight_steps(&steps(c)), None, "{c}: one step checks itself");
+        }
+        let mut entry = FirmwareEntry::new("1");
+        entry.power_drains_needed = Some(1);
+        let drain = preflight_steps(&plan(ComponentType::Cpldmb, &entry)).expect("a drain is checked");
+        assert_eq!(drain, vec![ActivationStep::PowerOff, ActivationStep::AcPowerCycle, ActivationStep::PowerOn]);
+        assert!(preflight_steps(&steps(ComponentType::Combinedbmcuefi)).is_some());
+        assert!(preflight_steps(&steps(ComponentType::Gpu)).is_some());
+        assert!(preflight_steps(&pre_update_plan(&ReprovisionSettings::default())).is_some());
     }
 
     #[test]

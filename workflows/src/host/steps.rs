@@ -9,7 +9,7 @@ use hostfw_model::{ComponentType, FirmwareEntry, HostModel, HostState, HostSubst
 use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext, WorkflowResult};
 
 use crate::contracts::*;
-use crate::host::activation::ActivationAction;
+use crate::host::activation::{preflight_steps, ActivationAction};
 use crate::host::host_reprovision::HostReprovisionWorkflow;
 use crate::host::infrastructure::through_faults;
 use crate::host::lean;
@@ -122,6 +122,33 @@ pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) -> WorkflowResult<
 /// says so in the reason.
 pub const PATCH_POWER_SAFETY: &str = "power-safety";
 
+/// Patch: an activation plan of several steps (a power drain, an HGX/GPU cycle, a BMC and UEFI
+/// image, the pre-update resets) first reads from the BMC whether it allows every reset the plan
+/// sends (`hostfw.host.activation_preflight`), and fails with that reason, nothing powered off,
+/// when it does not. A one-step plan needs no preflight: its step checks its ResetType against
+/// the BMC's list before it sends anything.
+pub const PATCH_POWER_PREFLIGHT: &str = "power-preflight";
+
+/// Check `steps` against what the BMC allows, before any of them runs (infrastructure faults
+/// waited out). `Some(reason)` when the plan cannot be carried out.
+async fn preflight(
+    ctx: &Ctx,
+    machine_id: &str,
+    steps: Vec<ActivationStep>,
+    settings: &ReprovisionSettings,
+) -> WorkflowResult<Option<String>> {
+    let summary = format!("check the BMC of {machine_id} allows the {} activation steps", steps.len());
+    let options = options::summarized(options::preflight(settings), summary.clone());
+    let input = PreflightInput {
+        machine_id: machine_id.to_string(),
+        steps,
+        waits: settings.bmc_waits,
+        records: lean::take_records(ctx),
+    };
+    let run = move || ctx.execute_activity(HostActivities::activation_preflight, input.clone(), options.clone());
+    Ok(through_faults(ctx, &summary, run).await?.err().map(|e| reason("activation preflight", &e)))
+}
+
 /// Run one activation step as an activity (infrastructure faults waited out).
 async fn activation_step(
     ctx: &Ctx,
@@ -141,11 +168,19 @@ async fn activation_step(
     through_faults(ctx, &summary, run).await
 }
 
-/// Run an activation plan: steps as activities, waits as durable timers. A step that fails
-/// while the plan has the host powered off (a ForceOff succeeded, no On since) powers it back on
-/// first (patch [`PATCH_POWER_SAFETY`]): a host is never left off by a failed activation.
+/// Run an activation plan: steps as activities, waits as durable timers. A plan of several steps
+/// is checked against what the BMC allows first (patch [`PATCH_POWER_PREFLIGHT`]). A step that
+/// fails while the plan has the host powered off (a ForceOff succeeded, no On since) powers it
+/// back on first (patch [`PATCH_POWER_SAFETY`]): a host is never left off by a failed activation.
 pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> WorkflowResult<StepEnd> {
     let settings = ctx.state(|s| s.input.settings.clone());
+    if let Some(steps) = preflight_steps(&plan) {
+        if ctx.patched(PATCH_POWER_PREFLIGHT) {
+            if let Some(why) = preflight(ctx, machine_id, steps, &settings).await? {
+                return Ok(StepEnd::Failed(why));
+            }
+        }
+    }
     let mut powered_off = false;
     for action in plan {
         match action {
