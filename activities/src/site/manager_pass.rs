@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use hostfw_model::gates::{self, FirmwareStatus};
+use hostfw_model::time_text::rfc3339_utc;
 use hostfw_store::{now_ms, StoreError, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED};
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
@@ -89,12 +90,16 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     );
     let run_interval_secs = deps.site.machine_updater.machine_update_run_interval.as_secs().max(1);
     // A window opening or a canary wave's soak ending: run again then, not one interval later.
-    let next_wake_secs = plan
+    // The reason goes with the timer, so the pass it starts says what opened.
+    let next_wake = plan
         .next_window_open_ms
+        .map(|at| (at, format!("an update window opened at {}", rfc3339_utc(at))))
         .into_iter()
-        .chain(plan.next_wave_open_ms)
-        .min()
-        .map(|at| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
+        .chain(plan.next_wave_open_ms.map(|at| (at, format!("a canary wave's soak ended at {}", rfc3339_utc(at)))))
+        .min_by_key(|(at, _)| *at);
+    let next_wake_secs =
+        next_wake.as_ref().map(|(at, _)| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));
+    let next_wake_reason = next_wake.map(|(_, why)| why);
     Ok(PassSummary {
         total: plan.fleet.total,
         unhealthy: plan.fleet.unhealthy,
@@ -107,6 +112,7 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         waiting: waiting.into_iter().collect(),
         run_interval_secs,
         next_wake_secs,
+        next_wake_reason,
         event_driven: deps.site.machine_updater.event_driven,
     })
 }

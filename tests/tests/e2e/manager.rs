@@ -316,3 +316,38 @@ async fn watch_with_a_ceiling_of_zero_says_why_at_once() {
     assert!(printed.contains("this run: 0 hosts updated"), "{printed}");
     site.shutdown().await;
 }
+
+/// Issue 26 item 12: a pass woken by an opening window says so. An XE9680 (explicit start) gets a
+/// window that opens a few seconds from now; the run interval is an hour, so only the manager's
+/// own timer for that window can start it, and the worker's log line of the pass that does names
+/// the window as its reason, not "run interval".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_woken_by_an_opening_window_names_the_window() {
+    let fleet = fleet(&[("win", "PowerEdge XE9680")]);
+    let config = SiteToml::default().catalog(&catalog()).manager(10, "1h").explorer_interval("1h").site_workflows(true);
+    let site =
+        Site::start(SiteSpec { fleet: &fleet, config, images: IMAGES, external_worker: true, ..SiteSpec::default() })
+            .await
+            .unwrap();
+    let worker = ChildWorker::start(&site).await;
+    site.wait_for("the host explored", Duration::from_secs(60), || async {
+        let reports = site.store.report_list().await.ok()?;
+        reports.iter().any(|r| r.report.is_some()).then_some(())
+    })
+    .await;
+    let opens = chrono::Utc::now() + chrono::Duration::seconds(6);
+    let (start, end) = (
+        opens.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        (opens + chrono::Duration::hours(1)).format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    );
+    site.cli(&["managed-host", "start-updates", "--machines", "win", "--start", &start, "--end", &end]).await.unwrap();
+    wait_compliant(&site, &["win"], Duration::from_secs(90)).await;
+    let log = worker.log();
+    let pass = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|l| l["message"] == "machine update manager pass" && l["started_hosts"] == "win")
+        .unwrap_or_else(|| panic!("no pass started win:\n{}", worker.log_tail(40)));
+    assert_eq!(pass["reasons"], format!("an update window opened at {start}"), "{pass}");
+    site.shutdown().await;
+}

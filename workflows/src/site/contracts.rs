@@ -41,6 +41,10 @@ pub struct PassSummary {
     pub run_interval_secs: u64,
     /// Sooner than the interval when an update window opens before it.
     pub next_wake_secs: Option<u64>,
+    /// What opens at `next_wake_secs` ("update window opens at ...", "canary wave of ... opens at
+    /// ..."): the reason of the pass that timer starts. Absent in passes recorded before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_wake_reason: Option<String>,
     /// Wake-up signals start a pass at once (`machine_updater.event_driven`); when false only the
     /// interval does (NICo's policy).
     #[serde(default = "yes")]

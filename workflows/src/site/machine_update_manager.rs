@@ -82,7 +82,7 @@ impl MachineUpdateManagerWorkflow {
                 )
                 .await?
             };
-            let wait = next_wait(&pass);
+            let (wait, timer_reason) = next_wait(&pass);
             let event_driven = pass.event_driven;
             let passes_this_run = ctx.state_mut(|s| {
                 s.status.passes_total += 1;
@@ -99,12 +99,12 @@ impl MachineUpdateManagerWorkflow {
                 ctx.continue_as_new(carried, ContinueAsNewOptions::default())?;
             }
             reasons = if event_driven {
-                wait_for_wake(ctx, wait).await?
+                wait_for_wake(ctx, wait, timer_reason).await?
             } else {
                 // NICo's policy: wake-ups wait for the interval like everything else.
                 ctx.timer(TimerOptions::builder(wait).summary("until the next scheduler pass".to_string()).build())
                     .await;
-                vec![format!("run interval ({} s)", wait.as_secs())]
+                vec![timer_reason]
             };
         }
     }
@@ -125,17 +125,23 @@ impl MachineUpdateManagerWorkflow {
     }
 }
 
-/// The pause before the next pass: the run interval, or less when a window opens sooner.
-fn next_wait(pass: &PassSummary) -> Duration {
+/// The pause before the next pass: the run interval, or less when a window opens sooner; and
+/// the reason of the pass it starts.
+fn next_wait(pass: &PassSummary) -> (Duration, String) {
     let interval = pass.run_interval_secs.max(1);
     let secs = pass.next_wake_secs.map_or(interval, |w| w.clamp(1, interval));
-    Duration::from_secs(secs)
+    let reason = match &pass.next_wake_reason {
+        Some(why) if secs < interval => why.clone(),
+        _ => format!("run interval ({secs} s)"),
+    };
+    (Duration::from_secs(secs), reason)
 }
 
 /// Wait for `wait` to pass or a `wake` signal; returns the reasons for the next pass.
 async fn wait_for_wake(
     ctx: &WorkflowContext<MachineUpdateManagerWorkflow>,
     wait: Duration,
+    timer_reason: String,
 ) -> WorkflowResult<Vec<String>> {
     if ctx.state(|s| !s.pending_wakes.is_empty()) {
         return Ok(Vec::new());
@@ -150,6 +156,6 @@ async fn wait_for_wake(
         timer.cancel();
         Ok(Vec::new())
     } else {
-        Ok(vec![format!("run interval ({} s)", wait.as_secs())])
+        Ok(vec![timer_reason])
     }
 }
