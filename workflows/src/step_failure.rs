@@ -27,18 +27,51 @@ pub const UPDATE_TASK_FAILED: &str = "UpdateTaskFailed";
 /// `ScriptResult` or `ScoutResult`).
 pub const SCRIPT_FAILED: &str = "ScriptFailed";
 
+/// The error behind a failed step: its message (what the Web UI shows) and its result, for a
+/// caller in the same process (activity tests run the activity without a server, where the
+/// details are not encoded yet). Temporal carries the result in the failure's details.
+#[derive(Debug)]
+pub struct FailedStep<T> {
+    pub message: String,
+    pub result: T,
+}
+
+impl<T> std::fmt::Display for FailedStep<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<T: std::fmt::Debug> std::error::Error for FailedStep<T> {}
+
 /// The error an activity returns when its step failed on the host: not retryable, `message`
 /// shown in the Web UI, `result` in the details.
 pub fn failed_step<T>(type_name: &str, message: impl Into<String>, result: T) -> ActivityError
 where
-    T: Serialize + Send + Sync + 'static,
+    T: Serialize + Clone + std::fmt::Debug + Send + Sync + 'static,
 {
-    let failure = ApplicationFailure::builder(message.into())
+    let source = FailedStep { message: message.into(), result: result.clone() };
+    let failure = ApplicationFailure::builder(source)
         .type_name(type_name.to_string())
         .non_retryable(true)
         .details(result)
         .build();
     ActivityError::application(failure)
+}
+
+/// The result a failed step of type `type_name` carries, read in the process that returned it
+/// (activity tests); `None` for any other error.
+pub fn failed_step_result<T>(err: &ActivityError, type_name: &str) -> Option<T>
+where
+    T: Clone + std::fmt::Debug + 'static,
+{
+    let ActivityError::Application(failure) = err else {
+        return None;
+    };
+    if failure.type_name() != Some(type_name) {
+        return None;
+    }
+    failure.source_error().downcast_ref::<FailedStep<T>>().map(|f| f.result.clone())
 }
 
 /// The step result carried by a failure of type `type_name`, if `err` is one.

@@ -220,12 +220,12 @@ impl Harness {
 
     /// Runs `task` signed (as its package would be) by the key this Scout trusts.
     pub async fn run(&self, task: ScoutTask) -> Result<ScoutResult, ActivityEnvironmentError> {
-        self.env.run(ScoutActivitiesImpl::run_upgrade, signed(task)).await
+        reported(self.env.run(ScoutActivitiesImpl::run_upgrade, signed(task)).await)
     }
 
     /// Runs `task` exactly as given (its signature, if any, untouched).
     pub async fn run_as_is(&self, task: ScoutTask) -> Result<ScoutResult, ActivityEnvironmentError> {
-        self.env.run(ScoutActivitiesImpl::run_upgrade, task).await
+        reported(self.env.run(ScoutActivitiesImpl::run_upgrade, task).await)
     }
 
     /// A path outside the working directory, for a script to write to.
@@ -259,4 +259,26 @@ pub fn process_gone(pid: u32) -> bool {
 /// The pid a script wrote to `path`.
 pub fn read_pid(path: &Path) -> u32 {
     std::fs::read_to_string(path).unwrap().trim().parse().unwrap()
+}
+
+/// The task's result as the workflow reads it: a task that failed must be a failed activity
+/// (`ScriptFailed`, red in the Web UI) carrying its result, never a completed one saying it failed.
+pub fn reported(
+    outcome: Result<ScoutResult, ActivityEnvironmentError>,
+) -> Result<ScoutResult, ActivityEnvironmentError> {
+    use hostfw_workflows::step_failure::{failed_step_result, SCRIPT_FAILED};
+    match outcome {
+        Ok(r) => {
+            assert!(r.success, "a failed task completed its activity instead of failing it: {r:?}");
+            Ok(r)
+        }
+        Err(ActivityEnvironmentError::Activity(e)) => match failed_step_result::<ScoutResult>(&e, SCRIPT_FAILED) {
+            Some(r) => {
+                assert!(!r.success, "a failed activity carries a failed result: {r:?}");
+                Ok(r)
+            }
+            None => Err(ActivityEnvironmentError::Activity(e)),
+        },
+        Err(e) => Err(e),
+    }
 }
