@@ -12,6 +12,7 @@
 //! TEXT, times as BIGINT unix milliseconds).
 
 mod activation_marks;
+mod api_tokens;
 mod address;
 mod approval;
 mod audit;
@@ -43,6 +44,7 @@ mod windows;
 
 use std::fmt;
 
+pub use api_tokens::{ApiToken, NewToken, TokenRefused, TOKEN_PREFIX};
 pub use approval::{Approval, ApprovalTaken};
 pub use audit::AuditEntry;
 pub use counters::{

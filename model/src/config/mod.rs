@@ -6,6 +6,7 @@
 //! certificates) and the `[site] database_password_file` (`database_password`; the catalog overlay is `catalog`'s job) nor validate `[host_models.*]` beyond
 //! their shape (also `catalog`'s job).
 
+mod api_section;
 mod database_password;
 mod sections;
 mod validate;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use api_section::{is_loopback, ApiSection};
 pub use sections::{
     CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
     ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
@@ -36,6 +38,8 @@ pub struct SiteConfig {
     pub temporal: TemporalSection,
     #[serde(default)]
     pub worker: WorkerSection,
+    #[serde(default)]
+    pub api: ApiSection,
     #[serde(default)]
     pub credentials: CredentialsSection,
     #[serde(default)]
@@ -110,6 +114,8 @@ impl SiteConfig {
         config.firmware_global.scout_scripts_directory = base.join(&config.firmware_global.scout_scripts_directory);
         config.redfish.ca_bundle = config.redfish.ca_bundle.map(|p| base.join(p));
         config.site.secret_key_file = config.site.secret_key_file.map(|p| base.join(p));
+        config.api.tls_cert_file = config.api.tls_cert_file.map(|p| base.join(p));
+        config.api.tls_key_file = config.api.tls_key_file.map(|p| base.join(p));
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem.to_string()))?;
         config.site.database_password_file = config.site.database_password_file.map(|p| base.join(p));

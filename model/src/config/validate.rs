@@ -23,6 +23,8 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     listen_addr("worker.metrics_listen", &c.worker.metrics_listen)?;
     listen_addr("worker.artifact_listen", &c.worker.artifact_listen)?;
     http_url("worker.artifact_base_url", &c.worker.artifact_base_url)?;
+    listen_addr("api.listen", &c.api.listen)?;
+    c.api.check()?;
     positive("worker.artifact_url_lifetime", c.worker.artifact_url_lifetime)?;
     if let Some(user) = &c.scripts.run_as {
         non_empty("scripts.run_as", user)?;

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hostfw_model::config::{
-    CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
+    ApiSection,    CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
     ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
 };
 use hostfw_model::{
@@ -35,6 +35,7 @@ fn accepted_by_prefix() -> BTreeMap<&'static str, BTreeSet<String>> {
         ("site", accepted::<SiteSection>()),
         ("temporal", accepted::<TemporalSection>()),
         ("worker", accepted::<WorkerSection>()),
+        ("api", accepted::<ApiSection>()),
         ("credentials", accepted::<CredentialsSection>()),
         ("redfish", accepted::<RedfishSection>()),
         ("host_reprovision", accepted::<HostReprovisionSection>()),

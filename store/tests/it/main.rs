@@ -5,6 +5,7 @@
 mod common;
 
 mod activation_marks;
+mod api_tokens;
 mod approval;
 mod audit;
 mod audit_target;
