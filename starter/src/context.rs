@@ -28,6 +28,12 @@ impl Context {
         Ok(Context { site, store, format, actor: format!("cli:{actor}") })
     }
 
+    /// The context of one API request: the serving process's site config and database, the
+    /// format the caller asked for, and the authenticated principal as the audit actor.
+    pub fn for_api(site: SiteConfig, store: Store, format: Format, actor: String) -> Context {
+        Context { site, store, format, actor }
+    }
+
     /// A Temporal client for the site's server.
     pub async fn temporal(&self) -> anyhow::Result<Client> {
         let endpoint = hostfw_connect::Endpoint::configured(&self.site.temporal.address, &self.site.temporal.namespace);

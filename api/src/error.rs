@@ -1,0 +1,88 @@
+//! The API's error answer: a status and a JSON body `{"status": 403, "error": "..."}` whose
+//! sentence says what was refused and why, like the CLI's own messages.
+//!
+//! Owns mapping a failure to its status: a store refusal keeps its kind (not found 404, invalid
+//! input 400, conflict 409), an unreachable database or Temporal server is 503, and a command
+//! that refused its input for another reason is 422 (nothing was changed). It must not decide
+//! anything about access (that is `access`).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use hostfw_store::StoreError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// An error answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+/// The JSON body of every error answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// The HTTP status, repeated.
+    pub status: u16,
+    /// What was refused and why.
+    pub error: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, message: message.into() }
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, message)
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// A failure of a command or of the store, classified by what is in its chain.
+    pub fn from_failure(e: &anyhow::Error) -> ApiError {
+        let message = format!("{e:#}");
+        for cause in e.chain() {
+            if let Some(store) = cause.downcast_ref::<StoreError>() {
+                return ApiError::new(store_status(store), message);
+            }
+            if cause.downcast_ref::<hostfw_connect::ConnectError>().is_some() {
+                return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message);
+            }
+        }
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::new(store_status(&e), e.to_string())
+    }
+}
+
+fn store_status(e: &StoreError) -> StatusCode {
+    match e {
+        StoreError::NotFound { .. } => StatusCode::NOT_FOUND,
+        StoreError::Invalid { .. } => StatusCode::BAD_REQUEST,
+        StoreError::Conflict { .. }
+        | StoreError::BmcAddressTaken { .. }
+        | StoreError::MachineBusy { .. }
+        | StoreError::LabelCapReached { .. } => StatusCode::CONFLICT,
+        other if other.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
+        StoreError::Connect { .. } => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody { status: self.status.as_u16(), error: self.message };
+        (self.status, axum::Json(body)).into_response()
+    }
+}

@@ -1,0 +1,99 @@
+//! The OpenAPI 3.1 document: operations and schemas generated from the handlers (utoipa), and
+//! from the route table each operation's security (bearer token), its `x-hostfw-role` and the
+//! 401/403 answers every protected route may give.
+//!
+//! Owns assembling the document. It must not decide access (the route table does).
+
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::OpenApi;
+
+use crate::access::Access;
+use crate::error::ErrorBody;
+use crate::handlers::{budget, reads, tenant, tokens, whoami};
+use crate::principal::Principal;
+use crate::routes::ROUTES;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "hostfw API",
+        version = "1",
+        description = "Fleet host-firmware updates: the site's control plane. \
+        Every route but this document needs `Authorization: Bearer hfw_...`; each operation's `x-hostfw-role` \
+        names the role it needs. JSON documents follow docs/cli-json.md."
+    ),
+    paths(
+        whoami::whoami,
+        tokens::list,
+        tokens::create,
+        tokens::revoke,
+        reads::plan,
+        reads::compliance,
+        reads::firmware,
+        reads::machines,
+        reads::machine,
+        reads::managed_host,
+        reads::requests,
+        reads::budgets,
+        reads::audit,
+        budget::resume,
+        tenant::reboot,
+    ),
+    components(schemas(
+        ErrorBody,
+        Principal,
+        tokens::TokenDoc,
+        tokens::CreateToken,
+        tokens::CreatedToken,
+        tenant::RebootRequest,
+        budget::TargetRequest
+    ))
+)]
+struct Generated;
+
+/// The whole document.
+pub fn document() -> Document {
+    let mut doc = Generated::openapi();
+    let components = doc.components.get_or_insert_with(Default::default);
+    components
+        .add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+    for route in ROUTES {
+        let Some(item) = doc.paths.paths.get_mut(route.path) else { continue };
+        let operation = match route.method.as_str() {
+            "GET" => item.get.as_mut(),
+            "POST" => item.post.as_mut(),
+            "DELETE" => item.delete.as_mut(),
+            "PUT" => item.put.as_mut(),
+            "PATCH" => item.patch.as_mut(),
+            _ => None,
+        };
+        if let Some(op) = operation {
+            describe_access(op, route.access);
+        }
+    }
+    doc
+}
+
+fn describe_access(op: &mut Operation, access: Access) {
+    let ext = ExtensionsBuilder::new().add("x-hostfw-role", access.describe()).build();
+    op.extensions.get_or_insert_with(Default::default).merge(ext);
+    if access == Access::Public {
+        return;
+    }
+    op.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+    let error = |what: &str| {
+        ResponseBuilder::new()
+            .description(what)
+            .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+            .build()
+    };
+    op.responses.responses.entry("401".into()).or_insert_with(|| error("No valid bearer token").into());
+    op.responses.responses.entry("403".into()).or_insert_with(|| error("The token's role may not do this").into());
+    op.responses
+        .responses
+        .entry("503".into())
+        .or_insert_with(|| error("The site database or Temporal is unreachable").into());
+}
