@@ -8,6 +8,7 @@ mod activation_marks;
 mod approval;
 mod audit;
 mod audit_target;
+mod brakes;
 mod connect;
 mod counters;
 mod credentials;
