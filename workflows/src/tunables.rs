@@ -67,3 +67,7 @@ pub const INFRASTRUCTURE_BACKOFF_FIRST: Duration = Duration::from_secs(10);
 
 /// Longest pause between two runs of a step waiting out an infrastructure fault.
 pub const INFRASTRUCTURE_BACKOFF_MAX: Duration = Duration::from_secs(5 * 60);
+
+/// How often a host held by a freeze before its next component asks again whether the freeze is
+/// lifted (a `settings_changed` signal, which `hostfw unfreeze` sends, asks at once).
+pub const FREEZE_RECHECK: Duration = Duration::from_secs(60);
