@@ -33,11 +33,7 @@ pub async fn freeze_hold(deps: &Deps, machine_id: &str) -> Result<Option<FreezeH
         None => machine.as_ref().and_then(|m| Some((m.vendor.clone()?, m.model.clone()?))),
     };
     let labels = machine.map(|m| m.labels).unwrap_or_default();
-    let hold = holding(
-        &freezes,
-        named.as_ref().map(|(v, _)| v.as_str()),
-        named.as_ref().map(|(_, m)| m.as_str()),
-        &labels,
-    );
+    let hold =
+        holding(&freezes, named.as_ref().map(|(v, _)| v.as_str()), named.as_ref().map(|(_, m)| m.as_str()), &labels);
     Ok(hold.map(|f| FreezeHold { id: f.id, scope: f.scope.key(), by: f.by.clone(), reason: f.reason.clone() }))
 }

@@ -18,8 +18,8 @@
 use std::collections::{HashMap, HashSet};
 
 use hostfw_model::gates::{
-    firmware_status, host_targets, ApprovalFacts, Brakes, ApprovalHold, ApprovalWait, FirmwareStatus, HostView, PassInput,
-    SchedulingPolicy, Target, TargetRecord, UpdateDurations,
+    firmware_status, host_targets, ApprovalFacts, ApprovalHold, ApprovalWait, Brakes, FirmwareStatus, HostView,
+    PassInput, SchedulingPolicy, Target, TargetRecord, UpdateDurations,
 };
 use hostfw_model::{Catalog, HostState, Labels, SiteConfig, TimeWindow};
 use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};

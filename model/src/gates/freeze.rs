@@ -20,8 +20,9 @@ use super::budget::Target;
 use crate::host_model::same_name;
 use crate::labels::{check_label, Labels};
 
-/// What a freeze covers.
+/// What a freeze covers. Serialized as its key (`site`, `model=...`, `label=...`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum FreezeScope {
     /// Every host of the site.
     Site,
@@ -108,6 +109,19 @@ impl FreezeScope {
             }
             FreezeScope::Label { key, value } => labels.get(key).is_some_and(|v| v == value),
         }
+    }
+}
+
+impl From<FreezeScope> for String {
+    fn from(scope: FreezeScope) -> String {
+        scope.key()
+    }
+}
+
+impl TryFrom<String> for FreezeScope {
+    type Error = FreezeError;
+    fn try_from(text: String) -> Result<FreezeScope, FreezeError> {
+        FreezeScope::parse_stored(&text)
     }
 }
 
