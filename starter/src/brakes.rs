@@ -207,7 +207,11 @@ async fn tell_held_hosts(ctx: &Context) {
     };
     match tokio::time::timeout(std::time::Duration::from_secs(10), attempt).await {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::warn!(error = %e, "could not tell the held hosts; they ask again within a minute"),
-        Err(_) => tracing::warn!("the Temporal server did not answer in 10 s; held hosts ask again within a minute"),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "could not tell the held hosts; they ask again on their own within 15 minutes")
+        }
+        Err(_) => tracing::warn!(
+            "the Temporal server did not answer in 10 s; held hosts ask again on their own within 15 minutes"
+        ),
     }
 }

@@ -299,11 +299,7 @@ fn brakes_gate(verdict: Verdict, host: &HostView, brakes: &Brakes) -> Verdict {
         });
     }
     match brakes.pauses.iter().find(|p| host.targets.contains(&p.target)) {
-        Some(p) => Verdict::Skip(SkipReason::TargetPausedByOperator {
-            target: p.target.clone(),
-            by: p.by.clone(),
-            reason: p.reason.clone(),
-        }),
+        Some(p) => Verdict::Skip(SkipReason::TargetPausedByOperator(Box::new(p.clone()))),
         None => verdict,
     }
 }

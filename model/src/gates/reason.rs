@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Target;
 use super::firmware::UnmatchedComponent;
-use super::freeze::FreezeScope;
+use super::freeze::{FreezeScope, OperatorPause};
 use super::waves::NextWave;
 use super::window_fit::{span_text, Estimate};
 use crate::drift::NotReportedComponent;
@@ -110,12 +110,8 @@ pub enum SkipReason {
         scope: FreezeScope,
     },
     /// An operator paused a target the host would install (`hostfw budget pause`): no new host
-    /// starts on it until `hostfw budget resume`.
-    TargetPausedByOperator {
-        target: Target,
-        by: String,
-        reason: String,
-    },
+    /// starts on it until `hostfw budget resume`. Boxed: a skip reason stays small.
+    TargetPausedByOperator(Box<OperatorPause>),
 }
 
 impl SkipReason {
@@ -160,7 +156,7 @@ impl SkipReason {
             SkipReason::WindowTooShort { .. } => "WindowTooShort",
             SkipReason::ApprovalSkipped { .. } => "ApprovalSkipped",
             SkipReason::Frozen { .. } => "Frozen",
-            SkipReason::TargetPausedByOperator { .. } => "TargetPausedByOperator",
+            SkipReason::TargetPausedByOperator(_) => "TargetPausedByOperator",
         }
     }
 }
@@ -335,10 +331,13 @@ impl fmt::Display for SkipReason {
                      `hostfw unfreeze --id {id}` lifts it"
                 )
             }
-            SkipReason::TargetPausedByOperator { target, by, reason } => write!(
+            SkipReason::TargetPausedByOperator(p) => write!(
                 f,
-                "{target} is paused by {by} ({reason:?}): no new host starts on it; `{}` releases it",
-                target.resume_command()
+                "{} is paused by {} ({:?}): no new host starts on it; `{}` releases it",
+                p.target,
+                p.by,
+                p.reason,
+                p.target.resume_command()
             ),
         }
     }

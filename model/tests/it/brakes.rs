@@ -99,7 +99,7 @@ fn a_target_paused_by_an_operator_holds_its_hosts_only() {
     let p = pass(fleet(), Brakes { freezes: vec![], pauses: vec![pause] });
     assert_eq!(p.start, vec!["a"]);
     let reason = reason_of(&p, "b").unwrap();
-    assert!(matches!(reason, SkipReason::TargetPausedByOperator { by, .. } if by == "cli:bob"), "{reason:?}");
+    assert!(matches!(reason, SkipReason::TargetPausedByOperator(p) if p.by == "cli:bob"), "{reason:?}");
     let line = reason.to_string();
     assert!(line.contains("bad image") && line.contains("hostfw budget resume"), "{line}");
 }

@@ -9,7 +9,8 @@
 //! - the flash in progress is not interrupted: released, `a`'s BIOS completes, then `a` holds in
 //!   `HeldByFreeze` before its NIC (the `status` query and `managed-host show` say which freeze);
 //!   its NIC script never starts while frozen;
-//! - `hostfw unfreeze` (audited) lets `a` finish its NIC, and `b` starts and updates.
+//! - `hostfw unfreeze` (audited) lets `a` finish its NIC, and `b` starts and updates;
+//! - `hostfw budget pause` pauses a target by hand (`plan` names who), `budget resume` lifts it.
 //!
 //! With `HOSTFW_RECORD_HISTORIES=1` it records `a`'s history as `freeze-hold` (the hold path).
 
@@ -165,5 +166,23 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
     site.record_history("a", "freeze-hold").await;
     let page = scrape(&metrics).await;
     assert!(page.lines().any(|l| l == "hostfw_freezes_active{scope=\"site\"} 0"), "{page}");
+
+    // A target paused by hand is listed in `plan` and lifted by `budget resume`; `freeze list` is
+    // empty again.
+    let target = ["--model", "SR630", "--component", "uefi", "--version", "3.0"];
+    let unknown = site
+        .cli(&["budget", "pause", "--model", "R999", "--component", "uefi", "--version", "3.0", "--reason", "x"])
+        .await;
+    assert!(unknown.is_err_and(|e| e.to_string().contains("no model \"R999\"")), "an unknown model is refused");
+    let out = site.cli(&[&["budget", "pause"], &target[..], &["--reason", "vendor recall"]].concat()).await.unwrap();
+    assert!(out.contains("Lenovo SR630 uefi 3.0 paused by cli:") && out.contains("vendor recall"), "{out}");
+    let plan = site.cli(&["plan"]).await.unwrap();
+    assert!(plan.contains("PAUSED TARGET Lenovo SR630 uefi 3.0: paused by cli:"), "{plan}");
+    let out = site.cli(&[&["budget", "resume"][..], &target[..]].concat()).await.unwrap();
+    assert!(out.contains("the pause set by cli:") && out.contains("is lifted"), "{out}");
+    assert!(site.store.target_pauses().await.unwrap().is_empty());
+    let list = site.cli(&["--format", "json", "freeze", "list"]).await.unwrap();
+    let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(list["freezes"].as_array().map(Vec::len), Some(0), "{list:#}");
     site.shutdown().await;
 }

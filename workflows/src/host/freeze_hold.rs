@@ -2,8 +2,8 @@
 //! each component (the one it is flashing is never interrupted), the host asks whether a freeze
 //! covers it (`hostfw.host.freeze_hold`, a local activity: the workflow never reads the site
 //! database). While one does (set without `drain`), it waits in `HeldByFreeze`, asking again
-//! every [`FREEZE_RECHECK`] or at once on a `settings_changed` signal (`hostfw unfreeze` sends
-//! one); when the freeze is lifted it goes on.
+//! after [`FREEZE_RECHECK`] (doubling up to [`FREEZE_RECHECK_MAX`]) or at once on a
+//! `settings_changed` signal (`hostfw unfreeze` sends one); when the freeze is lifted it goes on.
 //!
 //! Owns that wait. It must not decide which freeze covers the host (`gates::freeze`, in the
 //! activity). Deterministic code only (see the crate docs).
@@ -17,7 +17,7 @@ use crate::contracts::{FreezeHold, HostActivities};
 use crate::host::lean;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
-pub use crate::tunables::FREEZE_RECHECK;
+pub use crate::tunables::{FREEZE_RECHECK, FREEZE_RECHECK_MAX};
 
 /// Patch: the host asks before each component whether a freeze holds it, and waits while one
 /// does. Runs recorded before it never asked.
@@ -35,6 +35,7 @@ pub fn held_message(hold: &FreezeHold) -> String {
 /// inventory again: time has passed).
 pub(crate) async fn hold_while_frozen(ctx: &Ctx, machine_id: &str) -> WorkflowResult<bool> {
     let mut held_by: Option<i64> = None;
+    let mut pause = FREEZE_RECHECK;
     loop {
         let seen = ctx.state(|s| s.settings_changes);
         let hold = ctx
@@ -46,9 +47,8 @@ pub(crate) async fn hold_while_frozen(ctx: &Ctx, machine_id: &str) -> WorkflowRe
             held_by = Some(hold.id);
         }
         lean::flush(ctx).await?;
-        let timer = ctx.timer(
-            TimerOptions::builder(FREEZE_RECHECK).summary(format!("held by freeze {}: asking again", hold.id)).build(),
-        );
+        let timer = ctx
+            .timer(TimerOptions::builder(pause).summary(format!("held by freeze {}: asking again", hold.id)).build());
         let mut timer = pin!(timer);
         let signalled = select! {
             r = ctx.wait_condition(move |s: &crate::HostReprovisionWorkflow| s.settings_changes != seen) => { r?; true }
@@ -56,6 +56,8 @@ pub(crate) async fn hold_while_frozen(ctx: &Ctx, machine_id: &str) -> WorkflowRe
         };
         if signalled {
             timer.cancel();
+        } else {
+            pause = (pause * 2).min(FREEZE_RECHECK_MAX);
         }
     }
 }
