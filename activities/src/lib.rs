@@ -21,8 +21,8 @@ pub mod site;
 pub mod tunables;
 
 pub use host::{
-    activation, activation_preflight, approval, firmware, host_model, host_state, install_plan, inventory, liveness,
-    platform, reset_types, routes, running_task, scout_package, script, script_lock, upload_slot,
+    activation, activation_preflight, approval, firmware, freeze_hold, host_model, host_state, install_plan, inventory,
+    liveness, platform, reset_types, routes, running_task, scout_package, script, script_lock, upload_slot,
 };
 pub use site::{compliance_read, crawl, manager_pass, repair, site_link, site_view, site_view_cache};
 

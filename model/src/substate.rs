@@ -42,6 +42,8 @@ named_enum! {
         Restoring => "Restoring",
         /// hostfw: nothing left to do; the request is cleared.
         Completed => "Completed",
+        /// hostfw: a freeze (`hostfw freeze`) holds the host before its next component.
+        HeldByFreeze => "HeldByFreeze",
     }
 }
 

@@ -1,4 +1,5 @@
-//! `hostfw budget list` and `hostfw budget resume`: the error budget per rollout target.
+//! `hostfw budget list` and `hostfw budget resume`: the error budget per rollout target
+//! (`hostfw budget pause` is the operator's brake, in `brakes`; resume lifts it too).
 //!
 //! Owns reading the targets on record, showing which are paused (by the scheduler's own plan,
 //! `hostfw_model::gates::plan`: a spent budget or a canary wave that ended with too many
@@ -36,6 +37,7 @@ pub async fn budget(ctx: &Context, cmd: &BudgetCmd) -> anyhow::Result<()> {
     match cmd {
         BudgetCmd::List => list(ctx).await,
         BudgetCmd::Resume(args) => resume(ctx, args).await,
+        BudgetCmd::Pause(args) => crate::brakes::budget_pause(ctx, args).await,
     }
 }
 
@@ -122,10 +124,13 @@ pub fn describe(b: &ErrorBudget) -> String {
 async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
     let component: ComponentType = args.component.parse().map_err(|e| anyhow!("--component: {e}"))?;
     let (records, paused) = paused_now(ctx).await?;
-    let matches: Vec<&TargetRecord> = records
-        .iter()
-        .filter(|r| {
-            let t = &r.target;
+    // A target on record, or one paused by hand (`budget pause`) with nothing on record.
+    let pauses = ctx.store.target_pauses().await?;
+    let mut known: Vec<&Target> = records.iter().map(|r| &r.target).collect();
+    known.extend(pauses.iter().map(|p| &p.target).filter(|t| !records.iter().any(|r| &r.target == *t)));
+    let matches: Vec<&Target> = known
+        .into_iter()
+        .filter(|t| {
             same_name(&t.model, &args.model)
                 && t.component == component
                 && t.version == args.version
@@ -143,9 +148,9 @@ async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
             "budget resume: no error-budget record for {asked} (`hostfw budget list` shows the targets on \
              record); nothing was changed"
         ),
-        [one] => one.target.clone(),
+        [one] => (*one).clone(),
         several => {
-            let vendors: Vec<&str> = several.iter().map(|r| r.target.vendor.as_str()).collect();
+            let vendors: Vec<&str> = several.iter().map(|t| t.vendor.as_str()).collect();
             bail!(
                 "budget resume: {asked} is on record for several vendors ({}); give --vendor; nothing was changed",
                 vendors.join(", ")
@@ -153,22 +158,27 @@ async fn resume(ctx: &Context, args: &BudgetTargetArgs) -> anyhow::Result<()> {
         }
     };
     let was_paused = paused.iter().any(|p| p.target == target);
-    let Some(cleared) = ctx.store.target_resume(&target, &ctx.actor).await? else {
+    let Some(resumed) = ctx.store.target_resume(&target, &ctx.actor).await? else {
         bail!("budget resume: the record of {target} was cleared meanwhile; nothing more to do");
     };
-    let failed: Vec<&str> = cleared.failures.iter().map(|f| f.machine_id.as_str()).collect();
+    let manual = resumed.pause.as_ref();
+    let (attempted, failed): (u32, Vec<&str>) = match &resumed.record {
+        Some(r) => (r.attempted_hosts, r.failures.iter().map(|f| f.machine_id.as_str()).collect()),
+        None => (0, Vec::new()),
+    };
     let human = format!(
-        "{target}: {} (record cleared: {} hosts attempted, {} failed{}); audited",
-        if was_paused { "resumed" } else { "was not paused; its budget starts again" },
-        cleared.attempted_hosts,
+        "{target}: {} (record cleared: {attempted} hosts attempted, {} failed{}){}; audited",
+        if was_paused || manual.is_some() { "resumed" } else { "was not paused; its budget starts again" },
         failed.len(),
-        if failed.is_empty() { String::new() } else { format!(": {}", failed.join(", ")) }
+        if failed.is_empty() { String::new() } else { format!(": {}", failed.join(", ")) },
+        manual.map(|p| format!("; the pause set by {} ({}) is lifted", p.by, p.reason)).unwrap_or_default()
     );
     let json = serde_json::json!({
         "action": "budget resume",
         "target": target,
         "was_paused": was_paused,
-        "attempted_hosts": cleared.attempted_hosts,
+        "paused_by_operator": manual,
+        "attempted_hosts": attempted,
         "failed_hosts": failed,
     });
     crate::wake::wake(ctx, &format!("the error budget of {target} was resumed")).await;

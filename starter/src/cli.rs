@@ -90,6 +90,12 @@ pub enum Command {
     /// which targets are paused, which hosts failed them and why; resume one after fixing it.
     #[command(subcommand)]
     Budget(BudgetCmd),
+    /// Freeze the site, or a model or label (`--selector`): no new host starts in scope; hosts
+    /// in flight finish the component they are flashing, then hold before the next one (`--drain`
+    /// lets them finish). `hostfw freeze list` lists the freezes in force.
+    Freeze(FreezeArgs),
+    /// Lift a freeze: by `--id`, or every freeze on `--selector` (neither: the site freeze).
+    Unfreeze(UnfreezeArgs),
     /// The audit trail: who changed what, when, newest first.
     Audit(AuditArgs),
     /// Every disagreement between the site database and Temporal (a request whose workflow is
@@ -309,8 +315,56 @@ pub enum BudgetCmd {
     /// budget is spent (paused). Changes nothing.
     List,
     /// Resume a paused target: its record is cleared (the budget starts again from nothing) and
-    /// the resume is audited; the scheduler starts its hosts again at once.
+    /// the resume is audited; the scheduler starts its hosts again at once. It also lifts a pause
+    /// set by `budget pause`.
     Resume(BudgetTargetArgs),
+    /// Pause a target by hand: no new host starts on it until `budget resume` (hosts in flight go
+    /// on). Audited.
+    Pause(BudgetPauseArgs),
+}
+
+/// `hostfw budget pause`: the target and why.
+#[derive(Args, Debug, Clone)]
+pub struct BudgetPauseArgs {
+    #[command(flatten)]
+    pub target: BudgetTargetArgs,
+    /// Why (required; shown in `plan` and every host's reason).
+    #[arg(long)]
+    pub reason: String,
+}
+
+/// `hostfw freeze`.
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct FreezeArgs {
+    #[command(subcommand)]
+    pub cmd: Option<FreezeCmd>,
+    /// Why (required to set a freeze; shown in `plan` and on every held host).
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// Only `model=<vendor>/<model>`, `model=<model>` or `label=<key>=<value>` (default: the whole site).
+    #[arg(long)]
+    pub selector: Option<String>,
+    /// Hosts in flight finish all their components instead of holding before the next one.
+    #[arg(long)]
+    pub drain: bool,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum FreezeCmd {
+    /// The freezes in force: id, scope, who set it, since when, drain, reason. Changes nothing.
+    List,
+}
+
+/// `hostfw unfreeze`.
+#[derive(Args, Debug, Clone)]
+pub struct UnfreezeArgs {
+    /// The freeze's id (`hostfw freeze list`).
+    #[arg(long)]
+    pub id: Option<i64>,
+    /// Every freeze in force on this selector (`model=...`, `label=...`).
+    #[arg(long)]
+    pub selector: Option<String>,
 }
 
 /// One rollout target, named as `hostfw budget list` and `hostfw plan` print it.

@@ -94,6 +94,16 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
         None => m.substate.map_or_else(|| "-".to_string(), |s| s.to_string()),
     };
     crate::outln!("Substate:  {substate}");
+    // Issue 27: a host a freeze holds before its next component says which freeze, and who set it.
+    if m.substate == Some(hostfw_model::HostSubstate::HeldByFreeze) {
+        let held = view
+            .workflow
+            .as_ref()
+            .and_then(|w| w.events.iter().rev().find(|e| e.substate == hostfw_model::HostSubstate::HeldByFreeze));
+        if let Some(e) = held {
+            crate::outln!("Held:      {}", e.message);
+        }
+    }
     match (&view.not_installable, &view.firmware) {
         (Some(why), _) => crate::outln!("Firmware:  {why}"),
         (None, Some(FirmwareStatus::Compliant)) => crate::outln!("Firmware:  compliant with the catalog"),

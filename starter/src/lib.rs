@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod auto_update;
+pub mod brakes;
 pub mod budget;
 pub mod catalog_change;
 pub mod catalog_fallback;
@@ -118,6 +119,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plan => plan::plan(&ctx).await,
         Command::Compliance => compliance::compliance(&ctx).await,
         Command::Budget(cmd) => budget::budget(&ctx, &cmd).await,
+        Command::Freeze(args) => brakes::freeze(&ctx, &args).await,
+        Command::Unfreeze(args) => brakes::unfreeze_cmd(&ctx, &args).await,
         Command::Watch { timeout_secs } => watch::watch(&ctx, timeout_secs).await,
         Command::SiteExplorer(SiteExplorerCmd::ReExplore { bmc_ip }) => re_explore::re_explore(&ctx, &bmc_ip).await,
         Command::Machine(MachineCmd::RotateKey { new_key_file }) => site_key::rotate(&ctx, &new_key_file).await,

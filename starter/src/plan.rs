@@ -6,7 +6,8 @@
 //! out of drift because its version is not reported (on hosts that start as well as on the others),
 //! every rollout target's canary wave (how many hosts it lets start, and when the next opens),
 //! every rollout target whose error budget is spent, with the hosts that failed it and why, and
-//! every assigned host still waiting for its tenant's approval after the approval deadline.
+//! every assigned host still waiting for its tenant's approval after the approval deadline, and
+//! the operator's brakes: every freeze in force and every target paused by hand (who, why, scope).
 
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, Plan};
@@ -66,6 +67,25 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     }
     if let Some(at) = plan.next_window_open_ms {
         crate::outln!("next update window opens: {}", output::time(at));
+    }
+    if !plan.brakes.freezes.is_empty() {
+        crate::outln!();
+        crate::outln!(
+            "FROZEN (no new host starts in scope; hosts in flight hold before their next component unless drain):"
+        );
+        crate::out!("{}", output::table(&["ID", "SCOPE", "BY", "SINCE", "DRAIN", "REASON"], &freeze_rows(&plan)));
+        crate::outln!("lift one with `hostfw unfreeze --id <id>`");
+    }
+    for p in &plan.brakes.pauses {
+        crate::outln!();
+        crate::outln!(
+            "PAUSED TARGET {}: paused by {} at {} ({}); {}",
+            p.target,
+            p.by,
+            output::time(p.at_ms),
+            p.reason,
+            p.target.resume_command()
+        );
     }
     if !plan.waves.is_empty() {
         crate::outln!();
@@ -138,6 +158,11 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
         crate::out!("{}", output::table(&["MACHINE", "COMPONENT", "MEMBERS"], &rows));
     }
     Ok(())
+}
+
+/// One row per freeze in force.
+pub fn freeze_rows(plan: &Plan) -> Vec<Vec<String>> {
+    crate::brakes::freeze_table(&plan.brakes.freezes)
 }
 
 /// One row per rollout target's canary wave: "2 of 4", "3 of 10 (of 48 hosts)", "3 of 10 (of 48

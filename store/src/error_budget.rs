@@ -2,7 +2,8 @@
 //! which hosts began installing each rollout target, which of them failed and why, when each
 //! attempt ended (the canary waves' running hosts and soak); the canary waves' record per target
 //! (migration 0017, `target_waves`: the host count frozen when its first wave started and the
-//! wave reached); and the resume that clears a target's record.
+//! wave reached); and the resume that clears a target's record (and its manual pause,
+//! `brakes`).
 //!
 //! Owns the `target_hosts` and `target_waves` tables. Every time written here is the site
 //! database's (`Store::db_now_ms`), never a worker's: the soak compares times that different
@@ -11,11 +12,12 @@
 
 use std::collections::BTreeMap;
 
-use hostfw_model::gates::{Target, TargetFailure, TargetRecord, WaveMark, WaveRecord};
+use hostfw_model::gates::{OperatorPause, Target, TargetFailure, TargetRecord, WaveMark, WaveRecord};
 use hostfw_model::ComponentType;
 use sqlx::Row;
 
 use crate::audit::audit_append_in;
+use crate::brakes::pause_clear_in;
 use crate::error::{Result, StoreError};
 use crate::update_runs::record_run_in;
 use crate::{now_ms, Store};
@@ -24,6 +26,14 @@ use crate::{now_ms, Store};
 pub const AUDIT_BUDGET_RESUME: &str = "budget.resume";
 
 type Key = (String, String, String, String);
+
+/// What `target_resume` cleared: the target's error-budget record and its manual pause (each
+/// when there was one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resumed {
+    pub record: Option<TargetRecord>,
+    pub pause: Option<OperatorPause>,
+}
 
 fn target_of(key: Key, op: &'static str) -> Result<Target> {
     let (vendor, model, component, version) = key;
@@ -269,14 +279,27 @@ impl Store {
     }
 
     /// Clears `target`'s record (its error budget starts again from nothing, its canary waves from
-    /// the first with the hosts counted afresh) and audits it as
-    /// `actor`, in one transaction. Returns the record cleared (`None`: nothing was on record, and
-    /// nothing is written).
-    pub async fn target_resume(&self, target: &Target, actor: &str) -> Result<Option<TargetRecord>> {
+    /// the first with the hosts counted afresh) and its manual pause (`hostfw budget pause`), and
+    /// audits it as `actor`, in one transaction. Returns what was cleared (`None`: nothing was on
+    /// record nor paused, and nothing is written).
+    pub async fn target_resume(&self, target: &Target, actor: &str) -> Result<Option<Resumed>> {
         const OP: &str = "target_resume";
         let id = target.to_string();
-        let before = self.target_records().await?.into_iter().find(|r| &r.target == target);
-        let Some(before) = before else { return Ok(None) };
+        let record = self.target_records().await?.into_iter().find(|r| &r.target == target);
+        let pause = self.target_pauses().await?.into_iter().find(|p| &p.target == target);
+        if record.is_none() && pause.is_none() {
+            return Ok(None);
+        }
+        let before = record.clone().unwrap_or_else(|| TargetRecord {
+            target: target.clone(),
+            attempted_hosts: 0,
+            failures: Vec::new(),
+            open: Vec::new(),
+            last_done_ms: None,
+            last_attempt_ms: None,
+            failed_last: 0,
+            waves: None,
+        });
         let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &id))?;
         let deleted = sqlx::query(
             "DELETE FROM target_hosts WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4",
@@ -304,8 +327,13 @@ impl Store {
             ),
             None => String::new(),
         };
+        let unpaused = pause_clear_in(&mut tx, target).await.map_err(StoreError::db(OP, &id))?;
+        let manual = match (&pause, unpaused) {
+            (Some(p), true) => format!("; the pause set by {} ({}) is lifted", p.by, p.reason),
+            _ => String::new(),
+        };
         let detail = format!(
-            "error budget reset: {} rows cleared ({} hosts attempted, {} failed: {}){waves}",
+            "error budget reset: {} rows cleared ({} hosts attempted, {} failed: {}){waves}{manual}",
             deleted.rows_affected(),
             before.attempted_hosts,
             failed.len(),
@@ -315,6 +343,6 @@ impl Store {
             .await
             .map_err(StoreError::db(OP, &id))?;
         tx.commit().await.map_err(StoreError::db(OP, &id))?;
-        Ok(Some(before))
+        Ok(Some(Resumed { record, pause: pause.filter(|_| unpaused) }))
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
-//! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`,
+//! (machines, reports, requests, health, history, credentials, audit, counters, brakes), connecting lives in `connect`,
 //! registering machines in `registration`, the site key in `site_key`, the at-rest format of
 //! encrypted values in `sealed` and the `rev` change marker of machines and reports in `revisions`.
 //!
@@ -17,6 +17,7 @@ mod address;
 mod approval;
 mod audit;
 mod audit_query;
+mod brakes;
 mod connect;
 mod counters;
 mod credentials;
@@ -47,13 +48,14 @@ use std::fmt;
 pub use api_tokens::{ApiToken, NewToken, TokenRefused, TOKEN_PREFIX};
 pub use approval::{Approval, ApprovalTaken};
 pub use audit::AuditEntry;
+pub use brakes::{FreezeSelector, AUDIT_BUDGET_PAUSE, AUDIT_FREEZE_LIFT, AUDIT_FREEZE_SET};
 pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
     PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
 };
 pub use credentials::{Credentials, Rekeyed};
 pub use error::{Result, StoreError};
-pub use error_budget::AUDIT_BUDGET_RESUME;
+pub use error_budget::{Resumed, AUDIT_BUDGET_RESUME};
 pub use firmware_config::FirmwareConfigVersion;
 pub use health::HealthReport;
 pub use history::HistoryEntry;

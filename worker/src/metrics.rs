@@ -7,7 +7,8 @@
 //! `*_total` counters from the `counters` table, the compliance series (`hostfw_component_*`, the
 //! numbers of `hostfw compliance`) from `compliance_read::read`, the error-budget series
 //! (`hostfw_error_budget_hosts`, `hostfw_target_paused`, `budget`) and the approval-deadline
-//! gauges (`hostfw_approval_*_hosts`, `approval`) from the same site view and plan.
+//! gauges (`hostfw_approval_*_hosts`, `approval`) and the brakes (`hostfw_freezes_active`,
+//! `brakes`) from the same site view and plan.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
 //! (`temporal_*`) follow hostfw's series on the same page.
 //!
@@ -17,6 +18,7 @@
 //! `hostfw_metrics_scrape_error 1`.
 
 mod approval;
+mod brakes;
 mod budget;
 mod compliance;
 mod gauges;
@@ -184,10 +186,11 @@ pub async fn scrape(deps: &Deps) -> String {
             (None, None, None)
         }
     };
-    let mut out = render(gauges.as_ref().map(|(g, _, _)| g), counters.as_ref(), compliance.as_ref());
-    if let Some((_, budgets, approvals)) = &gauges {
+    let mut out = render(gauges.as_ref().map(|(g, _, _, _)| g), counters.as_ref(), compliance.as_ref());
+    if let Some((_, budgets, approvals, brakes)) = &gauges {
         budget::write(&mut out, budgets);
         approval::write(&mut out, *approvals);
+        brakes::write(&mut out, brakes);
     }
     out
 }
@@ -201,7 +204,10 @@ enum ReadError {
     Store(#[from] hostfw_store::StoreError),
 }
 
-async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries, approval::ApprovalSeries), ReadError> {
+/// The scheduler gauges, the error budgets, the approval deadlines and the brakes of one scrape.
+type SchedulerSeries = (Gauges, budget::BudgetSeries, approval::ApprovalSeries, gates::Brakes);
+
+async fn read_gauges(deps: &Deps) -> Result<SchedulerSeries, ReadError> {
     let catalog = deps.catalog.current().await?;
     let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
@@ -211,7 +217,7 @@ async fn read_gauges(deps: &Deps) -> Result<(Gauges, budget::BudgetSeries, appro
         waves: plan.waves.clone(),
     };
     let approvals = approval::ApprovalSeries::of(&view.input, &plan);
-    Ok((compute_gauges(&view.requests, &plan), budgets, approvals))
+    Ok((compute_gauges(&view.requests, &plan), budgets, approvals, plan.brakes.clone()))
 }
 
 async fn read_compliance(deps: &Deps) -> Result<ComplianceView, ReadError> {

@@ -456,6 +456,17 @@ pub struct RetryLimits {
     pub retry_interval_secs: u64,
 }
 
+/// Output of `hostfw.host.freeze_hold` (a local activity): the freeze an in-flight host holds
+/// for before its next component (`gates::holding`: a covering freeze set without `drain`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FreezeHold {
+    pub id: i64,
+    /// `site`, `model=...` or `label=...`.
+    pub scope: String,
+    pub by: String,
+    pub reason: String,
+}
+
 /// The activities of host reprovisioning, as the workflow sees them.
 pub struct HostActivities;
 
@@ -491,6 +502,13 @@ impl HostActivities {
     /// activity.
     #[activity(name = crate::names::ACT_PLAN_INSTALL)]
     pub fn plan_install(input: InstallPlanQuery) -> Result<InstallPlan, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Whether a freeze holds the host before its next component (issue 27). Run as a local
+    /// activity.
+    #[activity(name = crate::names::ACT_FREEZE_HOLD)]
+    pub fn freeze_hold(machine_id: String) -> Result<Option<FreezeHold>, ActivityError> {
         unimplemented!()
     }
 

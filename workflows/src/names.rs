@@ -56,6 +56,7 @@ pub const ACT_PLATFORM: &str = "hostfw.host.platform";
 pub const ACT_RETRY_LIMITS: &str = "hostfw.host.retry_limits";
 /// The stored approval and the current autoreboot period.
 pub const ACT_APPROVAL_INPUTS: &str = "hostfw.host.approval_inputs";
+pub const ACT_FREEZE_HOLD: &str = "hostfw.host.freeze_hold";
 /// An assigned host's approval deadline passed: hold it (`skip`) or record it as overdue.
 pub const ACT_APPROVAL_DEADLINE: &str = "hostfw.host.approval_deadline";
 /// Scout's one activity, on the host's own task queue: download, verify and run a package.

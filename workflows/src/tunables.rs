@@ -67,3 +67,12 @@ pub const INFRASTRUCTURE_BACKOFF_FIRST: Duration = Duration::from_secs(10);
 
 /// Longest pause between two runs of a step waiting out an infrastructure fault.
 pub const INFRASTRUCTURE_BACKOFF_MAX: Duration = Duration::from_secs(5 * 60);
+
+/// How soon a host held by a freeze before its next component first asks again whether the
+/// freeze is lifted (a `settings_changed` signal, which `hostfw unfreeze` sends, asks at once);
+/// the pause doubles up to [`FREEZE_RECHECK_MAX`].
+pub const FREEZE_RECHECK: Duration = Duration::from_secs(60);
+
+/// Longest pause between two asks of a held host: a freeze may last days, and each ask adds a
+/// few events to the history (about 400 a day at this pace, far below the history bound).
+pub const FREEZE_RECHECK_MAX: Duration = Duration::from_secs(15 * 60);

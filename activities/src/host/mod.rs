@@ -9,6 +9,7 @@ pub mod activation;
 pub mod activation_preflight;
 pub mod approval;
 pub mod firmware;
+pub mod freeze_hold;
 pub mod host_model;
 pub mod host_state;
 pub mod install_plan;

@@ -7,10 +7,10 @@ use hostfw_model::{HostModel, InventoryReport};
 use hostfw_workflows::defs;
 use hostfw_workflows::step_failure::{failed_step, SCRIPT_FAILED, UPDATE_TASK_FAILED};
 use hostfw_workflows::{
-    ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, CatalogQuery, HostContext,
-    InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, PreflightInput, ProtectInput,
-    RestoreInput, RetryLimits, RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate, TaskResult,
-    UploadInput, UploadResult, WaitTaskInput,
+    ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, CatalogQuery, FreezeHold,
+    HostContext, InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, PreflightInput,
+    ProtectInput, RestoreInput, RetryLimits, RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate,
+    TaskResult, UploadInput, UploadResult, WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -19,8 +19,8 @@ use temporalio_sdk::activities::ActivityContext;
 use crate::activity_log::logged;
 use crate::heartbeat::with_heartbeat;
 use crate::{
-    activation, activation_preflight, approval, firmware, host_state, install_plan, inventory, platform, routes,
-    script, Deps,
+    activation, activation_preflight, approval, firmware, freeze_hold, host_state, install_plan, inventory, platform,
+    routes, script, Deps,
 };
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
@@ -172,6 +172,15 @@ impl HostActivitiesImpl {
         machine_id: String,
     ) -> Result<ApprovalInputs, ActivityError> {
         approval::approval_inputs(&self.deps, &machine_id).await
+    }
+
+    #[activity(definition = defs::FreezeHold)]
+    pub async fn freeze_hold(
+        self: Arc<Self>,
+        _ctx: ActivityContext,
+        machine_id: String,
+    ) -> Result<Option<FreezeHold>, ActivityError> {
+        freeze_hold::freeze_hold(&self.deps, &machine_id).await
     }
 
     #[activity(definition = defs::ApprovalDeadline)]

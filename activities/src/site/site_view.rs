@@ -1,6 +1,7 @@
 //! The scheduler's view of the site: one `PassInput` read from the site database and the catalog
 //! (machines, requests, explored reports, health reports, the error budget's record, the
-//! durations of past runs and the approval holds).
+//! durations of past runs, the approval holds and the operator's brakes: freezes and manual
+//! target pauses).
 //!
 //! Owns turning rows (machines, requests, explored reports, health reports) into the pure
 //! `hostfw_model::gates` input, so the manager's pass, `hostfw plan` and the metrics endpoint all
@@ -17,8 +18,8 @@
 use std::collections::{HashMap, HashSet};
 
 use hostfw_model::gates::{
-    firmware_status, host_targets, ApprovalFacts, ApprovalHold, ApprovalWait, FirmwareStatus, HostView, PassInput,
-    SchedulingPolicy, Target, TargetRecord, UpdateDurations,
+    firmware_status, host_targets, ApprovalFacts, ApprovalHold, ApprovalWait, Brakes, FirmwareStatus, HostView,
+    PassInput, SchedulingPolicy, Target, TargetRecord, UpdateDurations,
 };
 use hostfw_model::{Catalog, HostState, Labels, SiteConfig, TimeWindow};
 use hostfw_store::{ExploredReport, HealthReport, Machine, Request, Store, StoreError};
@@ -106,6 +107,8 @@ pub struct PassRecords {
     pub targets: Vec<TargetRecord>,
     pub update_durations: Vec<UpdateDurations>,
     pub approval_holds: Vec<ApprovalHold>,
+    /// The freezes in force and the targets paused by an operator.
+    pub brakes: Brakes,
 }
 
 /// Read the records of a pass.
@@ -114,6 +117,7 @@ pub async fn read_records(store: &Store) -> Result<PassRecords, StoreError> {
         targets: store.target_records().await?,
         update_durations: store.update_durations().await?,
         approval_holds: store.approval_holds().await?,
+        brakes: Brakes { freezes: store.freeze_list().await?, pauses: store.target_pauses().await? },
     })
 }
 
@@ -219,6 +223,7 @@ pub fn assemble<'a>(
             targets: records.targets,
             update_durations: records.update_durations,
             approvals: ApprovalFacts { waits, holds: records.approval_holds },
+            brakes: records.brakes,
         },
         requests,
     }

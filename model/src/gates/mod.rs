@@ -3,7 +3,7 @@
 //! every other non-compliant host waits.
 //!
 //! Owns the public surface of the gates; each file owns one concept (ceiling arithmetic, host
-//! view, firmware status, policy, per-host gates, failure-domain caps, error budgets, canary waves, window fit, approval deadlines, skip reasons,
+//! view, firmware status, brakes (freezes and manual pauses), policy, per-host gates, failure-domain caps, error budgets, canary waves, window fit, approval deadlines, skip reasons,
 //! the fleet pass). It must do no
 //! I/O, no async and read no clock: the caller supplies `now_ms` and every host's facts.
 
@@ -12,6 +12,7 @@ mod budget;
 mod ceiling;
 mod direct;
 mod firmware;
+mod freeze;
 mod host_gates;
 mod host_view;
 mod label_caps;
@@ -29,10 +30,11 @@ pub use budget::{host_targets, paused_targets, ErrorBudget, PausedTarget, Target
 pub use ceiling::{ceiling, Ceiling, CeilingLimits, FleetHealth, BOTH_UNSET};
 pub use direct::{rollout_holds, RolloutHold};
 pub use firmware::{firmware_status, FirmwareStatus, UnmatchedComponent};
+pub use freeze::{check_reason, covering, holding, Freeze, FreezeError, FreezeScope, OperatorPause};
 pub use host_gates::firmware_gate;
 pub use host_view::HostView;
 pub use label_caps::LabelLoad;
-pub use pass::{plan, PassInput, Plan};
+pub use pass::{frozen_by, plan, Brakes, PassInput, Plan};
 pub use policy::SchedulingPolicy;
 pub use reason::{SkipReason, Skipped, MACHINE_ID_PLACEHOLDER};
 pub use waves::{

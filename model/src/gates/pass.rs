@@ -6,6 +6,8 @@
 //! (`gates::waves`; hosts labelled `canary=true` go first). A host inside its explicit window
 //! whose update would likely overrun it waits too (`gates::window_fit`), and so does a host
 //! whose tenant let the last request's approval deadline pass under `skip` (`gates::approval`).
+//! The operator's brakes come first among the rollout gates (`gates::freeze`): a host a freeze
+//! covers, or one that would install a target an operator paused, is not started.
 //!
 //! Owns the whole-fleet part of scheduling and the `Plan` it returns. It must not perform the
 //! starts, read a store or a clock (`now_ms` comes in), nor restate any per-host gate (see
@@ -18,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::approval::{hold_gate, overdue_approvals, ApprovalFacts, OverdueApproval};
 use super::budget::{paused_targets, PausedTarget, Target, TargetRecord};
 use super::ceiling::{ceiling, Ceiling, FleetHealth};
+use super::freeze::{covering, Freeze, OperatorPause};
 use super::host_gates::{check, Verdict};
 use super::host_view::HostView;
 use super::label_caps::LabelLoad;
@@ -45,6 +48,27 @@ pub struct PassInput {
     /// approval deadline passed under the `skip` policy.
     #[serde(default, skip_serializing_if = "ApprovalFacts::is_empty")]
     pub approvals: ApprovalFacts,
+    /// The operator's freezes and manual target pauses in force.
+    #[serde(default, skip_serializing_if = "Brakes::is_empty")]
+    pub brakes: Brakes,
+}
+
+/// The operator's brakes as the site database records them (`hostfw freeze`,
+/// `hostfw budget pause`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Brakes {
+    /// Freezes in force, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub freezes: Vec<Freeze>,
+    /// Targets paused by an operator, in target order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pauses: Vec<OperatorPause>,
+}
+
+impl Brakes {
+    pub fn is_empty(&self) -> bool {
+        self.freezes.is_empty() && self.pauses.is_empty()
+    }
 }
 
 /// What one pass decided.
@@ -80,6 +104,9 @@ pub struct Plan {
     /// (`machine_updater.approval_deadline`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approval_overdue: Vec<OverdueApproval>,
+    /// The freezes in force and the targets paused by an operator (who, why, scope).
+    #[serde(default, skip_serializing_if = "Brakes::is_empty")]
+    pub brakes: Brakes,
 }
 
 impl Plan {
@@ -90,6 +117,11 @@ impl Plan {
         let held =
             self.skipped.iter().filter(|s| s.reason.held_only_for_capacity_or_window()).map(|s| s.machine_id.as_str());
         self.start.iter().map(String::as_str).chain(held)
+    }
+
+    /// The hosts held by a freeze (`SkipReason::Frozen`), in plan order.
+    pub fn held_by_freeze(&self) -> impl Iterator<Item = &str> + '_ {
+        self.skipped.iter().filter(|s| matches!(s.reason, SkipReason::Frozen { .. })).map(|s| s.machine_id.as_str())
     }
 
     /// The hosts held because a target they would install is paused by its error budget
@@ -118,7 +150,8 @@ pub fn plan(input: &PassInput) -> Plan {
     let verdicts: Vec<Verdict> = hosts
         .iter()
         .map(|h| {
-            let verdict = approval_gate(check(h, &input.policy, input.now_ms), h, &holds);
+            let verdict = brakes_gate(check(h, &input.policy, input.now_ms), h, &input.brakes);
+            let verdict = approval_gate(verdict, h, &holds);
             let verdict = budget_gate(verdict, h, &paused);
             window_fit_gate(verdict, h, input)
         })
@@ -188,6 +221,7 @@ pub fn plan(input: &PassInput) -> Plan {
             .min(),
         waves,
         approval_overdue: overdue_approvals(&input.policy.approval_deadline, &input.approvals, input.now_ms),
+        brakes: input.brakes.clone(),
     }
 }
 
@@ -246,6 +280,35 @@ impl<'a> WaveLoad<'a> {
             }
         }
     }
+}
+
+/// A candidate a freeze covers waits (`SkipReason::Frozen`), and so does one that would install
+/// a target an operator paused (`SkipReason::TargetPausedByOperator`). Only candidates: a host
+/// whose request already runs is not started, so a freeze does not touch it here (the host
+/// workflow holds it before its next component).
+fn brakes_gate(verdict: Verdict, host: &HostView, brakes: &Brakes) -> Verdict {
+    if verdict != Verdict::Candidate {
+        return verdict;
+    }
+    if let Some(f) = frozen_by(host, &brakes.freezes) {
+        return Verdict::Skip(SkipReason::Frozen {
+            id: f.id,
+            by: f.by.clone(),
+            reason: f.reason.clone(),
+            scope: f.scope.clone(),
+        });
+    }
+    match brakes.pauses.iter().find(|p| host.targets.contains(&p.target)) {
+        Some(p) => Verdict::Skip(SkipReason::TargetPausedByOperator(Box::new(p.clone()))),
+        None => verdict,
+    }
+}
+
+/// The first freeze covering `host`: its catalog vendor and model are its targets' (a host to
+/// start has at least one), its labels its own.
+pub fn frozen_by<'f>(host: &HostView, freezes: &'f [Freeze]) -> Option<&'f Freeze> {
+    let named = host.targets.first();
+    covering(freezes, named.map(|t| t.vendor.as_str()), named.map(|t| t.model.as_str()), &host.labels)
 }
 
 /// A candidate held after its approval deadline passed under `skip` waits

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Target;
 use super::firmware::UnmatchedComponent;
+use super::freeze::{FreezeScope, OperatorPause};
 use super::waves::NextWave;
 use super::window_fit::{span_text, Estimate};
 use crate::drift::NotReportedComponent;
@@ -100,6 +101,17 @@ pub enum SkipReason {
     ApprovalSkipped {
         until_ms: i64,
     },
+    /// A freeze covers the host (`hostfw freeze`): no new host starts in its scope until
+    /// `hostfw unfreeze`.
+    Frozen {
+        id: i64,
+        by: String,
+        reason: String,
+        scope: FreezeScope,
+    },
+    /// An operator paused a target the host would install (`hostfw budget pause`): no new host
+    /// starts on it until `hostfw budget resume`. Boxed: a skip reason stays small.
+    TargetPausedByOperator(Box<OperatorPause>),
 }
 
 impl SkipReason {
@@ -143,6 +155,8 @@ impl SkipReason {
             SkipReason::WaveFull { .. } => "WaveFull",
             SkipReason::WindowTooShort { .. } => "WindowTooShort",
             SkipReason::ApprovalSkipped { .. } => "ApprovalSkipped",
+            SkipReason::Frozen { .. } => "Frozen",
+            SkipReason::TargetPausedByOperator(_) => "TargetPausedByOperator",
         }
     }
 }
@@ -305,6 +319,25 @@ impl fmt::Display for SkipReason {
                  the host is held until {}, its next window; request it now with \
                  `hostfw host reprovision set --id <machine-id>`",
                 rfc3339_utc(*until_ms)
+            ),
+            SkipReason::Frozen { id, by, reason, scope } => {
+                let what = match scope {
+                    FreezeScope::Site => "the whole site is frozen".to_string(),
+                    other => format!("{other} is frozen"),
+                };
+                write!(
+                    f,
+                    "{what} by {by} ({reason:?}, freeze {id}): no new host starts in its scope; \
+                     `hostfw unfreeze --id {id}` lifts it"
+                )
+            }
+            SkipReason::TargetPausedByOperator(p) => write!(
+                f,
+                "{} is paused by {} ({:?}): no new host starts on it; `{}` releases it",
+                p.target,
+                p.by,
+                p.reason,
+                p.target.resume_command()
             ),
         }
     }

@@ -39,7 +39,15 @@ fn pass(hosts: Vec<HostView>, approvals: ApprovalFacts) -> hostfw_model::Plan {
         approval_deadline: deadline(72, DeadlinePolicy::Skip),
         ..SchedulingPolicy::default()
     };
-    plan(&PassInput { now_ms: NOW, policy, hosts, targets: Vec::new(), update_durations: Vec::new(), approvals })
+    plan(&PassInput {
+        now_ms: NOW,
+        policy,
+        hosts,
+        targets: Vec::new(),
+        update_durations: Vec::new(),
+        approvals,
+        brakes: Default::default(),
+    })
 }
 
 #[test]

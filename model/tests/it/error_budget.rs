@@ -102,6 +102,7 @@ fn a_paused_target_holds_its_hosts_and_their_slots_go_to_the_others() {
         targets,
         update_durations: Vec::new(),
         approvals: Default::default(),
+        brakes: Default::default(),
     });
     assert_eq!(p.start, vec!["b1".to_string(), "b2".to_string()], "the ceiling of 2 goes to the good model");
     assert_eq!(p.paused.len(), 1, "only the target at its budget pauses: {:?}", p.paused);
@@ -139,6 +140,7 @@ fn a_host_already_updating_is_not_reported_as_paused() {
         targets: vec![record(&bad, 1, &["a1"])],
         update_durations: Vec::new(),
         approvals: Default::default(),
+        brakes: Default::default(),
     });
     assert_eq!(p.skipped[0].reason, SkipReason::AlreadyRequested);
 }

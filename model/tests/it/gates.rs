@@ -82,6 +82,7 @@ fn run(policy: SchedulingPolicy, hosts: Vec<HostView>) -> Plan {
         targets: Vec::new(),
         update_durations: Vec::new(),
         approvals: Default::default(),
+        brakes: Default::default(),
     })
 }
 

@@ -5,6 +5,7 @@ mod common;
 
 mod approval_deadline;
 mod bmc_address;
+mod brakes;
 mod catalog_errors;
 mod compliance;
 mod config;

@@ -108,7 +108,15 @@ fn substate_and_state_names() {
         "NewFirmwareReportedWait",
         "FailedFirmwareUpgrade",
     ];
-    let ours = ["Protecting", "WaitingForApproval", "PlatformConfiguration", "DiscoveryBoot", "Restoring", "Completed"];
+    let ours = [
+        "Protecting",
+        "WaitingForApproval",
+        "PlatformConfiguration",
+        "DiscoveryBoot",
+        "Restoring",
+        "Completed",
+        "HeldByFreeze",
+    ];
     let all: Vec<&str> = HostSubstate::ALL.iter().map(|s| s.as_str()).collect();
     assert_eq!(all, seed.iter().chain(ours.iter()).copied().collect::<Vec<_>>());
     for s in HostSubstate::ALL {

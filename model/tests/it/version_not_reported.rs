@@ -123,6 +123,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         targets: Vec::new(),
         update_durations: Vec::new(),
         approvals: Default::default(),
+        brakes: Default::default(),
     });
     assert!(p.start.is_empty(), "free slots, but nothing installable: {p:?}");
     assert_eq!(p.compliant, 0);

@@ -81,6 +81,7 @@ fn pass(
         targets,
         update_durations: Vec::new(),
         approvals: Default::default(),
+        brakes: Default::default(),
     })
 }
 
@@ -416,6 +417,7 @@ fn pass_and_mark(
         targets: targets.clone(),
         update_durations: Vec::new(),
         approvals: Default::default(),
+        brakes: Default::default(),
     };
     let p = plan(&input);
     let marks = wave_marks(&input, &p);

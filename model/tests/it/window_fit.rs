@@ -56,6 +56,7 @@ fn pass(hosts: Vec<HostView>, history: Vec<UpdateDurations>, min_samples: u32) -
         targets: Vec::new(),
         update_durations: history,
         approvals: Default::default(),
+        brakes: Default::default(),
     })
 }
 
@@ -164,6 +165,7 @@ fn a_paused_target_is_named_before_the_window_fit() {
         targets: vec![record],
         update_durations: history,
         approvals: Default::default(),
+        brakes: Default::default(),
     });
     assert!(matches!(p.skipped[0].reason, SkipReason::TargetPaused { .. }), "{p:?}");
 }

@@ -51,7 +51,7 @@ async fn attempts_and_failures_count_hosts_once_and_resume_clears_one_target(Ctx
         (good.clone(), 1, 0)
     );
 
-    let cleared = store.target_resume(&bad, "alice").await.unwrap().expect("on record");
+    let cleared = store.target_resume(&bad, "alice").await.unwrap().expect("on record").record.expect("a record");
     assert_eq!(cleared.failures.len(), 2);
     let records = store.target_records().await.unwrap();
     assert_eq!(
@@ -151,7 +151,7 @@ async fn the_wave_record_is_frozen_grows_only_and_a_resume_clears_it(Ctx { store
     assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 16, wave: 2 }));
 
     // The operator resumes the target: its waves start again from the first.
-    let cleared = store.target_resume(&t, "alice").await.unwrap().expect("on record");
+    let cleared = store.target_resume(&t, "alice").await.unwrap().expect("on record").record.expect("a record");
     assert_eq!(cleared.waves, Some(WaveRecord { hosts: 16, wave: 2 }));
     assert!(store.target_records().await.unwrap().is_empty());
     let audit = store.audit_list(1).await.unwrap();

@@ -9,6 +9,7 @@ mod api_tokens;
 mod approval;
 mod audit;
 mod audit_target;
+mod brakes;
 mod connect;
 mod counters;
 mod credentials;

@@ -7,6 +7,7 @@
 //! `HOSTFW_WORKER_BIN`).
 
 mod approval_deadline;
+mod brakes;
 mod canary_waves;
 mod chaos;
 mod compliance;

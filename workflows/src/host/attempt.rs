@@ -1,6 +1,7 @@
 //! One attempt of the component loop (seed "Update workflow", steps 2–6): refresh inventory, find
-//! the catalog entry, pass the manual platform gate, select the next component, install it through
-//! its route, and repeat until nothing differs or the attempt fails.
+//! the catalog entry, pass the manual platform gate, select the next component, hold while a
+//! freeze covers the host (`freeze_hold`), install it through its route, and repeat until
+//! nothing differs or the attempt fails.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use temporalio_workflow::WorkflowResult;
 
 use crate::contracts::*;
 use crate::host::activation::pre_update_plan;
+use crate::host::freeze_hold::{hold_while_frozen, PATCH_FREEZE_HOLD};
 use crate::host::install_agents::{install_scout, install_script};
 use crate::host::install_redfish;
 use crate::host::lean;
@@ -150,6 +152,12 @@ pub(crate) async fn run_attempt(
                 "component {component} still reports {} after its install to {target}",
                 current.join(", ")
             )));
+        }
+        // Issue 27: before the next component (never during one), a freeze covering the host
+        // holds it; once lifted, the inventory is read again (and the selection made again,
+        // pre-update resets included).
+        if ctx.patched(PATCH_FREEZE_HOLD) && hold_while_frozen(ctx, machine_id).await? {
+            continue;
         }
         if !repeat && entry.pre_update_resets {
             enter(ctx, HostSubstate::ResetForNewFirmware, &format!("pre-update resets before installing {component}"))

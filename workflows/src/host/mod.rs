@@ -10,6 +10,7 @@ pub(crate) mod approval;
 pub(crate) mod attempt;
 pub mod carried;
 pub(crate) mod failure;
+pub mod freeze_hold;
 pub mod host_reprovision;
 pub(crate) mod infrastructure;
 pub(crate) mod install_agents;
