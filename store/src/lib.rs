@@ -52,7 +52,7 @@ pub use counters::{
 pub use credentials::{Credentials, Rekeyed};
 pub use error::{Result, StoreError};
 pub use error_budget::AUDIT_BUDGET_RESUME;
-pub use firmware_config::FirmwareConfigVersion;
+pub use firmware_config::{FirmwareConfigAudit, FirmwareConfigVersion, NewFirmwareConfig};
 pub use health::HealthReport;
 pub use history::HistoryEntry;
 pub use labels::LabelCapHit;

@@ -1,10 +1,12 @@
 //! Runtime catalog versions on both backends: numbering from 1, latest, history newest first with
-//! a limit, JSON round trip, and unique version numbers under concurrent puts.
+//! a limit, JSON round trip, unique version numbers under concurrent puts, and a version stored
+//! with its change ticket (`message`, migration 0020), as a removal of the layer, and with its
+//! audit entry in the same transaction.
 
 use crate::common;
 
 use common::Ctx;
-use hostfw_store::FirmwareConfigVersion;
+use hostfw_store::{FirmwareConfigAudit, FirmwareConfigVersion, NewFirmwareConfig};
 
 async fn put_latest_history(Ctx { store, .. }: Ctx) {
     assert_eq!(store.firmware_config_latest().await.unwrap(), None);
@@ -57,4 +59,37 @@ async fn concurrent_puts_get_unique_versions(Ctx { store, .. }: Ctx) {
     assert_eq!(versions, (1..=12).rev().collect::<Vec<_>>());
 }
 
-both_backends!(put_latest_history, survives_reconnect, concurrent_puts_get_unique_versions);
+async fn message_and_removal_are_stored_with_their_audit_entry(Ctx { store, .. }: Ctx) {
+    let plain = store.firmware_config_put("alice", "# one\n", "aa11").await.unwrap();
+    assert_eq!((plain.message.as_deref(), plain.removes_layer), (None, false));
+
+    let detail = |v: &FirmwareConfigVersion| format!("version {} removes the runtime layer", v.version);
+    let audit = FirmwareConfigAudit { action: "firmware-config unset", target: "firmware-config", detail: &detail };
+    let new = NewFirmwareConfig { document: "", sha256: "e3b0", message: Some("CHG-1234 back to static"), removes_layer: true };
+    let v2 = store.firmware_config_append("bob", &new, &audit).await.unwrap();
+    assert_eq!(
+        (v2.version, v2.message.as_deref(), v2.removes_layer, v2.document.as_str()),
+        (2, Some("CHG-1234 back to static"), true, "")
+    );
+    assert_eq!(store.firmware_config_latest().await.unwrap(), Some(v2.clone()));
+    assert_eq!(store.firmware_config_get(2).await.unwrap(), Some(v2.clone()));
+    let history = store.firmware_config_history(10).await.unwrap();
+    assert_eq!(history, vec![v2.clone(), plain]);
+
+    let entries = store.audit_list(10).await.unwrap();
+    assert_eq!(entries.len(), 1, "only the appended version is audited: {entries:?}");
+    assert_eq!(
+        (entries[0].actor.as_str(), entries[0].action.as_str(), entries[0].detail.as_str()),
+        ("bob", "firmware-config unset", "version 2 removes the runtime layer")
+    );
+    let json = serde_json::to_value(&v2).unwrap();
+    assert_eq!((json["message"].as_str(), json["removes_layer"].as_bool()), (Some("CHG-1234 back to static"), Some(true)));
+    assert_eq!(serde_json::from_value::<FirmwareConfigVersion>(json).unwrap(), v2);
+}
+
+both_backends!(
+    put_latest_history,
+    survives_reconnect,
+    concurrent_puts_get_unique_versions,
+    message_and_removal_are_stored_with_their_audit_entry
+);
