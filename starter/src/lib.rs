@@ -10,7 +10,10 @@ pub mod audit;
 pub mod auto_update;
 pub mod budget;
 pub mod catalog_change;
+pub mod catalog_change_table;
+pub mod catalog_commit;
 pub mod catalog_fallback;
+pub mod catalog_preview;
 pub mod cli;
 pub mod completion;
 pub mod compliance;
@@ -136,11 +139,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,
         Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,
-        Command::FirmwareConfig(FirmwareConfigCmd::Set { file, dry_run, yes }) => {
-            firmware_config::set(&ctx, &file, dry_run, yes).await
+        Command::FirmwareConfig(FirmwareConfigCmd::Set { file, change }) => {
+            firmware_config::set(&ctx, &file, &change.flags()).await
         }
-        Command::FirmwareConfig(FirmwareConfigCmd::Rollback { to, dry_run, yes }) => {
-            firmware_config::rollback(&ctx, to, dry_run, yes).await
+        Command::FirmwareConfig(FirmwareConfigCmd::Diff { file }) => firmware_config::diff(&ctx, &file).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Unset { change }) => firmware_config::unset(&ctx, &change.flags()).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Rollback { to, change }) => {
+            firmware_config::rollback(&ctx, to, &change.flags()).await
         }
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
