@@ -1,12 +1,16 @@
 //! Storing a previewed change of the runtime catalog layer: the downgrade rule (a change that
 //! moves any default to an older version needs `--allow-downgrade`), a check that the layer did
 //! not change since the preview, then the new version and its audit entry in one transaction,
-//! by the actor the caller names.
+//! by the actor the caller names; or, under the two-person rule, the change as a pending one
+//! (`catalog_approval` decides it).
 //!
 //! Owns that rule and the audit entry's wording. It must not compute the preview
 //! (`catalog_preview`), ask for confirmation, print, or wake the scheduler (the caller does).
 
-use hostfw_store::{FirmwareConfigAudit, FirmwareConfigVersion, NewFirmwareConfig, Store};
+use hostfw_store::{
+    FirmwareConfigAudit, FirmwareConfigVersion, NewFirmwareConfig, NewPendingFirmwareConfig, PendingFirmwareConfig,
+    Store,
+};
 
 use crate::catalog_preview::{CatalogChangeError, CatalogChangePreview, CatalogChangeRequest};
 use crate::firmware_config::AUDIT_TARGET;
@@ -34,20 +38,57 @@ pub async fn commit(
     if now != preview.based_on {
         return Err(CatalogChangeError::Stale { previewed: preview.based_on, now });
     }
-    let new = NewFirmwareConfig {
+    let detail = |v: &FirmwareConfigVersion| audit_detail(v, request, preview);
+    let audit = FirmwareConfigAudit { action: request.kind.action(), target: AUDIT_TARGET, detail: &detail };
+    Ok(store.firmware_config_append(actor, &new_version(request, preview), &audit).await?)
+}
+
+fn new_version<'a>(request: &'a CatalogChangeRequest, preview: &'a CatalogChangePreview) -> NewFirmwareConfig<'a> {
+    NewFirmwareConfig {
         document: request.document.as_deref().unwrap_or(""),
         sha256: &preview.sha256,
         message: request.message.as_deref(),
         removes_layer: request.document.is_none(),
+    }
+}
+
+/// Stores `request`'s change as previewed as a pending change (the two-person rule), audited
+/// as `actor`'s proposal, under the same downgrade rule as [`commit`].
+pub async fn propose(
+    store: &Store,
+    request: &CatalogChangeRequest,
+    preview: &CatalogChangePreview,
+    actor: &str,
+) -> Result<PendingFirmwareConfig, CatalogChangeError> {
+    check_downgrades(preview)?;
+    let new = NewPendingFirmwareConfig {
+        action: request.kind.action(),
+        source: &request.source,
+        config: new_version(request, preview),
+        allow_downgrade: request.allow_downgrade,
+        based_on: preview.based_on,
     };
-    let detail = |v: &FirmwareConfigVersion| audit_detail(v, request, preview);
-    let audit = FirmwareConfigAudit { action: request.kind.action(), target: AUDIT_TARGET, detail: &detail };
-    Ok(store.firmware_config_append(actor, &new, &audit).await?)
+    let detail = |p: &PendingFirmwareConfig| {
+        format!(
+            "pending change {} ({}) {} on top of version {} ({} default(s) changed){}",
+            p.id,
+            p.action,
+            p.source,
+            p.based_on,
+            preview.defaults_changed.len(),
+            p.message.as_deref().map(|m| format!("; message: {m}")).unwrap_or_default()
+        )
+    };
+    Ok(store.firmware_config_propose(actor, &new, &detail).await?)
 }
 
 /// `version 4 from new.toml (2 host model tables, sha256 …; 3 default(s) changed: 1 DOWNGRADE,
 /// 2 UPGRADE; downgrade allowed); message: CHG-1234`.
-fn audit_detail(v: &FirmwareConfigVersion, request: &CatalogChangeRequest, preview: &CatalogChangePreview) -> String {
+pub(crate) fn audit_detail(
+    v: &FirmwareConfigVersion,
+    request: &CatalogChangeRequest,
+    preview: &CatalogChangePreview,
+) -> String {
     let layer = if v.removes_layer {
         "removes the runtime layer".to_string()
     } else {

@@ -124,6 +124,9 @@ pub struct CatalogChangePreview {
     /// Who asked.
     pub requested_by: String,
     pub stored: bool,
+    /// Under the two-person rule: the pending change it was stored as (it is not in effect
+    /// until a second admin approves it); for `approve`, the pending change approved.
+    pub pending_change: Option<i64>,
 }
 
 impl CatalogChangePreview {
@@ -158,6 +161,15 @@ pub enum CatalogChangeError {
     Stale { previewed: i64, now: i64 },
     #[error("firmware config version {to} does not exist (stored versions: 1 to {latest}); nothing was changed")]
     NoSuchVersion { to: i64, latest: i64 },
+    #[error("no pending firmware config change {id} (see `firmware-config pending`); nothing was changed")]
+    UnknownPending { id: i64 },
+    #[error("pending firmware config change {id} was {decision} by {by} already; nothing was changed")]
+    Decided { id: i64, decision: String, by: String },
+    #[error(
+        "pending firmware config change {id} was proposed by {actor}: another admin must approve it \
+         (require_second_admin); nothing was changed"
+    )]
+    SameActor { id: i64, actor: String },
     #[error("reading or writing the site database: {0}")]
     Store(#[from] StoreError),
 }
@@ -291,17 +303,18 @@ pub async fn preview(
         would_wait: Vec::new(),
         requested_by: actor.to_string(),
         stored: false,
+        pending_change: None,
     };
     if !preview.changed {
         preview.version = based_on;
         return Ok(preview);
     }
-    let before = catalog_with(site, latest.as_ref()).map_err(|e| CatalogChangeError::CurrentCatalog(format!("{e:#}")))?;
+    let before =
+        catalog_with(site, latest.as_ref()).map_err(|e| CatalogChangeError::CurrentCatalog(format!("{e:#}")))?;
     let rows = site_view::read_rows(store).await?;
     let hosts = hosts_by_model(&rows);
-    let hosts_of = |vendor: &str, model: &str| {
-        hosts.iter().filter(|(v, m)| same_name(v, vendor) && same_name(m, model)).count()
-    };
+    let hosts_of =
+        |vendor: &str, model: &str| hosts.iter().filter(|(v, m)| same_name(v, vendor) && same_name(m, model)).count();
     preview.defaults_changed = default_changes(&before, &after, hosts_of);
     preview.downgrades =
         preview.defaults_changed.iter().filter(|r| r.kind == DefaultMove::Downgrade).cloned().collect();
@@ -311,7 +324,8 @@ pub async fn preview(
     preview.would_start = plan.start.clone();
     preview.ceiling = plan.ceiling.limit;
     preview.in_flight = plan.in_flight;
-    preview.would_wait = plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.for_host(&s.machine_id))).collect();
+    preview.would_wait =
+        plan.skipped.iter().map(|s| (s.machine_id.clone(), s.reason.for_host(&s.machine_id))).collect();
     Ok(preview)
 }
 
@@ -331,9 +345,8 @@ fn unchanged(latest: Option<&FirmwareConfigVersion>, request: &CatalogChangeRequ
 fn hosts_by_model(rows: &site_view::SiteRows) -> Vec<(String, String)> {
     let managed: HashSet<&str> = rows.machines.iter().map(|m| m.id.as_str()).collect();
     let addresses: Vec<String> = rows.reports.iter().map(|r| r.bmc_address.to_string()).collect();
-    let linked = site_view::link_reports(addresses.iter().map(String::as_str).zip(&rows.reports), |r| {
-        r.machine_id.as_deref()
-    });
+    let linked =
+        site_view::link_reports(addresses.iter().map(String::as_str).zip(&rows.reports), |r| r.machine_id.as_deref());
     linked
         .into_iter()
         .filter(|(id, _)| managed.contains(id))

@@ -502,6 +502,27 @@ pub enum FirmwareConfigCmd {
         #[command(flatten)]
         change: ChangeArgs,
     },
+    /// Approve a pending change (`require_second_admin`): it is previewed again against the
+    /// catalog in effect and stored as the next version. Refused for its proposer.
+    Approve {
+        /// The pending change (see `firmware-config pending`).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        revision: i64,
+        /// Do not ask for confirmation.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Reject a pending change (`require_second_admin`; its proposer may withdraw it).
+    Reject {
+        /// The pending change (see `firmware-config pending`).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        revision: i64,
+        /// Why, for the audit trail.
+        #[arg(long, short = 'm')]
+        message: Option<String>,
+    },
+    /// Changes waiting for a second admin's approval (`require_second_admin`), oldest first.
+    Pending,
     /// The current version (number, when, who, message) and the effective catalog.
     Show,
     /// Stored versions, newest first, with their messages.

@@ -52,8 +52,7 @@ pub struct ChangeFlags {
 }
 
 fn read_document(file: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(file)
-        .with_context(|| format!("reading the firmware config document {}", file.display()))
+    std::fs::read_to_string(file).with_context(|| format!("reading the firmware config document {}", file.display()))
 }
 
 fn file_request(kind: ChangeKind, file: &Path, document: String, flags: &ChangeFlags) -> CatalogChangeRequest {
@@ -114,6 +113,37 @@ pub async fn rollback(ctx: &Context, to: i64, flags: &ChangeFlags) -> anyhow::Re
         dry_run: flags.dry_run,
     };
     catalog_change::apply(ctx, request, flags.yes).await
+}
+
+/// `firmware-config approve --revision N [--yes]`.
+pub async fn approve(ctx: &Context, id: i64, yes: bool) -> anyhow::Result<()> {
+    catalog_change::approve(ctx, id, yes).await
+}
+
+/// `firmware-config reject --revision N [--message]`.
+pub async fn reject(ctx: &Context, id: i64, message: Option<&str>) -> anyhow::Result<()> {
+    let rejected = crate::catalog_approval::reject(&ctx.store, id, &ctx.actor, message).await?;
+    let text = format!("pending change {id} (proposed by {}) rejected; nothing was stored", rejected.actor);
+    output::result(ctx.format, &rejected, text)
+}
+
+/// `firmware-config pending`: changes waiting for a second admin, oldest first.
+pub async fn pending(ctx: &Context) -> anyhow::Result<()> {
+    let pending = ctx.store.firmware_config_pending_list().await?;
+    let rows = pending
+        .iter()
+        .map(|p| {
+            vec![
+                p.id.to_string(),
+                output::time(p.at_ms),
+                p.actor.clone(),
+                p.action.clone(),
+                p.based_on.to_string(),
+                p.message.clone().unwrap_or_else(|| "-".to_string()),
+            ]
+        })
+        .collect();
+    output::print(ctx.format, &pending, &["REVISION", "PROPOSED", "WHO", "CHANGE", "ON TOP OF", "MESSAGE"], rows)
 }
 
 /// One default of the effective catalog and the layer it comes from.

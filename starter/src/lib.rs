@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod auto_update;
 pub mod budget;
+pub mod catalog_approval;
 pub mod catalog_change;
 pub mod catalog_change_table;
 pub mod catalog_commit;
@@ -143,10 +144,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             firmware_config::set(&ctx, &file, &change.flags()).await
         }
         Command::FirmwareConfig(FirmwareConfigCmd::Diff { file }) => firmware_config::diff(&ctx, &file).await,
-        Command::FirmwareConfig(FirmwareConfigCmd::Unset { change }) => firmware_config::unset(&ctx, &change.flags()).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Unset { change }) => {
+            firmware_config::unset(&ctx, &change.flags()).await
+        }
         Command::FirmwareConfig(FirmwareConfigCmd::Rollback { to, change }) => {
             firmware_config::rollback(&ctx, to, &change.flags()).await
         }
+        Command::FirmwareConfig(FirmwareConfigCmd::Approve { revision, yes }) => {
+            firmware_config::approve(&ctx, revision, yes).await
+        }
+        Command::FirmwareConfig(FirmwareConfigCmd::Reject { revision, message }) => {
+            firmware_config::reject(&ctx, revision, message.as_deref()).await
+        }
+        Command::FirmwareConfig(FirmwareConfigCmd::Pending) => firmware_config::pending(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
         Command::Config(_) | Command::Completion { .. } | Command::Man { .. } => {

@@ -112,28 +112,14 @@ impl Store {
             attempt += 1;
             let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, actor))?;
             let at_ms = now_ms();
-            let inserted = sqlx::query(concat!(
-                "INSERT INTO firmware_config_versions (",
-                columns!(),
-                ") SELECT COALESCE(MAX(version), 0) + 1, $1, $2, $3, $4, $5, $6 FROM firmware_config_versions \
-                 RETURNING ",
-                columns!()
-            ))
-            .bind(at_ms)
-            .bind(actor)
-            .bind(new.document)
-            .bind(new.sha256)
-            .bind(new.message)
-            .bind(i64::from(new.removes_layer))
-            .fetch_one(&mut *tx)
-            .await
-            .and_then(|row| version_from_row(&row));
-            let written = match (inserted, audit) {
-                (Ok(v), Some(a)) => {
-                    audit_append_in(&mut tx, actor, a.action, a.target, &(a.detail)(&v), at_ms).await.map(|()| v)
+            let written = async {
+                let v = insert_version_in(&mut tx, actor, new, at_ms, None).await?.ok_or(sqlx::Error::RowNotFound)?;
+                if let Some(a) = audit {
+                    audit_append_in(&mut tx, actor, a.action, a.target, &(a.detail)(&v), at_ms).await?;
                 }
-                (res, _) => res,
-            };
+                Ok::<_, sqlx::Error>(v)
+            }
+            .await;
             match written {
                 Ok(v) => {
                     tx.commit().await.map_err(StoreError::db(OP, actor))?;
@@ -179,4 +165,35 @@ impl Store {
             .and_then(|rows| rows.iter().map(version_from_row).collect())
             .map_err(StoreError::db("firmware_config_history", ""))
     }
+}
+
+/// Inserts `new` as the next version on `conn` (the caller's transaction). With `on_top_of`, only
+/// while the version in effect is that one (0: none): `None` is returned and nothing is written
+/// otherwise.
+pub(crate) async fn insert_version_in(
+    conn: &mut sqlx::AnyConnection,
+    actor: &str,
+    new: &NewFirmwareConfig<'_>,
+    at_ms: i64,
+    on_top_of: Option<i64>,
+) -> std::result::Result<Option<FirmwareConfigVersion>, sqlx::Error> {
+    // The version in effect as one row, kept only when the condition holds.
+    let row = sqlx::query(concat!(
+        "INSERT INTO firmware_config_versions (",
+        columns!(),
+        ") SELECT cur.v + 1, $1, $2, $3, $4, $5, $6 \
+         FROM (SELECT COALESCE(MAX(version), 0) AS v FROM firmware_config_versions) AS cur \
+         WHERE $7 < 0 OR cur.v = $7 RETURNING ",
+        columns!()
+    ))
+    .bind(at_ms)
+    .bind(actor)
+    .bind(new.document)
+    .bind(new.sha256)
+    .bind(new.message)
+    .bind(i64::from(new.removes_layer))
+    .bind(on_top_of.unwrap_or(-1))
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(version_from_row).transpose()
 }

@@ -4,8 +4,9 @@
 //! restores an earlier document, audited. Issue 27 (safe catalog changes): every default that
 //! moves is a row marked UPGRADE, DOWNGRADE, ADDED, REMOVED or CHANGE with its host count, a
 //! downgrade needs `--allow-downgrade`, `unset` removes the runtime layer (previewed, a version
-//! that `rollback` can undo), `diff` stores nothing, and `--message` is kept with the version and
-//! the audit entry. Every refusal stores nothing.
+//! that `rollback` can undo), `diff` stores nothing, `--message` is kept with the version and
+//! the audit entry, and with `require_second_admin` a change waits until another actor approves
+//! it. Every refusal stores nothing.
 
 use std::process::{Command, Stdio};
 
@@ -205,7 +206,16 @@ async fn a_document_that_leaves_a_model_out_lists_its_downgrade_and_needs_allow_
     assert_eq!(counts(&site).await, before, "a refused downgrade stores and audits nothing");
 
     let out = site
-        .ok(&["firmware-config", "set", "--yes", "--allow-downgrade", "--message", "CHG-7 back to 7.10", "--file", partial])
+        .ok(&[
+            "firmware-config",
+            "set",
+            "--yes",
+            "--allow-downgrade",
+            "--message",
+            "CHG-7 back to 7.10",
+            "--file",
+            partial,
+        ])
         .await;
     assert!(out.contains("firmware config version 2 stored"), "{out}");
     let store = site.store().await;
@@ -221,9 +231,11 @@ async fn a_document_that_leaves_a_model_out_lists_its_downgrade_and_needs_allow_
 async fn versions_that_cannot_be_ordered_are_a_change_not_a_downgrade() {
     let site = site_with_ceiling_one().await;
     std::fs::write(site.dir.join("firmware/dell-r760/idrac-hf.bin"), "idrac hotfix").unwrap();
-    let hotfix = RUNTIME_DOC
-        .replacen("7.20.10.00\"", "7.10.30.00-hf1\"", 1)
-        .replacen("dell-r760/idrac-7.20.10.00.bin", "dell-r760/idrac-hf.bin", 1);
+    let hotfix = RUNTIME_DOC.replacen("7.20.10.00\"", "7.10.30.00-hf1\"", 1).replacen(
+        "dell-r760/idrac-7.20.10.00.bin",
+        "dell-r760/idrac-hf.bin",
+        1,
+    );
     let doc = site.write("hotfix.toml", &hotfix[..hotfix.find("[host_models.gb200]").unwrap()]);
     let out = site.ok(&["firmware-config", "set", "--yes", "--file", doc.to_str().unwrap()]).await;
     assert!(row(&out, &["PowerEdge R760", "7.10.30.00", "7.10.30.00-hf1"]).contains("CHANGE"), "{out}");
@@ -262,7 +274,11 @@ async fn unset_is_previewed_refused_as_a_downgrade_and_stored_as_a_version_rollb
     store.close().await;
     assert!(latest.removes_layer && latest.document.is_empty(), "{latest:?}");
     assert_eq!(audit[0].action, "firmware-config unset");
-    assert!(audit[0].detail.starts_with("version 2 removing the runtime layer (removes the runtime layer"), "{:?}", audit[0]);
+    assert!(
+        audit[0].detail.starts_with("version 2 removing the runtime layer (removes the runtime layer"),
+        "{:?}",
+        audit[0]
+    );
 
     let out = site.ok(&["firmware-config", "unset", "--yes", "--allow-downgrade"]).await;
     assert!(out.contains("the runtime layer is already removed (version 2"), "{out}");
@@ -321,10 +337,111 @@ async fn the_message_is_kept_with_the_version_and_shown_in_history() {
     assert!(version("3 ").contains("CHG-1240 redo"), "{out}");
     let history = json(&site.ok(&["--format", "json", "firmware-config", "history"]).await);
     let messages: Vec<&serde_json::Value> = history.as_array().unwrap().iter().map(|v| &v["message"]).collect();
-    assert_eq!(messages, [&serde_json::json!("CHG-1240 redo"), &serde_json::Value::Null, &serde_json::json!("CHG-1234 iDRAC 7.20")]);
+    assert_eq!(
+        messages,
+        [&serde_json::json!("CHG-1240 redo"), &serde_json::Value::Null, &serde_json::json!("CHG-1234 iDRAC 7.20")]
+    );
     let store = site.store().await;
     let audit = store.audit_list(1).await.unwrap();
     store.close().await;
     assert_eq!(audit[0].action, "firmware-config rollback");
     assert!(audit[0].detail.ends_with("; message: CHG-1240 redo"), "{:?}", audit[0]);
+}
+
+/// Runs `f` as `actor` on `site` (the CLI's library entry points take the actor from their
+/// context; the binary sets it from the environment): its result and what it printed.
+async fn as_actor<F, Fut>(site: &Site, actor: &str, f: F) -> (anyhow::Result<()>, String)
+where
+    F: FnOnce(hostfw_starter::context::Context) -> Fut,
+    Fut: std::future::Future<Output = (hostfw_starter::context::Context, anyhow::Result<()>)>,
+{
+    let ctx = hostfw_starter::context::Context {
+        site: hostfw_model::SiteConfig::load(&site.config).expect("site config"),
+        store: site.store().await,
+        format: hostfw_starter::cli::Format::Table,
+        actor: actor.to_string(),
+    };
+    let ((ctx, res), out) = hostfw_starter::output::capture(f(ctx)).await;
+    ctx.store.close().await;
+    (res, out)
+}
+
+#[tokio::test]
+async fn with_require_second_admin_a_change_waits_for_another_actor() {
+    use hostfw_starter::firmware_config::{self, ChangeFlags};
+    let site = Site::new();
+    let config = std::fs::read_to_string(&site.config).unwrap();
+    let config = config
+        .replace("firmware_directory = \"firmware\"", "firmware_directory = \"firmware\"\nrequire_second_admin = true");
+    std::fs::write(&site.config, config).unwrap();
+    let doc = site.write("runtime.toml", RUNTIME_DOC);
+    let flags = ChangeFlags { yes: true, message: Some("CHG-77".into()), ..ChangeFlags::default() };
+
+    let (res, out) = as_actor(&site, "cli:alice", |ctx| async move {
+        let res = firmware_config::set(&ctx, &doc, &flags).await;
+        (ctx, res)
+    })
+    .await;
+    res.unwrap();
+    assert!(out.contains("stored as pending change 1, not in effect"), "{out}");
+    assert_eq!(stored_versions(&site).await, 0, "a pending change is not a version");
+    let out = site.ok(&["firmware-config", "pending"]).await;
+    assert!(row(&out, &["1 ", "cli:alice", "firmware-config set"]).contains("CHG-77"), "{out}");
+
+    let approve = |ctx: hostfw_starter::context::Context| async move {
+        let res = firmware_config::approve(&ctx, 1, true).await;
+        (ctx, res)
+    };
+    let (res, _) = as_actor(&site, "cli:alice", approve).await;
+    let err = format!("{:#}", res.unwrap_err());
+    assert!(err.contains("proposed by cli:alice: another admin must approve it"), "{err}");
+    assert_eq!(stored_versions(&site).await, 0);
+
+    let (res, out) = as_actor(&site, "cli:bob", approve).await;
+    res.unwrap();
+    assert!(row(&out, &["PowerEdge R760", "7.10.30.00", "7.20.10.00"]).contains("UPGRADE"), "previewed again: {out}");
+    assert!(
+        out.contains(
+            "pending change 1 approved: firmware config version 1 stored (proposed by cli:alice, approved by cli:bob)"
+        ),
+        "{out}"
+    );
+    let store = site.store().await;
+    let latest = store.firmware_config_latest().await.unwrap().unwrap();
+    let audit = store.audit_list(2).await.unwrap();
+    store.close().await;
+    assert_eq!(
+        (latest.document.as_str(), latest.actor.as_str(), latest.message.as_deref()),
+        (RUNTIME_DOC, "cli:alice", Some("CHG-77"))
+    );
+    assert_eq!((audit[0].actor.as_str(), audit[0].action.as_str()), ("cli:bob", "firmware-config approve"));
+    assert_eq!((audit[1].actor.as_str(), audit[1].action.as_str()), ("cli:alice", "firmware-config propose"));
+    let (res, _) = as_actor(&site, "cli:carol", approve).await;
+    assert!(format!("{:#}", res.unwrap_err()).contains("was approved by cli:bob already"));
+
+    // A downgrade still needs --allow-downgrade to be proposed; a rejected change stores nothing.
+    let (res, _) = as_actor(&site, "cli:alice", |ctx| async move {
+        let res = firmware_config::unset(&ctx, &ChangeFlags { yes: true, ..ChangeFlags::default() }).await;
+        (ctx, res)
+    })
+    .await;
+    assert!(format!("{:#}", res.unwrap_err()).contains("needs --allow-downgrade"));
+    let (res, _) = as_actor(&site, "cli:alice", |ctx| async move {
+        let flags = ChangeFlags { yes: true, allow_downgrade: true, ..ChangeFlags::default() };
+        let res = firmware_config::unset(&ctx, &flags).await;
+        (ctx, res)
+    })
+    .await;
+    res.unwrap();
+    let out = site.ok(&["firmware-config", "reject", "--revision", "2", "--message", "not now"]).await;
+    assert!(out.contains("pending change 2 (proposed by cli:alice) rejected"), "{out}");
+    let (res, _) = as_actor(&site, "cli:bob", |ctx| async move {
+        let res = firmware_config::approve(&ctx, 2, true).await;
+        (ctx, res)
+    })
+    .await;
+    let err = format!("{:#}", res.unwrap_err());
+    assert!(err.contains("pending firmware config change 2 was rejected by cli:"), "{err}");
+    assert_eq!(stored_versions(&site).await, 1);
+    assert!(site.ok(&["firmware-config", "pending"]).await.lines().count() <= 1, "nothing left pending");
 }
