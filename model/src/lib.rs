@@ -33,6 +33,7 @@ pub mod substate;
 pub mod time_text;
 pub mod update_intervals;
 pub mod upload_setting;
+pub mod version_order;
 pub mod window;
 
 pub use ac_cycle::AcCycleSetting;
@@ -69,4 +70,5 @@ pub use selection::{select_component, select_with, verify, verify_matching, Sele
 pub use substate::{HostState, HostSubstate};
 pub use time_text::{parse_rfc3339, rfc3339_utc, TimeTextError};
 pub use upload_setting::{TargetsKeyword, UploadRouteName, UploadSetting, UploadTargets};
+pub use version_order::{compare_versions, DefaultMove};
 pub use window::TimeWindow;

@@ -521,41 +521,98 @@ pub enum FirmwareConfigCmd {
     /// Validate a TOML document of `[host_models.<key>]` tables against the whole effective
     /// catalog and, if valid and different from the current one, store it as the next version.
     ///
-    /// Every artifact of a default it changes must exist and match its `sha256`. The defaults it
-    /// changes and the hosts the next pass would start are shown first; then it asks (or takes
-    /// `--yes`).
+    /// It replaces the runtime layer whole: a model left out goes back to its static default.
+    /// Every artifact of a default it changes must exist and match its `sha256`. Every default
+    /// that moves (UPGRADE, DOWNGRADE, ADDED, REMOVED, CHANGE, with its host count) and the hosts
+    /// the next pass would start are shown first; a downgrade needs `--allow-downgrade`; then it
+    /// asks (or takes `--yes`).
     Set {
         /// The document (same schema as the site config's `host_models`).
         #[arg(long)]
         file: PathBuf,
-        /// Show the changes and the hosts that would start, then stop: nothing is stored.
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
+    /// Show what `set --file` would change (the same rows), without storing anything or asking.
+    /// Exit status 0 whether or not something changes.
+    Diff {
+        /// The document (same schema as the site config's `host_models`).
         #[arg(long)]
-        dry_run: bool,
-        /// Do not ask for confirmation.
-        #[arg(long, short = 'y')]
-        yes: bool,
+        file: PathBuf,
+    },
+    /// Remove the runtime layer (back to the static config and the firmware directory), stored
+    /// as the next version, with the same preview, downgrade rule and confirmation as `set`.
+    Unset {
+        #[command(flatten)]
+        change: ChangeArgs,
     },
     /// Store an earlier version's document again as the next version (audited), with the same
-    /// checks, preview and confirmation as `set`.
+    /// checks, preview, downgrade rule and confirmation as `set`.
     Rollback {
-        /// The version to restore (see `firmware-config history`).
+        /// The version to restore (see `firmware-config history`; restoring a version made by
+        /// `unset` removes the layer again).
         #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
         to: i64,
-        /// Show the changes and the hosts that would start, then stop: nothing is stored.
-        #[arg(long)]
-        dry_run: bool,
+        #[command(flatten)]
+        change: ChangeArgs,
+    },
+    /// Approve a pending change (`require_second_admin`): it is previewed again against the
+    /// catalog in effect and stored as the next version. Refused for its proposer.
+    Approve {
+        /// The pending change (see `firmware-config pending`).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        revision: i64,
         /// Do not ask for confirmation.
         #[arg(long, short = 'y')]
         yes: bool,
     },
-    /// The current version (number, when, who) and the effective catalog.
+    /// Reject a pending change (`require_second_admin`; its proposer may withdraw it).
+    Reject {
+        /// The pending change (see `firmware-config pending`).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        revision: i64,
+        /// Why, for the audit trail.
+        #[arg(long, short = 'm')]
+        message: Option<String>,
+    },
+    /// Changes waiting for a second admin's approval (`require_second_admin`), oldest first.
+    Pending,
+    /// The current version (number, when, who, message) and the effective catalog.
     Show,
-    /// Stored versions, newest first.
+    /// Stored versions, newest first, with their messages.
     History {
         /// Versions shown.
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
     },
+}
+
+/// The flags of every change of the runtime catalog layer.
+#[derive(Args, Debug)]
+pub struct ChangeArgs {
+    /// Show the changes and the hosts that would start, then stop: nothing is stored.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask for confirmation.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Accept that some default moves to an older version (refused without it).
+    #[arg(long)]
+    pub allow_downgrade: bool,
+    /// The change ticket, stored with the version and in the audit trail (`history` shows it).
+    #[arg(long, short = 'm')]
+    pub message: Option<String>,
+}
+
+impl ChangeArgs {
+    pub fn flags(&self) -> crate::firmware_config::ChangeFlags {
+        crate::firmware_config::ChangeFlags {
+            dry_run: self.dry_run,
+            yes: self.yes,
+            allow_downgrade: self.allow_downgrade,
+            message: self.message.clone(),
+        }
+    }
 }
 
 #[derive(Args, Debug)]

@@ -1,23 +1,24 @@
-//! `firmware-config set|show|history`: the Host Firmware Config API, a runtime catalog layer
-//! stored versioned in the site database and applied last (over the static `[host_models.*]`
-//! tables and the firmware-directory overlay), and [`effective_catalog`], the catalog every
-//! command that compares firmware should use.
+//! `firmware-config set|diff|unset|rollback|show|history`: the Host Firmware Config API, a
+//! runtime catalog layer stored versioned in the site database and applied last (over the static
+//! `[host_models.*]` tables and the firmware-directory overlay), and [`effective_catalog`], the
+//! catalog every command that compares firmware should use.
 //!
-//! Owns reading the document (a file, or a stored version for `rollback`) and printing versions;
-//! the change itself (validation, artifact checks, preview, confirmation, storing) is
-//! `catalog_change`. It must not parse or merge catalog documents itself (`hostfw_model::catalog`
+//! Owns reading the document (a file, or a stored version for `rollback`) into a change request
+//! and printing versions; the change itself (validation, artifact checks, preview, downgrade
+//! rule, confirmation, storing) is `catalog_change`. It must not parse or merge catalog documents itself (`hostfw_model::catalog`
 //! does).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use hostfw_activities::catalog_source;
 use hostfw_model::catalog::parse_runtime_document;
 use hostfw_model::Catalog;
 use hostfw_store::FirmwareConfigVersion;
 use serde::Serialize;
 
-use crate::catalog_change::{self, ChangeRequest};
+use crate::catalog_change;
+use crate::catalog_preview::{CatalogChangeError, CatalogChangeRequest, ChangeKind};
 use crate::cli::Format;
 use crate::context::Context;
 use crate::output;
@@ -40,38 +41,109 @@ pub async fn effective_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
     catalog_with(&ctx.site, latest.as_ref())
 }
 
-/// `firmware-config set --file [--dry-run] [--yes]`.
-pub async fn set(ctx: &Context, file: &Path, dry_run: bool, yes: bool) -> anyhow::Result<()> {
-    let document = std::fs::read_to_string(file)
-        .with_context(|| format!("reading the firmware config document {}", file.display()))?;
-    let request = ChangeRequest {
-        document: &document,
-        origin: file,
-        action: "firmware-config set",
-        source: format!("from {}", file.display()),
-        dry_run,
-        yes,
-    };
-    catalog_change::apply(ctx, request).await
+/// The flags every change of the runtime layer takes.
+#[derive(Debug, Clone, Default)]
+pub struct ChangeFlags {
+    pub dry_run: bool,
+    pub yes: bool,
+    pub allow_downgrade: bool,
+    /// The change ticket (`--message`).
+    pub message: Option<String>,
 }
 
-/// `firmware-config rollback --to N [--dry-run] [--yes]`: store version N's document again, as
-/// the next version, through the same checks, preview and confirmation as `set`.
-pub async fn rollback(ctx: &Context, to: i64, dry_run: bool, yes: bool) -> anyhow::Result<()> {
+fn read_document(file: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(file).with_context(|| format!("reading the firmware config document {}", file.display()))
+}
+
+fn file_request(kind: ChangeKind, file: &Path, document: String, flags: &ChangeFlags) -> CatalogChangeRequest {
+    CatalogChangeRequest {
+        kind,
+        document: Some(document),
+        origin: file.to_path_buf(),
+        source: format!("from {}", file.display()),
+        message: flags.message.clone(),
+        allow_downgrade: flags.allow_downgrade,
+        dry_run: flags.dry_run,
+    }
+}
+
+/// `firmware-config set --file [--dry-run] [--yes] [--allow-downgrade] [--message]`.
+pub async fn set(ctx: &Context, file: &Path, flags: &ChangeFlags) -> anyhow::Result<()> {
+    let request = file_request(ChangeKind::Set, file, read_document(file)?, flags);
+    catalog_change::apply(ctx, request, flags.yes).await
+}
+
+/// `firmware-config diff --file`: what `set` would change, stored nowhere, asked nothing.
+pub async fn diff(ctx: &Context, file: &Path) -> anyhow::Result<()> {
+    let flags = ChangeFlags { dry_run: true, ..ChangeFlags::default() };
+    let request = file_request(ChangeKind::Set, file, read_document(file)?, &flags);
+    catalog_change::diff(ctx, request).await
+}
+
+/// `firmware-config unset [--dry-run] [--yes] [--allow-downgrade] [--message]`: remove the
+/// runtime layer (stored as the next version), with the same preview and rules as `set`.
+pub async fn unset(ctx: &Context, flags: &ChangeFlags) -> anyhow::Result<()> {
+    let request = CatalogChangeRequest {
+        kind: ChangeKind::Unset,
+        document: None,
+        origin: PathBuf::from("firmware-config unset"),
+        source: "removing the runtime layer".to_string(),
+        message: flags.message.clone(),
+        allow_downgrade: flags.allow_downgrade,
+        dry_run: flags.dry_run,
+    };
+    catalog_change::apply(ctx, request, flags.yes).await
+}
+
+/// `firmware-config rollback --to N [--dry-run] [--yes] [--allow-downgrade] [--message]`: store
+/// version N's document again (or remove the layer again, when N removed it), as the next
+/// version, through the same checks, preview and confirmation as `set`.
+pub async fn rollback(ctx: &Context, to: i64, flags: &ChangeFlags) -> anyhow::Result<()> {
     let Some(old) = ctx.store.firmware_config_get(to).await? else {
         let latest = ctx.store.firmware_config_latest().await?.map_or(0, |v| v.version);
-        bail!("firmware config version {to} does not exist (stored versions: 1 to {latest}); nothing was changed");
+        return Err(CatalogChangeError::NoSuchVersion { to, latest }.into());
     };
-    let origin = catalog_source::origin_label(old.version);
-    let request = ChangeRequest {
-        document: &old.document,
-        origin: &origin,
-        action: "firmware-config rollback",
+    let request = CatalogChangeRequest {
+        kind: ChangeKind::Rollback,
+        document: (!old.removes_layer).then(|| old.document.clone()),
+        origin: catalog_source::origin_label(old.version),
         source: format!("restoring version {to} (stored {} by {})", output::time(old.at_ms), old.actor),
-        dry_run,
-        yes,
+        message: flags.message.clone(),
+        allow_downgrade: flags.allow_downgrade,
+        dry_run: flags.dry_run,
     };
-    catalog_change::apply(ctx, request).await
+    catalog_change::apply(ctx, request, flags.yes).await
+}
+
+/// `firmware-config approve --revision N [--yes]`.
+pub async fn approve(ctx: &Context, id: i64, yes: bool) -> anyhow::Result<()> {
+    catalog_change::approve(ctx, id, yes).await
+}
+
+/// `firmware-config reject --revision N [--message]`.
+pub async fn reject(ctx: &Context, id: i64, message: Option<&str>) -> anyhow::Result<()> {
+    let rejected = crate::catalog_approval::reject(&ctx.store, id, &ctx.actor, message).await?;
+    let text = format!("pending change {id} (proposed by {}) rejected; nothing was stored", rejected.actor);
+    output::result(ctx.format, &rejected, text)
+}
+
+/// `firmware-config pending`: changes waiting for a second admin, oldest first.
+pub async fn pending(ctx: &Context) -> anyhow::Result<()> {
+    let pending = ctx.store.firmware_config_pending_list().await?;
+    let rows = pending
+        .iter()
+        .map(|p| {
+            vec![
+                p.id.to_string(),
+                output::time(p.at_ms),
+                p.actor.clone(),
+                p.action.clone(),
+                p.based_on.to_string(),
+                p.message.clone().unwrap_or_else(|| "-".to_string()),
+            ]
+        })
+        .collect();
+    output::print(ctx.format, &pending, &["REVISION", "PROPOSED", "WHO", "CHANGE", "ON TOP OF", "MESSAGE"], rows)
 }
 
 /// One default of the effective catalog and the layer it comes from.
@@ -143,6 +215,12 @@ pub async fn show(ctx: &Context) -> anyhow::Result<()> {
         return Ok(());
     }
     match &latest {
+        Some(v) if v.removes_layer => crate::outln!(
+            "firmware config version {} (stored {} by {}) removed the runtime layer: static config and firmware directory only",
+            v.version,
+            output::time(v.at_ms),
+            v.actor
+        ),
         Some(v) => crate::outln!(
             "firmware config version {} (stored {} by {}, sha256 {})",
             v.version,
@@ -151,6 +229,9 @@ pub async fn show(ctx: &Context) -> anyhow::Result<()> {
             v.sha256
         ),
         None => crate::outln!("no firmware config stored: static config and firmware directory only"),
+    }
+    if let Some(message) = latest.as_ref().and_then(|v| v.message.as_deref()) {
+        crate::outln!("message: {message}");
     }
     let table = rows
         .iter()
@@ -174,16 +255,22 @@ pub async fn history(ctx: &Context, limit: u32) -> anyhow::Result<()> {
     let rows = versions
         .iter()
         .map(|v| {
-            let tables = parse_runtime_document(&v.document, &catalog_source::origin_label(v.version))
-                .map_or_else(|_| "?".to_string(), |t| t.len().to_string());
+            let tables = if v.removes_layer {
+                "- (unset)".to_string()
+            } else {
+                parse_runtime_document(&v.document, &catalog_source::origin_label(v.version))
+                    .map_or_else(|_| "?".to_string(), |t| t.len().to_string())
+            };
             vec![
                 v.version.to_string(),
                 output::time(v.at_ms),
                 v.actor.clone(),
                 tables,
                 v.sha256.chars().take(12).collect(),
+                v.message.clone().unwrap_or_else(|| "-".to_string()),
             ]
         })
         .collect();
-    output::print(ctx.format, &versions, &["VERSION", "STORED", "WHO", "HOST MODELS", "SHA256"], rows)
+    let headers = ["VERSION", "STORED", "WHO", "HOST MODELS", "SHA256", "MESSAGE"];
+    output::print(ctx.format, &versions, &headers, rows)
 }

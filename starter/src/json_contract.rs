@@ -32,6 +32,7 @@ pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("approved_at_ms", "approved_at"),
     ("held_until_ms", "held_until"),
     ("modified_at_ms", "modified_at"),
+    ("decided_at_ms", "decided_at"),
 ];
 
 /// `value` as pretty JSON in the contract's vocabulary.

@@ -10,8 +10,12 @@ pub mod audit;
 pub mod auto_update;
 pub mod brakes;
 pub mod budget;
+pub mod catalog_approval;
 pub mod catalog_change;
+pub mod catalog_change_table;
+pub mod catalog_commit;
 pub mod catalog_fallback;
+pub mod catalog_preview;
 pub mod cli;
 pub mod completion;
 pub mod compliance;
@@ -139,12 +143,23 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,
         Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,
-        Command::FirmwareConfig(FirmwareConfigCmd::Set { file, dry_run, yes }) => {
-            firmware_config::set(&ctx, &file, dry_run, yes).await
+        Command::FirmwareConfig(FirmwareConfigCmd::Set { file, change }) => {
+            firmware_config::set(&ctx, &file, &change.flags()).await
         }
-        Command::FirmwareConfig(FirmwareConfigCmd::Rollback { to, dry_run, yes }) => {
-            firmware_config::rollback(&ctx, to, dry_run, yes).await
+        Command::FirmwareConfig(FirmwareConfigCmd::Diff { file }) => firmware_config::diff(&ctx, &file).await,
+        Command::FirmwareConfig(FirmwareConfigCmd::Unset { change }) => {
+            firmware_config::unset(&ctx, &change.flags()).await
         }
+        Command::FirmwareConfig(FirmwareConfigCmd::Rollback { to, change }) => {
+            firmware_config::rollback(&ctx, to, &change.flags()).await
+        }
+        Command::FirmwareConfig(FirmwareConfigCmd::Approve { revision, yes }) => {
+            firmware_config::approve(&ctx, revision, yes).await
+        }
+        Command::FirmwareConfig(FirmwareConfigCmd::Reject { revision, message }) => {
+            firmware_config::reject(&ctx, revision, message.as_deref()).await
+        }
+        Command::FirmwareConfig(FirmwareConfigCmd::Pending) => firmware_config::pending(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
         Command::Config(_) | Command::Completion { .. } | Command::Man { .. } => {

@@ -512,9 +512,11 @@ async fn firmware_config_set_show_history() {
     let out = site.ok(&["firmware", "show"]).await;
     assert!(out.contains("7.20.10.00") && out.contains("GB200 NVL"), "{out}");
 
-    // An empty document is a valid new version: back to the static catalog.
+    // An empty document is a valid new version: back to the static catalog (a downgrade of the
+    // R760 BMC default, so it needs --allow-downgrade).
     let empty = site.write("empty.toml", "# no runtime models\n");
-    let out = site.ok(&["firmware-config", "set", "--yes", "--file", empty.to_str().unwrap()]).await;
+    let out =
+        site.ok(&["firmware-config", "set", "--yes", "--allow-downgrade", "--file", empty.to_str().unwrap()]).await;
     assert!(out.contains("version 2 stored (0 host model tables"), "{out}");
     let out = site.ok(&["firmware", "show"]).await;
     assert!(out.contains("7.10.30.00") && !out.contains("GB200"), "{out}");

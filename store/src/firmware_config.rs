@@ -1,7 +1,10 @@
 //! The `firmware_config_versions` table: the runtime catalog document (Host Firmware Config API),
-//! one row per stored version, numbered from 1; the highest version is the one in effect.
+//! one row per stored version, numbered from 1; the highest version is the one in effect. A
+//! version carries the change ticket it was stored with (`--message`) and may remove the runtime
+//! layer (`firmware-config unset`: an empty document, marked `removes_layer`).
 //!
-//! Owns appending and reading versions. It must not parse or validate the document (the caller
+//! Owns appending and reading versions, and writing a version together with the audit entry that
+//! records it (one transaction: both or neither). It must not parse or validate the document (the caller
 //! builds the effective catalog first and stores only a valid one) and never updates or deletes a
 //! version. Numbers are `MAX(version) + 1` inside the insert's transaction; a concurrent writer
 //! that took the same number makes the insert fail with a unique violation, and it is retried.
@@ -10,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use crate::audit::audit_append_in;
 use crate::error::{is_unique_violation, Result, StoreError};
 use crate::tuning::SEQ_INSERT_ATTEMPTS;
 use crate::{now_ms, Store};
@@ -27,11 +31,36 @@ pub struct FirmwareConfigVersion {
     pub document: String,
     /// Lowercase hex SHA-256 of `document` (computed by the caller).
     pub sha256: String,
+    /// The change ticket given with it (`--message`), if any.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// It removes the runtime layer (`firmware-config unset`): `document` is empty and the
+    /// effective catalog is the static config and the firmware directory alone.
+    #[serde(default)]
+    pub removes_layer: bool,
+}
+
+/// A version to store.
+#[derive(Debug, Clone, Copy)]
+pub struct NewFirmwareConfig<'a> {
+    pub document: &'a str,
+    /// Lowercase hex SHA-256 of `document` (computed by the caller).
+    pub sha256: &'a str,
+    pub message: Option<&'a str>,
+    pub removes_layer: bool,
+}
+
+/// The audit entry that records a new version, written in the version's transaction. `detail`
+/// is given the version as stored (its number is known only then).
+pub struct FirmwareConfigAudit<'a> {
+    pub action: &'a str,
+    pub target: &'a str,
+    pub detail: &'a (dyn Fn(&FirmwareConfigVersion) -> String + Sync),
 }
 
 macro_rules! columns {
     () => {
-        "version, at_ms, actor, document, sha256"
+        "version, at_ms, actor, document, sha256, message, removes_layer"
     };
 }
 
@@ -42,38 +71,56 @@ fn version_from_row(row: &AnyRow) -> std::result::Result<FirmwareConfigVersion, 
         actor: row.try_get("actor")?,
         document: row.try_get("document")?,
         sha256: row.try_get("sha256")?,
+        message: row.try_get("message")?,
+        removes_layer: row.try_get::<i64, _>("removes_layer")? != 0,
     })
 }
 
 impl Store {
-    /// Stores `document` as the next version (always a new row, even if identical to the latest:
-    /// callers that want "unchanged" compare with `firmware_config_latest` first).
+    /// Stores `document` as the next version, with no message and no audit entry (always a new
+    /// row, even if identical to the latest: callers that want "unchanged" compare with
+    /// `firmware_config_latest` first).
     pub async fn firmware_config_put(
         &self,
         actor: &str,
         document: &str,
         sha256: &str,
     ) -> Result<FirmwareConfigVersion> {
+        let new = NewFirmwareConfig { document, sha256, message: None, removes_layer: false };
+        self.firmware_config_insert(actor, &new, None).await
+    }
+
+    /// Stores `new` as the next version and `audit`'s entry (by `actor`) in one transaction.
+    pub async fn firmware_config_append(
+        &self,
+        actor: &str,
+        new: &NewFirmwareConfig<'_>,
+        audit: &FirmwareConfigAudit<'_>,
+    ) -> Result<FirmwareConfigVersion> {
+        self.firmware_config_insert(actor, new, Some(audit)).await
+    }
+
+    async fn firmware_config_insert(
+        &self,
+        actor: &str,
+        new: &NewFirmwareConfig<'_>,
+        audit: Option<&FirmwareConfigAudit<'_>>,
+    ) -> Result<FirmwareConfigVersion> {
         const OP: &str = "firmware_config_put";
         let mut attempt = 0;
         loop {
             attempt += 1;
             let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, actor))?;
-            let inserted = sqlx::query(concat!(
-                "INSERT INTO firmware_config_versions (",
-                columns!(),
-                ") SELECT COALESCE(MAX(version), 0) + 1, $1, $2, $3, $4 FROM firmware_config_versions \
-                 RETURNING ",
-                columns!()
-            ))
-            .bind(now_ms())
-            .bind(actor)
-            .bind(document)
-            .bind(sha256)
-            .fetch_one(&mut *tx)
-            .await
-            .and_then(|row| version_from_row(&row));
-            match inserted {
+            let at_ms = now_ms();
+            let written = async {
+                let v = insert_version_in(&mut tx, actor, new, at_ms, None).await?.ok_or(sqlx::Error::RowNotFound)?;
+                if let Some(a) = audit {
+                    audit_append_in(&mut tx, actor, a.action, a.target, &(a.detail)(&v), at_ms).await?;
+                }
+                Ok::<_, sqlx::Error>(v)
+            }
+            .await;
+            match written {
                 Ok(v) => {
                     tx.commit().await.map_err(StoreError::db(OP, actor))?;
                     return Ok(v);
@@ -118,4 +165,35 @@ impl Store {
             .and_then(|rows| rows.iter().map(version_from_row).collect())
             .map_err(StoreError::db("firmware_config_history", ""))
     }
+}
+
+/// Inserts `new` as the next version on `conn` (the caller's transaction). With `on_top_of`, only
+/// while the version in effect is that one (0: none): `None` is returned and nothing is written
+/// otherwise.
+pub(crate) async fn insert_version_in(
+    conn: &mut sqlx::AnyConnection,
+    actor: &str,
+    new: &NewFirmwareConfig<'_>,
+    at_ms: i64,
+    on_top_of: Option<i64>,
+) -> std::result::Result<Option<FirmwareConfigVersion>, sqlx::Error> {
+    // The version in effect as one row, kept only when the condition holds.
+    let row = sqlx::query(concat!(
+        "INSERT INTO firmware_config_versions (",
+        columns!(),
+        ") SELECT cur.v + 1, $1, $2, $3, $4, $5, $6 \
+         FROM (SELECT COALESCE(MAX(version), 0) AS v FROM firmware_config_versions) AS cur \
+         WHERE $7 < 0 OR cur.v = $7 RETURNING ",
+        columns!()
+    ))
+    .bind(at_ms)
+    .bind(actor)
+    .bind(new.document)
+    .bind(new.sha256)
+    .bind(new.message)
+    .bind(i64::from(new.removes_layer))
+    .bind(on_top_of.unwrap_or(-1))
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(version_from_row).transpose()
 }

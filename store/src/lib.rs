@@ -25,6 +25,7 @@ mod db_clock;
 mod error;
 mod error_budget;
 mod firmware_config;
+mod firmware_config_pending;
 mod health;
 mod history;
 mod labels;
@@ -56,7 +57,8 @@ pub use counters::{
 pub use credentials::{Credentials, Rekeyed};
 pub use error::{Result, StoreError};
 pub use error_budget::{Resumed, AUDIT_BUDGET_RESUME};
-pub use firmware_config::FirmwareConfigVersion;
+pub use firmware_config::{FirmwareConfigAudit, FirmwareConfigVersion, NewFirmwareConfig};
+pub use firmware_config_pending::{NewPendingFirmwareConfig, PendingFirmwareConfig, PendingRefused};
 pub use health::HealthReport;
 pub use history::HistoryEntry;
 pub use labels::LabelCapHit;

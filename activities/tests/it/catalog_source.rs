@@ -1,6 +1,6 @@
 //! `CatalogSource`: the effective catalog is reloaded when the firmware directory or the runtime
-//! layer (`firmware-config set`) changes, and a change that does not load keeps the last good
-//! catalog (seed S5: the desired snapshot refreshes on either change).
+//! layer (`firmware-config set`, and `unset`, which removes it) changes, and a change that does
+//! not load keeps the last good catalog (seed S5: the desired snapshot refreshes on either change).
 
 use std::sync::Arc;
 
@@ -73,9 +73,23 @@ async fn the_catalog_follows_the_directory_and_the_runtime_layer() {
     assert!(Arc::ptr_eq(&third, &fourth), "kept the last good catalog");
 
     // A source that never loaded reports the error instead.
-    let fresh = CatalogSource::new(site, store);
+    let fresh = CatalogSource::new(site, store.clone());
     let err = fresh.current().await.unwrap_err().to_string();
     assert!(err.contains("bogus"), "{err}");
+
+    // `firmware-config unset`: a version that removes the runtime layer (its document is empty)
+    // leaves the static config and the firmware directory.
+    let detail = |_: &hostfw_store::FirmwareConfigVersion| "unset".to_string();
+    let audit = hostfw_store::FirmwareConfigAudit {
+        action: "firmware-config unset",
+        target: "firmware-config",
+        detail: &detail,
+    };
+    let unset = hostfw_store::NewFirmwareConfig { document: "", sha256: "e3b0", message: None, removes_layer: true };
+    store.firmware_config_append("test", &unset, &audit).await.unwrap();
+    let fifth = source.current().await.unwrap();
+    assert_eq!(default_of(&fifth, "Dell", "PowerEdge R760").as_deref(), Some("3.0"), "the static default again");
+    assert_eq!(default_of(&fifth, "Supermicro", "SYS-221H").as_deref(), Some("2.4"), "the directory stays");
 }
 
 /// Issue 11 finding 1: a site database that cannot be read is transient. The activities that read

@@ -300,6 +300,9 @@ pub struct FirmwareGlobalSection {
     /// Packaged Scout scripts, `<dir>/<vendor>/<model>/<component>/upgrade.sh` with a sibling
     /// `metadata.toml`; resolved against the config file's directory; absent = no Scout route.
     pub scout_scripts_directory: PathBuf,
+    /// Two-person rule for the runtime catalog layer: a change (`firmware-config set`, `unset`,
+    /// `rollback`) waits as a pending change until an actor other than its proposer approves it.
+    pub require_second_admin: bool,
 }
 
 impl Default for FirmwareGlobalSection {
@@ -315,6 +318,7 @@ impl Default for FirmwareGlobalSection {
             host_disable_autoupdate: Vec::new(),
             hgx_bmc_gpu_reboot_delay: Duration::from_secs(30),
             scout_scripts_directory: PathBuf::from("scout-firmware-scripts"),
+            require_second_admin: false,
         }
     }
 }

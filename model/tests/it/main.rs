@@ -18,5 +18,6 @@ mod overlay;
 mod selection;
 mod serde_and_names;
 mod version_not_reported;
+mod version_order;
 mod waves;
 mod window_fit;
