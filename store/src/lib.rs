@@ -2,7 +2,7 @@
 //!
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
-//! (machines, reports, requests, health, history, credentials, audit, counters), connecting lives in `connect`,
+//! (machines, reports, requests, health, history, credentials, audit, counters, config_reloads), connecting lives in `connect`,
 //! registering machines in `registration`, the site key in `site_key`, the at-rest format of
 //! encrypted values in `sealed` and the `rev` change marker of machines and reports in `revisions`.
 //!
@@ -16,6 +16,7 @@ mod address;
 mod approval;
 mod audit;
 mod audit_query;
+mod config_reloads;
 mod connect;
 mod counters;
 mod credentials;
@@ -45,6 +46,7 @@ use std::fmt;
 
 pub use approval::{Approval, ApprovalTaken};
 pub use audit::AuditEntry;
+pub use config_reloads::{ReloadAnswer, ReloadOutcome, ReloadRequest, AUDIT_CONFIG_RELOAD, AUDIT_CONFIG_RELOAD_ANSWER};
 pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
     PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,

@@ -7,6 +7,7 @@
 //! their shape (also `catalog`'s job).
 
 mod database_password;
+mod reload;
 mod sections;
 mod validate;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use reload::{reload_kind, ReloadKind, ReloadPlan};
 pub use sections::{
     CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
     ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,

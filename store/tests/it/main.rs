@@ -8,6 +8,7 @@ mod activation_marks;
 mod approval;
 mod audit;
 mod audit_target;
+mod config_reloads;
 mod connect;
 mod counters;
 mod credentials;
