@@ -14,7 +14,7 @@ use sqlx::Row;
 use crate::audit::audit_append_in;
 use crate::db_clock::now_ms_sql;
 use crate::error::{is_unique_violation, Result, StoreError};
-use crate::tuning::SEQ_INSERT_ATTEMPTS;
+use crate::tuning::{SEQ_INSERT_ATTEMPTS, WORKER_LIVE_WITHIN_MS};
 use crate::Store;
 
 /// The audit action of a stored reload request.
@@ -271,5 +271,11 @@ impl Store {
             .fetch_all(&self.pool)
             .await
             .map_err(StoreError::db("workers_seen_since", ""))
+    }
+
+    /// The workers live at `at_ms` (the database's clock): seen polling within
+    /// `WORKER_LIVE_WITHIN_MS` before it.
+    pub async fn workers_live_at(&self, at_ms: i64) -> Result<Vec<String>> {
+        self.workers_seen_since(at_ms - WORKER_LIVE_WITHIN_MS).await
     }
 }
