@@ -47,7 +47,6 @@ use std::fmt;
 pub use approval::{Approval, ApprovalTaken};
 pub use audit::AuditEntry;
 pub use config_reloads::{ReloadAnswer, ReloadOutcome, ReloadRequest, AUDIT_CONFIG_RELOAD, AUDIT_CONFIG_RELOAD_ANSWER};
-pub use tuning::WORKER_LIVE_WITHIN_MS;
 pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
     PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
@@ -68,6 +67,7 @@ pub use revisions::Revised;
 pub use script_locks::ScriptLock;
 pub use sealed::SealError;
 pub use site_key::{SiteKey, SiteKeyError, SITE_KEY_ENV, SITE_KEY_FILE_ENV};
+pub use tuning::WORKER_LIVE_WITHIN_MS;
 pub use upload_slots::{HeldSlotRow, SlotGrant};
 
 /// Which database engine a `Store` talks to.

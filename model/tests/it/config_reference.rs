@@ -9,8 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hostfw_model::config::{
-    reload_kind, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
-    ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
+    reload_kind, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection,
+    RedfishSection, ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
 };
 use hostfw_model::{
     AcCycleSetting, ComponentDoc, FirmwareEntry, HostModelDoc, LockdownSetting, SiteConfig, UploadSetting,
@@ -123,7 +123,8 @@ fn every_site_config_key_is_marked_live_or_restart_as_a_reload_treats_it() {
         assert_eq!(mark, reload_kind(key).as_str(), "docs/config.md marks `{key}` {mark:?}");
         marked += 1;
     }
-    let keys: usize = accepted_by_prefix().iter().filter(|(p, _)| !p.starts_with("host_models")).map(|(_, k)| k.len()).sum();
+    let keys: usize =
+        accepted_by_prefix().iter().filter(|(p, _)| !p.starts_with("host_models")).map(|(_, k)| k.len()).sum();
     assert_eq!(marked, keys, "every site config key is marked");
     assert_eq!(reload_kind("host_models").as_str(), "restart");
     assert!(
