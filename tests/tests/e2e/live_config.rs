@@ -120,7 +120,7 @@ async fn sighup_and_stored_requests_reload_live_keys_and_refuse_the_rest() {
     write(dir.path(), &config(port, &metrics, 4));
     let report = hostfw_starter::config_reload::reload(&store, "cli:e2e", Duration::from_secs(30)).await.unwrap();
     assert!(report.ok, "{report:#?}\n{}", worker.log_tail(40));
-    assert_eq!(report.live_workers, [identity.clone()]);
+    assert_eq!(report.live_workers, std::slice::from_ref(&identity));
     assert!(report.silent.is_empty());
     assert_eq!(report.answers.len(), 1);
     assert_eq!(report.answers[0].worker, identity);
