@@ -12,6 +12,7 @@ use hostfw_store::Store;
 
 use crate::artifact_url::ArtifactUrls;
 use crate::catalog_source::{CatalogSource, CatalogUnavailable};
+use crate::live_site::LiveSite;
 use crate::site::site_view_cache::SiteViewCache;
 
 /// Settings the activities need from the site config.
@@ -72,8 +73,11 @@ pub struct Deps {
     pub settings: ActivitySettings,
     /// Mints the signed URLs of the artifact server (keyed by the store's site key).
     pub artifact_urls: ArtifactUrls,
-    /// The site config (scheduler policy, host workflow settings, Site Explorer bounds).
-    pub site: Arc<SiteConfig>,
+    /// The site config (scheduler policy, host workflow settings, Site Explorer bounds), as a
+    /// live reload last left it: read it with `site.current()` once per pass or activity.
+    /// `settings` and `catalog` keep the config the worker started with (their keys need a
+    /// restart: `hostfw_model::config::reload_kind`).
+    pub site: LiveSite,
     /// The site's Temporal namespace, for the activities that start or wake workflows
     /// (the scheduler pass, Site Explorer, restore). `None` outside a worker (the CLI's explore).
     pub temporal: Option<temporalio_client::Client>,
@@ -137,7 +141,7 @@ impl Deps {
             orphan_check: crate::site::OrphanCheck::default(),
             settings,
             artifact_urls,
-            site,
+            site: LiveSite::new(site),
             temporal,
         })
     }

@@ -17,6 +17,7 @@ pub mod deps;
 pub mod error;
 pub mod heartbeat;
 pub mod host;
+pub mod live_site;
 pub mod site;
 pub mod tunables;
 
@@ -29,4 +30,5 @@ pub use site::{compliance_read, crawl, manager_pass, repair, site_link, site_vie
 pub use catalog_source::CatalogSource;
 pub use deps::{ActivitySettings, Deps};
 pub use host::registry::HostActivitiesImpl;
+pub use live_site::LiveSite;
 pub use site::registry::SiteActivitiesImpl;

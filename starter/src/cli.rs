@@ -184,6 +184,16 @@ pub enum ConfigCmd {
     /// directories exist, the site database and Temporal answer. One line per check (ok, WARN,
     /// FAIL); exit status 1 if any FAILs. Changes nothing.
     Check,
+    /// Ask every running worker to re-read its site config file (a request in the site
+    /// database; SIGHUP does the same for one worker). Live keys take effect at once; a file
+    /// that changes a key needing a restart, or does not load, is refused whole and the worker
+    /// keeps its running config. Prints each worker's answer; exit status 1 unless every
+    /// running worker applied it (or had nothing to change).
+    Reload {
+        /// How long to wait for the running workers' answers, in seconds.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        wait: u64,
+    },
 }
 
 #[derive(Subcommand, Debug)]

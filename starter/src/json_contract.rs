@@ -30,6 +30,7 @@ pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("until_ms", "until"),
     ("skipped_at_ms", "skipped_at"),
     ("approved_at_ms", "approved_at"),
+    ("answered_at_ms", "answered_at"),
     ("held_until_ms", "held_until"),
     ("modified_at_ms", "modified_at"),
     ("decided_at_ms", "decided_at"),

@@ -20,6 +20,7 @@ pub mod cli;
 pub mod completion;
 pub mod compliance;
 pub mod config_check;
+pub mod config_reload;
 pub mod confirm;
 pub mod context;
 pub mod doctor;
@@ -162,7 +163,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::FirmwareConfig(FirmwareConfigCmd::Pending) => firmware_config::pending(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
-        Command::Config(_) | Command::Completion { .. } | Command::Man { .. } => {
+        Command::Config(ConfigCmd::Reload { wait }) => config_reload::config_reload(&ctx, wait).await,
+        Command::Config(ConfigCmd::Check) | Command::Completion { .. } | Command::Man { .. } => {
             unreachable!("handled before the site is opened")
         }
     }

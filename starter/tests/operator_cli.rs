@@ -26,6 +26,8 @@ mod catalog_fallback;
 mod completion_man;
 #[path = "operator_cli/config_check.rs"]
 mod config_check;
+#[path = "operator_cli/config_reload.rs"]
+mod config_reload;
 #[path = "operator_cli/host_show.rs"]
 mod host_show;
 #[path = "operator_cli/json_stdout.rs"]

@@ -2,7 +2,7 @@
 //!
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
-//! (machines, reports, requests, health, history, credentials, audit, counters, brakes), connecting lives in `connect`,
+//! (machines, reports, requests, health, history, credentials, audit, counters, brakes, config_reloads), connecting lives in `connect`,
 //! registering machines in `registration`, the site key in `site_key`, the at-rest format of
 //! encrypted values in `sealed` and the `rev` change marker of machines and reports in `revisions`.
 //!
@@ -18,6 +18,7 @@ mod approval;
 mod audit;
 mod audit_query;
 mod brakes;
+mod config_reloads;
 mod connect;
 mod counters;
 mod credentials;
@@ -50,6 +51,7 @@ pub use api_tokens::{ApiToken, NewToken, TokenRefused, TOKEN_PREFIX};
 pub use approval::{Approval, ApprovalTaken};
 pub use audit::AuditEntry;
 pub use brakes::{FreezeSelector, AUDIT_BUDGET_PAUSE, AUDIT_FREEZE_LIFT, AUDIT_FREEZE_SET};
+pub use config_reloads::{ReloadAnswer, ReloadOutcome, ReloadRequest, AUDIT_CONFIG_RELOAD, AUDIT_CONFIG_RELOAD_ANSWER};
 pub use counters::{
     FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_SUCCEEDED,
     PHASE_COMPLETED, PHASE_FAILED, PHASE_STARTED,
@@ -71,6 +73,7 @@ pub use revisions::Revised;
 pub use script_locks::ScriptLock;
 pub use sealed::SealError;
 pub use site_key::{SiteKey, SiteKeyError, SITE_KEY_ENV, SITE_KEY_FILE_ENV};
+pub use tuning::WORKER_LIVE_WITHIN_MS;
 pub use upload_slots::{HeldSlotRow, SlotGrant};
 
 /// Which database engine a `Store` talks to.

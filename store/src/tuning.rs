@@ -36,3 +36,9 @@ pub(crate) const REQUEST_CREATE_ATTEMPTS: u32 = 3;
 /// Activation marks older than this are removed whenever a new one is recorded (a step never runs
 /// that long).
 pub(crate) const ACTIVATION_MARK_KEEP_MS: i64 = 24 * 3600 * 1000;
+
+/// A worker seen polling for reload requests within this long counts as live
+/// (`Store::workers_live`): `hostfw config reload` waits for its answer. Five of the workers'
+/// 2 s polls, so a worker busy for a few seconds is not dropped, and one that stopped is
+/// forgotten within 10 s.
+pub const WORKER_LIVE_WITHIN_MS: i64 = 10_000;

@@ -11,6 +11,7 @@
 //!   `hostfw` CLI against it;
 //! - [`history`]: reading workflow histories and pending activities (events, activity attempts,
 //!   "does this text occur anywhere");
+//! - [`metrics_page`]: a worker's `/metrics` page, every sample checked for its site label;
 //! - [`wait`]: polling a condition until it holds (never fixed sleeps).
 //!
 //! The kit writes the site database only through `hostfw-store`.
@@ -18,6 +19,7 @@
 pub mod config;
 pub mod fixtures;
 pub mod history;
+pub mod metrics_page;
 pub mod prometheus;
 pub mod site;
 pub mod temporal;

@@ -1,7 +1,7 @@
 //! The hostfw worker as a library: connect to Temporal (waiting for it and the site database at
 //! start: `startup`), build the activity dependencies from the site config, serve firmware
-//! artifacts, Prometheus metrics and the `/healthz` and `/readyz` probes (`health`), and run the
-//! worker until asked to stop.
+//! artifacts, Prometheus metrics and the `/healthz` and `/readyz` probes (`health`), re-read the
+//! site config on request (`live_config`), and run the worker until asked to stop.
 //!
 //! `main.rs` wires these together for the `hostfw-worker` binary; the end-to-end tests and the
 //! CLI's demo use the same functions, so there is one way to start a worker.
@@ -10,6 +10,7 @@ pub mod artifact_server;
 pub mod build_info;
 pub mod connect;
 pub mod health;
+pub mod live_config;
 pub mod metrics;
 pub mod run;
 pub mod site_workflows;

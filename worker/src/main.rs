@@ -7,6 +7,10 @@
 //!
 //! `--health-check URL` probes a running worker instead (exit 0 when the URL answers 2xx).
 //!
+//! SIGHUP, or `hostfw config reload` from anywhere (a request in the site database), re-reads the
+//! site config: live keys take effect at once, a change to a key that needs a restart or a file
+//! that does not load is refused whole (`live_config`).
+//!
 //! Errors print as one line `error: <cause chain>` (never a backtrace), with exit code 2 for a bad
 //! config (the site config, the Temporal address or environment settings, the firmware catalog)
 //! and 1 for anything else. A stop requested while waiting for a dependency exits 0.
@@ -20,6 +24,7 @@ use hostfw_activities::catalog_source::CatalogUnavailable;
 use hostfw_activities::{ActivitySettings, Deps};
 use hostfw_connect::ConnectError;
 use hostfw_model::{error_chain, SiteConfig};
+use hostfw_worker::live_config::{self, LiveConfig};
 use hostfw_worker::site_workflows::KeeperStatus;
 use hostfw_worker::startup::{self, StartupError};
 use hostfw_worker::{run_worker_with_telemetry, serve_artifacts, start_sdk_metrics, MetricsServer};
@@ -115,7 +120,12 @@ async fn main() -> ExitCode {
 async fn run(args: Args) -> Result<(), Failure> {
     let site = SiteConfig::load(&args.config).map_err(|e| Failure::Config(e.into()))?;
     let mut stop = stop_flag();
-    let metrics = MetricsServer::start(&site.worker.metrics_listen).await?;
+    // From the start, so a SIGHUP while the worker waits for its dependencies does not kill it
+    // (the default action); it is answered once the worker runs.
+    let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .inspect_err(|e| tracing::warn!(error = %e, "cannot listen for SIGHUP; `hostfw config reload` still reloads"))
+        .ok();
+    let metrics = MetricsServer::start(&site.worker.metrics_listen, &site.site.name).await?;
     tracing::info!(metrics_addr = %metrics.addr, "serving Prometheus metrics at /metrics, probes at /healthz and /readyz");
     let settings = ActivitySettings::from_site(&site);
     // The site database first: its site key signs the artifact links.
@@ -153,6 +163,9 @@ async fn run(args: Args) -> Result<(), Failure> {
         metrics.watch_site_workflows(keeper.clone());
     }
     metrics.attach(deps.clone(), Some(sdk_metrics.addr));
+    let live = LiveConfig::new(args.config.clone(), &deps, live_config::identity());
+    tracing::info!(worker = live.identity(), config = %args.config.display(), "SIGHUP or `hostfw config reload` re-reads the site config");
+    tokio::spawn(live.run(hangup, stop.clone()));
     tracing::info!(task_queue = %site.temporal.task_queue, "worker running");
     let telemetry = Some(sdk_metrics.telemetry);
     let shutdown = async move {

@@ -10,7 +10,8 @@
 //! gauges (`hostfw_approval_*_hosts`, `approval`) and the brakes (`hostfw_freezes_active`,
 //! `brakes`) from the same site view and plan.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
-//! (`temporal_*`) follow hostfw's series on the same page.
+//! (`temporal_*`) follow hostfw's series on the same page. Every sample carries the label
+//! `site="<[site] name>"` (`site_label`), so one Prometheus can watch several sites.
 //!
 //! Owns the HTTP server and one scrape. It must not decide what a gauge means (`gauges`), format
 //! text (`render`), write to the database, or answer a scrape with an error status: a failed
@@ -24,6 +25,7 @@ mod compliance;
 mod gauges;
 mod render;
 mod sdk;
+mod site_label;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
@@ -45,6 +47,7 @@ use crate::{build_info, health};
 pub use gauges::compute as compute_gauges;
 pub use render::{render, Counters, Gauges, CONTENT_TYPE};
 pub use sdk::{start_sdk_metrics, SdkMetrics};
+pub use site_label::{label_site, SITE_LABEL};
 
 /// What the endpoints read once the worker has its connections.
 struct Attached {
@@ -54,6 +57,8 @@ struct Attached {
 
 #[derive(Clone)]
 struct Shared {
+    /// `[site] name`, the `site` label of every sample.
+    site: Arc<str>,
     attached: Arc<OnceLock<Attached>>,
     keeper: Arc<OnceLock<KeeperStatus>>,
     http: reqwest::Client,
@@ -72,15 +77,21 @@ pub struct MetricsServer {
 }
 
 impl MetricsServer {
-    /// Serve `/metrics`, `/healthz` and `/readyz` on `listen` (port 0 picks one).
-    pub async fn start(listen: &str) -> anyhow::Result<MetricsServer> {
+    /// Serve `/metrics`, `/healthz` and `/readyz` on `listen` (port 0 picks one) for the site
+    /// named `site` (`[site] name`: the `site` label of every sample).
+    pub async fn start(listen: &str, site: &str) -> anyhow::Result<MetricsServer> {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("metrics server cannot listen on {listen}"))?;
         let addr = listener.local_addr()?;
         let attached = Arc::new(OnceLock::new());
         let keeper = Arc::new(OnceLock::new());
-        let shared = Shared { attached: attached.clone(), keeper: keeper.clone(), http: reqwest::Client::new() };
+        let shared = Shared {
+            site: Arc::from(site),
+            attached: attached.clone(),
+            keeper: keeper.clone(),
+            http: reqwest::Client::new(),
+        };
         let app = Router::new()
             .route("/metrics", get(metrics))
             .route("/healthz", get(health::healthz))
@@ -115,7 +126,7 @@ pub async fn serve_metrics(
     deps: Deps,
     sdk_metrics_addr: Option<SocketAddr>,
 ) -> anyhow::Result<(SocketAddr, JoinHandle<()>)> {
-    let server = MetricsServer::start(listen).await?;
+    let server = MetricsServer::start(listen, &deps.site.current().site.name).await?;
     server.attach(deps, sdk_metrics_addr);
     Ok((server.addr, server.handle))
 }
@@ -123,7 +134,7 @@ pub async fn serve_metrics(
 async fn metrics(State(s): State<Shared>) -> impl IntoResponse {
     let Some(attached) = s.attached.get() else {
         let page = format!("{}{}", build_info::render(), render(None, None, None));
-        return ([(header::CONTENT_TYPE, CONTENT_TYPE)], page);
+        return ([(header::CONTENT_TYPE, CONTENT_TYPE)], label_site(&page, &s.site));
     };
     let mut page = scrape(&attached.deps).await;
     page.push_str(&build_info::render());
@@ -135,7 +146,7 @@ async fn metrics(State(s): State<Shared>) -> impl IntoResponse {
             }
         }
     }
-    ([(header::CONTENT_TYPE, CONTENT_TYPE)], page)
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], label_site(&page, &s.site))
 }
 
 async fn readyz(State(s): State<Shared>) -> (StatusCode, String) {
@@ -209,7 +220,7 @@ type SchedulerSeries = (Gauges, budget::BudgetSeries, approval::ApprovalSeries, 
 
 async fn read_gauges(deps: &Deps) -> Result<SchedulerSeries, ReadError> {
     let catalog = deps.catalog.current().await?;
-    let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?;
+    let (view, _) = deps.site_view.read(&deps.store, &catalog, &deps.site.current(), hostfw_store::now_ms()).await?;
     let plan = gates::plan(&view.input);
     let budgets = budget::BudgetSeries {
         records: view.input.targets.clone(),
@@ -222,5 +233,5 @@ async fn read_gauges(deps: &Deps) -> Result<SchedulerSeries, ReadError> {
 
 async fn read_compliance(deps: &Deps) -> Result<ComplianceView, ReadError> {
     let catalog = deps.catalog.current().await?;
-    Ok(compliance_read::read(&deps.store, &catalog, &deps.site, hostfw_store::now_ms()).await?)
+    Ok(compliance_read::read(&deps.store, &catalog, &deps.site.current(), hostfw_store::now_ms()).await?)
 }

@@ -63,8 +63,10 @@ pub async fn run_worker_with_telemetry(
     };
     let site_tasks = async {
         crate::site_workflows::push_settings_to_waiting_hosts(&client).await;
-        if deps.site.worker.site_workflows {
-            let keep = crate::site_workflows::keep_running(&client, &deps.site, &keeper, stopped_rx.clone());
+        // `[worker]` and `[temporal]` need a restart: the config the worker started with.
+        let site = deps.site.current();
+        if site.worker.site_workflows {
+            let keep = crate::site_workflows::keep_running(&client, &site, &keeper, stopped_rx.clone());
             let watch = crate::site_workflows::watch_catalog(&client, &deps.catalog, stopped_rx);
             futures::join!(keep, watch);
         }

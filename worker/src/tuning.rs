@@ -34,3 +34,9 @@ pub const SITE_WORKFLOW_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// `hostfw_metrics_scrape_error 1`. 2 s is ample for the scrape's few indexed reads on a healthy
 /// database and leaves the SDK metrics and rendering well inside any scrape timeout.
 pub const METRICS_DB_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often each worker polls the site database for stored reload requests (`hostfw config
+/// reload`) and marks itself present (`worker_presence`; a worker silent for
+/// `hostfw_store::WORKER_LIVE_WITHIN` no longer counts as live). One indexed read and one upsert per
+/// worker every 2 s is negligible; an operator's reload is answered within about 2 s.
+pub const RELOAD_POLL_EVERY: Duration = Duration::from_secs(2);

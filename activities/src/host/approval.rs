@@ -24,8 +24,9 @@ const ACTOR: &str = "hostfw (approval deadline)";
 /// What the wait for approval reads when it wakes.
 pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
     let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
-    let settings = crate::site::site_link::reprovision_settings(&deps.site);
-    let deadline = ApprovalDeadline::from_config(&deps.site);
+    let site = deps.site.current();
+    let settings = crate::site::site_link::reprovision_settings(&site);
+    let deadline = ApprovalDeadline::from_config(&site);
     Ok(ApprovalInputs {
         // A started request was approved: protect marks it started only after the approval (the
         // tenant's, or the autoreboot period's, which is stored nowhere else). A run that adopts
@@ -75,8 +76,9 @@ pub async fn approval_deadline(
                 return Ok(ApprovalDeadlineRecord { message, held_until_ms: None, approved_first: true });
             }
             let machine = crate::bmc::machine(deps, machine_id).await?;
-            let after_ms = ApprovalDeadline::from_config(&deps.site).after_ms;
-            let autoreboot = deps.site.machine_updater.instance_autoreboot_period;
+            let site = deps.site.current();
+            let after_ms = ApprovalDeadline::from_config(&site).after_ms;
+            let autoreboot = site.machine_updater.instance_autoreboot_period;
             let until_ms = hold_until(now, machine.window, autoreboot, after_ms);
             let hold = ApprovalHold { machine_id: machine_id.to_string(), skipped_at_ms: now, until_ms };
             store.approval_hold_put(&hold).await.map_err(error::store)?;

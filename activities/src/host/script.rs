@@ -154,7 +154,8 @@ fn script_identity(scripts: &ScriptsSection, key_in_env: bool) -> Result<Option<
 /// database; an earlier run found there is waited for (see [`crate::host::script_lock`]) and the script
 /// is then not run: the activity fails with `EarlierScriptRun` and the workflow reads the inventory.
 pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) -> Result<ScriptResult, ActivityError> {
-    let run_as = script_identity(&deps.site.scripts, std::env::var_os(hostfw_store::SITE_KEY_ENV).is_some())
+    let site = deps.site.current();
+    let run_as = script_identity(&site.scripts, std::env::var_os(hostfw_store::SITE_KEY_ENV).is_some())
         .map_err(error::bad_input)?;
     let machine = bmc::machine(deps, &input.machine_id).await?;
     let (username, password) = bmc::login(deps, &machine).await?;
@@ -177,7 +178,7 @@ pub async fn run_script(deps: &Deps, ctx: &ActivityContext, input: ScriptInput) 
     };
     let scheduled_ms = ctx.info().scheduled_time.map(|t| chrono::DateTime::<chrono::Utc>::from(t).timestamp_millis());
     let policy = WaitPolicy {
-        orphan_wait: deps.site.host_reprovision.script_orphan_wait,
+        orphan_wait: site.host_reprovision.script_orphan_wait,
         poll: POLL_EVERY,
         stale_before_ms: scheduled_ms.map_or(i64::MIN, |t| t - STALE_MARGIN.as_millis() as i64),
     };

@@ -33,18 +33,14 @@ pub async fn crawl(deps: &Deps, input: CrawlRequest) -> Result<CrawlSummary, Act
         machines.retain(|m| wanted.contains(&m.id));
     }
     let total = machines.len();
-    let concurrency = deps.site.site_explorer.concurrency as usize;
+    let site = deps.site.current();
+    let concurrency = site.site_explorer.concurrency as usize;
     let Explored { explored, failed } = explore_all(deps, machines, concurrency, |_, _| {}).await;
     tracing::info!(total, explored, failed = failed.len(), "site explorer crawl");
     if let Some(client) = deps.temporal.as_ref() {
         site_link::wake_manager(client, "site explorer stored fresh inventory").await;
     }
-    Ok(CrawlSummary {
-        explored,
-        failed,
-        unknown,
-        run_interval_secs: deps.site.site_explorer.run_interval.as_secs().max(1),
-    })
+    Ok(CrawlSummary { explored, failed, unknown, run_interval_secs: site.site_explorer.run_interval.as_secs().max(1) })
 }
 
 /// What one pass of the crawl loop did: BMCs explored, and those that failed as `(machine,

@@ -34,9 +34,11 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         return Err(error::bad_input("this worker has no Temporal client: it cannot start host workflows"));
     };
     let catalog = deps.catalog.current().await.map_err(error::catalog)?;
+    // One config for the whole pass, even if a live reload lands meanwhile.
+    let site = deps.site.current();
     // The site database's clock: the canary soak compares it with attempt times it recorded.
     let now = deps.store.db_now_ms().await.map_err(error::store)?;
-    let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &deps.site, now).await.map_err(error::store)?;
+    let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &site, now).await.map_err(error::store)?;
     tracing::debug!(?refresh, "machine update manager: site view read");
     // Requests' times are this process's clock's: compared with it.
     adopt_orphans(deps, client, now_ms()).await;
@@ -62,7 +64,7 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
             continue;
         }
         let message = drift_message(&view.input.hosts, id);
-        match request_and_start(&deps.site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
+        match request_and_start(&site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
             Ok(_) => started.push(id.clone()),
             // Another pass, worker or direct request filled the host's failure domain since the
             // view was read: the site database refused the request, exactly as the cap says.
@@ -88,7 +90,7 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         waiting = plan.skipped.len(),
         "machine update manager pass"
     );
-    let run_interval_secs = deps.site.machine_updater.machine_update_run_interval.as_secs().max(1);
+    let run_interval_secs = site.machine_updater.machine_update_run_interval.as_secs().max(1);
     // A window opening or a canary wave's soak ending: run again then, not one interval later.
     // The reason goes with the timer, so the pass it starts says what opened.
     let next_wake = plan
@@ -113,7 +115,7 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         run_interval_secs,
         next_wake_secs,
         next_wake_reason,
-        event_driven: deps.site.machine_updater.event_driven,
+        event_driven: site.machine_updater.event_driven,
     })
 }
 

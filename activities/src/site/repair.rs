@@ -319,7 +319,7 @@ async fn apply(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> 
             let Some(request) = store.request_get(machine_id).await? else {
                 return Ok("the request is gone meanwhile: nothing to do".to_string());
             };
-            let id = adopt_request(&deps.site, store, client, &request).await?;
+            let id = adopt_request(&deps.site.current(), store, client, &request).await?;
             Ok(format!("workflow {id} started again"))
         }
         Finding::ProtectedWithoutRequest { machine_id, instance, .. } => {

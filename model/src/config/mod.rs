@@ -8,6 +8,7 @@
 
 mod api_section;
 mod database_password;
+mod reload;
 mod sections;
 mod validate;
 
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use api_section::{is_loopback, ApiSection};
+pub use reload::{reload_kind, ReloadKind, ReloadPlan};
 pub use sections::{
     CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
     ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,

@@ -2,13 +2,15 @@
 //! row in the reference's tables, and every row names a key they accept. The accepted keys come
 //! from the parsers themselves (every table is `deny_unknown_fields`, so an unknown probe key is
 //! refused with serde's "expected one of" list), so a key added to a struct and not to the doc,
-//! or removed from a struct and left in the doc, fails here.
+//! or removed from a struct and left in the doc, fails here. Every key of the site config is
+//! marked `live` or `restart` in its table's `reload` column exactly as the worker's live reload
+//! treats it (`hostfw_model::config::reload_kind`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use hostfw_model::config::{
-    ApiSection,    CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
-    ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
+    reload_kind, ApiSection, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection,
+    RedfishSection, ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
 };
 use hostfw_model::{
     AcCycleSetting, ComponentDoc, FirmwareEntry, HostModelDoc, LockdownSetting, SiteConfig, UploadSetting,
@@ -105,4 +107,29 @@ fn every_component_type_is_listed() {
     for ty in hostfw_model::ComponentType::ALL.iter().map(|t| t.as_str()) {
         assert!(listed.contains(&format!("`{ty}`")), "component type {ty} is not listed in docs/config.md");
     }
+}
+
+#[test]
+fn every_site_config_key_is_marked_live_or_restart_as_a_reload_treats_it() {
+    let site_part = REFERENCE.split("\n## Site config").nth(1).expect("a Site config section");
+    let site_part = site_part.split("\n## The firmware catalog").next().unwrap_or_default();
+    let mut marked = 0;
+    for line in site_part.lines() {
+        if line.starts_with("| key ") {
+            assert!(line.contains("| reload |"), "a site config table without its reload column: {line}");
+        }
+        let Some(rest) = line.strip_prefix("| `") else { continue };
+        let key = rest.split('`').next().unwrap_or_default();
+        let mark = line.split(" | ").nth(3).unwrap_or_default().trim();
+        assert_eq!(mark, reload_kind(key).as_str(), "docs/config.md marks `{key}` {mark:?}");
+        marked += 1;
+    }
+    let keys: usize =
+        accepted_by_prefix().iter().filter(|(p, _)| !p.starts_with("host_models")).map(|(_, k)| k.len()).sum();
+    assert_eq!(marked, keys, "every site config key is marked");
+    assert_eq!(reload_kind("host_models").as_str(), "restart");
+    assert!(
+        REFERENCE.contains("The static catalog (`host_models` tables of the site config file) is\n  `restart`."),
+        "docs/config.md says the static catalog needs a restart"
+    );
 }

@@ -10,6 +10,7 @@ mod approval;
 mod audit;
 mod audit_target;
 mod brakes;
+mod config_reloads;
 mod connect;
 mod counters;
 mod credentials;

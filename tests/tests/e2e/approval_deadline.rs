@@ -25,7 +25,7 @@ const R760: &str = "PowerEdge R760";
 const HOUR_MS: i64 = 3_600_000;
 
 async fn scrape(addr: &str) -> String {
-    reqwest::get(format!("http://{addr}/metrics")).await.unwrap().text().await.unwrap()
+    hostfw_tests::metrics_page::scrape(addr).await
 }
 
 fn config(metrics: &str, deadline: &str, policy: &str) -> SiteToml {

@@ -142,7 +142,7 @@ async fn a_target_goes_wave_by_wave_canary_first_and_a_failed_canary_pauses_its_
         assert!(line.contains("the error budget of Supermicro SYS-821GE-TNHR uefi 3.0 is spent"), "{line}");
         assert!(site.store.history_list(id, 50).await.unwrap().iter().all(|h| h.state != HostState::HostReprovision));
     }
-    let page = reqwest::get(format!("http://{metrics}/metrics")).await.unwrap().text().await.unwrap();
+    let page = hostfw_tests::metrics_page::scrape(&metrics).await;
     let paused =
         "hostfw_target_paused{vendor=\"Supermicro\",model=\"SYS-821GE-TNHR\",component=\"uefi\",version=\"3.0\"} 1";
     assert!(page.lines().any(|l| l == paused), "{page}");

@@ -167,7 +167,7 @@ async fn compliance_counts_a_real_rollout_and_the_metrics_say_the_same() {
     assert!(table.lines().any(|l| l.starts_with("Nvidia GB200 NVL") && l.contains("1.0 (1), 2.0 (1)")), "{table}");
 
     // The worker's /metrics: every count and version of every row, under the same labels.
-    let page = reqwest::get(format!("http://{metrics}/metrics")).await.unwrap().text().await.unwrap();
+    let page = hostfw_tests::metrics_page::scrape(&metrics).await;
     assert_eq!(sample(&page, "hostfw_metrics_scrape_error").as_deref(), Some("0"), "{page}");
     let mut checked = 0;
     for r in view["components"].as_array().unwrap() {

@@ -35,7 +35,7 @@ const PAUSED: &str =
     "hostfw_target_paused{vendor=\"Dell\",model=\"PowerEdge R760\",component=\"uefi\",version=\"3.0\"}";
 
 async fn scrape(addr: &str) -> String {
-    reqwest::get(format!("http://{addr}/metrics")).await.unwrap().text().await.unwrap()
+    hostfw_tests::metrics_page::scrape(addr).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

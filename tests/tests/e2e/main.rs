@@ -18,6 +18,7 @@ mod error_budget;
 mod failure_domains;
 mod history_shape;
 mod host_reprovision;
+mod live_config;
 mod logs;
 mod manager;
 mod orphans;

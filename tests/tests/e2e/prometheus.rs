@@ -2,7 +2,7 @@
 //! - `promtool check rules` and the rule unit tests (`promtool test rules`) pass;
 //! - a real `prometheus` (1 s scrape and evaluation, the real rules file) scrapes the real
 //!   `hostfw-worker` binary through a rollout where one host spends its retry budget, and
-//!   `HostfwHostExhausted` fires;
+//!   `HostfwHostExhausted` fires, labelled with the site's name (`site`, issue 27 item 8);
 //! - every dashboard panel's PromQL evaluates without error on that server, and has data;
 //! - the compliance series (`hostfw_component_*`) reach Prometheus with the rollout's numbers,
 //!   and the dashboard shows each of them.
@@ -62,14 +62,15 @@ fn promtool_checks_the_rules_and_their_unit_tests_pass() {
     }
 }
 
-/// Every PromQL expression of the dashboard, with Grafana's `$__rate_interval` filled in.
+/// Every PromQL expression of the dashboard, with Grafana's `$__rate_interval` and the `site`
+/// variable (all sites, Grafana's `.*`) filled in.
 fn dashboard_queries() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(deploy("grafana/hostfw-dashboard.json")).expect("dashboard");
     let dashboard: serde_json::Value = serde_json::from_str(&text).expect("the dashboard is JSON");
     let mut queries = Vec::new();
     for panel in dashboard["panels"].as_array().expect("panels") {
         for target in panel["targets"].as_array().expect("targets") {
-            let expr = target["expr"].as_str().expect("expr").replace("$__rate_interval", "1m");
+            let expr = target["expr"].as_str().expect("expr").replace("$__rate_interval", "1m").replace("$site", ".*");
             queries.push((panel["title"].as_str().unwrap_or_default().to_string(), expr));
         }
     }
@@ -106,9 +107,10 @@ async fn prometheus_fires_host_exhausted_on_a_real_worker_and_every_panel_evalua
         .await;
     eprintln!("HostfwHostExhausted firing {:?} after the requests", started.elapsed());
     assert_eq!(alert["labels"]["severity"], "warning");
+    assert_eq!(alert["labels"]["site"], "e2e", "the alert names the site ([site] name): {alert}");
     let description = alert["annotations"]["description"].as_str().unwrap_or_default();
     assert!(description.contains("hostfw managed-host reset-host-reprovisioning --machine"), "{alert}");
-    assert_eq!(alert["annotations"]["summary"], "1 host(s) spent their firmware retry budget");
+    assert_eq!(alert["annotations"]["summary"], "site e2e: 1 host(s) spent their firmware retry budget");
     let status = site.status("bad").await.expect("bad has a workflow");
     assert!(status.exhausted, "{status:?}");
 

@@ -91,7 +91,7 @@ async fn waits_for_temporal_then_becomes_ready() {
     let no_models = text.lines().find(|l| l.contains("adds no host models") || l.contains("does not exist: it adds"));
     let no_models = no_models.unwrap_or_else(|| panic!("no firmware directory WARN:\n{text}"));
     assert!(no_models.contains("WARN") && no_models.contains(&firmware), "{no_models}");
-    let page = get(&metrics, "/metrics").await.expect("/metrics").1;
+    let page = hostfw_tests::metrics_page::without_site(&get(&metrics, "/metrics").await.expect("/metrics").1);
     assert!(page.contains("hostfw_build_info{version=\""), "{page}");
     assert!(page.contains("hostfw_metrics_scrape_error 0"), "{page}");
     let probe = |path: &str| {

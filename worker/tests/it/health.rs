@@ -32,12 +32,13 @@ async fn readyz_follows_the_site_database() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
-    let server = MetricsServer::start("127.0.0.1:0").await.unwrap();
+    let server = MetricsServer::start("127.0.0.1:0", "health-site").await.unwrap();
     let (status, body) = get(server.addr, "/readyz").await;
     assert_eq!(status, 503);
     assert!(body.contains("waiting for Temporal and the site database"), "{body}");
     let (status, page) = get(server.addr, "/metrics").await;
     assert_eq!(status, 200);
+    let page = crate::common::without_site(&page, "health-site");
     let build = format!(
         "hostfw_build_info{{version=\"{}\",git_commit=\"{}\"}} 1",
         hostfw_worker::build_info::VERSION,
@@ -50,7 +51,7 @@ async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
     let site = crate::common::write_site(dir.path(), "");
     server.attach(crate::common::deps(&site).await, None);
     assert_eq!(get(server.addr, "/readyz").await.0, 200);
-    let page = get(server.addr, "/metrics").await.1;
+    let page = crate::common::without_site(&get(server.addr, "/metrics").await.1, "health-site");
     assert!(page.contains("hostfw_metrics_scrape_error 0") && page.contains(&build), "{page}");
     server.handle.abort();
 }
@@ -62,11 +63,11 @@ async fn a_failed_scheduler_pass_is_counted() {
     // No Temporal client: the pass cannot start host workflows and fails.
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();
-    let page = get(addr, "/metrics").await.1;
+    let page = crate::common::without_site(&get(addr, "/metrics").await.1, "worker-tests");
     assert!(page.contains("hostfw_manager_passes_total{result=\"failed\"} 0\n"), "{page}");
     let failed = hostfw_activities::manager_pass::pass(&deps, PassRequest { reasons: vec!["test".into()] }).await;
     assert!(failed.is_err());
-    let page = get(addr, "/metrics").await.1;
+    let page = crate::common::without_site(&get(addr, "/metrics").await.1, "worker-tests");
     assert!(page.contains("hostfw_manager_passes_total{result=\"failed\"} 1\n"), "{page}");
     assert!(page.contains("hostfw_manager_passes_total{result=\"succeeded\"} 0\n"), "{page}");
     server.abort();

@@ -1,8 +1,8 @@
 //! The `/metrics` endpoint against a real SQLite site database, without a Temporal server: exact
 //! gauge values and compliance series (`hostfw_component_*`) for a hand-built fleet, counters advanced by the host activities (each step once,
 //! even when an activity is retried), the same numbers from a second replica, a failed database
-//! read as `hostfw_metrics_scrape_error 1`, the Temporal SDK page appended, and no BMC address or
-//! credential anywhere on the page.
+//! read as `hostfw_metrics_scrape_error 1`, the Temporal SDK page appended, every sample labelled
+//! with the site's name, and no BMC address or credential anywhere on the page.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -178,7 +178,7 @@ async fn get(addr: SocketAddr) -> (reqwest::StatusCode, String, String) {
     let response = reqwest::get(format!("http://{addr}/metrics")).await.expect("GET /metrics");
     let status = response.status();
     let content_type = response.headers()[reqwest::header::CONTENT_TYPE].to_str().unwrap().to_string();
-    (status, content_type, response.text().await.unwrap())
+    (status, content_type, crate::common::without_site(&response.text().await.unwrap(), "metrics"))
 }
 
 /// The value of the one sample of `series` (name plus labels, exactly as printed).

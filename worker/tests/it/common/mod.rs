@@ -82,3 +82,25 @@ pub async fn deps(site: &SiteConfig) -> hostfw_activities::Deps {
     let store = Store::open_site(site).await.expect("site database");
     hostfw_activities::Deps::open(site, store, None).await.expect("deps")
 }
+
+/// `page` (a `/metrics` page) after checking that every sample (hostfw's, the build info and the
+/// SDK's) carries `site="<site>"` as its first label, with that label taken out, so a test reads
+/// the samples as the series are named. Panics naming the first sample without it.
+pub fn without_site(page: &str, site: &str) -> String {
+    let label = format!("site=\"{site}\"");
+    let mut out = String::new();
+    for line in page.lines() {
+        if line.starts_with('#') {
+            out.push_str(line);
+        } else {
+            let (name, rest) = line.split_once('{').unwrap_or_else(|| panic!("no labels: {line}\n{page}"));
+            let rest = rest.strip_prefix(&label).unwrap_or_else(|| panic!("no {label} label: {line}\n{page}"));
+            match rest.strip_prefix(',') {
+                Some(others) => out.push_str(&format!("{name}{{{others}")),
+                None => out.push_str(&format!("{name}{}", rest.trim_start_matches('}'))),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
