@@ -86,3 +86,22 @@ impl IntoResponse for ApiError {
         (self.status, axum::Json(body)).into_response()
     }
 }
+
+/// A JSON request body whose refusal (not JSON, a missing or unknown field, a wrong content type)
+/// is an [`ApiError`] with a JSON body like every other error answer.
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> axum::extract::FromRequest<S> for ApiJson<T>
+where
+    axum::Json<T>: axum::extract::FromRequest<S, Rejection = axum::extract::rejection::JsonRejection>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(value)) => Ok(ApiJson(value)),
+            Err(rejection) => Err(ApiError::new(rejection.status(), rejection.body_text())),
+        }
+    }
+}

@@ -15,6 +15,21 @@ pub struct Cli {
     /// Output format of read commands.
     #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// The hostfw API to send the command to (`https://api.site:9443`), as the operator
+    /// document's `-a <core-api-url>`. Without it, the current context of the CLI config
+    /// (`hostfw context use`) names one; with neither, commands read the site config (--config).
+    #[arg(short = 'a', long = "api", env = "HOSTFW_API", value_name = "URL")]
+    pub api: Option<String>,
+    /// File holding the API token (`hfw_...`). `HOSTFW_TOKEN` in the environment gives the token
+    /// itself; the context's `token_file` is used when neither is set.
+    #[arg(long, global = true, env = "HOSTFW_TOKEN_FILE", value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// PEM certificate(s) to trust for the API's https (its CA), besides the system's.
+    #[arg(long, global = true, env = "HOSTFW_CA_FILE", value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// Use this context of the CLI config instead of its current one.
+    #[arg(long, global = true, env = "HOSTFW_CONTEXT", value_name = "NAME")]
+    pub context: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -118,6 +133,17 @@ pub enum Command {
     /// The site config file.
     #[command(subcommand)]
     Config(ConfigCmd),
+    /// API tokens (admin): create one per person or system, list, revoke. Through the API only.
+    #[command(subcommand)]
+    Token(TokenCmd),
+    /// Who the API takes you for: your token's name, role and (for a tenant) instances.
+    Whoami,
+    /// Named API endpoints in the CLI config (like kubectl contexts).
+    #[command(subcommand)]
+    Context(ContextCmd),
+    /// Run on the site itself: commands that read the site config and database directly.
+    #[command(subcommand)]
+    Admin(AdminCmd),
     /// Print the shell completion script for SHELL (e.g. `hostfw completion bash > /etc/bash_completion.d/hostfw`).
     Completion {
         #[arg(value_enum)]
@@ -736,4 +762,66 @@ mod tests {
             assert_eq!(args.machines, ["a", "b"]);
         }
     }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenCmd {
+    /// Create a token and print it once (it cannot be shown again).
+    Create {
+        /// A name for the holder (`alice`, `provisioning`); unique among live tokens.
+        #[arg(long)]
+        name: String,
+        /// viewer, operator, admin or tenant.
+        #[arg(long)]
+        role: String,
+        /// A tenant token's instance; repeatable (required for a tenant).
+        #[arg(long = "instance", value_name = "INSTANCE_ID")]
+        instances: Vec<String>,
+        /// Lifetime: `90d`, `12h`, `30m`. Without it the token lives until revoked.
+        #[arg(long)]
+        expires: Option<String>,
+    },
+    /// Every token (never their secrets), newest first.
+    List,
+    /// Revoke a token by id: it authenticates nothing from now on.
+    Revoke {
+        /// The token's id (`hostfw token list`).
+        id: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ContextCmd {
+    /// Add or change a context.
+    Set {
+        name: String,
+        /// The API's base URL (`https://api.site:9443`).
+        #[arg(long)]
+        api: String,
+        /// File holding the token.
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+        /// PEM certificate(s) to trust for the API's https.
+        #[arg(long)]
+        ca_file: Option<PathBuf>,
+    },
+    /// Make a context the current one.
+    Use { name: String },
+    /// The contexts, the current one marked.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AdminCmd {
+    /// Create the site's first admin token, reading the site config and database directly (run it
+    /// on the site). Refused once an admin token exists: make further tokens with `hostfw token
+    /// create`.
+    Bootstrap {
+        /// The token's name.
+        #[arg(long, default_value = "admin")]
+        name: String,
+        /// Write the token to this new file (mode 0600) instead of printing it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }

@@ -6,8 +6,10 @@
 //! through `hostfw_connect`, and reads fleet files as a `hostfw_model::FleetRoster`: it links
 //! neither the worker nor the simulator.
 
+pub mod api_client;
 pub mod audit;
 pub mod auto_update;
+pub mod bootstrap;
 pub mod brakes;
 pub mod budget;
 pub mod catalog_approval;
@@ -17,6 +19,7 @@ pub mod catalog_commit;
 pub mod catalog_fallback;
 pub mod catalog_preview;
 pub mod cli;
+pub mod cli_contexts;
 pub mod completion;
 pub mod compliance;
 pub mod config_check;
@@ -37,6 +40,7 @@ pub mod man_pages;
 pub mod output;
 pub mod plan;
 pub mod re_explore;
+pub mod remote;
 pub mod report_view;
 pub mod reprovision;
 pub mod reprovision_all;
@@ -73,7 +77,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let request = scout_package::SignRequest { version, not_after: not_after.as_deref(), artifacts };
             return scout_package::sign(key, &request, path, cli.format);
         }
+        Command::Context(cmd) => return cli_contexts::context_cmd(cmd),
         _ => {}
+    }
+    // Through the API when one is named (`-a URL` or a context); the bootstrap is never sent.
+    if !matches!(cli.command, Command::Admin(_)) {
+        if let Some(remote) = api_client::selected(&cli)? {
+            return remote::run(&remote, &cli.command).await;
+        }
+    }
+    if matches!(cli.command, Command::Token(_) | Command::Whoami) {
+        anyhow::bail!(
+            "`hostfw token` and `hostfw whoami` go through the hostfw API: name it with -a URL (and --token-file \
+             or HOSTFW_TOKEN), or a context (`hostfw context set NAME --api URL --token-file FILE`)"
+        );
     }
     let ctx = Context::open(&cli.config, cli.format).await?;
     match cli.command {
@@ -164,7 +181,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::FirmwareConfig(FirmwareConfigCmd::Show) => firmware_config::show(&ctx).await,
         Command::FirmwareConfig(FirmwareConfigCmd::History { limit }) => firmware_config::history(&ctx, limit).await,
         Command::Config(ConfigCmd::Reload { wait }) => config_reload::config_reload(&ctx, wait).await,
-        Command::Config(ConfigCmd::Check) | Command::Completion { .. } | Command::Man { .. } => {
+        Command::Admin(cli::AdminCmd::Bootstrap { name, out }) => bootstrap::bootstrap(&ctx, &name, out.as_ref()).await,
+        Command::Token(_) | Command::Whoami => unreachable!("refused above without an API"),
+        Command::Context(_) | Command::Config(ConfigCmd::Check) | Command::Completion { .. } | Command::Man { .. } => {
             unreachable!("handled before the site is opened")
         }
     }

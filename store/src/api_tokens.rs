@@ -60,8 +60,12 @@ pub struct NewToken {
 pub enum TokenRefused {
     /// Not `hfw_<id>_<secret>`, or no token has that id, or the secret does not match.
     Unknown,
-    Expired { id: String },
-    Revoked { id: String },
+    Expired {
+        id: String,
+    },
+    Revoked {
+        id: String,
+    },
 }
 
 impl Store {
@@ -152,14 +156,15 @@ impl Store {
         const OP: &str = "token_revoke";
         let now = now_ms();
         let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
-        let updated =
-            sqlx::query("UPDATE api_tokens SET revoked_at_ms = $2, revoked_by = $3 WHERE id = $1 AND revoked_at_ms IS NULL")
-                .bind(id)
-                .bind(now)
-                .bind(actor)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::db(OP, id))?;
+        let updated = sqlx::query(
+            "UPDATE api_tokens SET revoked_at_ms = $2, revoked_by = $3 WHERE id = $1 AND revoked_at_ms IS NULL",
+        )
+        .bind(id)
+        .bind(now)
+        .bind(actor)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::db(OP, id))?;
         if updated.rows_affected() == 0 {
             tx.rollback().await.map_err(StoreError::db(OP, id))?;
             return match self.token_get(id).await? {
@@ -221,8 +226,7 @@ impl Store {
     }
 }
 
-const COLUMNS: &str =
-    "id, name, role, instances, created_at_ms, created_by, expires_at_ms, revoked_at_ms, revoked_by";
+const COLUMNS: &str = "id, name, role, instances, created_at_ms, created_by, expires_at_ms, revoked_at_ms, revoked_by";
 
 fn token_from_row(row: &sqlx::any::AnyRow) -> Result<ApiToken> {
     let id: String = row.try_get("id").map_err(StoreError::db("token_from_row", ""))?;

@@ -12,8 +12,8 @@
 //! TEXT, times as BIGINT unix milliseconds).
 
 mod activation_marks;
-mod api_tokens;
 mod address;
+mod api_tokens;
 mod approval;
 mod audit;
 mod audit_query;

@@ -45,6 +45,7 @@ impl SiteToml {
             .set("temporal", "namespace", "default")
             .set("temporal", "task_queue", format!("hostfw-{name}"))
             .set("worker", "metrics_listen", "127.0.0.1:0")
+            .set("api", "listen", "127.0.0.1:0")
             .site_workflows(false)
             .temporal_port(7233)
             .artifact_port(0)

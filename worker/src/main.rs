@@ -157,6 +157,17 @@ async fn run(args: Args) -> Result<(), Failure> {
         Err(e @ CatalogUnavailable::Invalid(_)) => return Err(Failure::Config(e.into())),
         Err(e) => return Err(e.into()),
     };
+    // The hostfw API in-process (`[api] enabled`): operators, tenants and integrations reach the
+    // site through it. A listener that cannot bind stops the worker with the reason.
+    let _api = if site.api.enabled {
+        let api = hostfw_api::ApiServer::start(std::sync::Arc::new(site.clone()), deps.store.clone())
+            .await
+            .context("starting the hostfw API ([api])")?;
+        tracing::info!(api_addr = %api.addr, url = %format!("{}/v1", api.url()), "serving the hostfw API");
+        Some(api)
+    } else {
+        None
+    };
     let sdk_metrics = start_sdk_metrics()?;
     let keeper = KeeperStatus::default();
     if site.worker.site_workflows {

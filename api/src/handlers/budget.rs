@@ -5,13 +5,13 @@
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::{Extension, Json};
+use axum::Extension;
 use hostfw_starter::cli::{BudgetCmd, BudgetTargetArgs};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::verb;
-use crate::error::ErrorBody;
+use crate::error::{ApiJson, ErrorBody};
 use crate::principal::Principal;
 use crate::state::ApiState;
 
@@ -37,7 +37,7 @@ pub async fn resume(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
-    Json(body): Json<TargetRequest>,
+    ApiJson(body): ApiJson<TargetRequest>,
 ) -> Response {
     let args =
         BudgetTargetArgs { vendor: body.vendor, model: body.model, component: body.component, version: body.version };

@@ -22,8 +22,8 @@ macro_rules! read {
     ($name:ident, $path:literal, $tag:literal, $what:literal, |$ctx:ident| $body:expr) => {
         #[doc = $what]
         #[utoipa::path(get, path = $path, tag = $tag,
-                    responses((status = 200, description = $what,
-                        content((Object = "application/json"), (String = "text/plain")))))]
+                            responses((status = 200, description = $what,
+                                content((Object = "application/json"), (String = "text/plain")))))]
         pub async fn $name(
             State(state): State<ApiState>,
             Extension(p): Extension<Principal>,

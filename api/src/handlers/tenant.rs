@@ -7,12 +7,12 @@
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::{Extension, Json};
+use axum::Extension;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::verb;
-use crate::error::ErrorBody;
+use crate::error::{ApiJson, ErrorBody};
 use crate::principal::Principal;
 use crate::state::ApiState;
 
@@ -35,7 +35,7 @@ pub async fn reboot(
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Json(body): Json<RebootRequest>,
+    ApiJson(body): ApiJson<RebootRequest>,
 ) -> Response {
     verb::run(&state, &p, &headers, |ctx| async move {
         hostfw_starter::signals::instance_reboot(&ctx, &id, body.apply_updates_on_reboot).await

@@ -14,7 +14,7 @@ use hostfw_store::{ApiToken, NewToken};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, ApiJson, ErrorBody};
 use crate::principal::Principal;
 use crate::state::ApiState;
 
@@ -91,7 +91,7 @@ pub async fn list(State(state): State<ApiState>) -> Result<Json<Vec<TokenDoc>>, 
 pub async fn create(
     State(state): State<ApiState>,
     Extension(principal): Extension<Principal>,
-    Json(body): Json<CreateToken>,
+    ApiJson(body): ApiJson<CreateToken>,
 ) -> Result<(StatusCode, Json<CreatedToken>), ApiError> {
     let role: Role = body.role.parse().map_err(|e: hostfw_model::UnknownRole| ApiError::bad_request(e.to_string()))?;
     let expires_at_ms = match body.expires.as_deref() {

@@ -53,8 +53,15 @@ impl ApiSection {
     /// allowed. `Err` names the key and the problem.
     pub(super) fn check(&self) -> Result<(), (&'static str, String)> {
         match (&self.tls_cert_file, &self.tls_key_file) {
-            (Some(_), None) => return Err(("api.tls_key_file", "missing: set both tls_cert_file and tls_key_file, or neither".into())),
-            (None, Some(_)) => return Err(("api.tls_cert_file", "missing: set both tls_cert_file and tls_key_file, or neither".into())),
+            (Some(_), None) => {
+                return Err(("api.tls_key_file", "missing: set both tls_cert_file and tls_key_file, or neither".into()))
+            }
+            (None, Some(_)) => {
+                return Err((
+                    "api.tls_cert_file",
+                    "missing: set both tls_cert_file and tls_key_file, or neither".into(),
+                ))
+            }
             _ => {}
         }
         if self.tls() || self.allow_plain_http || !self.enabled {

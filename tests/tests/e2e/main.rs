@@ -6,6 +6,7 @@
 //! The child-process tests need the worker binary: `cargo build --workspace --bins` (or
 //! `HOSTFW_WORKER_BIN`).
 
+mod api;
 mod approval_deadline;
 mod brakes;
 mod canary_waves;
