@@ -21,9 +21,7 @@ use crate::state::ApiState;
 macro_rules! read {
     ($name:ident, $path:literal, $tag:literal, $what:literal, |$ctx:ident| $body:expr) => {
         #[doc = $what]
-        #[utoipa::path(get, path = $path, tag = $tag,
-                            responses((status = 200, description = $what,
-                                content((Object = "application/json"), (String = "text/plain")))))]
+        #[utoipa::path(get, path = $path, tag = $tag, responses((status = 200, description = $what, content((Object = "application/json"), (String = "text/plain")))))]
         pub async fn $name(
             State(state): State<ApiState>,
             Extension(p): Extension<Principal>,
