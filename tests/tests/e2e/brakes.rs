@@ -74,7 +74,7 @@ async fn passes(site: &Site) -> i64 {
 }
 
 async fn scrape(addr: &str) -> String {
-    reqwest::get(format!("http://{addr}/metrics")).await.unwrap().text().await.unwrap()
+    hostfw_tests::metrics_page::scrape(addr).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

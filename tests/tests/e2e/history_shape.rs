@@ -1,5 +1,5 @@
 //! End-to-end: the size of a host workflow's history. A three-component Redfish host in the lean
-//! shape (`workflows/src/host/lean.rs`) stays within 120 events; the classic shape, still
+//! shape (`workflows/src/host/lean.rs`) stays within 123 events (120 before the freeze check, issue 27, added a marker per component); the classic shape, still
 //! selectable with `host_reprovision.lean_history = false` for comparisons, takes more than twice
 //! that. Both hosts end compliant with the same substates in the site database.
 
@@ -78,7 +78,7 @@ async fn substates(site: &Site, machine_id: &str) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_three_component_host_takes_at_most_120_history_events_and_the_classic_shape_stays_selectable() {
+async fn a_three_component_host_takes_at_most_123_history_events_and_the_classic_shape_stays_selectable() {
     let spec = SiteSpec {
         fleet: FLEET,
         config: SiteToml::default().catalog_toml(CATALOG),
@@ -105,7 +105,9 @@ async fn a_three_component_host_takes_at_most_120_history_events_and_the_classic
     let (lean_events, lean_activities, lean_names) = shape(&site, "lean").await;
     let (classic_events, classic_activities, classic_names) = shape(&site, "classic").await;
     eprintln!("history events: lean {lean_events} ({lean_activities} activities), classic {classic_events} ({classic_activities} activities)");
-    assert!(lean_events <= 120, "lean: {lean_events} events: {lean_names:?}");
+    // 120 before issue 27's freeze check, a local activity (one marker) before each component;
+    // folding that check into the inventory read would bring it back (issue 30's event budget).
+    assert!(lean_events <= 123, "lean: {lean_events} events: {lean_names:?}");
     assert!(classic_events > 2 * lean_events, "classic {classic_events} events vs lean {lean_events}");
     // Lean: no bookkeeping activity of its own; classic: one per substate, and the lookups.
     for bookkeeping in ["hostfw.host.record_substate", "hostfw.catalog.lookup", "hostfw.firmware.plan_route"] {
