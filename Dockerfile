@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# hostfw: the worker, the operator CLI, the BMC simulator and the Scout agent in one image.
+# hostfw: the worker, the standalone API, the operator CLI, the BMC simulator and the Scout agent in one image.
 # See docs/deploy.md. Firmware images are not part of the image: mount them (volume or bind mount)
 # at the site config's firmware_global.firmware_directory.
 
@@ -20,9 +20,10 @@ ARG HOSTFW_GIT_COMMIT=unknown
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked --bins \
-        -p hostfw-worker -p hostfw-starter -p hostfw-bmc-sim -p hostfw-scout \
+        -p hostfw-worker -p hostfw-api -p hostfw-starter -p hostfw-bmc-sim -p hostfw-scout \
     && mkdir -p /out \
-    && cp target/release/hostfw-worker target/release/hostfw target/release/bmc-sim target/release/scout /out/
+    && cp target/release/hostfw-worker target/release/hostfw-api target/release/hostfw target/release/bmc-sim \
+        target/release/scout /out/
 
 # --- runtime -----------------------------------------------------------------------------------
 FROM debian:bookworm-20250317-slim
@@ -35,14 +36,15 @@ RUN groupadd --system --gid 10001 hostfw \
     && useradd --system --uid 10001 --gid hostfw --home-dir /var/lib/hostfw --shell /usr/sbin/nologin hostfw \
     && mkdir -p /etc/hostfw /var/lib/hostfw/firmware /var/lib/hostfw/scout-firmware-scripts \
     && chown -R hostfw:hostfw /var/lib/hostfw
-COPY --from=builder /out/hostfw-worker /out/hostfw /out/bmc-sim /out/scout /usr/local/bin/
+COPY --from=builder /out/hostfw-worker /out/hostfw-api /out/hostfw /out/bmc-sim /out/scout /usr/local/bin/
 USER hostfw:hostfw
 WORKDIR /var/lib/hostfw
 # The CLI (`hostfw`) and the worker read this when --config is not given.
 ENV HOSTFW_CONFIG=/etc/hostfw/site.toml
 # 9464: Prometheus /metrics ([worker] metrics_listen); 8089: firmware artifacts for BMCs
-# ([worker] artifact_listen). Both must listen on 0.0.0.0 in the site config to be reachable.
+# ([worker] artifact_listen); 9443: the hostfw API ([api] listen, https off loopback). Each must
+# listen on 0.0.0.0 in the site config to be reachable.
 # Healthcheck without curl: `hostfw-worker --health-check http://127.0.0.1:9464/readyz`.
-EXPOSE 9464 8089
+EXPOSE 9464 8089 9443
 ENTRYPOINT ["hostfw-worker"]
 CMD ["--config", "/etc/hostfw/site.toml"]

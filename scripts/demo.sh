@@ -5,7 +5,11 @@
 # and the worker. The worker's
 # Machine Update Manager then rolls the fleet to the catalog under the site ceiling, in canary
 # waves per target (the DGX image is bad: its targets pause after their canary fails), while
-# `hostfw watch` shows a live bar and ends with the report. Stops everything it started on exit.
+# `hostfw watch` shows a live bar and ends with the report. Every `hostfw` command after the first
+# admin token (`hostfw admin bootstrap`, on the site) goes through the hostfw API the worker serves
+# on 127.0.0.1:9443, each person with a token of their own role: the admin registers the fleet,
+# the operators run the rollout, the tenant of tenant-05 approves its own host's update.
+# Stops everything it started on exit.
 # EXIT=1 exits right after the report; otherwise the servers stay up for the Web UI until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +22,8 @@ AUTOREBOOT_DELAY=${AUTOREBOOT_DELAY:-60}
 TEMPORAL="$ROOT/.tools/bin/temporal"
 TEMPORAL_PORT=7233
 UI_PORT=8233
+API_PORT=9443
+API="http://127.0.0.1:$API_PORT"
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -41,7 +47,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for p in $TEMPORAL_PORT $UI_PORT 8089 9464; do
+for p in $TEMPORAL_PORT $UI_PORT 8089 9464 $API_PORT; do
   if port_busy "$p"; then
     echo "port $p on 127.0.0.1 is in use (another demo still running?); stop it first" >&2
     exit 1
@@ -94,26 +100,10 @@ for host in json.load(open(sys.argv[1])):
     open(os.path.join(sys.argv[2], host["id"]), "w").write(host["base_url"])
 PY
 
-step "registering the fleet (four $DELL_MODEL hosts run tenant instances)"
 rm -f "$DEMO"/site.db "$DEMO"/site.db-*
 export HOSTFW_CONFIG="$CONFIG"
 # The site key encrypts the BMC passwords the import stores; kept across demo runs.
 [ -f "$DEMO/site.key" ] || "$BIN/hostfw" site-key generate --out "$DEMO/site.key"
-"$BIN/hostfw" machine import --fleet "$FLEET"
-for n in 05 06 07 08; do
-  "$BIN/hostfw" machine add --id "$DELL-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
-  if [ "$DEMO_FLEET" = captured ]; then
-    # The tenant runs its host locked down, through iDRAC's own attribute (the catalog's
-    # `lockdown`): the update turns it off and on again.
-    curl -sSf -u admin:password -X PATCH -H 'Content-Type: application/json' \
-      -d '{"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}}' \
-      "http://127.0.10.$((10#$n)):8000/redfish/v1/Managers/iDRAC.Embedded.1/Attributes" >/dev/null
-  fi
-done
-"$BIN/hostfw" firmware show
-# Canary waves release each rollout target one host first: the operator picks which.
-"$BIN/hostfw" machine label "$DELL-10" --set canary=true
-"$BIN/hostfw" machine label smc-03 --set canary=true
 
 step "signing the Scout packages (a copy of config/scout-firmware-scripts in .demo/)"
 rm -rf "$DEMO/scout-firmware-scripts" && cp -r "$ROOT/config/scout-firmware-scripts" "$DEMO/scout-firmware-scripts"
@@ -129,7 +119,7 @@ dgx_args=()
 for n in $(seq -w 1 12); do dgx_args+=(--machine "dgx-$n"); done
 step "starting Scout for the 12 DGX hosts (one agent process serving all; log: .demo/scout.log)"
 HOSTFW_SIM_HOSTS_DIR="$DEMO/simhosts" "$BIN/scout" "${dgx_args[@]}" \
-  --trusted-key "$DEMO/scout-keys/scout-signing.pub" \
+  --trusted-key "$DEMO/scout-keys/scout-signing.pub" --script-env HOSTFW_SIM_HOSTS_DIR \
   --temporal-address 127.0.0.1:$TEMPORAL_PORT >"$DEMO/scout.log" 2>&1 &
 pids+=($!)
 
@@ -137,9 +127,47 @@ step "starting the worker: Site Explorer, Machine Update Manager, host workflows
 "$BIN/hostfw-worker" --config "$CONFIG" >"$DEMO/worker.log" 2>&1 &
 pids+=($!)
 wait_for "the worker's metrics endpoint" 60 port_busy 9464
+wait_for "the hostfw API" 60 port_busy $API_PORT
+
+step "identity: the first admin token (on the site), then tokens for the operators and one tenant (through the API, $API)"
+rm -rf "$DEMO/tokens" && mkdir -m 700 "$DEMO/tokens"
+"$BIN/hostfw" admin bootstrap --out "$DEMO/tokens/admin.token"
+# The CLI's own config: contexts name an API and a token file (like kubectl contexts).
+export HOSTFW_CLI_CONFIG="$DEMO/cli.toml"
+rm -f "$HOSTFW_CLI_CONFIG"
+"$BIN/hostfw" context set demo --api "$API" --token-file "$DEMO/tokens/admin.token" >/dev/null
+"$BIN/hostfw" context use demo >/dev/null
+new_token() { # file, token create arguments...
+  local file=$1; shift
+  (umask 077 && "$BIN/hostfw" token create "$@" | grep '^hfw_' >"$file")
+}
+new_token "$DEMO/tokens/operator.token" --name demo-operator --role operator --expires 1d
+new_token "$DEMO/tokens/tenant-05.token" --name tenant-05 --role tenant --instance tenant-05 --expires 1d
+"$BIN/hostfw" token list | cut -c1-110
+as_operator() { "$BIN/hostfw" --token-file "$DEMO/tokens/operator.token" "$@"; }
+as_tenant() { "$BIN/hostfw" --token-file "$DEMO/tokens/tenant-05.token" "$@"; }
+
+step "registering the fleet as the admin (four $DELL_MODEL hosts run tenant instances)"
+"$BIN/hostfw" machine import --fleet "$FLEET"
+for n in 05 06 07 08; do
+  "$BIN/hostfw" machine add --id "$DELL-$n" --bmc "http://127.0.10.$((10#$n)):8000" --state Assigned --instance "tenant-$n"
+  if [ "$DEMO_FLEET" = captured ]; then
+    # The tenant runs its host locked down, through iDRAC's own attribute (the catalog's
+    # `lockdown`): the update turns it off and on again.
+    curl -sSf -u admin:password -X PATCH -H 'Content-Type: application/json' \
+      -d '{"Attributes": {"Lockdown.1.SystemLockdown": "Enabled"}}' \
+      "http://127.0.10.$((10#$n)):8000/redfish/v1/Managers/iDRAC.Embedded.1/Attributes" >/dev/null
+  fi
+done
+"$BIN/hostfw" firmware show
+# Canary waves release each rollout target one host first: the operator picks which.
+as_operator machine label "$DELL-10" --set canary=true
+as_operator machine label smc-03 --set canary=true
+# Read every BMC's inventory now (the Site Explorer's own crawl runs every 60 s).
+as_operator site-explorer explore
 
 substate_of() {
-  "$BIN/hostfw" machine show "$1" --format json 2>/dev/null |
+  as_operator machine show "$1" --format json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["machine"].get("substate") or "")' 2>/dev/null || true
 }
 
@@ -153,19 +181,19 @@ operators() {
     for gb in $pending_gb; do
       if [ "$(substate_of "$gb")" = "WaitingForManualUpgrade" ]; then
         echo "demo: platform team completes the GB200 manual procedure on $gb"
-        "$BIN/hostfw" host reprovision mark-manual-upgrade-complete --id "$gb" >/dev/null || still="$still $gb"
+        as_operator host reprovision mark-manual-upgrade-complete --id "$gb" >/dev/null || still="$still $gb"
       else
         still="$still $gb"
       fi
     done
     pending_gb="${still# }"
     if [ -z "$tenant_done" ] && [ "$(substate_of "$DELL-05")" = "WaitingForApproval" ]; then
-      echo "demo: the tenant of instance tenant-05 ($DELL-05) approves updates on reboot"
-      "$BIN/hostfw" instance reboot --instance tenant-05 --apply-updates-on-reboot >/dev/null && tenant_done=1
+      echo "demo: the tenant of instance tenant-05 ($DELL-05) approves updates on reboot, with its own token"
+      as_tenant instance reboot --instance tenant-05 --apply-updates-on-reboot >/dev/null && tenant_done=1
     fi
     if [ -z "$window_done" ] && [ "$t" -ge 30 ]; then
       echo "demo: an operator opens the update window of the 16 Supermicro hosts (explicit start)"
-      "$BIN/hostfw" managed-host start-updates --machines $(seq -f "smc-%02g" 1 16) >/dev/null && window_done=1
+      as_operator managed-host start-updates --machines $(seq -f "smc-%02g" 1 16) >/dev/null && window_done=1
     fi
     sleep 1
     t=$((t + 1))
@@ -173,19 +201,19 @@ operators() {
 }
 
 step "rollout: the Machine Update Manager updates every drifted host, at most 8 at once, in canary waves per target (one host, 25 %, all; 10 s soak); the DGX image is bad"
-"$BIN/hostfw" plan >"$DEMO/plan-before.txt"
+as_operator plan >"$DEMO/plan-before.txt"
 head -n 3 "$DEMO/plan-before.txt"
 operators &
 operators_pid=$!
 pids+=($operators_pid)
 set +e
-HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" watch --timeout-secs 900
+HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" as_operator watch --timeout-secs 900
 rollout_status=$?
 set -e
 # The injected bad image paused the DGX targets: what `hostfw plan` says of them.
-"$BIN/hostfw" plan | sed -n '/^PAUSED TARGET/,/^resume it/p' | cut -c1-220
+as_operator plan | sed -n '/^PAUSED TARGET/,/^resume it/p' | cut -c1-220
 
-paused=$("$BIN/hostfw" --format json budget list | python3 -c '
+paused=$(as_operator --format json budget list | python3 -c '
 import json, shlex, sys
 for t in json.load(sys.stdin):
     if t["paused"]:
@@ -198,14 +226,14 @@ if [ -n "$paused" ]; then
     curl -sSf -X PUT -H 'Content-Type: application/json' -d '{}' "http://127.0.12.$n:8000/sim/faults" >/dev/null
   done
   while read -r args; do
-    eval "\"\$BIN/hostfw\" budget resume $args"
+    eval "as_operator budget resume $args"
   done <<<"$paused"
-  for id in $("$BIN/hostfw" --format json host reprovision list |
+  for id in $(as_operator --format json host reprovision list |
     python3 -c 'import json,sys; print(" ".join(r["machine_id"] for r in json.load(sys.stdin) if r["exhausted"]))'); do
-    "$BIN/hostfw" managed-host reset-host-reprovisioning --machine "$id"
+    as_operator managed-host reset-host-reprovisioning --machine "$id"
   done
   set +e
-  HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" "$BIN/hostfw" watch --timeout-secs 600
+  HOSTFW_WEB_UI="http://127.0.0.1:$UI_PORT" as_operator watch --timeout-secs 600
   rollout_status=$?
   set -e
 fi
@@ -216,6 +244,7 @@ fi
 echo
 echo "Servers stay up: Web UI http://127.0.0.1:$UI_PORT (search e.g. HostfwMachineId=\"smc-02\"),"
 echo "metrics http://127.0.0.1:9464/metrics."
-echo "Try: HOSTFW_CONFIG=.demo/site.toml $BIN/hostfw plan    (or managed-host show smc-02, audit, ...)"
+echo "Try: HOSTFW_CLI_CONFIG=.demo/cli.toml $BIN/hostfw plan    (the API as the demo's admin; or managed-host show smc-02, audit, ...)"
+echo "     $BIN/hostfw -a $API --token-file .demo/tokens/tenant-05.token managed-host show $DELL-06    (a tenant sees only its own hosts)"
 echo "Press Ctrl-C to stop (everything this demo started stops with it)."
 while true; do sleep 3600 & wait $!; done  # wait returns at once on a signal, so cleanup runs

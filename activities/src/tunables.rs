@@ -33,7 +33,7 @@ pub const OUTPUT_LIMIT: usize = 1500;
 /// escaped the group may hold the pipes): then what was read is reported.
 pub const OUTPUT_DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// How long a finished run keeps trying to release its lock after a failed release.
+/// How long a finished run keeps trying to give back a lease (script lock, upload slot) after a failed release.
 pub const RELEASE_RETRY_FOR: Duration = Duration::from_secs(5 * 60);
 
 /// Pause between the healthy reads required after a BMC reset, and between power-state reads.
@@ -64,3 +64,12 @@ pub const ORPHAN_CHECK_EVERY: std::time::Duration = std::time::Duration::from_se
 
 /// `hostfw doctor` (an operator looking at a quiet site) waits less.
 pub const DOCTOR_SETTLE_MS: i64 = 5_000;
+
+/// Webhook deliveries one notifier tick claims at most (`site::notifier`): each is one POST
+/// bounded by `notifications.timeout`, so a tick ends well within its lease.
+pub const NOTIFIER_CLAIM_LIMIT: u32 = 20;
+
+/// A claimed delivery's lease beyond `notifications.timeout` (`site::notifier`): a live worker
+/// records the outcome well within it; a dead worker's claim runs out this long after the POST
+/// could have ended, and another worker sends it again.
+pub const NOTIFIER_LEASE_SLACK: Duration = Duration::from_secs(30);

@@ -3,8 +3,14 @@
 //! against the route's [`Access`], and a tenant against the instance the request is about. The
 //! [`Principal`] is then handed to the handler (a request extension).
 //!
-//! Owns the `Authorization: Bearer` header, the 401 and 403 answers and the tenant scope check.
-//! It must not decide which role a route needs (the route table does) nor log a token.
+//! A request without a bearer token may instead come on a connection whose client certificate the
+//! TLS handshake verified (`[api] client_ca_file`): its subject common name names a token in
+//! `[api] client_principals`, and that token, if live, is the principal. A bearer token, when
+//! sent, wins.
+//!
+//! Owns the `Authorization: Bearer` header, the certificate-to-token mapping, the 401 and 403
+//! answers and the tenant scope check. It must not decide which role a route needs (the route
+//! table does) nor log a token.
 
 use axum::extract::{RawPathParams, Request, State};
 use axum::http::header::AUTHORIZATION;
@@ -17,6 +23,7 @@ use crate::access::{decide, Access, Decision};
 use crate::error::ApiError;
 use crate::principal::Principal;
 use crate::state::ApiState;
+use crate::tls::ClientCert;
 
 /// The middleware: `State((state, access))` is the route's own requirement.
 pub async fn require(State((state, access)): State<(ApiState, Access)>, request: Request, next: Next) -> Response {
@@ -31,14 +38,19 @@ async fn check(state: &ApiState, access: Access, request: Request) -> Result<Req
         return Ok(request);
     }
     let (mut parts, body) = request.into_parts();
-    let presented = bearer(parts.headers.get(AUTHORIZATION))?;
-    let token = match state.store.token_authenticate(presented).await? {
-        Ok(token) => token,
-        Err(TokenRefused::Unknown) => {
-            return Err(ApiError::unauthorized("the bearer token is not a valid hostfw token"))
+    let cert = parts.extensions.get::<ClientCert>().cloned();
+    let token = match (parts.headers.get(AUTHORIZATION), cert) {
+        (None, Some(cert)) => certificate_token(state, &cert).await?,
+        (header, _) => {
+            let presented = bearer(header)?;
+            match state.store.token_authenticate(presented).await? {
+                Ok(token) => token,
+                Err(TokenRefused::Unknown) => {
+                    return Err(ApiError::unauthorized("the bearer token is not a valid hostfw token"))
+                }
+                Err(refused) => return Err(refused_answer(refused)),
+            }
         }
-        Err(TokenRefused::Expired { id }) => return Err(ApiError::unauthorized(format!("token {id} has expired"))),
-        Err(TokenRefused::Revoked { id }) => return Err(ApiError::unauthorized(format!("token {id} was revoked"))),
     };
     let principal = Principal::of(&token);
     match decide(access, &principal) {
@@ -69,6 +81,38 @@ async fn check(state: &ApiState, access: Access, request: Request) -> Result<Req
     }
     parts.extensions.insert(principal);
     Ok(Request::from_parts(parts, body))
+}
+
+fn refused_answer(refused: TokenRefused) -> ApiError {
+    match refused {
+        TokenRefused::Unknown => ApiError::unauthorized("not a valid hostfw token"),
+        TokenRefused::Expired { id } => ApiError::unauthorized(format!("token {id} has expired")),
+        TokenRefused::Revoked { id } => ApiError::unauthorized(format!("token {id} was revoked")),
+    }
+}
+
+/// The token a verified client certificate stands for (`[api] client_principals`), if live.
+async fn certificate_token(state: &ApiState, cert: &ClientCert) -> Result<hostfw_store::ApiToken, ApiError> {
+    let Some(name) = cert.common_name.as_deref() else {
+        return Err(ApiError::unauthorized(
+            "the client certificate has no subject common name, so it maps to no token; send a bearer token",
+        ));
+    };
+    let Some(id) = state.site.api.client_principals.get(name) else {
+        return Err(ApiError::unauthorized(format!(
+            "the client certificate CN={name} is not in api.client_principals; send a bearer token"
+        )));
+    };
+    let token = state.store.token_get(id).await?.ok_or_else(|| {
+        ApiError::unauthorized(format!("the client certificate CN={name} maps to token {id}, which does not exist"))
+    })?;
+    if token.revoked_at_ms.is_some() {
+        return Err(refused_answer(TokenRefused::Revoked { id: token.id }));
+    }
+    if !token.active_at(hostfw_store::now_ms()) {
+        return Err(refused_answer(TokenRefused::Expired { id: token.id }));
+    }
+    Ok(token)
 }
 
 fn bearer(header: Option<&axum::http::HeaderValue>) -> Result<&str, ApiError> {

@@ -17,6 +17,10 @@ use utoipa::ToSchema;
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// What the command printed before it failed (a preview, doctor's findings).
+    pub output: Option<String>,
+    /// The question a change needs confirmed (send it again with `yes: true`).
+    pub confirm: Option<String>,
 }
 
 /// The JSON body of every error answer.
@@ -26,11 +30,19 @@ pub struct ErrorBody {
     pub status: u16,
     /// What was refused and why.
     pub error: String,
+    /// What the command printed before it stopped (the preview of a change that needs
+    /// confirming, the findings of `doctor`), in the format asked for; absent when nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Present when the change needs confirming: the question to put to the operator. Nothing was
+    /// changed; send the same request with `"yes": true` to make it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<String>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into() }
+        ApiError { status, message: message.into(), output: None, confirm: None }
     }
 
     pub fn unauthorized(message: impl Into<String>) -> ApiError {
@@ -49,6 +61,14 @@ impl ApiError {
     pub fn from_failure(e: &anyhow::Error) -> ApiError {
         let message = format!("{e:#}");
         for cause in e.chain() {
+            if let Some(needed) = cause.downcast_ref::<hostfw_starter::confirm::ConfirmationNeeded>() {
+                let mut error = ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message);
+                error.confirm = Some(needed.question.clone());
+                return error;
+            }
+            if let Some(missing) = cause.downcast_ref::<crate::handlers::verb::UnknownMachine>() {
+                return ApiError::new(StatusCode::NOT_FOUND, missing.to_string());
+            }
             if let Some(store) = cause.downcast_ref::<StoreError>() {
                 return ApiError::new(store_status(store), message);
             }
@@ -73,7 +93,8 @@ fn store_status(e: &StoreError) -> StatusCode {
         StoreError::Conflict { .. }
         | StoreError::BmcAddressTaken { .. }
         | StoreError::MachineBusy { .. }
-        | StoreError::LabelCapReached { .. } => StatusCode::CONFLICT,
+        | StoreError::LabelCapReached { .. }
+        | StoreError::Frozen { .. } => StatusCode::CONFLICT,
         other if other.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
         StoreError::Connect { .. } => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
@@ -82,7 +103,8 @@ fn store_status(e: &StoreError) -> StatusCode {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = ErrorBody { status: self.status.as_u16(), error: self.message };
+        let body =
+            ErrorBody { status: self.status.as_u16(), error: self.message, output: self.output, confirm: self.confirm };
         (self.status, axum::Json(body)).into_response()
     }
 }
@@ -101,6 +123,25 @@ where
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
         match axum::Json::<T>::from_request(req, state).await {
             Ok(axum::Json(value)) => Ok(ApiJson(value)),
+            Err(rejection) => Err(ApiError::new(rejection.status(), rejection.body_text())),
+        }
+    }
+}
+
+/// Query parameters whose refusal (a missing or malformed parameter) is an [`ApiError`] with a
+/// JSON body naming the parameter, like every other error answer.
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> axum::extract::FromRequestParts<S> for ApiQuery<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(ApiQuery(value)),
             Err(rejection) => Err(ApiError::new(rejection.status(), rejection.body_text())),
         }
     }

@@ -12,7 +12,10 @@ use utoipa::OpenApi;
 
 use crate::access::Access;
 use crate::error::ErrorBody;
-use crate::handlers::{budget, reads, tenant, tokens, whoami};
+use crate::handlers::{
+    abort, brakes, budget, catalog, explorer, machine_remove, machines, reads, requests, site_ops, tenant, tokens,
+    watch, whoami,
+};
 use crate::principal::Principal;
 use crate::routes::ROUTES;
 
@@ -39,8 +42,45 @@ use crate::routes::ROUTES;
         reads::requests,
         reads::budgets,
         reads::audit,
+        reads::notifications,
         budget::resume,
         tenant::reboot,
+        brakes::list,
+        brakes::freeze,
+        brakes::unfreeze,
+        brakes::pause,
+        machines::add,
+        machines::import,
+        machines::rotate_key,
+        machines::label,
+        machines::auto_update,
+        machines::auto_update_many,
+        machines::maintenance,
+        explorer::explore,
+        explorer::re_explore,
+        explorer::report,
+        requests::set,
+        requests::all_drifted,
+        requests::clear,
+        requests::manual_upgrade_complete,
+        requests::reset,
+        requests::start_updates,
+        catalog::set,
+        catalog::diff,
+        catalog::unset,
+        catalog::rollback,
+        catalog::approve,
+        catalog::reject,
+        catalog::pending,
+        catalog::show,
+        catalog::history,
+        site_ops::doctor,
+        site_ops::doctor_fix,
+        site_ops::config_reload,
+        watch::tally,
+        watch::report,
+        abort::abort,
+        machine_remove::remove,
     ),
     components(schemas(
         ErrorBody,
@@ -49,7 +89,33 @@ use crate::routes::ROUTES;
         tokens::CreateToken,
         tokens::CreatedToken,
         tenant::RebootRequest,
-        budget::TargetRequest
+        budget::TargetRequest,
+        brakes::FreezeRequest,
+        brakes::UnfreezeRequest,
+        brakes::PauseRequest,
+        machines::AddMachineRequest,
+        machines::ImportRequest,
+        machines::RotateKeyRequest,
+        machines::LabelRequest,
+        machines::AutoUpdatePolicy,
+        machines::AutoUpdateRequest,
+        machines::AutoUpdateManyRequest,
+        machines::MaintenanceDirection,
+        machines::MaintenanceRequest,
+        explorer::ExploreRequest,
+        explorer::ReExploreRequest,
+        requests::ReprovisionSetRequest,
+        requests::AllDriftedRequest,
+        requests::StartUpdatesRequest,
+        catalog::ChangeRequest,
+        catalog::SetRequest,
+        catalog::DiffRequest,
+        catalog::RollbackRequest,
+        catalog::ApproveRequest,
+        catalog::RejectRequest,
+        site_ops::ReloadRequest,
+        abort::AbortRequest,
+        machine_remove::RemoveRequest
     ))
 )]
 struct Generated;
@@ -96,4 +162,9 @@ fn describe_access(op: &mut Operation, access: Access) {
         .responses
         .entry("503".into())
         .or_insert_with(|| error("The site database or Temporal is unreachable").into());
+    // Any other refusal of the request as sent (a malformed body, an unknown machine, a
+    // conflict, a body over the limit): the body says why, and nothing was changed.
+    op.responses.responses.entry("4XX".into()).or_insert_with(|| {
+        error("Refused as sent (bad input, unknown resource, conflict); nothing was changed").into()
+    });
 }

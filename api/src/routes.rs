@@ -12,7 +12,10 @@ use axum::Router;
 use hostfw_model::Role;
 
 use crate::access::Access;
-use crate::handlers::{budget, openapi_doc, reads, tenant, tokens, whoami};
+use crate::handlers::{
+    abort, brakes, budget, catalog, explorer, machine_remove, machines, openapi_doc, reads, requests, site_ops, tenant,
+    tokens, watch, whoami,
+};
 use crate::state::ApiState;
 
 /// One route.
@@ -49,11 +52,56 @@ pub static ROUTES: &[Route] = &[
     route(Method::GET, "/v1/reprovision-requests", Access::Role(Viewer), || get(reads::requests)),
     route(Method::GET, "/v1/budgets", Access::Role(Viewer), || get(reads::budgets)),
     route(Method::GET, "/v1/audit", Access::Role(Viewer), || get(reads::audit)),
+    route(Method::GET, "/v1/freezes", Access::Role(Viewer), || get(brakes::list)),
+    route(Method::GET, "/v1/site-explorer/report", Access::Role(Viewer), || get(explorer::report)),
+    route(Method::GET, "/v1/firmware-config", Access::Role(Viewer), || get(catalog::show)),
+    route(Method::GET, "/v1/firmware-config/pending", Access::Role(Viewer), || get(catalog::pending)),
+    route(Method::GET, "/v1/firmware-config/history", Access::Role(Viewer), || get(catalog::history)),
+    route(Method::GET, "/v1/doctor", Access::Role(Viewer), || get(site_ops::doctor)),
+    route(Method::GET, "/v1/watch/tally", Access::Role(Viewer), || get(watch::tally)),
+    route(Method::GET, "/v1/watch/report", Access::Role(Viewer), || get(watch::report)),
+    route(Method::GET, "/v1/notifications", Access::Role(Viewer), || get(reads::notifications)),
     // Brakes (operator).
     route(Method::POST, "/v1/budgets/resume", Access::Role(Operator), || post(budget::resume)),
+    route(Method::POST, "/v1/budgets/pause", Access::Role(Operator), || post(brakes::pause)),
+    route(Method::POST, "/v1/freezes", Access::Role(Operator), || post(brakes::freeze)),
+    route(Method::POST, "/v1/freezes/lift", Access::Role(Operator), || post(brakes::unfreeze)),
+    // Hosts, requests and exploration (operator).
+    route(Method::POST, "/v1/machines/{id}/labels", Access::Role(Operator), || post(machines::label)),
+    route(Method::POST, "/v1/machines/{id}/auto-update", Access::Role(Operator), || post(machines::auto_update)),
+    route(Method::POST, "/v1/machines/auto-update", Access::Role(Operator), || post(machines::auto_update_many)),
+    route(Method::POST, "/v1/machines/{id}/maintenance", Access::Role(Operator), || post(machines::maintenance)),
+    route(Method::POST, "/v1/reprovision-requests", Access::Role(Operator), || post(requests::set)),
+    route(Method::POST, "/v1/reprovision-requests/all-drifted", Access::Role(Operator), || post(requests::all_drifted)),
+    route(Method::DELETE, "/v1/reprovision-requests/{id}", Access::Role(Operator), || delete(requests::clear)),
+    route(Method::POST, "/v1/reprovision-requests/{id}/manual-upgrade-complete", Access::Role(Operator), || {
+        post(requests::manual_upgrade_complete)
+    }),
+    route(Method::POST, "/v1/managed-hosts/{id}/reset", Access::Role(Operator), || post(requests::reset)),
+    route(Method::POST, "/v1/managed-hosts/start-updates", Access::Role(Operator), || post(requests::start_updates)),
+    route(Method::POST, "/v1/site-explorer/explore", Access::Role(Operator), || post(explorer::explore)),
+    route(Method::POST, "/v1/site-explorer/re-explore", Access::Role(Operator), || post(explorer::re_explore)),
+    route(Method::POST, "/v1/doctor/fix", Access::Role(Operator), || post(site_ops::doctor_fix)),
+    // Machines, catalog and config (admin).
+    route(Method::POST, "/v1/machines", Access::Role(Admin), || post(machines::add)),
+    route(Method::POST, "/v1/machines/import", Access::Role(Admin), || post(machines::import)),
+    route(Method::POST, "/v1/machines/rotate-key", Access::Role(Admin), || post(machines::rotate_key)),
+    route(Method::POST, "/v1/firmware-config", Access::Role(Admin), || post(catalog::set)),
+    route(Method::POST, "/v1/firmware-config/diff", Access::Role(Admin), || post(catalog::diff)),
+    route(Method::POST, "/v1/firmware-config/unset", Access::Role(Admin), || post(catalog::unset)),
+    route(Method::POST, "/v1/firmware-config/rollback", Access::Role(Admin), || post(catalog::rollback)),
+    route(Method::POST, "/v1/firmware-config/approve", Access::Role(Admin), || post(catalog::approve)),
+    route(Method::POST, "/v1/firmware-config/reject", Access::Role(Admin), || post(catalog::reject)),
+    route(Method::POST, "/v1/config/reload", Access::Role(Admin), || post(site_ops::config_reload)),
+    route(Method::POST, "/v1/aborts", Access::Role(Operator), || post(abort::abort)),
+    route(Method::POST, "/v1/machines/{id}/remove", Access::Role(Admin), || post(machine_remove::remove)),
     // The tenant's approval (its own instances), or an operator's on its behalf.
     route(Method::POST, "/v1/instances/{id}/reboot", RoleOrTenantOfInstance(Operator), || post(tenant::reboot)),
 ];
+
+/// The largest request body the API reads (a catalog document, a fleet file); a larger one is
+/// answered 413 with a JSON error.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The router of every route in [`ROUTES`], each behind its access check; anything else is a JSON 404.
 pub fn router(state: ApiState) -> Router {
@@ -62,7 +110,22 @@ pub fn router(state: ApiState) -> Router {
         let check = middleware::from_fn_with_state((state.clone(), r.access), crate::auth::require);
         router = router.route(r.path, (r.mount)().route_layer(check));
     }
-    router.fallback(not_found).with_state(state)
+    router
+        .fallback(not_found)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::map_response(schema_version))
+        .with_state(state)
+}
+
+/// The header naming the version of the JSON vocabulary every answer is written in.
+pub const SCHEMA_VERSION_HEADER: &str = "hostfw-schema-version";
+
+/// Every answer, refusals included, says which version of docs/cli-json.md it speaks.
+async fn schema_version(mut response: axum::response::Response) -> axum::response::Response {
+    response
+        .headers_mut()
+        .insert(SCHEMA_VERSION_HEADER, axum::http::HeaderValue::from(hostfw_starter::json_contract::SCHEMA_VERSION));
+    response
 }
 
 async fn not_found(method: Method, uri: axum::http::Uri) -> crate::error::ApiError {

@@ -46,7 +46,7 @@ impl ApiServer {
     pub async fn start(site: Arc<SiteConfig>, store: Store) -> Result<ApiServer, ApiStartError> {
         let api = &site.api;
         let tls = match (&api.tls_cert_file, &api.tls_key_file) {
-            (Some(cert), Some(key)) => Some(crate::tls::acceptor(cert, key)?),
+            (Some(cert), Some(key)) => Some(crate::tls::acceptor(cert, key, api.client_ca_file.as_deref())?),
             _ => None,
         };
         let listener = TcpListener::bind(&api.listen)
@@ -93,7 +93,16 @@ async fn serve_connection(stream: TcpStream, tls: Option<TlsAcceptor>, router: a
         return serve_http(stream, router).await;
     };
     match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-        Ok(Ok(tls_stream)) => serve_http(tls_stream, router).await,
+        Ok(Ok(tls_stream)) => {
+            // A verified client certificate (mTLS) goes with every request of this connection.
+            let cert =
+                tls_stream.get_ref().1.peer_certificates().and_then(|c| c.first()).map(crate::tls::ClientCert::of);
+            let router = match cert {
+                Some(cert) => router.layer(axum::Extension(cert)),
+                None => router,
+            };
+            serve_http(tls_stream, router).await
+        }
         Ok(Err(e)) => tracing::debug!(error = %e, "API: TLS handshake failed"),
         Err(_) => tracing::debug!("API: TLS handshake timed out"),
     }

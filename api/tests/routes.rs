@@ -22,9 +22,49 @@ struct Site {
 }
 
 async fn site() -> Site {
+    site_on("sqlite://site.db").await
+}
+
+/// A fresh database on the test PostgreSQL server (`HOSTFW_TEST_PG_URL`, default
+/// `postgres://postgres@127.0.0.1:5432/test`), or `None` when it does not answer (a failure
+/// instead when `HOSTFW_REQUIRE_PG=1`).
+async fn pg_database() -> Option<String> {
+    use sqlx::{Connection, Executor};
+    sqlx::any::install_default_drivers();
+    let admin = std::env::var("HOSTFW_TEST_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/test".to_string());
+    let connect = tokio::time::timeout(std::time::Duration::from_secs(5), sqlx::AnyConnection::connect(&admin)).await;
+    let mut conn = match connect {
+        Ok(Ok(conn)) => conn,
+        other => {
+            assert!(std::env::var("HOSTFW_REQUIRE_PG").map_or(true, |v| v != "1"), "PostgreSQL {admin}: {other:?}");
+            eprintln!("skipped on PostgreSQL: {admin} does not answer");
+            return None;
+        }
+    };
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let db = format!("hostfw_api_{}_{nanos:x}_{}", std::process::id(), rand_suffix());
+    conn.execute(format!("CREATE DATABASE {db}").as_str()).await.unwrap();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_string();
+    Some(format!("{base}/{db}"))
+}
+
+/// Drop a database [`pg_database`] made (its connections too).
+async fn drop_database(url: &str) {
+    use sqlx::{Connection, Executor};
+    let (base, db) = url.rsplit_once('/').unwrap();
+    let mut conn = sqlx::AnyConnection::connect(&format!("{base}/test")).await.unwrap();
+    conn.execute(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)").as_str()).await.unwrap();
+}
+
+async fn site_on(database_url: &str) -> Site {
     let dir = tempfile::tempdir().unwrap();
-    let text = "[site]\nname = \"api-test\"\ndatabase_url = \"sqlite://site.db\"\n[api]\nlisten = \"127.0.0.1:0\"\n\
-                [temporal]\naddress = \"http://127.0.0.1:1\"\n";
+    let text = format!(
+        "[site]\nname = \"api-test\"\ndatabase_url = \"{database_url}\"\n[api]\nlisten = \"127.0.0.1:0\"\n\
+         [temporal]\naddress = \"http://127.0.0.1:1\"\n"
+    );
     std::fs::write(dir.path().join("site.toml"), text).unwrap();
     let config = SiteConfig::load(&dir.path().join("site.toml")).unwrap();
     let store = Store::open_site(&config).await.unwrap();
@@ -78,6 +118,35 @@ fn body_for(method: &Method, path: &str) -> Option<Value> {
         "/v1/tokens" => json!({"name": format!("t{}", rand_suffix()), "role": "viewer"}),
         "/v1/budgets/resume" => json!({"model": "nope", "component": "bmc", "version": "1"}),
         "/v1/instances/{id}/reboot" => json!({"apply_updates_on_reboot": false}),
+        "/v1/budgets/pause" => json!({"model": "nope", "component": "bmc", "version": "1", "reason": "matrix"}),
+        "/v1/freezes" => json!({"reason": "matrix", "selector": "label=rack=nowhere"}),
+        "/v1/freezes/lift" => json!({"selector": "label=rack=nowhere"}),
+        "/v1/machines/{id}/labels" => json!({"set": ["rack=r1"]}),
+        "/v1/machines/{id}/auto-update" => json!({"policy": "clear"}),
+        "/v1/machines/auto-update" => json!({"selector": "label=rack=nowhere", "policy": "clear", "dry_run": true}),
+        "/v1/machines/{id}/maintenance" => json!({"direction": "exit"}),
+        "/v1/reprovision-requests" => json!({"machine_id": "m-3"}),
+        "/v1/reprovision-requests/all-drifted" => json!({"bypass_ceiling": true, "dry_run": true, "explore": false}),
+        "/v1/managed-hosts/start-updates" => json!({"machines": ["m-3"], "cancel": true}),
+        "/v1/site-explorer/explore" => json!({"machine_id": "m-3", "concurrency": 1}),
+        "/v1/site-explorer/re-explore" => json!({"bmc_ip": "127.0.0.12"}),
+        "/v1/machines" => {
+            json!({"machine_id": format!("new-{}", rand_suffix()), "bmc": format!("10.9.0.{}", rand_suffix() % 250)})
+        }
+        "/v1/machines/import" => {
+            json!({"file": "fleet.toml", "fleet": "[[host]]\nid = \"imp-1\"\nvendor = \"Dell Inc.\"\nmodel = \"PowerEdge R750\"\nbmc_address = \"127.0.0.99:443\"\n"})
+        }
+        "/v1/machines/rotate-key" => json!({"file": "new.key", "key": "not a key"}),
+        "/v1/firmware-config" => json!({"file": "doc.toml", "document": "", "dry_run": true}),
+        "/v1/firmware-config/diff" => json!({"file": "doc.toml", "document": ""}),
+        "/v1/firmware-config/unset" => json!({"dry_run": true}),
+        "/v1/firmware-config/rollback" => json!({"to": 9}),
+        "/v1/firmware-config/approve" => json!({"revision": 9}),
+        "/v1/firmware-config/reject" => json!({"revision": 9}),
+        "/v1/config/reload" => json!({"wait": 0}),
+        "/v1/aborts" => json!({"machine_id": "m-3", "reason": "matrix"}),
+        // A blank reason is refused (422) after the role check: no machine leaves the matrix's site.
+        "/v1/machines/{id}/remove" => json!({"reason": " "}),
         _ => json!({}),
     })
 }
@@ -108,7 +177,18 @@ fn concrete(path: &str, own: bool) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_route_with_every_role_is_allowed_or_refused_as_the_table_says() {
-    let site = site().await;
+    walk_every_route(site().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_with_every_role_on_postgres() {
+    if let Some(url) = pg_database().await {
+        walk_every_route(site_on(&url).await).await;
+        drop_database(&url).await;
+    }
+}
+
+async fn walk_every_route(site: Site) {
     let mut tokens = [
         ("viewer", Some(token(&site.store, "v", Role::Viewer, &[]).await), Some(Role::Viewer)),
         ("operator", Some(token(&site.store, "o", Role::Operator, &[]).await), Some(Role::Operator)),
@@ -270,6 +350,171 @@ async fn the_openapi_document_lists_exactly_the_table_with_each_routes_role() {
             "{} {} is in the table but not documented",
             route.method,
             route.path
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_machine_is_a_404_naming_it_and_nothing_is_changed() {
+    let site = site().await;
+    let operator = token(&site.store, "o", Role::Operator, &[]).await;
+    let audit_before = site.store.audit_list(100).await.unwrap().len();
+    let calls: &[(Method, &str, Option<Value>)] = &[
+        (Method::POST, "/v1/machines/ghost/labels", Some(json!({"set": ["rack=r1"]}))),
+        (Method::POST, "/v1/machines/ghost/auto-update", Some(json!({"policy": "enable"}))),
+        (Method::POST, "/v1/machines/ghost/maintenance", Some(json!({"direction": "enter"}))),
+        (Method::POST, "/v1/reprovision-requests", Some(json!({"machine_id": "ghost"}))),
+        (Method::DELETE, "/v1/reprovision-requests/ghost", None),
+        (Method::POST, "/v1/reprovision-requests/ghost/manual-upgrade-complete", Some(json!({}))),
+        (Method::POST, "/v1/managed-hosts/ghost/reset", Some(json!({}))),
+        (Method::POST, "/v1/managed-hosts/start-updates", Some(json!({"machines": ["m-1", "ghost"]}))),
+        (Method::POST, "/v1/site-explorer/explore", Some(json!({"machine_id": "ghost"}))),
+    ];
+    for (method, path, body) in calls {
+        let (status, text) = site.call(method.clone(), path, Some(&operator), body.clone()).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {text}");
+        let error: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: not JSON: {text}"));
+        assert!(error["error"].as_str().unwrap().contains("ghost"), "{path}: {text}");
+    }
+    assert_eq!(site.store.audit_list(100).await.unwrap().len(), audit_before, "nothing was audited");
+    assert!(site.store.machine_get("m-1").await.unwrap().unwrap().window.is_none(), "no window was set");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bodies_are_refused_with_json_naming_the_field() {
+    let site = site().await;
+    let admin = token(&site.store, "a", Role::Admin, &[]).await;
+    let cases: &[(&str, Value, &str)] = &[
+        ("/v1/machines/m-1/auto-update", json!({"policy": "sometimes"}), "policy"),
+        ("/v1/machines/m-1/maintenance", json!({"direction": "sideways"}), "direction"),
+        ("/v1/machines/m-1/labels", json!({"set": "rack=r1"}), "set"),
+        ("/v1/freezes", json!({"selector": "label=a=b"}), "reason"),
+        ("/v1/freezes", json!({"reason": "x", "drain": "yes"}), "drain"),
+        ("/v1/site-explorer/explore", json!({"concurrency": 0}), "concurrency"),
+        ("/v1/machines/rotate-key", json!({"file": "k", "key": "c2hvcnQ="}), "key"),
+        ("/v1/machines", json!({"machine_id": "n", "bmc": "10.0.0.9", "bmc_username": "root"}), "bmc_password"),
+        ("/v1/firmware-config/rollback", json!({"to": 0}), "to"),
+        ("/v1/firmware-config/approve", json!({"revision": -1}), "revision"),
+        ("/v1/firmware-config", json!({"file": "f", "document": "x", "yes": true, "force": true}), "force"),
+        ("/v1/reprovision-requests/all-drifted", json!({"bypass_ceiling": false}), "bypass_ceiling"),
+        ("/v1/managed-hosts/start-updates", json!({"machines": []}), "machines"),
+        ("/v1/config/reload", json!({"wait": 100000}), "wait"),
+    ];
+    for (path, body, field) in cases {
+        let (status, text) = site.call(Method::POST, path, Some(&admin), Some(body.clone())).await;
+        assert!(
+            matches!(status, StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY),
+            "{path} {body}: {status} {text}"
+        );
+        let error: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: not JSON: {text}"));
+        assert!(error["error"].as_str().unwrap().contains(field), "{path} {body}: the error names {field}: {text}");
+    }
+    // A query parameter that is missing is named too.
+    let (status, text) = site.call(Method::GET, "/v1/site-explorer/report", Some(&admin), None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{text}");
+    assert!(text.contains("bmc"), "{text}");
+    // A body over the limit is a JSON 413, and nothing is stored.
+    let huge = json!({"file": "big.toml", "document": "#".repeat(hostfw_api::routes::MAX_BODY_BYTES + 1)});
+    let (status, text) = site.call(Method::POST, "/v1/firmware-config", Some(&admin), Some(huge)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{text}");
+    assert!(serde_json::from_str::<Value>(&text).is_ok_and(|e| e["error"].is_string()), "{text}");
+    assert!(site.store.firmware_config_latest().await.unwrap().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_through_the_api_act_and_are_audited_under_the_token() {
+    changes_act(site().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_through_the_api_on_postgres() {
+    if let Some(url) = pg_database().await {
+        changes_act(site_on(&url).await).await;
+        drop_database(&url).await;
+    }
+}
+
+async fn changes_act(site: Site) {
+    let operator = token(&site.store, "olga", Role::Operator, &[]).await;
+    let admin = token(&site.store, "root", Role::Admin, &[]).await;
+    let ok = |(status, text): (StatusCode, String)| {
+        assert_eq!(status, StatusCode::OK, "{text}");
+        serde_json::from_str::<Value>(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))
+    };
+    let doc = ok(site
+        .call(
+            Method::POST,
+            "/v1/freezes",
+            Some(&operator),
+            Some(json!({"reason": "change window", "selector": "label=rack=r9"})),
+        )
+        .await);
+    assert_eq!(doc["freeze"]["scope"], "label=rack=r9", "{doc}");
+    let listed = ok(site.call(Method::GET, "/v1/freezes", Some(&operator), None).await);
+    assert_eq!(listed["freezes"].as_array().map(Vec::len), Some(1), "{listed}");
+    let (status, table) = {
+        let resp = site
+            .http
+            .get(format!("{}/v1/freezes", site.api.url()))
+            .bearer_auth(&operator)
+            .header("Accept", "text/plain")
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.text().await.unwrap())
+    };
+    assert_eq!(status, StatusCode::OK);
+    assert!(table.starts_with("ID") && table.contains("change window"), "the table on text/plain: {table}");
+    ok(site.call(Method::POST, "/v1/freezes/lift", Some(&operator), Some(json!({"selector": "label=rack=r9"}))).await);
+    assert!(site.store.freeze_list().await.unwrap().is_empty());
+
+    ok(site.call(Method::POST, "/v1/machines/m-3/labels", Some(&operator), Some(json!({"set": ["rack=r7"]}))).await);
+    let m3 = site.store.machine_get("m-3").await.unwrap().unwrap();
+    assert_eq!(m3.labels.get("rack").map(String::as_str), Some("r7"));
+    ok(site
+        .call(
+            Method::POST,
+            "/v1/machines/m-3/maintenance",
+            Some(&operator),
+            Some(json!({"direction": "enter", "reason": "fan"})),
+        )
+        .await);
+    assert_eq!(site.store.machine_get("m-3").await.unwrap().unwrap().state, HostState::Maintenance);
+
+    // A fleet text naming a profile folder is refused: the API reads no path.
+    let profiled = "[[host]]\nid = \"imp-2\"\nprofile = \"/etc\"\nbmc_address = \"127.0.0.98:443\"\n";
+    let (status, text) = site
+        .call(Method::POST, "/v1/machines/import", Some(&admin), Some(json!({"file": "p.toml", "fleet": profiled})))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{text}");
+    assert!(text.contains("profile") && site.store.machine_get("imp-2").await.unwrap().is_none(), "{text}");
+
+    let audit = site.store.audit_list(100).await.unwrap();
+    for action in ["freeze", "machine label", "machine maintenance --enter"] {
+        let entry =
+            audit.iter().find(|a| a.action.starts_with(action)).unwrap_or_else(|| panic!("{action}: {audit:?}"));
+        assert!(entry.actor.starts_with("olga (token t") || entry.actor.starts_with("root (token t"), "{entry:?}");
+    }
+}
+
+/// Every answer says which version of the JSON vocabulary it speaks, refusals and 404s included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_names_its_schema_version() {
+    let site = site().await;
+    let viewer = token(&site.store, "v", Role::Viewer, &[]).await;
+    for (path, token) in [("/v1/machines", Some(viewer.as_str())), ("/v1/machines", None), ("/v1/nowhere", None)] {
+        let mut req = site.http.get(format!("{}{path}", site.api.url()));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.unwrap();
+        let version =
+            resp.headers().get(hostfw_api::routes::SCHEMA_VERSION_HEADER).map(|v| v.to_str().unwrap().to_string());
+        assert_eq!(
+            version,
+            Some(hostfw_starter::json_contract::SCHEMA_VERSION.to_string()),
+            "{path} ({})",
+            resp.status()
         );
     }
 }

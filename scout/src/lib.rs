@@ -35,6 +35,6 @@ pub async fn connect(
     hostfw_connect::connect(endpoint, identity).await
 }
 pub use error::{ScoutError, TaskFailure};
-pub use settings::{ScoutSettings, DEFAULT_STATE_DIR};
+pub use settings::{script_env, ScoutSettings, DEFAULT_STATE_DIR, TASK_ENV};
 pub use signature::TrustedKey;
 pub use upgrade::DOWNLOAD_DIR_NAME;

@@ -29,6 +29,11 @@ struct Args {
     /// Development only: with no --trusted-key, run unsigned packages instead of refusing them.
     #[arg(long)]
     allow_unsigned: bool,
+    /// Pass this variable of Scout's own environment on to package scripts (repeatable; e.g. a
+    /// proxy setting). Scripts otherwise get only their task's variables and PATH, the locale,
+    /// TZ and TMPDIR.
+    #[arg(long = "script-env", value_name = "NAME")]
+    script_env: Vec<String>,
 }
 
 async fn shutdown_signal() {
@@ -56,7 +61,10 @@ async fn main() -> anyhow::Result<()> {
         Some(path) => Some(TrustedKey::from_file(path).map_err(|e| anyhow::anyhow!("--trusted-key {e}"))?),
         None => None,
     };
+    let script_env =
+        hostfw_scout::script_env(&args.script_env, |n| std::env::var(n).ok()).map_err(anyhow::Error::msg)?;
     let settings = ScoutSettings {
+        script_env,
         state_dir: args.state_dir,
         trusted_key,
         allow_unsigned: args.allow_unsigned,

@@ -62,6 +62,42 @@ pub struct ScoutSettings {
     pub trusted_key: Option<crate::signature::TrustedKey>,
     /// Run unsigned packages when no key is set (development only; logged as a WARN at start).
     pub allow_unsigned: bool,
+    /// Variables of Scout's own environment passed on to every package script (`--script-env`),
+    /// besides the task's own and the runner's allow-list; nothing else of Scout's environment
+    /// reaches a script. Built by [`script_env`].
+    pub script_env: Vec<(&'static str, String)>,
+}
+
+/// The variables a package script always gets from its task; `--script-env` may not name them.
+pub const TASK_ENV: &[&str] = &["DOWNLOAD_DIR", "COMPONENT_TYPE", "TARGET_VERSION", "MACHINE_ID"];
+
+/// `--script-env NAME`s resolved from `lookup` (Scout's environment): each must be a plain
+/// variable name, not one of [`TASK_ENV`] nor the runner's own, and set. `Err` names the first
+/// that is not. Names live for the whole process (the script runner takes `&'static str` keys).
+pub fn script_env(
+    names: &[String],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let mut out = Vec::new();
+    for name in names {
+        let plain = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !plain {
+            return Err(format!("--script-env {name:?}: not a variable name (letters, digits and _)"));
+        }
+        if TASK_ENV.contains(&name.as_str())
+            || hostfw_script_runner::INHERITED_ENV.contains(&name.as_str())
+            || name == "HOME"
+        {
+            return Err(format!("--script-env {name}: scripts already get {name} from their task or the runner"));
+        }
+        let Some(value) = lookup(name) else {
+            return Err(format!("--script-env {name}: {name} is not set in Scout's environment"));
+        };
+        out.push((&*Box::leak(name.clone().into_boxed_str()), value));
+    }
+    Ok(out)
 }
 
 impl Default for ScoutSettings {
@@ -77,6 +113,7 @@ impl Default for ScoutSettings {
             output_drain_grace: OUTPUT_DRAIN_GRACE,
             trusted_key: None,
             allow_unsigned: false,
+            script_env: Vec::new(),
         }
     }
 }

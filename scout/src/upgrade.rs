@@ -97,7 +97,10 @@ async fn run_in(cx: &TaskContext<'_>, task: &ScoutTask, workdir: &Path) -> Resul
             ("COMPONENT_TYPE", task.component.as_str().to_string()),
             ("TARGET_VERSION", task.target_version.clone()),
             ("MACHINE_ID", task.machine_id.clone()),
-        ],
+        ]
+        .into_iter()
+        .chain(cx.settings.script_env.iter().cloned())
+        .collect(),
         timeout: Duration::from_secs(task.execution_timeout_secs),
         hard_deadline: None,
         output_limit: SCOUT_OUTPUT_LIMIT,

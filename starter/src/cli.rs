@@ -17,9 +17,15 @@ pub struct Cli {
     pub format: Format,
     /// The hostfw API to send the command to (`https://api.site:9443`), as the operator
     /// document's `-a <core-api-url>`. Without it, the current context of the CLI config
-    /// (`hostfw context use`) names one; with neither, commands read the site config (--config).
+    /// (`hostfw context use`) names one.
     #[arg(short = 'a', long = "api", env = "HOSTFW_API", value_name = "URL")]
     pub api: Option<String>,
+    /// Break-glass, on the site itself: run the command against the site database and Temporal
+    /// named by the site config (--config), not through the API (say, while the API is down).
+    /// Needs read access to the site config, its database credentials and site key; audited as
+    /// `cli:<OS account>`. Ignores the CLI config's contexts.
+    #[arg(long, global = true, env = "HOSTFW_LOCAL")]
+    pub local: bool,
     /// File holding the API token (`hfw_...`). `HOSTFW_TOKEN` in the environment gives the token
     /// itself; the context's `token_file` is used when neither is set.
     #[arg(long, global = true, env = "HOSTFW_TOKEN_FILE", value_name = "FILE")]
@@ -27,6 +33,10 @@ pub struct Cli {
     /// PEM certificate(s) to trust for the API's https (its CA), besides the system's.
     #[arg(long, global = true, env = "HOSTFW_CA_FILE", value_name = "FILE")]
     pub ca_file: Option<PathBuf>,
+    /// PEM file with a client certificate (chain) and its private key, for an API that maps
+    /// client certificates to tokens (`[api] client_principals`, mTLS); no token is needed then.
+    #[arg(long, global = true, env = "HOSTFW_CLIENT_CERT", value_name = "FILE")]
+    pub client_cert: Option<PathBuf>,
     /// Use this context of the CLI config instead of its current one.
     #[arg(long, global = true, env = "HOSTFW_CONTEXT", value_name = "NAME")]
     pub context: Option<String>,
@@ -48,9 +58,39 @@ pub struct MachineSelector {
 }
 
 impl MachineSelector {
+    /// The selector of machine `id` (a command built by the API rather than parsed).
+    pub fn new(id: impl Into<String>) -> MachineSelector {
+        MachineSelector { flag: Some(id.into()), positional: None }
+    }
+
     /// The machine id given.
     pub fn id(&self) -> &str {
         self.flag.as_deref().or(self.positional.as_deref()).unwrap_or_default()
+    }
+}
+
+/// One machine, or none where a command can take a selector instead (`machine auto-update`): the
+/// same spellings as [`MachineSelector`], not required.
+#[derive(Args, Debug, Clone, Default)]
+#[group(required = false, multiple = false)]
+pub struct OptionalMachine {
+    /// Machine id.
+    #[arg(long = "machine", short = 'i', visible_alias = "id", value_name = "MACHINE_ID")]
+    flag: Option<String>,
+    /// Machine id (the same as --machine).
+    #[arg(value_name = "MACHINE_ID")]
+    positional: Option<String>,
+}
+
+impl OptionalMachine {
+    /// Machine `id` (a command built by the API rather than parsed).
+    pub fn new(id: impl Into<String>) -> OptionalMachine {
+        OptionalMachine { flag: Some(id.into()), positional: None }
+    }
+
+    /// The machine id given, if any.
+    pub fn id(&self) -> Option<&str> {
+        self.flag.as_deref().or(self.positional.as_deref())
     }
 }
 
@@ -113,6 +153,9 @@ pub enum Command {
     Unfreeze(UnfreezeArgs),
     /// The audit trail: who changed what, when, newest first.
     Audit(AuditArgs),
+    /// Webhook notifications (`[notifications]`): the recent events and each delivery's state.
+    #[command(subcommand)]
+    Notifications(NotificationsCmd),
     /// Every disagreement between the site database and Temporal (a request whose workflow is
     /// gone, a host protected with no request, ...), with its fix. Exit status 1 while any is left.
     Doctor {
@@ -266,6 +309,18 @@ pub enum MachineCmd {
     Maintenance(MaintenanceArgs),
     /// Re-encrypt every stored BMC password (legacy plaintext ones too) with a new site key, in
     /// one audited transaction; then point `[site] secret_key_file` at the new key.
+    /// Decommission: the machine leaves the site (refused while it has a reprovisioning
+    /// request: abort it first); its BMC credentials are destroyed, its history and audit kept.
+    Remove {
+        #[command(flatten)]
+        machine: MachineSelector,
+        /// Why (kept in the audit trail).
+        #[arg(long)]
+        reason: String,
+        /// Do not ask.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     #[command(name = "rotate-key")]
     RotateKey {
         /// The new site key file (`hostfw site-key generate --out FILE`).
@@ -294,7 +349,17 @@ pub struct MaintenanceArgs {
 #[command(group(ArgGroup::new("policy").required(true).args(["enable", "disable", "clear"])))]
 pub struct AutoUpdateArgs {
     #[command(flatten)]
-    pub machine: MachineSelector,
+    pub machine: OptionalMachine,
+    /// Every registered machine on this selector instead of one: `model=<vendor>/<model>`,
+    /// `model=<model>` or `label=<key>=<value>` (previewed and confirmed, as `all-drifted`).
+    #[arg(long, required_unless_present_any = ["flag", "positional"], conflicts_with_all = ["flag", "positional"])]
+    pub selector: Option<String>,
+    /// With --selector: list the machines and their policy before and after, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --selector: do not ask.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
     /// Per-machine override: always eligible for automatic updates.
     #[arg(long)]
     pub enable: bool,
@@ -489,12 +554,41 @@ pub enum ReprovisionCmd {
         #[command(flatten)]
         machine: MachineSelector,
     },
+    /// Take back an update: it stops at its next safe point (a flash in progress finishes), the
+    /// platform and host are restored, the request cleared and the slot freed. Works on exhausted
+    /// hosts; --to-maintenance leaves the host in maintenance for hands-on repair (a dead BMC).
+    Abort(AbortArgs),
     /// Confirm the approved manual platform procedure is done (MNNVL hosts, e.g. GB200).
     #[command(name = "mark-manual-upgrade-complete")]
     MarkManualUpgradeComplete {
         #[command(flatten)]
         machine: MachineSelector,
     },
+}
+
+/// `hostfw host reprovision abort`: one host (`--id`) or every host with a request in a
+/// selector's scope (`--selector`, previewed with `--dry-run`, confirmed or `--yes`).
+#[derive(Args, Debug, Clone)]
+pub struct AbortArgs {
+    /// The host whose update to take back.
+    #[arg(long = "id", short = 'i', visible_alias = "machine", value_name = "MACHINE_ID")]
+    pub machine: Option<String>,
+    /// Every host with a request on this selector: `model=<vendor>/<model>`, `model=<model>` or
+    /// `label=<key>=<value>`.
+    #[arg(long, conflicts_with = "machine")]
+    pub selector: Option<String>,
+    /// Why (recorded in the host's history and the audit trail).
+    #[arg(long)]
+    pub reason: String,
+    /// Leave the host in maintenance, marked for repair, instead of its prior state.
+    #[arg(long)]
+    pub to_maintenance: bool,
+    /// With --selector: list the hosts, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --selector: do not ask.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -550,6 +644,17 @@ pub struct AuditArgs {
     /// Only entries about this target (a machine id, `firmware-config`, ...).
     #[arg(long)]
     pub target: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum NotificationsCmd {
+    /// The most recent events, newest first, with each webhook's delivery state (pending with
+    /// its next attempt, delivered, gave up) and last error.
+    List {
+        /// Events shown (newest first).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -676,6 +781,10 @@ pub struct AllDriftedArgs {
     /// wave); without it they are listed and left out. The prompt and the audit row say so.
     #[arg(long)]
     pub ignore_rollout_gates: bool,
+    /// Return once the hosts are requested instead of following them (the API serves it so: a
+    /// request does not hold a connection for the rollout; the CLI follows with `watch`).
+    #[arg(skip)]
+    pub no_follow: bool,
 }
 
 #[cfg(test)]
@@ -715,26 +824,26 @@ mod tests {
     const ONE_MACHINE: &[&[&str]] = &[
         &["machine", "add", "--bmc", "10.0.0.1"],
         &["machine", "show"],
-        &["machine", "auto-update", "--enable"],
         &["host", "reprovision", "set"],
         &["host", "reprovision", "clear"],
         &["host", "reprovision", "mark-manual-upgrade-complete"],
         &["managed-host", "show"],
         &["managed-host", "reset-host-reprovisioning"],
         &["machine", "maintenance", "--enter"],
+        &["machine", "remove", "--reason", "decommissioned"],
     ];
 
     fn selector(cli: &Cli) -> &MachineSelector {
         match &cli.command {
             Command::Machine(MachineCmd::Add(a)) => &a.machine,
             Command::Machine(MachineCmd::Show { machine, .. }) => machine,
-            Command::Machine(MachineCmd::AutoUpdate(a)) => &a.machine,
             Command::Host(HostCmd::Reprovision(ReprovisionCmd::Set { machine, .. })) => machine,
             Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { machine })) => machine,
             Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { machine })) => machine,
             Command::ManagedHost(ManagedHostCmd::Show { machine, .. }) => machine,
             Command::ManagedHost(ManagedHostCmd::ResetHostReprovisioning { machine }) => machine,
             Command::Machine(MachineCmd::Maintenance(a)) => &a.machine,
+            Command::Machine(MachineCmd::Remove { machine, .. }) => machine,
             other => panic!("not a one-machine command: {other:?}"),
         }
     }
@@ -752,6 +861,26 @@ mod tests {
             let both: Vec<&str> = none.iter().copied().chain(["--machine", "a", "b"]).collect();
             assert!(Cli::try_parse_from(&both).is_err(), "{both:?}: two machines must be refused");
         }
+    }
+
+    /// `machine auto-update` takes one machine the same ways, or a selector instead (not both).
+    #[test]
+    fn auto_update_takes_the_machine_the_same_ways_or_a_selector() {
+        for form in [&["--machine", "m-7"][..], &["--id", "m-7"], &["-i", "m-7"], &["m-7"]] {
+            let args: Vec<&str> =
+                ["hostfw", "machine", "auto-update", "--enable"].iter().chain(form).copied().collect();
+            let cli = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            let Command::Machine(MachineCmd::AutoUpdate(a)) = cli.command else { panic!() };
+            assert_eq!((a.machine.id(), a.selector), (Some("m-7"), None), "{args:?}");
+        }
+        let cli = Cli::try_parse_from(["hostfw", "machine", "auto-update", "--clear", "--selector", "label=rack=r1"])
+            .unwrap();
+        let Command::Machine(MachineCmd::AutoUpdate(a)) = cli.command else { panic!() };
+        assert_eq!((a.machine.id(), a.selector.as_deref()), (None, Some("label=rack=r1")));
+        let err = Cli::try_parse_from(["hostfw", "machine", "auto-update", "--clear", "m-7", "--selector", "model=x"]);
+        assert_eq!(err.unwrap_err().kind(), clap::error::ErrorKind::ArgumentConflict);
+        let err = Cli::try_parse_from(["hostfw", "machine", "auto-update", "--clear"]);
+        assert_eq!(err.unwrap_err().kind(), clap::error::ErrorKind::MissingRequiredArgument);
     }
 
     #[test]
@@ -804,6 +933,9 @@ pub enum ContextCmd {
         /// PEM certificate(s) to trust for the API's https.
         #[arg(long)]
         ca_file: Option<PathBuf>,
+        /// PEM client certificate and key (mTLS), instead of a token.
+        #[arg(long)]
+        client_cert: Option<PathBuf>,
     },
     /// Make a context the current one.
     Use { name: String },

@@ -29,6 +29,9 @@ pub struct ApiContext {
     pub token_file: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<PathBuf>,
+    /// A PEM client certificate and key (mTLS) the API maps to a token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<PathBuf>,
 }
 
 /// The whole file.
@@ -91,7 +94,7 @@ pub fn context_cmd(cmd: &ContextCmd) -> anyhow::Result<()> {
     let file = path().ok_or_else(|| anyhow!("no CLI config path: set HOSTFW_CLI_CONFIG or HOME"))?;
     let mut config = load(&file)?;
     match cmd {
-        ContextCmd::Set { name, api, token_file, ca_file } => {
+        ContextCmd::Set { name, api, token_file, ca_file, client_cert } => {
             if !(api.starts_with("https://") || api.starts_with("http://")) {
                 bail!("--api {api:?} is not an http:// or https:// URL; nothing was changed");
             }
@@ -100,6 +103,7 @@ pub fn context_cmd(cmd: &ContextCmd) -> anyhow::Result<()> {
                 api: api.trim_end_matches('/').to_string(),
                 token_file: token_file.as_ref().map(absolute),
                 ca_file: ca_file.as_ref().map(absolute),
+                client_cert: client_cert.as_ref().map(absolute),
             };
             config.contexts.insert(name.clone(), context);
             if config.current.is_none() {

@@ -14,7 +14,8 @@ pub struct Context {
     pub site: SiteConfig,
     pub store: Store,
     pub format: Format,
-    /// Who the audit trail records for mutations.
+    /// Who the audit trail records for mutations: the API's authenticated principal, or, for a
+    /// command run on the site against the site database, `cli:<OS account>` ([`os_account`]).
     pub actor: String,
 }
 
@@ -24,8 +25,7 @@ impl Context {
         let store = Store::open_site(&site)
             .await
             .with_context(|| format!("opening the site database {}", site.site.database_url))?;
-        let actor = std::env::var("USER").unwrap_or_else(|_| "unknown".to_string());
-        Ok(Context { site, store, format, actor: format!("cli:{actor}") })
+        Ok(Context { site, store, format, actor: format!("cli:{}", os_account()) })
     }
 
     /// The context of one API request: the serving process's site config and database, the
@@ -44,5 +44,37 @@ impl Context {
     pub async fn audit(&self, action: &str, target: &str, detail: &str) -> anyhow::Result<()> {
         self.store.audit_append(&self.actor, action, target, detail).await.context("writing the audit trail")?;
         Ok(())
+    }
+}
+
+/// The OS account this process runs as, looked up from its real uid (`getpwuid_r`), never from the
+/// environment (`$USER` is whatever the caller sets); `uid <n>` when the account has no name.
+pub fn os_account() -> String {
+    // SAFETY: getuid cannot fail; getpwuid_r writes only into the buffers given, and the name is
+    // read only when it reports success with a non-null result pointing into `buf`.
+    let uid = unsafe { libc::getuid() };
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut buf = vec![0 as libc::c_char; 4096];
+    let mut result: *mut libc::passwd = std::ptr::null_mut();
+    let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result) };
+    if rc == 0 && !result.is_null() && !pwd.pw_name.is_null() {
+        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) }.to_string_lossy().into_owned();
+        if !name.is_empty() {
+            return name;
+        }
+    }
+    format!("uid {uid}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_os_account_comes_from_the_uid_not_from_user() {
+        let before = super::os_account();
+        // Whatever $USER says (it is not read); the account of uid 0 on this machine is root.
+        assert!(!before.is_empty());
+        if unsafe { libc::getuid() } == 0 {
+            assert_eq!(before, "root");
+        }
     }
 }

@@ -29,12 +29,19 @@ pub async fn explore(
         }
     }
     let deps = crate::deps(ctx).await?;
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(machines.len() as u64) };
+    // Served by the API (output captured), the bar and the failures are the caller's, not this
+    // process's terminal: no bar, and the failures go with the answer (in the table format).
+    let served = crate::output::capturing();
+    let bar = if quiet || served { ProgressBar::hidden() } else { ProgressBar::new(machines.len() as u64) };
     bar.set_style(ProgressStyle::with_template("exploring BMCs {bar:30} {pos}/{len} {msg}")?);
     let done = crawl::explore_all(&deps, machines, concurrency, |_, _| bar.inc(1)).await;
     bar.finish_and_clear();
     for (id, e) in &done.failed {
-        eprintln!("{id}: exploration failed: {e}");
+        if served && ctx.format == crate::cli::Format::Table {
+            crate::outln!("{id}: exploration failed: {e}");
+        } else {
+            eprintln!("{id}: exploration failed: {e}");
+        }
     }
     Ok((done.explored as usize, done.failed.len()))
 }
@@ -42,6 +49,10 @@ pub async fn explore(
 /// `site-explorer explore`.
 pub async fn explore_cmd(ctx: &Context, only: Option<&str>, concurrency: usize) -> anyhow::Result<()> {
     let (ok, failed) = explore(ctx, only, concurrency, false).await?;
+    if ok > 0 {
+        // Fresh inventory: the manager judges drift from it now, not at its next pass.
+        crate::wake::wake(ctx, "site explorer stored fresh inventory (explored by hand)").await;
+    }
     let json =
         serde_json::json!({ "action": "site-explorer explore", "bmcs": ok + failed, "read": ok, "failed": failed });
     crate::output::result(ctx.format, &json, format!("explored {} BMCs: {ok} read, {failed} failed", ok + failed))?;

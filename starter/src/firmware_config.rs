@@ -51,7 +51,8 @@ pub struct ChangeFlags {
     pub message: Option<String>,
 }
 
-fn read_document(file: &Path) -> anyhow::Result<String> {
+/// The document in `file` (read where the command runs: the CLI, never the API).
+pub fn read_document(file: &Path) -> anyhow::Result<String> {
     std::fs::read_to_string(file).with_context(|| format!("reading the firmware config document {}", file.display()))
 }
 
@@ -69,14 +70,25 @@ fn file_request(kind: ChangeKind, file: &Path, document: String, flags: &ChangeF
 
 /// `firmware-config set --file [--dry-run] [--yes] [--allow-downgrade] [--message]`.
 pub async fn set(ctx: &Context, file: &Path, flags: &ChangeFlags) -> anyhow::Result<()> {
-    let request = file_request(ChangeKind::Set, file, read_document(file)?, flags);
+    set_document(ctx, file, read_document(file)?, flags).await
+}
+
+/// `set` of a document already read (`name` is the file it came from, shown and stored as its
+/// origin; the API takes the document in its request body and never reads a path).
+pub async fn set_document(ctx: &Context, name: &Path, document: String, flags: &ChangeFlags) -> anyhow::Result<()> {
+    let request = file_request(ChangeKind::Set, name, document, flags);
     catalog_change::apply(ctx, request, flags.yes).await
 }
 
 /// `firmware-config diff --file`: what `set` would change, stored nowhere, asked nothing.
 pub async fn diff(ctx: &Context, file: &Path) -> anyhow::Result<()> {
+    diff_document(ctx, file, read_document(file)?).await
+}
+
+/// `diff` of a document already read (`name` as for [`set_document`]).
+pub async fn diff_document(ctx: &Context, name: &Path, document: String) -> anyhow::Result<()> {
     let flags = ChangeFlags { dry_run: true, ..ChangeFlags::default() };
-    let request = file_request(ChangeKind::Set, file, read_document(file)?, &flags);
+    let request = file_request(ChangeKind::Set, name, document, &flags);
     catalog_change::diff(ctx, request).await
 }
 

@@ -8,6 +8,11 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+/// The version of the JSON vocabulary (docs/cli-json.md "Schema version"): bumped by a change that
+/// removes or renames a field or changes its meaning; a new field does not bump it. The API sends
+/// it on every answer as the `Hostfw-Schema-Version` header.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Time fields as stored (epoch milliseconds) and the name JSON shows them under.
 pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("at_ms", "at"),
@@ -34,6 +39,9 @@ pub const TIME_FIELDS: &[(&str, &str)] = &[
     ("held_until_ms", "held_until"),
     ("modified_at_ms", "modified_at"),
     ("decided_at_ms", "decided_at"),
+    ("next_attempt_at_ms", "next_attempt_at"),
+    ("delivered_at_ms", "delivered_at"),
+    ("gave_up_at_ms", "gave_up_at"),
 ];
 
 /// `value` as pretty JSON in the contract's vocabulary.

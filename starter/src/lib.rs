@@ -6,6 +6,7 @@
 //! through `hostfw_connect`, and reads fleet files as a `hostfw_model::FleetRoster`: it links
 //! neither the worker nor the simulator.
 
+pub mod abort;
 pub mod api_client;
 pub mod audit;
 pub mod auto_update;
@@ -35,8 +36,10 @@ pub mod json_contract;
 pub mod live_status;
 pub mod machine;
 pub mod machine_label;
+pub mod machine_remove;
 pub mod maintenance;
 pub mod man_pages;
+pub mod notifications;
 pub mod output;
 pub mod plan;
 pub mod re_explore;
@@ -56,8 +59,19 @@ use cli::{
     Cli, Command, FirmwareCmd, HostCmd, InstanceCmd, MachineCmd, ManagedHostCmd, ReportKind, ReprovisionCmd,
     ScoutPackageCmd, SiteExplorerCmd, SiteKeyCmd,
 };
-use cli::{ConfigCmd, FirmwareConfigCmd};
+use cli::{ConfigCmd, FirmwareConfigCmd, NotificationsCmd};
 use context::Context;
+
+/// What `hostfw rollout` says (the name moved); on the site and through the API alike.
+pub const ROLLOUT_MOVED: &str = "`hostfw rollout` is now `hostfw host reprovision all-drifted --bypass-ceiling`: it \
+     requests every drifted host at once, bypassing the site ceiling (it asks first; --dry-run lists the hosts). For \
+     the automatic rollout under the ceiling, run `hostfw watch`. Nothing was changed";
+
+/// What a command that changes or reads the site says when no API is named.
+pub const NO_API: &str = "this command goes through the hostfw API: name it with -a URL (and --token-file FILE or \
+     HOSTFW_TOKEN), or a context (`hostfw context set NAME --api URL --token-file FILE`, then `hostfw context use \
+     NAME`); the first admin token comes from `hostfw admin bootstrap` on the site. On the site itself, `--local` runs \
+     it against the site database directly (break-glass, audited as the OS account). Nothing was done";
 
 /// Dependencies of the activity functions the CLI reuses (exploration).
 pub async fn deps(ctx: &Context) -> anyhow::Result<hostfw_activities::Deps> {
@@ -80,10 +94,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(cmd) => return cli_contexts::context_cmd(cmd),
         _ => {}
     }
-    // Through the API when one is named (`-a URL` or a context); the bootstrap is never sent.
-    if !matches!(cli.command, Command::Admin(_)) {
+    if cli.local && cli.api.is_some() {
+        anyhow::bail!("--local runs on the site against its database; -a sends to an API: give one of them");
+    }
+    // Through the API when one is named (`-a URL` or a context); the bootstrap is never sent, and
+    // `--local` (break-glass on the site) never goes through it.
+    if !matches!(cli.command, Command::Admin(_)) && !cli.local {
         if let Some(remote) = api_client::selected(&cli)? {
-            return remote::run(&remote, &cli.command).await;
+            // Boxed: the future of every served command is large (debug builds overflow the stack).
+            return Box::pin(remote::run(&remote, &cli.command)).await;
         }
     }
     if matches!(cli.command, Command::Token(_) | Command::Whoami) {
@@ -91,6 +110,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             "`hostfw token` and `hostfw whoami` go through the hostfw API: name it with -a URL (and --token-file \
              or HOSTFW_TOKEN), or a context (`hostfw context set NAME --api URL --token-file FILE`)"
         );
+    }
+    if !cli.local && !matches!(cli.command, Command::Admin(_)) {
+        anyhow::bail!(NO_API);
     }
     let ctx = Context::open(&cli.config, cli.format).await?;
     match cli.command {
@@ -117,6 +139,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::Clear { machine })) => {
             signals::clear(&ctx, machine.id()).await
         }
+        Command::Host(HostCmd::Reprovision(ReprovisionCmd::Abort(args))) => abort::abort(&ctx, &args).await,
+        Command::Machine(MachineCmd::Remove { machine, reason, yes }) => {
+            machine_remove::remove(&ctx, machine.id(), &reason, yes).await
+        }
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::MarkManualUpgradeComplete { machine })) => {
             signals::mark_manual_upgrade_complete(&ctx, machine.id()).await
         }
@@ -130,11 +156,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             host_show::show(&ctx, machine.id(), history_count).await
         }
         Command::Firmware(FirmwareCmd::Show) => firmware::show(&ctx).await,
-        Command::Rollout { .. } => anyhow::bail!(
-            "`hostfw rollout` is now `hostfw host reprovision all-drifted --bypass-ceiling`: it requests every \
-             drifted host at once, bypassing the site ceiling (it asks first; --dry-run lists the hosts). For the \
-             automatic rollout under the ceiling, run `hostfw watch`. Nothing was changed"
-        ),
+        Command::Rollout { .. } => anyhow::bail!(ROLLOUT_MOVED),
         Command::Host(HostCmd::Reprovision(ReprovisionCmd::AllDrifted(args))) => {
             reprovision_all::all_drifted(&ctx, &args).await
         }
@@ -160,6 +182,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Machine(MachineCmd::Maintenance(args)) => maintenance::maintenance(&ctx, &args).await,
         Command::ManagedHost(ManagedHostCmd::StartUpdates(args)) => start_updates::start_updates(&ctx, &args).await,
         Command::Audit(args) => audit::audit(&ctx, &args).await,
+        Command::Notifications(NotificationsCmd::List { limit }) => notifications::list(&ctx, limit).await,
         Command::Doctor { fix } => doctor::doctor(&ctx, fix).await,
         Command::FirmwareConfig(FirmwareConfigCmd::Set { file, change }) => {
             firmware_config::set(&ctx, &file, &change.flags()).await

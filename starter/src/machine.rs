@@ -83,6 +83,29 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
 /// `machine add`'s bare addresses, unless the file writes `tls = false` (`http://ip:port`).
 pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()> {
     let spec = hostfw_model::FleetRoster::load(fleet)?;
+    import_roster(ctx, fleet, spec).await
+}
+
+/// `machine import` of fleet TOML text already read (`fleet` names the file it came from; the
+/// API takes the text in its request body and never reads a path). `profile` folders are not
+/// read here: they are relative to the client's file, and registration does not use them.
+pub async fn import_text(ctx: &Context, fleet: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    let parsed: toml::Table = toml::from_str(text).map_err(|e| anyhow!("{}: not TOML: {e}", fleet.display()))?;
+    let names_profile = |t: &toml::Value| t.as_table().is_some_and(|t| t.contains_key("profile"));
+    let hosts = parsed.get("host").and_then(toml::Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if parsed.get("defaults").is_some_and(names_profile) || hosts.iter().any(names_profile) {
+        bail!(
+            "{}: names a `profile` folder: the sender resolves profiles (`hostfw -a URL machine import` does) and \
+             sends vendor and model; nothing was imported",
+            fleet.display()
+        );
+    }
+    let spec = hostfw_model::FleetRoster::from_toml_str_in(text, std::path::Path::new("."))
+        .map_err(|e| anyhow!("{}: {}", fleet.display(), hostfw_model::error_chain(&e)))?;
+    import_roster(ctx, fleet, spec).await
+}
+
+async fn import_roster(ctx: &Context, fleet: &std::path::Path, spec: hostfw_model::FleetRoster) -> anyhow::Result<()> {
     let scheme = if spec.tls { Scheme::Https } else { Scheme::Http };
     let mut batch = Vec::with_capacity(spec.hosts.len());
     for host in &spec.hosts {
@@ -123,6 +146,31 @@ pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()
     let json =
         serde_json::json!({ "action": "machine import", "file": fleet.display().to_string(), "machine_ids": ids });
     crate::output::result(ctx.format, &json, format!("{} machines registered from {}", batch.len(), fleet.display()))
+}
+
+/// The fleet file read and checked here (its `profile` folders resolved), as the TOML text
+/// `machine import` sends to the API: every host with its vendor, model and login, no profile.
+pub fn roster_text(fleet: &std::path::Path) -> anyhow::Result<String> {
+    let spec = hostfw_model::FleetRoster::load(fleet)?;
+    let mut hosts = toml::value::Array::new();
+    for h in &spec.hosts {
+        let mut t = toml::Table::new();
+        t.insert("id".into(), h.id.clone().into());
+        t.insert("bmc_address".into(), h.bmc_address.to_string().into());
+        t.insert("vendor".into(), h.vendor.clone().into());
+        t.insert("model".into(), h.model.clone().into());
+        t.insert("username".into(), h.username.clone().into());
+        t.insert("password".into(), h.password.clone().into());
+        if let Some(labels) = &h.labels {
+            let labels: toml::Table = labels.iter().map(|(k, v)| (k.clone(), toml::Value::from(v.clone()))).collect();
+            t.insert("labels".into(), labels.into());
+        }
+        hosts.push(t.into());
+    }
+    let mut doc = toml::Table::new();
+    doc.insert("tls".into(), spec.tls.into());
+    doc.insert("host".into(), hosts.into());
+    Ok(toml::to_string(&doc)?)
 }
 
 /// `machine list`.

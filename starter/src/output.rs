@@ -26,6 +26,11 @@ pub fn emit(text: &str) {
     }
 }
 
+/// Whether output is being captured here (the API serving a command): nothing may prompt.
+pub fn capturing() -> bool {
+    CAPTURE.try_with(|_| ()).is_ok()
+}
+
 /// Run `f`, collecting what its commands print (used by tests and embedding callers).
 pub async fn capture<F: Future>(f: F) -> (F::Output, String) {
     CAPTURE

@@ -65,6 +65,28 @@ pub async fn plan(ctx: &Context) -> anyhow::Result<()> {
     } else {
         crate::outln!("would start ({}): {}", plan.start.len(), plan.start.join(", "));
     }
+    if !plan.in_repair.is_empty() {
+        crate::outln!();
+        crate::outln!(
+            "IN REPAIR ({} of machine_updater.max_hosts_in_repair = {}; set apart from the ceiling):",
+            plan.in_repair.len(),
+            plan.repair_cap.map_or_else(|| "-".to_string(), |c| c.to_string())
+        );
+        let rows: Vec<Vec<String>> = plan
+            .in_repair
+            .iter()
+            .map(|id| {
+                let aborted = view.input.hosts.iter().any(|h| &h.machine_id == id && h.repair);
+                let why = if aborted {
+                    "aborted to maintenance: `hostfw machine maintenance --exit` when repaired"
+                } else {
+                    "retry budget spent: `hostfw managed-host reset-host-reprovisioning` or `hostfw host reprovision abort`"
+                };
+                vec![id.clone(), why.to_string()]
+            })
+            .collect();
+        crate::out!("{}", output::table(&["MACHINE", "WHY"], &rows));
+    }
     if let Some(at) = plan.next_window_open_ms {
         crate::outln!("next update window opens: {}", output::time(at));
     }

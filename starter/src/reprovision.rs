@@ -27,8 +27,10 @@ pub async fn request(
     machine_id: &str,
     initiator: &str,
     message: Option<String>,
+    honour_freezes: bool,
 ) -> anyhow::Result<String> {
-    Ok(site_link::request_and_start(&ctx.site, &ctx.store, client, machine_id, initiator, message).await?)
+    Ok(site_link::request_and_start(&ctx.site, &ctx.store, client, machine_id, initiator, message, honour_freezes)
+        .await?)
 }
 
 /// What the rollout gates hold of `machine_ids` now (hosts they do not hold are left out), read
@@ -71,7 +73,7 @@ pub async fn set(
         );
     }
     let client = ctx.temporal().await?;
-    let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone()).await?;
+    let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone(), !ignore_rollout_gates).await?;
     let mut detail = message.clone().unwrap_or_default();
     if !holds.is_empty() {
         let ignored = format!("ignoring the rollout gates (--ignore-rollout-gates): {}", holds_text(&holds));

@@ -160,12 +160,17 @@ pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result
 
     let client = ctx.temporal().await?;
     let mut requested = Vec::new();
+    let mut not_requested: BTreeMap<String, String> = BTreeMap::new();
     for id in &drifted {
-        match reprovision::request(ctx, &client, id, reprovision::INITIATOR_CLI, Some(args.update_message.clone()))
+        let message = Some(args.update_message.clone());
+        match reprovision::request(ctx, &client, id, reprovision::INITIATOR_CLI, message, !args.ignore_rollout_gates)
             .await
         {
             Ok(_) => requested.push(id.clone()),
-            Err(e) => eprintln!("{id}: {e}"),
+            Err(e) => {
+                eprintln!("{id}: {e}");
+                not_requested.insert(id.clone(), format!("{e:#}"));
+            }
         }
     }
     if !requested.is_empty() {
@@ -179,6 +184,24 @@ pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result
             }
         }
         ctx.audit("host reprovision all-drifted", "fleet", &detail).await?;
+    }
+    if args.no_follow {
+        let json = serde_json::json!({
+            "action": "host reprovision all-drifted",
+            "requested": requested,
+            "not_requested": not_requested,
+            "held_by_rollout_gates": held_ids,
+            "ignore_rollout_gates": args.ignore_rollout_gates,
+        });
+        let mut human = format!(
+            "requested {} hosts: {}; follow them with `hostfw watch`",
+            requested.len(),
+            if requested.is_empty() { "none".to_string() } else { requested.join(", ") }
+        );
+        for (id, why) in &not_requested {
+            human.push_str(&format!("\n{id}: not requested: {why}"));
+        }
+        return crate::output::result(ctx.format, &json, human);
     }
 
     let bar = ProgressBar::new(requested.len() as u64);

@@ -30,6 +30,12 @@ pub fn generate(out: &Path, format: Format) -> anyhow::Result<()> {
 /// Re-encrypts every credential with the key in `new_key_file`, in one audited transaction.
 pub async fn rotate(ctx: &Context, new_key_file: &Path) -> anyhow::Result<()> {
     let new_key = SiteKey::from_file(new_key_file)?;
+    rotate_to(ctx, new_key, new_key_file).await
+}
+
+/// `rotate` to a key already read (`new_key_file` names the file it came from; the API takes the
+/// key's base64 text in its request body and never reads a path).
+pub async fn rotate_to(ctx: &Context, new_key: SiteKey, new_key_file: &Path) -> anyhow::Result<()> {
     let from = ctx.store.site_key().map_or("none (plaintext)".to_string(), |k| k.id().to_string());
     let done = ctx
         .store

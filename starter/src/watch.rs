@@ -17,14 +17,14 @@ use hostfw_model::gates::{self, FirmwareStatus};
 use hostfw_model::update_intervals::{max_overlap, update_intervals};
 use hostfw_model::{ComplianceView, HostSubstate};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::Format;
 use crate::context::Context;
 
-/// One look at the site.
-#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
-struct Tally {
+/// One look at the site (`GET /v1/watch/tally` answers it).
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
     total: usize,
     compliant: usize,
     in_progress: usize,
@@ -42,11 +42,18 @@ struct Tally {
     waves: BTreeMap<String, String>,
     /// Each paused rollout target and why.
     paused_targets: BTreeMap<String, String>,
+    /// Hosts that would start but are held by a freeze (`hostfw freeze`): only an operator
+    /// (`hostfw unfreeze`) moves them on.
+    #[serde(default)]
+    frozen: usize,
+    /// Each freeze in force ("freeze 3"), as a sentence: scope, who, why, drain.
+    #[serde(default)]
+    freezes: BTreeMap<String, String>,
 }
 
 impl Tally {
-    /// Nothing can change any more without an operator: every host is compliant, exhausted or
-    /// held by a paused target.
+    /// Nothing can change any more without an operator: every host is compliant, exhausted,
+    /// held by a paused target or held by a freeze.
     fn settled(&self) -> bool {
         self.total > 0 && self.in_progress == 0 && self.waiting == 0 && self.failed == self.exhausted
     }
@@ -77,6 +84,11 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
     for p in &plan.paused {
         t.paused_targets.insert(p.target.to_string(), p.rule.clone());
     }
+    for f in &plan.brakes.freezes {
+        let drain = if f.drain { " (drain: hosts in flight finish)" } else { "" };
+        t.freezes.insert(format!("freeze {}", f.id), format!("on {} by {}{drain}: {}", f.scope.key(), f.by, f.reason));
+    }
+    let held_by_freeze: BTreeSet<&str> = plan.held_by_freeze().collect();
     for host in &view.input.hosts {
         let id = host.machine_id.as_str();
         let substate = substates.get(id).copied().flatten();
@@ -110,6 +122,8 @@ async fn tally(ctx: &Context) -> anyhow::Result<Tally> {
                 t.failed += 1;
             } else if paused {
                 t.paused += 1;
+            } else if held_by_freeze.contains(id) {
+                t.frozen += 1;
             } else {
                 t.waiting += 1;
             }
@@ -128,13 +142,68 @@ struct Change<'a> {
     tally: &'a Tally,
 }
 
+/// Where `watch` looks: the site itself, or the hostfw API (`hostfw -a URL watch` polls its
+/// read routes).
+pub trait WatchSource {
+    /// One look at the site.
+    fn tally(&self) -> impl std::future::Future<Output = anyhow::Result<Tally>>;
+    /// Print the final report of a watch that began at `since_ms` and lasted `took`.
+    fn report(&self, t: &Tally, since_ms: i64, took: Duration)
+        -> impl std::future::Future<Output = anyhow::Result<()>>;
+}
+
+/// The site itself (its database and config).
+pub struct LocalSite<'a>(pub &'a Context);
+
+impl WatchSource for LocalSite<'_> {
+    async fn tally(&self) -> anyhow::Result<Tally> {
+        tally(self.0).await
+    }
+    async fn report(&self, t: &Tally, since_ms: i64, took: Duration) -> anyhow::Result<()> {
+        report(self.0, t, since_ms, took).await
+    }
+}
+
+/// The hostfw API: `GET /v1/watch/tally` for each look, `GET /v1/watch/report` at the end.
+pub struct RemoteSite<'a>(pub &'a crate::api_client::Remote);
+
+impl WatchSource for RemoteSite<'_> {
+    async fn tally(&self) -> anyhow::Result<Tally> {
+        let text = self.0.send(reqwest::Method::GET, "/v1/watch/tally", None, false).await?;
+        Ok(serde_json::from_str(&text)?)
+    }
+    async fn report(&self, _t: &Tally, since_ms: i64, took: Duration) -> anyhow::Result<()> {
+        let path = format!("/v1/watch/report?since_ms={since_ms}&watched_ms={}", took.as_millis());
+        let text = self.0.send(reqwest::Method::GET, &path, None, true).await?;
+        crate::out!("{}", if text.ends_with('\n') { text } else { format!("{text}\n") });
+        Ok(())
+    }
+}
+
+/// `GET /v1/watch/tally`: one look at the site, as JSON (whatever the format).
+pub async fn print_tally(ctx: &Context) -> anyhow::Result<()> {
+    crate::outln!("{}", serde_json::to_string(&tally(ctx).await?)?);
+    Ok(())
+}
+
+/// `GET /v1/watch/report`: the report of a watch that began at `since_ms` and lasted `took`.
+pub async fn print_report(ctx: &Context, since_ms: i64, took: Duration) -> anyhow::Result<()> {
+    let t = tally(ctx).await?;
+    report(ctx, &t, since_ms, took).await
+}
+
 /// `hostfw watch`.
 pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
+    follow(&LocalSite(ctx), ctx.format, timeout_secs).await
+}
+
+/// Follow the rollout through `source` until it settles or `timeout_secs` pass.
+pub async fn follow(source: &impl WatchSource, format: Format, timeout_secs: u64) -> anyhow::Result<()> {
     let started = Instant::now();
     let started_ms = hostfw_store::now_ms();
     let deadline = started + Duration::from_secs(timeout_secs);
-    let json = ctx.format == Format::Json;
-    let mut t = tally(ctx).await?;
+    let json = format == Format::Json;
+    let mut t = source.tally().await?;
     let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(t.total as u64) };
     bar.set_style(ProgressStyle::with_template("compliant {bar:30} {pos}/{len}  {msg}")?);
     let plain = !std::io::stderr().is_terminal();
@@ -147,7 +216,7 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
             t.failed,
             t.exhausted,
             if t.paused > 0 { format!(" / paused {}", t.paused) } else { String::new() }
-        );
+        ) + &if t.frozen > 0 { format!(" / frozen {}", t.frozen) } else { String::new() };
         for line in events(last.as_ref(), &t) {
             if json {
                 continue;
@@ -182,10 +251,10 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
             break false;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
-        t = tally(ctx).await?;
+        t = source.tally().await?;
     };
     bar.finish_and_clear();
-    report(ctx, &t, started_ms, started.elapsed()).await?;
+    source.report(&t, started_ms, started.elapsed()).await?;
     if stuck {
         bail!(
             "the site update ceiling is 0 (max_concurrent_machine_updates_absolute / _percent): no automatic \
@@ -201,10 +270,21 @@ pub async fn watch(ctx: &Context, timeout_secs: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What changed in the rollout's canary waves and paused targets since `last` (every wave and
-/// pause at the first look).
+/// What changed in the rollout's canary waves, paused targets and freezes since `last` (every
+/// wave, pause and freeze at the first look).
 fn events(last: Option<&Tally>, t: &Tally) -> Vec<String> {
     let mut lines = Vec::new();
+    for (freeze, what) in &t.freezes {
+        if last.and_then(|l| l.freezes.get(freeze)).is_none() {
+            let id = freeze.trim_start_matches("freeze ");
+            lines.push(format!("FROZEN: {freeze} {what} (`hostfw unfreeze --id {id}` lifts it)"));
+        }
+    }
+    for freeze in last.map(|l| l.freezes.keys().collect::<Vec<_>>()).unwrap_or_default() {
+        if !t.freezes.contains_key(freeze) {
+            lines.push(format!("{freeze} lifted"));
+        }
+    }
     for (target, wave) in &t.waves {
         if last.and_then(|l| l.waves.get(target)) != Some(wave) {
             lines.push(format!("{target}: {wave}"));
@@ -226,6 +306,9 @@ fn operator_needed(t: &Tally) -> String {
     }
     if t.paused > 0 {
         parts.push(format!("{} held by a paused target (`hostfw budget list`)", t.paused));
+    }
+    if t.frozen > 0 {
+        parts.push(format!("{} held by a freeze (`hostfw freeze list`)", t.frozen));
     }
     format!("hosts need an operator: {}", parts.join(", "))
 }
@@ -322,4 +405,42 @@ async fn report(ctx: &Context, t: &Tally, since_ms: i64, took: Duration) -> anyh
     crate::outln!("metrics: http://{}/metrics", ctx.site.worker.metrics_listen);
     crate::outln!("compliant: {}/{} hosts", t.compliant, t.total);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frozen_site() -> Tally {
+        Tally {
+            total: 3,
+            compliant: 1,
+            frozen: 2,
+            freezes: [("freeze 4".to_string(), "on site by alice (token t1): power work".to_string())].into(),
+            ..Tally::default()
+        }
+    }
+
+    #[test]
+    fn a_freeze_is_announced_once_and_its_lifting_too() {
+        let t = frozen_site();
+        let first = events(None, &t);
+        assert_eq!(
+            first,
+            vec!["FROZEN: freeze 4 on site by alice (token t1): power work (`hostfw unfreeze --id 4` lifts it)"]
+        );
+        assert!(events(Some(&t), &t).is_empty(), "not again while it holds");
+        let lifted = Tally { freezes: BTreeMap::new(), frozen: 0, waiting: 2, ..t.clone() };
+        assert_eq!(events(Some(&t), &lifted), vec!["freeze 4 lifted"]);
+    }
+
+    #[test]
+    fn hosts_held_by_a_freeze_settle_the_watch_and_need_an_operator() {
+        let t = frozen_site();
+        assert!(t.settled(), "nothing moves until unfreeze");
+        assert_eq!(
+            operator_needed(&t),
+            "hosts need an operator: 0 exhausted, 2 held by a freeze (`hostfw freeze list`)"
+        );
+    }
 }

@@ -143,7 +143,7 @@ impl Site {
     }
 
     async fn run(&self, args: &[&str]) -> (anyhow::Result<()>, String) {
-        let mut full = vec!["hostfw", "--config", self.config.to_str().expect("utf-8 path")];
+        let mut full = vec!["hostfw", "--config", self.config.to_str().expect("utf-8 path"), "--local"];
         full.extend_from_slice(args);
         let cli = Cli::try_parse_from(full).unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
         output::capture(hostfw_starter::run(cli)).await
@@ -222,6 +222,38 @@ fn whole_second(t: chrono::DateTime<Utc>) -> chrono::DateTime<Utc> {
     Utc.timestamp_opt(t.timestamp(), 0).unwrap()
 }
 
+// ---- the API or --local ----
+
+/// Issue 27: a command that reads or changes the site goes through the API; without `-a`, a
+/// context or the break-glass `--local`, it is refused naming the ways, and opens nothing (no site
+/// database is created). `--local` with `-a` is refused too.
+#[test]
+fn without_an_api_or_local_a_site_command_is_refused_and_opens_nothing() {
+    let site = Site::new();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hostfw"))
+            .env("HOSTFW_CLI_CONFIG", site.dir.join("no-cli.toml"))
+            .env_remove("HOSTFW_API")
+            .env_remove("HOSTFW_CONTEXT")
+            .env_remove("HOSTFW_LOCAL")
+            .args(["--config", site.config.to_str().unwrap()])
+            .args(args)
+            .output()
+            .expect("hostfw runs")
+    };
+    for args in [&["machine", "list"][..], &["machine", "add", "--id", "m1", "--bmc", "10.0.0.1"], &["plan"]] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr.contains("goes through the hostfw API") && stderr.contains("--local"), "{args:?}: {stderr}");
+    }
+    assert!(!site.dir.join("site.db").exists(), "the site database was not opened");
+    let both = run(&["-a", "http://127.0.0.1:1", "--local", "plan"]);
+    assert!(String::from_utf8_lossy(&both.stderr).contains("give one of them"), "{both:?}");
+    let local = run(&["--local", "machine", "list"]);
+    assert!(local.status.success(), "{}", String::from_utf8_lossy(&local.stderr));
+}
+
 // ---- machine auto-update ----
 
 #[tokio::test]
@@ -249,6 +281,88 @@ async fn auto_update_sets_and_clears_the_override_and_prints_the_effective_polic
     assert_eq!(v["override"], true);
     assert_eq!(v["site_default"], false);
     assert_eq!(v["effective"], true);
+}
+
+/// Issue 27: the bulk form by selector, with the dry run and confirmation of `all-drifted`; the
+/// machines in scope change together, the others not at all.
+#[tokio::test]
+async fn auto_update_by_selector_previews_asks_then_changes_every_machine_in_scope() {
+    let site = Site::with_autoupdate(false);
+    site.add_machines(&["m1", "m2", "m3"]).await;
+    site.ok(&["machine", "label", "m1", "--set", "rack=r1"]).await;
+    site.ok(&["machine", "label", "m2", "--set", "rack=r1"]).await;
+    let overrides = || async {
+        let store = site.store().await;
+        let mut seen = Vec::new();
+        for id in ["m1", "m2", "m3"] {
+            seen.push(store.machine_get(id).await.unwrap().unwrap().auto_update);
+        }
+        store.close().await;
+        seen
+    };
+
+    let out = site.ok(&["machine", "auto-update", "--selector", "label=rack=r1", "--enable", "--dry-run"]).await;
+    assert!(out.starts_with("would enable auto-update on 2 machine(s) matching label=rack=r1:"), "{out}");
+    let before = "disabled (site default firmware_global.autoupdate)";
+    assert!(out.contains(&format!("m1  {before} -> enabled (per-machine override)")), "{out}");
+    assert!(out.contains("m2  ") && !out.contains("m3"), "{out}");
+    assert_eq!(overrides().await, [None, None, None], "a dry run changes nothing");
+
+    // Not confirmed (no terminal): refused with the question, nothing changed.
+    let err = site.fails(&["machine", "auto-update", "--selector", "label=rack=r1", "--enable"]).await;
+    assert!(err.contains("Enable the auto-update override of 2 machine(s) matching label=rack=r1?"), "{err}");
+    assert_eq!(overrides().await, [None, None, None]);
+
+    let out = site.ok(&["machine", "auto-update", "--selector", "label=rack=r1", "--enable", "--yes"]).await;
+    assert!(out.contains("auto-update enable on 2 machine(s)") && out.contains("auto-update of m2: enabled"), "{out}");
+    assert_eq!(overrides().await, [Some(true), Some(true), None]);
+    let v = json(&site.ok(&["--format", "json", "audit"]).await);
+    let rows = v.as_array().unwrap();
+    let bulk = rows.iter().filter(|r| r["detail"].as_str().is_some_and(|d| d.contains("selector label=rack=r1")));
+    assert_eq!(bulk.count(), 2, "one audit row per machine: {v}");
+
+    let none = site.ok(&["machine", "auto-update", "--selector", "label=rack=r9", "--disable", "--yes"]).await;
+    assert_eq!(none.trim(), "no registered machine matches label=rack=r9; nothing to change");
+    let bad = site.fails(&["machine", "auto-update", "--selector", "rack=r1", "--clear", "--yes"]).await;
+    assert!(bad.contains("nothing was changed"), "{bad}");
+    assert_eq!(overrides().await, [Some(true), Some(true), None]);
+}
+
+/// `host reprovision abort --selector`: the hosts with a request in scope are previewed (dry
+/// run) and the change is refused until confirmed; nothing is aborted meanwhile, hosts without a
+/// request or out of scope are never listed.
+#[tokio::test]
+async fn abort_by_selector_previews_the_requested_hosts_in_scope_and_asks_first() {
+    let site = Site::new();
+    site.add_machines(&["m1", "m2", "m3"]).await;
+    site.ok(&["machine", "label", "m1", "--set", "rack=r1"]).await;
+    site.ok(&["machine", "label", "m2", "--set", "rack=r1"]).await;
+    site.ok(&["machine", "label", "m3", "--set", "rack=r2"]).await;
+    let store = site.store().await;
+    for id in ["m1", "m3"] {
+        let new = hostfw_store::NewRequest {
+            machine_id: id.into(),
+            initiator: "AdminCli".into(),
+            update_message: None,
+            workflow_id: None,
+        };
+        store.request_create(&new).await.unwrap();
+    }
+    store.close().await;
+    let audits = site.audit_count().await;
+
+    let args = ["host", "reprovision", "abort", "--selector", "label=rack=r1", "--reason", "bad rack"];
+    let out = site.ok(&[&args[..], &["--dry-run"]].concat()).await;
+    assert!(out.starts_with("would abort 1 host(s) matching label=rack=r1:"), "{out}");
+    assert!(out.contains("  m1  ") && !out.contains("m2") && !out.contains("m3"), "{out}");
+    let err = site.fails(&args).await;
+    assert!(err.contains("Abort the updates of 1 host(s) matching label=rack=r1"), "{err}");
+    let none = site.ok(&["host", "reprovision", "abort", "--selector", "label=rack=r9", "--reason", "x"]).await;
+    assert!(none.contains("no host with a reprovisioning request matches label=rack=r9"), "{none}");
+    let store = site.store().await;
+    assert!(store.request_get("m1").await.unwrap().is_some() && store.request_get("m3").await.unwrap().is_some());
+    store.close().await;
+    assert_eq!(site.audit_count().await, audits, "nothing was aborted or audited");
 }
 
 #[tokio::test]

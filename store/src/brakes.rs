@@ -7,13 +7,16 @@
 //! deletes it with the target's error-budget record (`error_budget::target_resume`). Bad input
 //! (an empty reason, a bad selector, a freeze that is not in force) changes nothing. It must not
 //! decide which hosts a freeze holds (that is `gates::freeze`, from the records read here).
+//! Each freeze set or lifted and each manual pause records its webhook event
+//! (`notifications`) in the same transaction.
 
 use hostfw_model::gates::{check_reason, Freeze, FreezeScope, OperatorPause, Target};
-use hostfw_model::ComponentType;
+use hostfw_model::{ComponentType, NotificationKind};
 use sqlx::Row;
 
 use crate::audit::audit_append_in;
 use crate::error::{Result, StoreError};
+use crate::notifications::notify_in;
 use crate::{now_ms, Store};
 
 /// The audit action of `hostfw freeze`.
@@ -64,6 +67,40 @@ fn freeze_of(row: &sqlx::any::AnyRow) -> Result<Freeze> {
     })
 }
 
+/// The first freeze in force that covers machine `id`, read in `tx` (the request's own
+/// transaction, after the machine's lock), so a request made from a plan read before the freeze
+/// committed is refused rather than started.
+pub(crate) async fn freeze_covering_in(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: &str) -> Result<Option<Freeze>> {
+    const OP: &str = "request_create";
+    let machine = sqlx::query("SELECT vendor, model, labels FROM machines WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(StoreError::db(OP, id))?;
+    let Some(machine) = machine else { return Ok(None) };
+    let vendor: Option<String> = machine.try_get("vendor").map_err(StoreError::db(OP, id))?;
+    let model: Option<String> = machine.try_get("model").map_err(StoreError::db(OP, id))?;
+    let labels: String = machine.try_get("labels").map_err(StoreError::db(OP, id))?;
+    let labels = crate::machines::labels_from_db(&labels).map_err(|detail| StoreError::Corrupt {
+        op: OP,
+        id: id.to_string(),
+        detail,
+    })?;
+    let rows = sqlx::query(
+        "SELECT id, scope, reason, drain, set_by, set_at_ms FROM freezes WHERE lifted_at_ms IS NULL ORDER BY id",
+    )
+    .fetch_all(&mut **tx)
+    .await
+    .map_err(StoreError::db(OP, id))?;
+    for row in &rows {
+        let freeze = freeze_of(row)?;
+        if freeze.scope.covers(vendor.as_deref(), model.as_deref(), &labels) {
+            return Ok(Some(freeze));
+        }
+    }
+    Ok(None)
+}
+
 impl Store {
     /// Sets a freeze on `selector`'s scope (`None`: the whole site) as `actor`, audited in the
     /// same transaction. An empty reason or a bad selector is refused and changes nothing.
@@ -96,6 +133,12 @@ impl Store {
             reason.trim()
         );
         audit_append_in(&mut tx, actor, AUDIT_FREEZE_SET, &key, &detail, at_ms)
+            .await
+            .map_err(StoreError::db(OP, &key))?;
+        let data = serde_json::json!({
+            "action": "set", "freeze_id": id, "scope": key, "reason": reason.trim(), "drain": drain, "by": actor,
+        });
+        notify_in(&mut tx, NotificationKind::FreezeChanged, &key, data, at_ms)
             .await
             .map_err(StoreError::db(OP, &key))?;
         tx.commit().await.map_err(StoreError::db(OP, &key))?;
@@ -151,6 +194,13 @@ impl Store {
             audit_append_in(&mut tx, actor, AUDIT_FREEZE_LIFT, &f.scope.key(), &detail, at_ms)
                 .await
                 .map_err(StoreError::db(OP, &id_text))?;
+            let data = serde_json::json!({
+                "action": "lifted", "freeze_id": f.id, "scope": f.scope.key(), "reason": f.reason, "drain": f.drain,
+                "by": actor, "set_by": f.by,
+            });
+            notify_in(&mut tx, NotificationKind::FreezeChanged, &f.scope.key(), data, at_ms)
+                .await
+                .map_err(StoreError::db(OP, &id_text))?;
         }
         tx.commit().await.map_err(StoreError::db(OP, &id_text))?;
         Ok(lifted)
@@ -185,6 +235,11 @@ impl Store {
         audit_append_in(&mut tx, actor, AUDIT_BUDGET_PAUSE, &id, &detail, at_ms)
             .await
             .map_err(StoreError::db(OP, &id))?;
+        let data = serde_json::json!({
+            "cause": "operator", "vendor": target.vendor, "model": target.model,
+            "component": target.component.to_string(), "version": target.version, "by": actor, "reason": reason.trim(),
+        });
+        notify_in(&mut tx, NotificationKind::TargetPaused, &id, data, at_ms).await.map_err(StoreError::db(OP, &id))?;
         tx.commit().await.map_err(StoreError::db(OP, &id))?;
         Ok(OperatorPause { target: target.clone(), by: actor.to_string(), reason: reason.trim().to_string(), at_ms })
     }

@@ -77,6 +77,10 @@ pub enum StoreError {
     )]
     LabelCapReached { machine: String, key: String, value: String, limit: u32, holders: Vec<String> },
 
+    /// A freeze in force covers the machine: no new update starts in its scope (`hostfw freeze`).
+    #[error("machine {machine} is frozen by freeze {freeze_id} on {scope} (set by {by}: {reason}): no update starts until `hostfw unfreeze --id {freeze_id}`")]
+    Frozen { machine: String, freeze_id: i64, scope: String, by: String, reason: String },
+
     /// The row the operation needs does not exist.
     #[error("{what} {id:?} not found")]
     NotFound {

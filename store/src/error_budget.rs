@@ -12,8 +12,8 @@
 
 use std::collections::BTreeMap;
 
-use hostfw_model::gates::{OperatorPause, Target, TargetFailure, TargetRecord, WaveMark, WaveRecord};
-use hostfw_model::ComponentType;
+use hostfw_model::gates::{ErrorBudget, OperatorPause, Target, TargetFailure, TargetRecord, WaveMark, WaveRecord};
+use hostfw_model::{ComponentType, NotificationKind};
 use sqlx::Row;
 
 use crate::audit::audit_append_in;
@@ -85,8 +85,53 @@ impl Store {
         version: &str,
         reason: &str,
     ) -> Result<bool> {
+        self.target_failure_under(machine_id, component, version, reason, None).await
+    }
+
+    /// [`Store::target_failure`] under the site's error `budget`: when this failure spends the
+    /// budget of the host's target (it was not spent before), the `target_paused` webhook event
+    /// (cause `error_budget`, the rule) is written in the same transaction. The rule is
+    /// `ErrorBudget::spent` over every failed host of the target, as the scheduler counts them.
+    pub async fn target_failure_under(
+        &self,
+        machine_id: &str,
+        component: ComponentType,
+        version: &str,
+        reason: &str,
+        budget: Option<&ErrorBudget>,
+    ) -> Result<bool> {
         const OP: &str = "target_failure";
         let at_ms = self.db_now_ms().await?;
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let counts = "SELECT t.vendor, t.model, COUNT(*) AS hosts, \
+               SUM(CASE WHEN t.failed_at_ms IS NOT NULL THEN 1 ELSE 0 END) AS failed \
+             FROM target_hosts t JOIN target_hosts me ON me.vendor = t.vendor AND me.model = t.model \
+               AND me.component = t.component AND me.version = t.version \
+             WHERE me.machine_id = $1 AND me.component = $2 AND me.version = $3 GROUP BY t.vendor, t.model";
+        let read =
+            |row: Option<sqlx::any::AnyRow>| -> std::result::Result<Option<(String, String, u32, u32)>, sqlx::Error> {
+                let Some(row) = row else { return Ok(None) };
+                let n = |v: Option<i64>| u32::try_from(v.unwrap_or(0).max(0)).unwrap_or(u32::MAX);
+                Ok(Some((
+                    row.try_get("vendor")?,
+                    row.try_get("model")?,
+                    n(row.try_get("hosts")?),
+                    n(row.try_get("failed")?),
+                )))
+            };
+        let before = match budget {
+            Some(_) => read(
+                sqlx::query(counts)
+                    .bind(machine_id)
+                    .bind(component.to_string())
+                    .bind(version)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(StoreError::db(OP, machine_id))?,
+            )
+            .map_err(StoreError::db(OP, machine_id))?,
+            None => None,
+        };
         let done = sqlx::query(
             "UPDATE target_hosts SET failed_at_ms = $4, failure = $5 \
              WHERE machine_id = $1 AND component = $2 AND version = $3 \
@@ -97,10 +142,43 @@ impl Store {
         .bind(version)
         .bind(at_ms)
         .bind(reason)
-        .execute(&self.writer)
+        .execute(&mut *tx)
         .await
         .map_err(StoreError::db(OP, machine_id))?;
-        Ok(done.rows_affected() > 0)
+        let recorded = done.rows_affected() > 0;
+        if let (true, Some(budget), Some((vendor, model, hosts, failed_before))) = (recorded, budget, before) {
+            let after = read(
+                sqlx::query(counts)
+                    .bind(machine_id)
+                    .bind(component.to_string())
+                    .bind(version)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(StoreError::db(OP, machine_id))?,
+            )
+            .map_err(StoreError::db(OP, machine_id))?;
+            let failed_after = after.map_or(failed_before, |a| a.3);
+            if let (None, Some(rule)) = (budget.spent(hosts, failed_before), budget.spent(hosts, failed_after)) {
+                let target = Target { vendor, model, component, version: version.to_string() };
+                let data = serde_json::json!({
+                    "cause": "error_budget", "vendor": target.vendor, "model": target.model,
+                    "component": component.to_string(), "version": version, "rule": rule,
+                    "attempted_hosts": hosts, "failed_hosts": failed_after, "last_failure": machine_id,
+                    "reason": reason,
+                });
+                crate::notifications::notify_in(
+                    &mut tx,
+                    NotificationKind::TargetPaused,
+                    &target.to_string(),
+                    data,
+                    at_ms,
+                )
+                .await
+                .map_err(StoreError::db(OP, machine_id))?;
+            }
+        }
+        tx.commit().await.map_err(StoreError::db(OP, machine_id))?;
+        Ok(recorded)
     }
 
     /// Every target on record: its attempted hosts and its failures (oldest first), in target
@@ -226,6 +304,16 @@ impl Store {
         let mut dropped = Vec::new();
         for m in marks {
             let t = &m.target;
+            let before: Option<i64> = sqlx::query_scalar(
+                "SELECT wave FROM target_waves WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4",
+            )
+            .bind(&t.vendor)
+            .bind(&t.model)
+            .bind(t.component.to_string())
+            .bind(&t.version)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, t.to_string()))?;
             let done = sqlx::query(
                 "INSERT INTO target_waves (vendor, model, component, version, hosts, wave, updated_at_ms) \
                  SELECT $1, $2, $3, $4, $5, $6, $7 \
@@ -249,6 +337,15 @@ impl Store {
             .map_err(StoreError::db(OP, t.to_string()))?;
             if done.rows_affected() == 0 {
                 dropped.push(t.clone());
+            } else if before.is_none_or(|w| i64::from(m.record.wave) > w) {
+                // A wave opened: its webhook event, in the mark's transaction (`notifications`).
+                let data = serde_json::json!({
+                    "vendor": t.vendor, "model": t.model, "component": t.component.to_string(),
+                    "version": t.version, "wave": m.record.wave, "hosts": m.record.hosts,
+                });
+                crate::notifications::notify_in(&mut tx, NotificationKind::WaveOpened, &t.to_string(), data, at_ms)
+                    .await
+                    .map_err(StoreError::db(OP, t.to_string()))?;
             }
         }
         tx.commit().await.map_err(StoreError::db(OP, ""))?;

@@ -4,11 +4,12 @@
 //! layer (`firmware-config unset`: an empty document, marked `removes_layer`).
 //!
 //! Owns appending and reading versions, and writing a version together with the audit entry that
-//! records it (one transaction: both or neither). It must not parse or validate the document (the caller
+//! records it and its `catalog_changed` webhook event (one transaction: all or nothing). It must not parse or validate the document (the caller
 //! builds the effective catalog first and stores only a valid one) and never updates or deletes a
 //! version. Numbers are `MAX(version) + 1` inside the insert's transaction; a concurrent writer
 //! that took the same number makes the insert fail with a unique violation, and it is retried.
 
+use hostfw_model::NotificationKind;
 use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -193,7 +194,20 @@ pub(crate) async fn insert_version_in(
     .bind(new.message)
     .bind(i64::from(new.removes_layer))
     .bind(on_top_of.unwrap_or(-1))
-    .fetch_optional(conn)
+    .fetch_optional(&mut *conn)
     .await?;
-    row.as_ref().map(version_from_row).transpose()
+    let version = row.as_ref().map(version_from_row).transpose()?;
+    if let Some(v) = &version {
+        // The webhook event, in the revision's transaction (`notifications`).
+        let data = serde_json::json!({
+            "version": v.version,
+            "actor": v.actor,
+            "message": v.message,
+            "removes_layer": v.removes_layer,
+            "sha256": v.sha256,
+        });
+        let subject = format!("firmware-config version {}", v.version);
+        crate::notifications::notify_in(conn, NotificationKind::CatalogChanged, &subject, data, at_ms).await?;
+    }
+    Ok(version)
 }

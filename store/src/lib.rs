@@ -2,7 +2,8 @@
 //!
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
-//! (machines, reports, requests, health, history, credentials, audit, counters, brakes, config_reloads), connecting lives in `connect`,
+//! (machines, reports, requests, health, history, credentials, audit, counters, brakes, config_reloads,
+//! notifications), connecting lives in `connect`,
 //! registering machines in `registration`, the site key in `site_key`, the at-rest format of
 //! encrypted values in `sealed` and the `rev` change marker of machines and reports in `revisions`.
 //!
@@ -33,7 +34,10 @@ mod labels;
 mod legacy_addresses;
 mod machines;
 mod maintenance;
+mod notifications;
 mod registration;
+mod removal;
+mod repair;
 mod reports;
 mod requests;
 mod revisions;
@@ -66,7 +70,13 @@ pub use history::HistoryEntry;
 pub use labels::LabelCapHit;
 pub use machines::{Machine, NewMachine};
 pub use maintenance::MaintenanceChange;
+pub use notifications::{
+    DeliveryState, DueDelivery, NotificationEvent, NotificationRecord, NOTIFICATION_DELIVERIES_TOTAL,
+    OUTCOME_DELIVERED, OUTCOME_FAILED, OUTCOME_GAVE_UP,
+};
 pub use registration::Registration;
+pub use removal::{refusal as removal_refusal, Removal, AUDIT_MACHINE_REMOVE};
+pub use repair::RepairMark;
 pub use reports::ExploredReport;
 pub use requests::{ClearOutcome, NewRequest, Request, RequestCreate};
 pub use revisions::Revised;

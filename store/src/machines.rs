@@ -5,7 +5,8 @@
 //! state history (one transaction). Every write stamps the row with a new view revision (`rev`,
 //! see `revisions`). Registering (insert or refresh, one BMC = one machine) is
 //! `registration`. It must not decide anything about firmware (that is `hostfw-model`), and it must
-//! not write history rows other than through `machine_set_state`'s transaction.
+//! not write history rows other than through `machine_set_state`'s transaction (which also
+//! records the `approval_needed` and `approval_overdue` webhook events, `notifications`).
 
 use hostfw_model::{BmcAddress, BmcLookup, HostState, HostSubstate, Labels, TimeWindow};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use sqlx::Row;
 
 use crate::address::find_by_bmc;
 use crate::error::{Result, StoreError};
+pub use crate::repair::RepairMark;
 use crate::revisions::next_rev;
 use crate::{bool_from_db, bool_to_db, history, now_ms, Store};
 
@@ -64,6 +66,10 @@ pub struct Machine {
     /// Labels (`machine add --label rack=r12`), by key.
     #[serde(default)]
     pub labels: Labels,
+    /// In repair: aborted to maintenance for hands-on work (`store::repair`); cleared when it
+    /// leaves maintenance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<RepairMark>,
     /// When the row was first inserted, unix ms.
     pub created_at_ms: i64,
     /// When the row last changed, unix ms.
@@ -73,9 +79,11 @@ pub struct Machine {
 macro_rules! machine_columns {
     () => {
         "id, bmc_address, vendor, model, state, substate, instance_id, auto_update, \
-         window_start_ms, window_end_ms, labels, created_at_ms, updated_at_ms"
+         window_start_ms, window_end_ms, labels, repair_reason, repair_by, repair_at_ms, created_at_ms, updated_at_ms"
     };
 }
+
+pub(crate) use machine_columns;
 
 /// The columns `machine_from_row` decodes.
 pub(crate) const MACHINE_COLUMNS: &str = machine_columns!();
@@ -98,6 +106,9 @@ pub(crate) fn machine_from_row(row: &AnyRow) -> Result<Machine> {
     let decode = || -> std::result::Result<Machine, sqlx::Error> {
         let window_start: Option<i64> = row.try_get("window_start_ms")?;
         let window_end: Option<i64> = row.try_get("window_end_ms")?;
+        let repair_reason: Option<String> = row.try_get("repair_reason")?;
+        let repair_by: Option<String> = row.try_get("repair_by")?;
+        let repair_at: Option<i64> = row.try_get("repair_at_ms")?;
         Ok(Machine {
             id: row.try_get("id")?,
             bmc_address,
@@ -109,6 +120,11 @@ pub(crate) fn machine_from_row(row: &AnyRow) -> Result<Machine> {
             auto_update: row.try_get::<Option<i64>, _>("auto_update")?.map(bool_from_db),
             window: window_start.zip(window_end).map(|(start_ms, end_ms)| TimeWindow { start_ms, end_ms }),
             labels,
+            repair: repair_reason.map(|reason| RepairMark {
+                reason,
+                by: repair_by.unwrap_or_default(),
+                at_ms: repair_at.unwrap_or_default(),
+            }),
             created_at_ms: row.try_get("created_at_ms")?,
             updated_at_ms: row.try_get("updated_at_ms")?,
         })
@@ -185,7 +201,8 @@ impl Store {
     }
 
     /// Sets state and substate and appends a history row with `message`, in one transaction.
-    /// Unknown id: `NotFound { what: "machine" }` and nothing is written.
+    /// Unknown id: `NotFound { what: "machine" }` and nothing is written. A host that enters
+    /// WaitingForApproval records its `approval_needed` webhook event in the same transaction.
     pub async fn machine_set_state(
         &self,
         id: &str,
@@ -193,12 +210,38 @@ impl Store {
         substate: Option<HostSubstate>,
         message: &str,
     ) -> Result<()> {
+        self.machine_set_state_noting(id, state, substate, message, None).await
+    }
+
+    /// `machine_set_state` to Assigned / WaitingForApproval for an approval whose deadline
+    /// (`deadline_ms`) passed under policy `escalate`, with its `approval_overdue` webhook event,
+    /// in one transaction.
+    pub async fn machine_set_approval_overdue(&self, id: &str, message: &str, deadline_ms: i64) -> Result<()> {
+        let data = serde_json::json!({ "machine_id": id, "deadline_ms": deadline_ms, "message": message });
+        let notice = Some((hostfw_model::NotificationKind::ApprovalOverdue, data));
+        self.machine_set_state_noting(id, HostState::Assigned, Some(HostSubstate::WaitingForApproval), message, notice)
+            .await
+    }
+
+    async fn machine_set_state_noting(
+        &self,
+        id: &str,
+        state: HostState,
+        substate: Option<HostSubstate>,
+        message: &str,
+        notice: Option<(hostfw_model::NotificationKind, serde_json::Value)>,
+    ) -> Result<()> {
         const OP: &str = "machine_set_state";
         let now = now_ms();
         let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
         // The view revision comes first (`revisions`): it serialises every writer of machines,
         // concurrent state changes of this machine and their history numbering included.
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
+        let before: Option<Option<String>> = sqlx::query_scalar("SELECT substate FROM machines WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, id))?;
         let updated =
             sqlx::query("UPDATE machines SET state = $2, substate = $3, updated_at_ms = $4, rev = $5 WHERE id = $1")
                 .bind(id)
@@ -214,28 +257,49 @@ impl Store {
             return Err(StoreError::not_found("machine", id));
         }
         history::history_append_in(&mut tx, id, state, substate, message, now).await.map_err(StoreError::db(OP, id))?;
+        let waiting = HostSubstate::WaitingForApproval;
+        let entered_approval = substate == Some(waiting) && before.flatten().as_deref() != Some(waiting.as_str());
+        let mut notices = Vec::new();
+        if entered_approval {
+            let data = serde_json::json!({ "machine_id": id, "message": message });
+            notices.push((hostfw_model::NotificationKind::ApprovalNeeded, data));
+        }
+        notices.extend(notice);
+        for (kind, data) in notices {
+            crate::notifications::notify_in(&mut tx, kind, id, data, now).await.map_err(StoreError::db(OP, id))?;
+        }
         tx.commit().await.map_err(StoreError::db(OP, id))?;
         Ok(())
     }
 
     /// Sets (`Some`) or clears (`None` = site default) the per-host auto-update override.
     pub async fn machine_set_auto_update(&self, id: &str, auto_update: Option<bool>) -> Result<()> {
+        self.machine_set_auto_update_many(&[id.to_string()], auto_update).await
+    }
+
+    /// [`Store::machine_set_auto_update`] for several machines in one transaction: all of them or,
+    /// when one is not registered (`NotFound` naming it), none.
+    pub async fn machine_set_auto_update_many(&self, ids: &[String], auto_update: Option<bool>) -> Result<()> {
         const OP: &str = "machine_set_auto_update";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
-        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
-        let done = sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3, rev = $4 WHERE id = $1")
-            .bind(id)
-            .bind(auto_update.map(bool_to_db))
-            .bind(now_ms())
-            .bind(rev)
-            .execute(&mut *tx)
-            .await
-            .map_err(StoreError::db(OP, id))?;
-        if done.rows_affected() == 0 {
-            tx.rollback().await.map_err(StoreError::db(OP, id))?;
-            return Err(StoreError::not_found("machine", id));
+        let first = ids.first().map(String::as_str).unwrap_or_default();
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, first))?;
+        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, first))?;
+        let now = now_ms();
+        for id in ids {
+            let done = sqlx::query("UPDATE machines SET auto_update = $2, updated_at_ms = $3, rev = $4 WHERE id = $1")
+                .bind(id)
+                .bind(auto_update.map(bool_to_db))
+                .bind(now)
+                .bind(rev)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::db(OP, id.as_str()))?;
+            if done.rows_affected() == 0 {
+                tx.rollback().await.map_err(StoreError::db(OP, id.as_str()))?;
+                return Err(StoreError::not_found("machine", id.as_str()));
+            }
         }
-        tx.commit().await.map_err(StoreError::db(OP, id))
+        tx.commit().await.map_err(StoreError::db(OP, first))
     }
 
     /// Sets (`Some`) or clears the host's update window. Its start must not be after its end.

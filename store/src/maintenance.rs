@@ -3,7 +3,8 @@
 //!
 //! Owns the two conditional state changes and their history rows (one transaction each). Entering
 //! is refused for a host with a reprovisioning request or in a state other than Ready/Assigned;
-//! leaving returns the host to Assigned when it carries an instance, else Ready. A request is
+//! leaving returns the host to Assigned when it carries an instance, else Ready, and ends its repair
+//! (`repair`: the hands-on work is done). A request is
 //! never created for a machine in maintenance (`request_create`): both take the machine's write
 //! lock ([`lock_machine`]) before they read, so they are serialised per machine on PostgreSQL
 //! (READ COMMITTED) as on SQLite. It must not decide anything about firmware.
@@ -43,7 +44,8 @@ impl Store {
              AND NOT EXISTS (SELECT 1 FROM reprovision_requests WHERE machine_id = $1)"
         } else {
             "UPDATE machines SET state = CASE WHEN instance_id IS NULL THEN 'Ready' ELSE 'Assigned' END, \
-             substate = NULL, updated_at_ms = $2, rev = $3 WHERE id = $1 AND state = 'Maintenance'"
+             substate = NULL, repair_reason = NULL, repair_by = NULL, repair_at_ms = NULL, \
+             updated_at_ms = $2, rev = $3 WHERE id = $1 AND state = 'Maintenance'"
         };
         let updated =
             sqlx::query(sql).bind(id).bind(now).bind(rev).execute(&mut *tx).await.map_err(StoreError::db(OP, id))?;

@@ -122,6 +122,19 @@ impl Store {
     /// one label value serialise on its lock row (`labels`), so no interleaving of callers
     /// overshoots a cap.
     pub async fn request_create_capped(&self, new: &NewRequest, caps: &BTreeMap<String, u32>) -> Result<RequestCreate> {
+        self.request_create_guarded(new, caps, false).await
+    }
+
+    /// [`Store::request_create_capped`], and with `honour_freezes` refused (`Frozen`) when a
+    /// freeze in force covers the machine: checked in the request's own transaction, so a request
+    /// from a plan read before the freeze committed does not start (the scheduler's path; an
+    /// operator's `--ignore-rollout-gates` request passes `false`).
+    pub async fn request_create_guarded(
+        &self,
+        new: &NewRequest,
+        caps: &BTreeMap<String, u32>,
+        honour_freezes: bool,
+    ) -> Result<RequestCreate> {
         const OP: &str = "request_create";
         let id = new.machine_id.as_str();
         // A request deleted between our INSERT and our read makes us go round once more.
@@ -157,6 +170,18 @@ impl Store {
                     .await
                     .map_err(StoreError::db(OP, id))?
                     > 0;
+            if !has_request && honour_freezes {
+                if let Some(freeze) = crate::brakes::freeze_covering_in(&mut tx, id).await? {
+                    tx.rollback().await.map_err(StoreError::db(OP, id))?;
+                    return Err(StoreError::Frozen {
+                        machine: id.to_owned(),
+                        freeze_id: freeze.id,
+                        scope: freeze.scope.key(),
+                        by: freeze.by,
+                        reason: freeze.reason,
+                    });
+                }
+            }
             if !has_request {
                 let hit = crate::labels::cap_check_in(&mut tx, id, caps).await.map_err(|e| match e {
                     crate::labels::CapCheckError::Db(e) => StoreError::db(OP, id)(e),
@@ -281,13 +306,40 @@ impl Store {
     }
 
     /// Sets the retry count and whether the budget is spent. Unknown request: `NotFound`.
+    /// A request that turns exhausted records its `host_exhausted` webhook event in the same
+    /// transaction (once: recording it exhausted again adds none).
     pub async fn request_record_retry(&self, machine_id: &str, n: u32, exhausted: bool) -> Result<()> {
-        let sql = if exhausted {
-            "UPDATE reprovision_requests SET retry_count = $2, exhausted = 1 WHERE machine_id = $1"
-        } else {
-            "UPDATE reprovision_requests SET retry_count = $2, exhausted = 0 WHERE machine_id = $1"
+        const OP: &str = "request_record_retry";
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let was: Option<i64> = sqlx::query_scalar("SELECT exhausted FROM reprovision_requests WHERE machine_id = $1")
+            .bind(machine_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, machine_id))?;
+        let Some(was) = was else {
+            tx.rollback().await.map_err(StoreError::db(OP, machine_id))?;
+            return Err(StoreError::not_found("request", machine_id));
         };
-        self.request_update("request_record_retry", sql, machine_id, i64::from(n)).await
+        sqlx::query("UPDATE reprovision_requests SET retry_count = $2, exhausted = $3 WHERE machine_id = $1")
+            .bind(machine_id)
+            .bind(i64::from(n))
+            .bind(bool_to_db(exhausted))
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, machine_id))?;
+        if exhausted && was == 0 {
+            let data = serde_json::json!({ "machine_id": machine_id, "retry_count": n });
+            crate::notifications::notify_in(
+                &mut tx,
+                hostfw_model::NotificationKind::HostExhausted,
+                machine_id,
+                data,
+                now_ms(),
+            )
+            .await
+            .map_err(StoreError::db(OP, machine_id))?;
+        }
+        tx.commit().await.map_err(StoreError::db(OP, machine_id))
     }
 
     /// Records whether a host reset was requested. Unknown request: `NotFound` (NICo silently

@@ -207,6 +207,18 @@ pub fn sr630_script(script: &str) -> HostModel {
     )
 }
 
+/// [`multipart_flash_script`] that logs `start <component>` to `<site>/flashes.log`; a BIOS
+/// (`uefi`) flash then waits for the file `<site>/release` before it pushes the image, so a test
+/// decides when that flash ends, without timing.
+pub fn gated_flash_script() -> String {
+    multipart_flash_script(
+        "finish() { exit \"$1\"; }\n\
+         echo \"start $COMPONENT_TYPE\" >>\"$site/flashes.log\"\n\
+         if [ \"$COMPONENT_TYPE\" = uefi ]; then while [ ! -e \"$site/release\" ]; do sleep 0.1; done; fi",
+        200,
+    )
+}
+
 /// A Core-local flash script (under `<site>/firmware/scripts/`) that writes only to files (its
 /// stdout goes to `<site>/script.log`: a pipe would die with the worker): `prelude` (shell lines
 /// that define `finish <code>`, and may log and sleep) runs first; then it pushes
@@ -276,4 +288,9 @@ pub fn write_image(dir: &Path, rel: &str, applies_to: &str, version: &str) {
     let mut body = format!("{} applies_to={applies_to} version={version}\n", hostfw_bmc_sim::IMAGE_MAGIC).into_bytes();
     body.extend(std::iter::repeat_n(b'x', 2048));
     std::fs::write(path, body).expect("image written");
+}
+
+/// The secret line `hostfw token create` prints (the `hfw_...` line after its sentence).
+pub fn token_secret(printed: &str) -> String {
+    printed.lines().find(|l| l.starts_with("hfw_")).unwrap_or_else(|| panic!("no token in {printed}")).to_string()
 }

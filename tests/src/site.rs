@@ -270,12 +270,18 @@ impl Site {
     /// Like [`Site::cli`], but returns the printed output whether or not the command failed.
     pub async fn cli_full(&self, args: &[&str]) -> (anyhow::Result<()>, String) {
         let mut argv = vec!["hostfw".to_string(), "--config".to_string(), self.config_path.display().to_string()];
+        // On the site, against its database (break-glass `--local`), unless the command names the API.
+        if !args.iter().any(|a| *a == "-a" || *a == "--api") {
+            argv.push("--local".to_string());
+        }
         argv.extend(args.iter().map(|s| s.to_string()));
         let cli = match hostfw_starter::cli::Cli::try_parse_from(argv) {
             Ok(cli) => cli,
             Err(e) => return (Err(e.into()), String::new()),
         };
-        hostfw_starter::output::capture(hostfw_starter::run(cli)).await
+        // Boxed: the CLI's future is large, and a test awaiting many commands would otherwise
+        // carry it on its own (2 MiB) stack.
+        hostfw_starter::output::capture(Box::pin(hostfw_starter::run(cli))).await
     }
 
     /// Await the end of a host's workflow.
@@ -336,7 +342,8 @@ impl Site {
             .ok()
     }
 
-    /// Wait until the host's recorded substate is `substate`.
+    /// Wait until the host's recorded substate is `substate`. `within` is a deadline for the
+    /// condition, sized for the whole suite on a loaded 2-core machine, never a timing claim.
     pub async fn wait_substate(&self, machine_id: &str, substate: &str, within: Duration) {
         self.wait_for(&format!("{machine_id} to reach {substate}"), within, || async {
             let m = self.store.machine_get(machine_id).await.ok()??;

@@ -8,7 +8,8 @@
 //! numbers of `hostfw compliance`) from `compliance_read::read`, the error-budget series
 //! (`hostfw_error_budget_hosts`, `hostfw_target_paused`, `budget`) and the approval-deadline
 //! gauges (`hostfw_approval_*_hosts`, `approval`) and the brakes (`hostfw_freezes_active`,
-//! `brakes`) from the same site view and plan.
+//! `brakes`) from the same site view and plan, and the webhook outbox
+//! (`hostfw_notification_deliveries_*`, `notifications`) from its tables and counter.
 //! `hostfw_build_info` (`crate::build_info`) and the Temporal SDK's own worker metrics
 //! (`temporal_*`) follow hostfw's series on the same page. Every sample carries the label
 //! `site="<[site] name>"` (`site_label`), so one Prometheus can watch several sites.
@@ -23,6 +24,7 @@ mod brakes;
 mod budget;
 mod compliance;
 mod gauges;
+mod notifications;
 mod render;
 mod sdk;
 mod site_label;
@@ -185,23 +187,37 @@ pub async fn scrape(deps: &Deps) -> String {
                 )
                 .ok()
         };
-        tokio::join!(gauges, counters, compliance)
+        let notifications = async {
+            let read = async {
+                let pending = deps.store.notification_pending().await?;
+                let rows = deps.store.counter_list().await?;
+                Ok::<_, hostfw_store::StoreError>(notifications::NotificationSeries::of(pending, &rows))
+            };
+            read.await
+                .inspect_err(|e| tracing::error!(error = %hostfw_model::error_chain(e), "metrics: could not read the notification outbox"))
+                .ok()
+        };
+        tokio::join!(gauges, counters, compliance, notifications)
     };
-    let (gauges, counters, compliance) = match tokio::time::timeout(METRICS_DB_TIMEOUT, reads).await {
+    let (gauges, counters, compliance, notified) = match tokio::time::timeout(METRICS_DB_TIMEOUT, reads).await {
         Ok(read) => read,
         Err(_) => {
             tracing::error!(
                 timeout = ?METRICS_DB_TIMEOUT,
                 "metrics: the site database did not answer within {METRICS_DB_TIMEOUT:?}; scrape_error is 1"
             );
-            (None, None, None)
+            (None, None, None, None)
         }
     };
     let mut out = render(gauges.as_ref().map(|(g, _, _, _)| g), counters.as_ref(), compliance.as_ref());
-    if let Some((_, budgets, approvals, brakes)) = &gauges {
+    if let Some((_, budgets, approvals, (brakes, repair))) = &gauges {
         budget::write(&mut out, budgets);
         approval::write(&mut out, *approvals);
         brakes::write(&mut out, brakes);
+        brakes::write_repair(&mut out, *repair);
+    }
+    if let Some(n) = &notified {
+        notifications::write(&mut out, n);
     }
     out
 }
@@ -216,7 +232,7 @@ enum ReadError {
 }
 
 /// The scheduler gauges, the error budgets, the approval deadlines and the brakes of one scrape.
-type SchedulerSeries = (Gauges, budget::BudgetSeries, approval::ApprovalSeries, gates::Brakes);
+type SchedulerSeries = (Gauges, budget::BudgetSeries, approval::ApprovalSeries, (gates::Brakes, brakes::RepairSeries));
 
 async fn read_gauges(deps: &Deps) -> Result<SchedulerSeries, ReadError> {
     let catalog = deps.catalog.current().await?;
@@ -228,7 +244,8 @@ async fn read_gauges(deps: &Deps) -> Result<SchedulerSeries, ReadError> {
         waves: plan.waves.clone(),
     };
     let approvals = approval::ApprovalSeries::of(&view.input, &plan);
-    Ok((compute_gauges(&view.requests, &plan), budgets, approvals, plan.brakes.clone()))
+    let repair = brakes::RepairSeries { in_repair: plan.in_repair.len(), cap: view.input.policy.max_hosts_in_repair };
+    Ok((compute_gauges(&view.requests, &plan), budgets, approvals, (plan.brakes.clone(), repair)))
 }
 
 async fn read_compliance(deps: &Deps) -> Result<ComplianceView, ReadError> {

@@ -4,7 +4,9 @@ use std::future::Future;
 
 use anyhow::anyhow;
 use hostfw_activities::{Deps, HostActivitiesImpl, SiteActivitiesImpl};
-use hostfw_workflows::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
+use hostfw_workflows::{
+    HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow, SiteNotifierWorkflow,
+};
 use temporalio_client::Client;
 use temporalio_common::telemetry::TelemetryOptions;
 use temporalio_sdk::runtime::RuntimeOptions;
@@ -48,6 +50,7 @@ pub async fn run_worker_with_telemetry(
         .register_workflow::<HostReprovisionWorkflow>()
         .and_then(|o| o.register_workflow::<MachineUpdateManagerWorkflow>())
         .and_then(|o| o.register_workflow::<SiteExplorerWorkflow>())
+        .and_then(|o| o.register_workflow::<SiteNotifierWorkflow>())
         .map_err(|e| anyhow!("registering workflows: {e}"))?
         .register_activities(HostActivitiesImpl::new(deps.clone()))
         .register_activities(SiteActivitiesImpl::new(deps.clone()))

@@ -1,5 +1,5 @@
-//! The site workflows a worker keeps alive: the Machine Update Manager and the Site Explorer
-//! (one each per namespace and task queue; their workflow IDs make them singletons, so every
+//! The site workflows a worker keeps alive: the Machine Update Manager, the Site Explorer and the
+//! Site Notifier (webhook deliveries) (one each per namespace and task queue; their workflow IDs make them singletons, so every
 //! worker replica may run `keep_running`: it starts them, with backoff while Temporal refuses or
 //! is away, and starts again one that was terminated, failed or ended; `readiness` is what
 //! `/readyz` says of them), and the catalog watch that wakes the scheduler when
@@ -13,9 +13,10 @@ use std::time::Duration;
 use hostfw_activities::{site_link, CatalogSource};
 use hostfw_model::{error_chain, SiteConfig};
 use hostfw_workflows::machine_update_manager::ManagerInput;
-use hostfw_workflows::names::{MACHINE_UPDATE_MANAGER_ID, SITE_EXPLORER_ID};
+use hostfw_workflows::names::{MACHINE_UPDATE_MANAGER_ID, SITE_EXPLORER_ID, SITE_NOTIFIER_ID};
 use hostfw_workflows::site_explorer::ExplorerInput;
-use hostfw_workflows::{MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
+use hostfw_workflows::site_notifier::NotifierInput;
+use hostfw_workflows::{MachineUpdateManagerWorkflow, SiteExplorerWorkflow, SiteNotifierWorkflow};
 use temporalio_client::errors::{WorkflowInteractionError, WorkflowStartError};
 use temporalio_client::{
     Client, UntypedWorkflow, WorkflowDescribeOptions, WorkflowExecutionStatus, WorkflowIdConflictPolicy,
@@ -27,7 +28,7 @@ use crate::tuning::{SITE_WORKFLOWS_CHECK_EVERY, SITE_WORKFLOW_CALL_TIMEOUT, STAR
 /// How often the catalog's inputs are checked for a change.
 pub const CATALOG_WATCH_EVERY: Duration = Duration::from_secs(2);
 
-/// One of the two site workflows: what an operator calls it and its (singleton) workflow ID.
+/// One of the site workflows: what an operator calls it and its (singleton) workflow ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SiteWorkflow {
     /// For log lines and `/readyz`: "machine update manager", "site explorer".
@@ -40,8 +41,10 @@ pub struct SiteWorkflow {
 pub const MANAGER: SiteWorkflow = SiteWorkflow { what: "machine update manager", id: MACHINE_UPDATE_MANAGER_ID };
 /// The Site Explorer (the inventory crawl).
 pub const EXPLORER: SiteWorkflow = SiteWorkflow { what: "site explorer", id: SITE_EXPLORER_ID };
-/// Both, in the order they are started and reported.
-pub const SITE_WORKFLOWS: [SiteWorkflow; 2] = [MANAGER, EXPLORER];
+/// The Site Notifier (webhook deliveries).
+pub const NOTIFIER: SiteWorkflow = SiteWorkflow { what: "site notifier", id: SITE_NOTIFIER_ID };
+/// All of them, in the order they are started and reported.
+pub const SITE_WORKFLOWS: [SiteWorkflow; 3] = [MANAGER, EXPLORER, NOTIFIER];
 
 /// What this worker's keeper last failed to do for each site workflow (empty: nothing failed),
 /// for `/readyz`. Cheap to clone; clones share the state.
@@ -119,9 +122,12 @@ pub async fn ensure_running(client: &Client, site: &SiteConfig, wf: SiteWorkflow
     let started = if wf == MANAGER {
         let opts = options(format!("site scheduler of {}", site.site.name));
         client.start_workflow(MachineUpdateManagerWorkflow::run, ManagerInput::default(), opts).await.map(|_| ())
-    } else {
+    } else if wf == EXPLORER {
         let opts = options(format!("inventory crawl of {}", site.site.name));
         client.start_workflow(SiteExplorerWorkflow::run, ExplorerInput::default(), opts).await.map(|_| ())
+    } else {
+        let opts = options(format!("webhook notifications of {}", site.site.name));
+        client.start_workflow(SiteNotifierWorkflow::run, NotifierInput::default(), opts).await.map(|_| ())
     };
     match started {
         Ok(()) | Err(WorkflowStartError::AlreadyStarted { .. }) => Ok(Ensured::Started { was: state }),
@@ -129,7 +135,7 @@ pub async fn ensure_running(client: &Client, site: &SiteConfig, wf: SiteWorkflow
     }
 }
 
-/// Until `stopped` turns true: keep both site workflows running. Every
+/// Until `stopped` turns true: keep every site workflow running. Every
 /// `tuning::SITE_WORKFLOWS_CHECK_EVERY` each one's latest run is described and, when it is not
 /// running (never started, terminated by hand, failed, ended), started again; while Temporal
 /// refuses or is away the attempts back off (`STARTUP_RETRY_FIRST` doubling to
@@ -188,7 +194,7 @@ pub async fn keep_running(
 }
 
 /// `/readyz`'s view of the site workflows: `Err` names each one that does not run and why
-/// (its state, and the keeper's last failed start if any). Both are described at once.
+/// (its state, and the keeper's last failed start if any). All are described at once.
 pub async fn readiness(client: &Client, status: &KeeperStatus) -> Result<(), String> {
     let states =
         futures::future::join_all(SITE_WORKFLOWS.map(|wf| async move { (wf, state_of(client, wf).await) })).await;

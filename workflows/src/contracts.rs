@@ -300,6 +300,18 @@ pub struct PreflightInput {
     pub records: Vec<SubstateUpdate>,
 }
 
+/// `host reprovision abort` (the `abort` signal's payload): who, why, and whether the host is left
+/// in maintenance for hands-on repair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbortOrder {
+    /// The audit actor who asked.
+    pub by: String,
+    pub reason: String,
+    /// Leave the host in maintenance, marked for repair (a dead BMC), instead of its prior state.
+    #[serde(default)]
+    pub to_maintenance: bool,
+}
+
 /// Input of `hostfw.host.restore`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RestoreInput {
@@ -307,6 +319,11 @@ pub struct RestoreInput {
     /// State to return the host to (its prior steady state).
     pub state: HostState,
     pub message: String,
+    /// The run ends by an abort: the restore records what was and was not flashed and, with
+    /// `to_maintenance`, leaves the host in maintenance marked for repair (`state` is then
+    /// `Maintenance`). Absent in inputs recorded before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort: Option<AbortOrder>,
     /// Substate records the workflow entered since its last activity, written by this activity
     /// before its work (the lean history shape: no activity of their own). Absent in inputs
     /// recorded before it was added.

@@ -29,7 +29,7 @@ pub mod tunables;
 pub mod waits;
 
 pub use host::{activation, carried, host_reprovision, settings, status};
-pub use site::{contracts as site_contracts, machine_update_manager, site_explorer};
+pub use site::{contracts as site_contracts, machine_update_manager, site_explorer, site_notifier};
 
 pub use contracts::*;
 pub use host::attempt::PATCH_INSTALL_ROUTES;
@@ -38,6 +38,7 @@ pub use host_reprovision::HostReprovisionWorkflow;
 pub use machine_update_manager::MachineUpdateManagerWorkflow;
 pub use site_contracts::*;
 pub use site_explorer::SiteExplorerWorkflow;
+pub use site_notifier::SiteNotifierWorkflow;
 pub use status::{HostOutcome, HostStatus, InstalledComponent, StatusEvent};
 
 /// The workflow ID of the reprovisioning of one host: at most one runs per host, so the ID is

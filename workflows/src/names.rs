@@ -19,6 +19,10 @@ pub const MACHINE_UPDATE_MANAGER_ID: &str = "machine-update-manager";
 pub const SITE_EXPLORER_WORKFLOW: &str = "SiteExplorer";
 /// Workflow ID of the periodic inventory crawl.
 pub const SITE_EXPLORER_ID: &str = "site-explorer";
+/// Workflow type of the webhook notifier (one per site).
+pub const SITE_NOTIFIER_WORKFLOW: &str = "SiteNotifier";
+/// Workflow ID of the webhook notifier.
+pub const SITE_NOTIFIER_ID: &str = "site-notifier";
 
 // --- Activities of the host workflow ----------------------------------------------------------
 
@@ -68,6 +72,8 @@ pub const ACT_SCOUT_RUN_UPGRADE: &str = "hostfw.scout.run_upgrade";
 pub const ACT_MANAGER_PASS: &str = "hostfw.manager.pass";
 /// Explore BMCs and store their reports.
 pub const ACT_EXPLORER_CRAWL: &str = "hostfw.explorer.crawl";
+/// One delivery round of the webhook notifier (claim due deliveries, POST, record).
+pub const ACT_NOTIFIER_ROUND: &str = "hostfw.notifier.round";
 
 // --- Signals ----------------------------------------------------------------------------------
 
@@ -81,6 +87,8 @@ pub const SIGNAL_RESET_REPROVISIONING: &str = "reset_reprovisioning";
 pub const SIGNAL_SETTINGS_CHANGED: &str = "settings_changed";
 /// Host workflow: the request was cleared before the update started.
 pub const SIGNAL_CANCEL_REQUEST: &str = "cancel_request";
+/// `host reprovision abort`: stop the update at its next safe point and restore the host (issue 27).
+pub const SIGNAL_ABORT: &str = "abort";
 /// Both site workflows: run now (a host finished, a window opened, the catalog changed, ...).
 pub const SIGNAL_WAKE: &str = "wake";
 /// Site Explorer: explore one BMC now.

@@ -170,5 +170,17 @@ pub fn crawl(heartbeat: Duration) -> ActivityOptions {
         .build()
 }
 
+/// A notifier round (`tunables::NOTIFIER_ROUND` of POSTs, each bounded by
+/// `notifications.timeout`): the round's length plus ten minutes of slack. It heartbeats every
+/// 2 s, so a worker killed mid-round is noticed within 20 s and the round starts again on
+/// another worker (the lease on each claimed delivery keeps replicas from double-sending).
+/// Retried without a cap, backing off to one minute (the site database may be away).
+pub fn notifier_round(round: Duration) -> ActivityOptions {
+    ActivityOptions::with_start_to_close_timeout(round + Duration::from_secs(10 * 60))
+        .heartbeat_timeout(Duration::from_secs(20))
+        .retry_policy(policy(0, Duration::from_secs(60)))
+        .build()
+}
+
 #[cfg(test)]
 mod fit_tests;

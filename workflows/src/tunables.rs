@@ -76,3 +76,10 @@ pub const FREEZE_RECHECK: Duration = Duration::from_secs(60);
 /// Longest pause between two asks of a held host: a freeze may last days, and each ask adds a
 /// few events to the history (about 400 a day at this pace, far below the history bound).
 pub const FREEZE_RECHECK_MAX: Duration = Duration::from_secs(15 * 60);
+
+/// How long one notifier round (`hostfw.notifier.round`) delivers before it returns to the
+/// `SiteNotifier` workflow: one activity (six history events) per minute.
+pub const NOTIFIER_ROUND: Duration = Duration::from_secs(60);
+
+/// Notifier rounds per workflow run before continue-as-new (about 600 events, 100 minutes).
+pub const NOTIFIER_ROUNDS_PER_RUN: u32 = 100;

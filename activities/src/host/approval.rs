@@ -10,7 +10,6 @@
 
 use hostfw_model::gates::{hold_until, ApprovalDeadline, ApprovalHold, DeadlinePolicy};
 use hostfw_model::time_text::rfc3339_utc;
-use hostfw_model::{HostState, HostSubstate};
 use hostfw_store::now_ms;
 use hostfw_workflows::{ApprovalDeadlineNow, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs};
 use temporalio_common::ActivityError;
@@ -105,12 +104,7 @@ pub async fn approval_deadline(
             let last = store.history_list(machine_id, 1).await.map_err(error::store)?;
             if last.first().is_none_or(|h| h.message != message) {
                 store
-                    .machine_set_state(
-                        machine_id,
-                        HostState::Assigned,
-                        Some(HostSubstate::WaitingForApproval),
-                        &message,
-                    )
+                    .machine_set_approval_overdue(machine_id, &message, input.deadline.at_ms)
                     .await
                     .map_err(error::store)?;
                 store

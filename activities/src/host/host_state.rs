@@ -128,7 +128,25 @@ pub async fn record_carried(
 /// that a host never looks allocatable while its request still exists.
 pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityError> {
     let store = &deps.store;
-    store.machine_set_state(&input.machine_id, input.state, None, &input.message).await.map_err(error::store)?;
+    match &input.abort {
+        None => {
+            store.machine_set_state(&input.machine_id, input.state, None, &input.message).await.map_err(error::store)?
+        }
+        Some(order) => {
+            // The record of an abort says what this run flashed (the workflow's message) and what
+            // still differs from the catalog, as the last inventory read says.
+            let message = format!("{}; {}", input.message, still_differing(deps, &input.machine_id).await);
+            if order.to_maintenance {
+                let reason = format!("aborted by {}: {}", order.by, order.reason);
+                store
+                    .machine_enter_repair(&input.machine_id, &reason, &order.by, &message)
+                    .await
+                    .map_err(error::store)?;
+            } else {
+                store.machine_set_state(&input.machine_id, input.state, None, &message).await.map_err(error::store)?;
+            }
+        }
+    }
     let request = store.request_get(&input.machine_id).await.map_err(error::store)?;
     let started = request.is_some_and(|r| r.started_at_ms.is_some());
     // The run's attempts end now: a canary wave waits for them (before the request goes, so a
@@ -146,6 +164,61 @@ pub async fn restore(deps: &Deps, input: RestoreInput) -> Result<(), ActivityErr
         crate::site::site_link::wake_manager(client, &format!("host {} finished", input.machine_id)).await;
     }
     Ok(())
+}
+
+/// How long the record of an abort waits for a fresh inventory read (the restore is a short
+/// bookkeeping activity, 30 s; a dead BMC must not make it time out).
+const ABORT_INVENTORY_READ: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What still differs from the effective catalog, for the record of an abort: by a fresh
+/// inventory read when the BMC answers within [`ABORT_INVENTORY_READ`] (stored as the host's
+/// report, like every refresh), else by the last stored report or its failure.
+async fn still_differing(deps: &Deps, machine_id: &str) -> String {
+    if let Ok(Some(machine)) = deps.store.machine_get(machine_id).await {
+        let read = crate::host::inventory::explore_machine(deps, &machine);
+        if tokio::time::timeout(ABORT_INVENTORY_READ, read).await.is_err() {
+            tracing::warn!(
+                machine_id,
+                "abort: the BMC did not answer the inventory read in time; using the stored report"
+            );
+        }
+    }
+    let report = match deps.store.report_for_machine(machine_id).await {
+        Ok(Some(r)) => r,
+        Ok(None) => return "no inventory on record to compare with the catalog".into(),
+        Err(e) => return format!("the inventory could not be read ({})", hostfw_model::error_chain(&e)),
+    };
+    let catalog = match deps.catalog.current().await {
+        Ok(c) => c,
+        Err(e) => return format!("the catalog could not be read ({})", hostfw_model::error_chain(&e)),
+    };
+    let inventory = report.report.as_ref();
+    let status = hostfw_model::firmware_status(
+        &catalog,
+        inventory.map(|i| i.vendor.as_str()),
+        inventory.map(|i| i.model.as_str()),
+        inventory,
+        report.error.as_deref(),
+    );
+    match status {
+        hostfw_model::FirmwareStatus::Compliant => "nothing differs from the catalog now".into(),
+        hostfw_model::FirmwareStatus::Drifted { differing, unmatched, .. }
+            if !differing.is_empty() || !unmatched.is_empty() =>
+        {
+            let mut names: Vec<String> = differing.iter().map(|c| c.to_string()).collect();
+            names.extend(unmatched.iter().map(|u| format!("{} (no inventory match)", u.component)));
+            format!("still differing from the catalog: {}", names.join(", "))
+        }
+        hostfw_model::FirmwareStatus::Drifted { .. } => "nothing differs from the catalog now".into(),
+        hostfw_model::FirmwareStatus::NotExplored => "no inventory on record to compare with the catalog".into(),
+        hostfw_model::FirmwareStatus::ExploreFailed { error } => format!("the last inventory read failed ({error})"),
+        hostfw_model::FirmwareStatus::NoCatalogEntry { vendor, model } => {
+            format!("no catalog entry for {vendor} {model} to compare with")
+        }
+        hostfw_model::FirmwareStatus::VersionNotReported { .. } => {
+            "nothing differs from the catalog now (some components report no version)".into()
+        }
+    }
 }
 
 /// Persist the retry count on the host's request, with a history entry saying why.
@@ -166,7 +239,11 @@ pub async fn record_retry(deps: &Deps, input: RetryRecord, workflow_id: &str) ->
     {
         let reason =
             last.first().filter(|h| h.substate == Some(FAILED)).map_or(input.message.as_str(), |h| h.message.as_str());
-        store.target_failure(&input.machine_id, component, version, reason).await.map_err(error::store)?;
+        let budget = hostfw_model::gates::SchedulingPolicy::from_config(&deps.site.current()).error_budget;
+        store
+            .target_failure_under(&input.machine_id, component, version, reason, Some(&budget))
+            .await
+            .map_err(error::store)?;
     }
     if store.request_get(&input.machine_id).await.map_err(error::store)?.is_some() {
         store

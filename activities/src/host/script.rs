@@ -46,7 +46,6 @@ use crate::Deps;
 use crate::heartbeat::HEARTBEAT_EVERY;
 pub use crate::tunables::OUTPUT_DRAIN_GRACE;
 pub use crate::tunables::OUTPUT_LIMIT;
-use crate::tunables::RELEASE_RETRY_FOR;
 
 /// The script's environment variables describing where the BMC is (see the module doc).
 fn address_env(address: &BmcAddress) -> [(&'static str, String); 5] {
@@ -77,8 +76,7 @@ impl RunGuard {
     }
 
     /// Kill whatever the script left in its group, then release the lock. A release that fails
-    /// (a site-database blip) is retried in the background with backoff for up to
-    /// [`RELEASE_RETRY_FOR`]: a finished run's lock left behind would make the next run refuse to
+    /// (a site-database blip) is retried in the background ([`crate::release_retry`]): a finished run's lock left behind would make the next run refuse to
     /// start (it cannot tell a finished run from an orphan), costing the host a retry.
     async fn finish(mut self) {
         self.done = true;
@@ -92,21 +90,12 @@ impl RunGuard {
                 tracing::warn!(machine_id = %lock.machine_id, component = %lock.component, error = %hostfw_model::error_chain(&e),
                     "could not release the script lock; retrying in the background");
                 let store = self.store.clone();
-                tokio::spawn(async move {
-                    let started = Instant::now();
-                    let mut pause = Duration::from_millis(500);
-                    while started.elapsed() < RELEASE_RETRY_FOR {
-                        tokio::time::sleep(pause).await;
-                        match store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await {
-                            Ok(_) => return,
-                            Err(e) => {
-                                tracing::debug!(error = %hostfw_model::error_chain(&e), "script lock release failed again")
-                            }
-                        }
-                        pause = (pause * 2).min(Duration::from_secs(10));
+                let what = format!("script lock of {} {}", lock.machine_id, lock.component);
+                crate::release_retry::in_background(what, move || {
+                    let (store, lock) = (store.clone(), lock.clone());
+                    async move {
+                        store.script_lock_release(&lock.machine_id, &lock.component, &lock.holder).await.map(|_| ())
                     }
-                    tracing::warn!(machine_id = %lock.machine_id, component = %lock.component,
-                        "gave up releasing the script lock; the next run finds this run gone and does not rerun");
                 });
             }
         }

@@ -93,12 +93,27 @@ impl HeldSlot {
     }
 }
 
-/// Give a grant back and wake this worker's waiters.
+/// Give a grant back and wake this worker's waiters. A release the site database refused (a
+/// restart, a dropped connection) is tried again in the background ([`crate::release_retry`]):
+/// a slot handed to a BMC task would otherwise stay taken for the whole task bound after its
+/// workflow ended.
 pub async fn release(deps: &Deps, grant: SlotGrant, holder: &str) {
     match deps.store.upload_slot_release(grant, holder).await {
         Ok(()) => RELEASED.notify_waiters(),
         Err(e) => {
-            tracing::warn!(slot = grant.slot, holder, error = %hostfw_model::error_chain(&e), "releasing the upload slot failed; its lease expires")
+            tracing::warn!(slot = grant.slot, holder, error = %hostfw_model::error_chain(&e),
+                "releasing the upload slot failed; retrying in the background");
+            let (store, holder) = (deps.store.clone(), holder.to_string());
+            let what = format!("upload slot {} of {holder}", grant.slot);
+            let retried = crate::release_retry::in_background(what, move || {
+                let (store, holder) = (store.clone(), holder.clone());
+                async move { store.upload_slot_release(grant, &holder).await }
+            });
+            tokio::spawn(async move {
+                if matches!(retried.await, Ok(true)) {
+                    RELEASED.notify_waiters();
+                }
+            });
         }
     }
 }

@@ -64,8 +64,12 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
             continue;
         }
         let message = drift_message(&view.input.hosts, id);
-        match request_and_start(&site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
+        match request_and_start(&site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message), true).await {
             Ok(_) => started.push(id.clone()),
+            // A freeze set since the view was read: the site database refused the request.
+            Err(StartError::Store(StoreError::Frozen { freeze_id, .. })) => {
+                tracing::info!(machine_id = %id, freeze_id, "machine update manager: frozen since the site view was read; the host waits");
+            }
             // Another pass, worker or direct request filled the host's failure domain since the
             // view was read: the site database refused the request, exactly as the cap says.
             Err(StartError::Store(StoreError::LabelCapReached { key, value, .. })) => {
@@ -123,19 +127,21 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
 /// between writing the request and starting the workflow, or the workflow closed without
 /// finishing the request (failed, terminated by hand, lost with its namespace). The workflow
 /// resumes from fresh inventory (`repair`). A workflow that runs (e.g. an assigned host waiting
-/// for its tenant) is left alone.
+/// for its tenant) is left alone. Also gives back the upload slots of workflows that completed
+/// or failed with a live lease (a release lost to a site-database restart).
 /// Runs at most once per [`ORPHAN_CHECK_EVERY`] in this process: event-driven passes follow
 /// every host's end, and the check lists every running host workflow.
 async fn adopt_orphans(deps: &Deps, client: &temporalio_client::Client, now: i64) {
     if !deps.orphan_check.due(std::time::Instant::now(), ORPHAN_CHECK_EVERY) {
         return;
     }
-    let found = match crate::site::repair::requests_without_workflow(
-        &deps.store,
-        client,
-        now,
-        crate::site::repair::SETTLE_MS,
-    )
+    let found = match async {
+        let mut found =
+            crate::site::repair::requests_without_workflow(&deps.store, client, now, crate::site::repair::SETTLE_MS)
+                .await?;
+        found.extend(crate::site::repair::slots_after_workflow(&deps.store, client).await?);
+        Ok::<_, crate::site::repair::RepairError>(found)
+    }
     .await
     {
         Ok(found) => found,

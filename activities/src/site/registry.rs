@@ -1,16 +1,18 @@
-//! Binds the site workflows' activities (scheduler pass, Site Explorer crawl) to their contract
+//! Binds the site workflows' activities (scheduler pass, Site Explorer crawl, notifier round) to their contract
 //! names in `hostfw-workflows`. Thin wrappers only.
 
 use std::sync::Arc;
 
 use hostfw_workflows::site_defs;
-use hostfw_workflows::{CrawlRequest, CrawlSummary, PassRequest, PassSummary};
+use hostfw_workflows::{
+    CrawlRequest, CrawlSummary, NotifierRoundRequest, NotifierRoundSummary, PassRequest, PassSummary,
+};
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
 use temporalio_sdk::activities::ActivityContext;
 
 use crate::heartbeat::with_heartbeat;
-use crate::{crawl, manager_pass, Deps};
+use crate::{crawl, manager_pass, notifier, Deps};
 
 /// The implementation of `hostfw_workflows::SiteActivities`, registered on the worker.
 pub struct SiteActivitiesImpl {
@@ -43,5 +45,14 @@ impl SiteActivitiesImpl {
     ) -> Result<CrawlSummary, ActivityError> {
         crate::activity_log::logged(&ctx, with_heartbeat(&ctx, "site explorer crawl", crawl::crawl(&self.deps, input)))
             .await
+    }
+
+    #[activity(definition = site_defs::NotifierRound)]
+    pub async fn notifier_round(
+        self: Arc<Self>,
+        ctx: ActivityContext,
+        input: NotifierRoundRequest,
+    ) -> Result<NotifierRoundSummary, ActivityError> {
+        with_heartbeat(&ctx, "webhook notifier round", notifier::round(&self.deps, input)).await
     }
 }

@@ -12,7 +12,12 @@
 //! - a running workflow with no request: explained, not fixed (its request was deleted by hand, or
 //!   it was started outside hostfw); the operator decides whether to let it finish;
 //! - a tenant approval stored on a request whose workflow still waits for approval: the
-//!   workflow is told again.
+//!   workflow is told again;
+//! - an upload slot whose live lease belongs to a workflow that completed or failed (its release
+//!   was lost, e.g. to a site-database restart, and the lease would hold for the whole BMC task
+//!   bound): the slot is given back, fenced by its generation so a newer holder keeps its own.
+//!   A slot of a terminated or cancelled workflow is left to its lease: the BMC may still be
+//!   flashing what it uploaded.
 //!
 //! Every fix first re-reads the finding's truth ([`recheck`]) and does nothing when it no longer
 //! holds. It must not decide anything about drift or gates, and never touches a host whose
@@ -47,6 +52,8 @@ pub enum Finding {
     WorkflowWithoutRequest { machine_id: String, workflow_id: String },
     /// The tenant's approval is stored but the workflow still waits for it.
     ApprovalNotHeard { machine_id: String },
+    /// A live upload-slot lease held for a workflow that completed or failed.
+    SlotAfterWorkflow { machine_id: String, slot: u32, holder: String, generation: i64, workflow: String },
 }
 
 impl Finding {
@@ -55,7 +62,8 @@ impl Finding {
             Finding::RequestWithoutWorkflow { machine_id, .. }
             | Finding::ProtectedWithoutRequest { machine_id, .. }
             | Finding::WorkflowWithoutRequest { machine_id, .. }
-            | Finding::ApprovalNotHeard { machine_id } => machine_id,
+            | Finding::ApprovalNotHeard { machine_id }
+            | Finding::SlotAfterWorkflow { machine_id, .. } => machine_id,
         }
     }
 
@@ -66,6 +74,7 @@ impl Finding {
             Finding::ProtectedWithoutRequest { .. } => "protected-without-request",
             Finding::WorkflowWithoutRequest { .. } => "workflow-without-request",
             Finding::ApprovalNotHeard { .. } => "approval-not-heard",
+            Finding::SlotAfterWorkflow { .. } => "slot-after-workflow",
         }
     }
 
@@ -86,6 +95,9 @@ impl Finding {
             Finding::ApprovalNotHeard { .. } => {
                 "has its tenant's approval stored, but its workflow still waits for approval".to_string()
             }
+            Finding::SlotAfterWorkflow { slot, holder, workflow, .. } => {
+                format!("holds upload slot {slot} ({holder}) but its workflow is {workflow}: no other host can use it")
+            }
         }
     }
 
@@ -103,6 +115,7 @@ impl Finding {
                 "not fixed automatically: let it finish, or stop it with `temporal workflow terminate --workflow-id {workflow_id}`"
             ),
             Finding::ApprovalNotHeard { .. } => "signal the approval to the workflow again".to_string(),
+            Finding::SlotAfterWorkflow { slot, .. } => format!("give upload slot {slot} back"),
         }
     }
 
@@ -195,6 +208,43 @@ pub async fn requests_without_workflow(
     Ok(found)
 }
 
+/// The workflow id an upload-slot holder names: holders are `<workflow id>/<component>/<artifact index>`.
+fn holder_workflow(holder: &str) -> Option<&str> {
+    let mut parts = holder.rsplitn(3, '/');
+    let (_index, _component) = (parts.next()?, parts.next()?);
+    parts.next()
+}
+
+/// Whether a closed workflow's slot can be given back now: its activities are over (it completed
+/// or failed). A terminated, cancelled or timed-out workflow may have left a BMC flashing what
+/// it uploaded; its slot keeps its lease.
+fn slot_free_after(status: WorkflowExecutionStatus) -> bool {
+    matches!(status, WorkflowExecutionStatus::Completed | WorkflowExecutionStatus::Failed)
+}
+
+/// Live upload-slot leases whose holder's workflow completed or failed.
+pub async fn slots_after_workflow(store: &Store, client: &Client) -> Result<Vec<Finding>, RepairError> {
+    let now = store.db_now_ms().await?;
+    let prefix = host_reprovision_workflow_id("");
+    let mut found = Vec::new();
+    for held in store.upload_slots_held().await?.into_iter().filter(|h| h.expires_at_ms >= now) {
+        let Some(machine_id) = holder_workflow(&held.holder).and_then(|w| w.strip_prefix(prefix.as_str())) else {
+            continue;
+        };
+        match workflow_status(client, machine_id).await? {
+            Some(status) if slot_free_after(status) => found.push(Finding::SlotAfterWorkflow {
+                machine_id: machine_id.to_string(),
+                slot: held.slot,
+                holder: held.holder.clone(),
+                generation: held.generation,
+                workflow: format!("closed ({status:?})"),
+            }),
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
 /// Every disagreement, by machine id (requests younger than `settle_ms` are not judged).
 pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<Finding>, RepairError> {
     let now = now_ms();
@@ -230,6 +280,7 @@ pub async fn find(store: &Store, client: &Client, settle_ms: i64) -> Result<Vec<
             }
         }
     }
+    found.extend(slots_after_workflow(store, client).await?);
     found.sort_by(|a, b| (a.machine_id(), a.kind()).cmp(&(b.machine_id(), b.kind())));
     Ok(found)
 }
@@ -300,6 +351,19 @@ pub async fn recheck(store: &Store, client: &Client, finding: &Finding) -> Resul
                 }
             }
         }
+        Finding::SlotAfterWorkflow { slot, holder, generation, .. } => {
+            let now = store.db_now_ms().await?;
+            let same = store.upload_slots_held().await?.into_iter().any(|h| {
+                h.slot == *slot && &h.holder == holder && h.generation == *generation && h.expires_at_ms >= now
+            });
+            if !same {
+                Some("the slot was released or taken by another holder".to_string())
+            } else if !workflow_status(client, machine_id).await?.is_some_and(slot_free_after) {
+                Some("its workflow runs again (or was not judged finished)".to_string())
+            } else {
+                None
+            }
+        }
     })
 }
 
@@ -337,6 +401,12 @@ async fn apply(deps: &Deps, client: &Client, finding: &Finding, actor: &str) -> 
                 .await
                 .map_err(|e| RepairError::Signal { machine_id: machine_id.clone(), source: Box::new(e) })?;
             Ok("approval signalled again".to_string())
+        }
+        Finding::SlotAfterWorkflow { slot, holder, generation, .. } => {
+            // Fenced: a newer grant of the slot (another generation) is left alone.
+            let grant = hostfw_store::SlotGrant { slot: *slot, generation: *generation };
+            store.upload_slot_release(grant, holder).await?;
+            Ok(format!("upload slot {slot} given back"))
         }
     }
 }

@@ -86,7 +86,9 @@ pub fn bmc_waits(site: &SiteConfig) -> BmcWaits {
 
 /// Create the request for `machine_id` and start its workflow; returns the workflow ID. The
 /// request is refused (`StoreError::LabelCapReached`) when it would exceed a failure-domain cap
-/// (`[machine_updater] max_concurrent_per_label`), whoever asks.
+/// (`[machine_updater] max_concurrent_per_label`), whoever asks, and with `honour_freezes`
+/// (`StoreError::Frozen`) when a freeze in force covers the host, read in the request's own
+/// transaction (the scheduler, and an operator who did not pass `--ignore-rollout-gates`).
 pub async fn request_and_start(
     site: &SiteConfig,
     store: &Store,
@@ -94,6 +96,7 @@ pub async fn request_and_start(
     machine_id: &str,
     initiator: &str,
     message: Option<String>,
+    honour_freezes: bool,
 ) -> Result<String, StartError> {
     if store.machine_get(machine_id).await?.is_none() {
         return Err(StartError::UnknownMachine(machine_id.to_string()));
@@ -106,7 +109,7 @@ pub async fn request_and_start(
         workflow_id: Some(workflow_id.clone()),
     };
     let caps = &site.machine_updater.max_concurrent_per_label;
-    if let RequestCreate::Exists(existing) = store.request_create_capped(&new, caps).await? {
+    if let RequestCreate::Exists(existing) = store.request_create_guarded(&new, caps, honour_freezes).await? {
         return Err(StartError::AlreadyRequested {
             machine: machine_id.to_string(),
             initiator: existing.initiator,

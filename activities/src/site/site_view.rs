@@ -41,6 +41,8 @@ pub struct MachineFacts {
     pub auto_update: Option<bool>,
     pub window: Option<TimeWindow>,
     pub labels: Labels,
+    /// Marked for hands-on repair (an abort to maintenance).
+    pub repair: bool,
 }
 
 impl MachineFacts {
@@ -51,6 +53,7 @@ impl MachineFacts {
             auto_update: m.auto_update,
             window: m.window,
             labels: m.labels.clone(),
+            repair: m.repair.is_some(),
         }
     }
 }
@@ -208,6 +211,7 @@ pub fn assemble<'a>(
                 window: m.window,
                 has_request: requested.contains(id),
                 exhausted: exhausted.contains(id),
+                repair: m.repair,
                 unhealthy: report.is_some_and(|r| r.failed) || reported.contains(id),
                 firmware: report.map_or(FirmwareStatus::NotExplored, |r| r.firmware.clone()),
                 labels: m.labels.clone(),

@@ -1,12 +1,12 @@
 //! The site's reads (viewer): the scheduler's plan, compliance, the catalog, machines, one
 //! managed host (a tenant may read its own), reprovisioning requests, error budgets and the audit
-//! trail. Each answers the JSON document `hostfw --format json` prints (docs/cli-json.md), or the
+//! trail and the webhook notifications. Each answers the JSON document `hostfw --format json` prints (docs/cli-json.md), or the
 //! operator table for `Accept: text/plain`.
 //!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
@@ -15,13 +15,14 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::verb;
+use crate::error::ApiQuery;
 use crate::principal::Principal;
 use crate::state::ApiState;
 
 macro_rules! read {
     ($name:ident, $path:literal, $tag:literal, $what:literal, |$ctx:ident| $body:expr) => {
         #[doc = $what]
-        #[utoipa::path(get, path = $path, tag = $tag, responses((status = 200, description = $what, content((Object = "application/json"), (String = "text/plain")))))]
+        #[utoipa::path(get, path = $path, tag = $tag, responses((status = 200, description = $what, content((serde_json::Value = "application/json"), (String = "text/plain")))))]
         pub async fn $name(
             State(state): State<ApiState>,
             Extension(p): Extension<Principal>,
@@ -69,13 +70,13 @@ pub struct HistoryQuery {
 /// One machine's registration, state and history (hostfw machine show).
 #[utoipa::path(get, path = "/v1/machines/{id}", tag = "machines",
     params(("id" = String, Path, description = "Machine id"), HistoryQuery),
-    responses((status = 200, description = "The machine", content((Object = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The machine", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
 pub async fn machine(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Query(q): Query<HistoryQuery>,
+    ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> Response {
     let count = q.history_count.unwrap_or(10);
     verb::run(
@@ -91,13 +92,13 @@ pub async fn machine(
 /// reads the hosts of its own instances.
 #[utoipa::path(get, path = "/v1/managed-hosts/{id}", tag = "machines",
     params(("id" = String, Path, description = "Machine id"), HistoryQuery),
-    responses((status = 200, description = "The host", content((Object = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The host", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
 pub async fn managed_host(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Query(q): Query<HistoryQuery>,
+    ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> Response {
     let count = q.history_count.unwrap_or(10);
     verb::run(&state, &p, &headers, |ctx| async move { hostfw_starter::host_show::show(&ctx, &id, count).await }).await
@@ -114,13 +115,32 @@ pub struct AuditQuery {
 
 /// The audit trail: who changed what, when (hostfw audit).
 #[utoipa::path(get, path = "/v1/audit", tag = "site", params(AuditQuery),
-    responses((status = 200, description = "Audit entries, newest first", content((Object = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "Audit entries, newest first", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
 pub async fn audit(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
-    Query(q): Query<AuditQuery>,
+    ApiQuery(q): ApiQuery<AuditQuery>,
 ) -> Response {
     let args = AuditArgs { limit: q.limit.unwrap_or(50).max(1), target: q.target };
     verb::run(&state, &p, &headers, |ctx| async move { hostfw_starter::audit::audit(&ctx, &args).await }).await
+}
+
+/// `?limit=N`.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct NotificationsQuery {
+    /// Events shown, newest first (default 50, at least 1).
+    pub limit: Option<u32>,
+}
+
+/// Recent webhook events and each delivery's state (hostfw notifications list).
+#[utoipa::path(get, path = "/v1/notifications", tag = "site", params(NotificationsQuery), responses((status = 200, description = "Events, newest first, with their deliveries", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+pub async fn notifications(
+    State(state): State<ApiState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<NotificationsQuery>,
+) -> Response {
+    let limit = q.limit.unwrap_or(50).max(1);
+    verb::run(&state, &p, &headers, |ctx| async move { hostfw_starter::notifications::list(&ctx, limit).await }).await
 }

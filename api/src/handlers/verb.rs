@@ -28,6 +28,30 @@ pub fn format_of(headers: &HeaderMap) -> Format {
     }
 }
 
+/// A machine id the site does not know (answered 404).
+#[derive(Debug, thiserror::Error)]
+#[error("no machine {0:?} is registered (hostfw machine list)")]
+pub struct UnknownMachine(pub String);
+
+/// Like [`run`], for a command about machine `id`: a 404 naming it when it is not registered.
+pub async fn run_on_machine<F, Fut>(
+    state: &ApiState,
+    principal: &Principal,
+    headers: &HeaderMap,
+    id: &str,
+    command: F,
+) -> Response
+where
+    F: FnOnce(Context) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    match state.store.machine_get(id).await {
+        Ok(Some(_)) => run(state, principal, headers, command).await,
+        Ok(None) => ApiError::from_failure(&UnknownMachine(id.to_string()).into()).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
 /// Run one command for `principal` and answer with what it printed.
 pub async fn run<F, Fut>(state: &ApiState, principal: &Principal, headers: &HeaderMap, command: F) -> Response
 where
@@ -38,7 +62,13 @@ where
     let ctx = Context::for_api((*state.site).clone(), state.store.clone(), format, principal.actor.clone());
     let (result, printed) = hostfw_starter::output::capture(command(ctx)).await;
     match result {
-        Err(e) => ApiError::from_failure(&e).into_response(),
+        Err(e) => {
+            let mut error = ApiError::from_failure(&e);
+            if !printed.trim().is_empty() {
+                error.output = Some(printed);
+            }
+            error.into_response()
+        }
         Ok(()) => {
             let content_type = match format {
                 Format::Json => "application/json",

@@ -6,6 +6,7 @@
 //! `allow_plain_http` says otherwise. It must not read the certificate files (the server does, and
 //! names the file when one does not load).
 
+use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
@@ -29,6 +30,17 @@ pub struct ApiSection {
     /// Serve plain http on a non-loopback `listen` (behind a TLS-terminating proxy, say). Tokens
     /// then cross the network in the clear between the proxy and hostfw.
     pub allow_plain_http: bool,
+    /// PEM CA certificate(s) that sign client certificates (mTLS). With it the API asks each
+    /// client for a certificate, verifies one presented against these CAs, and refuses the
+    /// handshake of one that does not verify; a client without a certificate still presents a
+    /// bearer token. Needs https.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_ca_file: Option<PathBuf>,
+    /// Client certificates as principals: a verified certificate's subject common name → the id
+    /// of the token it stands for (`hostfw token list`). The token's role, instances, expiry and
+    /// revocation apply, and the audit names it; a certificate whose name is not here is refused.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_principals: BTreeMap<String, String>,
 }
 
 impl Default for ApiSection {
@@ -39,6 +51,8 @@ impl Default for ApiSection {
             tls_cert_file: None,
             tls_key_file: None,
             allow_plain_http: false,
+            client_ca_file: None,
+            client_principals: BTreeMap::new(),
         }
     }
 }
@@ -63,6 +77,25 @@ impl ApiSection {
                 ))
             }
             _ => {}
+        }
+        if self.client_ca_file.is_some() && !self.tls() {
+            return Err((
+                "api.client_ca_file",
+                "client certificates need https: set api.tls_cert_file and api.tls_key_file too".into(),
+            ));
+        }
+        if !self.client_principals.is_empty() && self.client_ca_file.is_none() {
+            return Err((
+                "api.client_principals",
+                "names certificates, but no api.client_ca_file says which CA signs them".into(),
+            ));
+        }
+        if let Some((name, _)) = self.client_principals.iter().find(|(n, t)| n.trim().is_empty() || t.trim().is_empty())
+        {
+            return Err((
+                "api.client_principals",
+                format!("{name:?}: a certificate name and a token id, neither empty"),
+            ));
         }
         if self.tls() || self.allow_plain_http || !self.enabled {
             return Ok(());
@@ -113,7 +146,21 @@ mod tests {
             ..api("0.0.0.0:9443")
         };
         assert!(tls.check().is_ok());
-        let half = ApiSection { tls_key_file: None, ..tls };
+        let half = ApiSection { tls_key_file: None, ..tls.clone() };
         assert_eq!(half.check().unwrap_err().0, "api.tls_key_file");
+
+        // mTLS: a client CA needs https; named certificates need the CA.
+        let mtls = ApiSection {
+            client_ca_file: Some("ca.pem".into()),
+            client_principals: [("provisioning".to_string(), "t1".to_string())].into(),
+            ..tls.clone()
+        };
+        assert!(mtls.check().is_ok());
+        let plain = ApiSection { tls_cert_file: None, tls_key_file: None, allow_plain_http: true, ..mtls.clone() };
+        assert_eq!(plain.check().unwrap_err().0, "api.client_ca_file");
+        let no_ca = ApiSection { client_ca_file: None, ..mtls.clone() };
+        assert_eq!(no_ca.check().unwrap_err().0, "api.client_principals");
+        let empty = ApiSection { client_principals: [("x".to_string(), " ".to_string())].into(), ..mtls };
+        assert_eq!(empty.check().unwrap_err().0, "api.client_principals");
     }
 }

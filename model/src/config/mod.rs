@@ -8,6 +8,7 @@
 
 mod api_section;
 mod database_password;
+mod notifications_section;
 mod reload;
 mod sections;
 mod validate;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use api_section::{is_loopback, ApiSection};
+pub use notifications_section::{NotificationsSection, WebhookSection};
 pub use reload::{reload_kind, ReloadKind, ReloadPlan};
 pub use sections::{
     CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection, RedfishSection,
@@ -56,6 +58,8 @@ pub struct SiteConfig {
     pub site_explorer: SiteExplorerSection,
     #[serde(default)]
     pub scripts: ScriptsSection,
+    #[serde(default)]
+    pub notifications: NotificationsSection,
     /// Static catalog entries as written (key is free-form); `Catalog::load` merges and validates.
     #[serde(default)]
     pub host_models: BTreeMap<String, HostModelDoc>,
@@ -75,6 +79,18 @@ impl SiteConfig {
                 at: None,
                 problem,
             })?;
+        }
+        for w in &config.notifications.webhooks {
+            if let Some(secret_file) = &w.secret_file {
+                crate::config::notifications_section::check_secret_file(secret_file).map_err(|problem| {
+                    ConfigError::Invalid {
+                        file: file.clone(),
+                        key: "notifications.webhooks.secret_file".to_string(),
+                        at: None,
+                        problem: format!("webhook `{}`: {problem}", w.name),
+                    }
+                })?;
+            }
         }
         let mut config = config;
         if let Some(pw_file) = config.site.database_password_file.clone() {
@@ -118,6 +134,10 @@ impl SiteConfig {
         config.site.secret_key_file = config.site.secret_key_file.map(|p| base.join(p));
         config.api.tls_cert_file = config.api.tls_cert_file.map(|p| base.join(p));
         config.api.tls_key_file = config.api.tls_key_file.map(|p| base.join(p));
+        config.api.client_ca_file = config.api.client_ca_file.map(|p| base.join(p));
+        for w in &mut config.notifications.webhooks {
+            w.secret_file = w.secret_file.take().map(|p| base.join(p));
+        }
         config.site.database_url = resolve_database_url(&config.site.database_url, &base)
             .map_err(|problem| invalid("site.database_url", problem.to_string()))?;
         config.site.database_password_file = config.site.database_password_file.map(|p| base.join(p));

@@ -38,7 +38,7 @@ impl ReloadKind {
 pub fn reload_kind(key: &str) -> ReloadKind {
     let (table, name) = key.split_once('.').unwrap_or((key, ""));
     match table {
-        "machine_updater" | "site_explorer" | "scripts" => ReloadKind::Live,
+        "machine_updater" | "site_explorer" | "scripts" | "notifications" => ReloadKind::Live,
         // Polled by the activities with the Redfish client's settings too (`ActivitySettings`).
         "host_reprovision" if name == "task_poll_interval" => ReloadKind::Restart,
         "host_reprovision" => ReloadKind::Live,
@@ -112,6 +112,7 @@ fn tables(c: &SiteConfig) -> Vec<(&'static str, serde_json::Value)> {
         ("machine_updater", json(serde_json::to_value(&c.machine_updater))),
         ("site_explorer", json(serde_json::to_value(&c.site_explorer))),
         ("scripts", json(serde_json::to_value(&c.scripts))),
+        ("notifications", json(serde_json::to_value(&c.notifications))),
     ]
 }
 

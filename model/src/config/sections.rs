@@ -370,6 +370,9 @@ pub struct MachineUpdaterSection {
     /// At the deadline: `skip` gives the request up and selects the host again at its next
     /// window; `escalate` keeps waiting and flags the host as overdue.
     pub approval_deadline_policy: crate::gates::DeadlinePolicy,
+    /// Hosts that need hands-on repair (a spent retry budget, an abort to maintenance) are
+    /// counted apart from the update ceiling; once this many are in repair, no new update starts.
+    pub max_hosts_in_repair: u32,
 }
 
 /// The longest `machine_updater.approval_deadline` accepted: 30 days.
@@ -392,6 +395,7 @@ impl Default for MachineUpdaterSection {
             window_fit_min_samples: 3,
             approval_deadline: Duration::from_secs(72 * 3600),
             approval_deadline_policy: crate::gates::DeadlinePolicy::Escalate,
+            max_hosts_in_repair: 10,
         }
     }
 }

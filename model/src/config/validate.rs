@@ -25,6 +25,7 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     http_url("worker.artifact_base_url", &c.worker.artifact_base_url)?;
     listen_addr("api.listen", &c.api.listen)?;
     c.api.check()?;
+    c.notifications.check()?;
     positive("worker.artifact_url_lifetime", c.worker.artifact_url_lifetime)?;
     if let Some(user) = &c.scripts.run_as {
         non_empty("scripts.run_as", user)?;

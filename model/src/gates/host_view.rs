@@ -29,6 +29,10 @@ pub struct HostView {
     /// runs no more (a canary wave does not wait for it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exhausted: bool,
+    /// Marked for hands-on repair (`host reprovision abort --to-maintenance`, or a platform
+    /// restore that failed during an abort) until it leaves maintenance.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repair: bool,
     pub unhealthy: bool,
     pub firmware: FirmwareStatus,
     /// The machine's labels (failure domains: `max_concurrent_per_label`).
@@ -46,8 +50,21 @@ impl HostView {
         self.state.is_assigned(self.assigned)
     }
 
-    /// Uses a slot of the site budget: has a request, or is updating or in maintenance (S9).
+    /// Out of service for the fleet: has a request, or is updating or in maintenance (S9). The
+    /// failure-domain caps count these hosts; the update ceiling counts those not in repair.
     pub fn is_in_flight(&self) -> bool {
         self.has_request || self.state.is_busy()
+    }
+
+    /// Needs hands-on repair (issue 27): its request's retry budget is spent, or it was aborted
+    /// to maintenance. Such a host is set apart from the update ceiling, under its own cap
+    /// (`machine_updater.max_hosts_in_repair`), so broken hosts do not starve healthy targets.
+    pub fn in_repair(&self) -> bool {
+        (self.has_request && self.exhausted) || self.repair
+    }
+
+    /// Takes a slot of the update ceiling: in flight and not in repair.
+    pub fn holds_update_slot(&self) -> bool {
+        self.is_in_flight() && !self.in_repair()
     }
 }

@@ -77,8 +77,15 @@ pub struct Plan {
     /// `total` = all hosts, `unhealthy` = hosts marked unhealthy.
     pub fleet: FleetHealth,
     pub ceiling: Ceiling,
-    /// Hosts with a request or updating / in maintenance, drifted or not (S9).
+    /// Hosts with a request or updating / in maintenance, drifted or not (S9), except those in
+    /// repair.
     pub in_flight: u32,
+    /// Hosts in repair (`HostView::in_repair`), set apart from the ceiling, in input order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_repair: Vec<String>,
+    /// `machine_updater.max_hosts_in_repair` (none: repair hosts count as in flight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair_cap: Option<u32>,
     /// `ceiling.limit` minus `in_flight`, at least 0.
     pub available: u32,
     /// Machine ids to start now, in selection order (unassigned first, then input order).
@@ -139,8 +146,20 @@ pub fn plan(input: &PassInput) -> Plan {
     let hosts = &input.hosts;
     let fleet = FleetHealth { total: count(hosts, |_| true), unhealthy: count(hosts, |h| h.unhealthy) };
     let ceiling = ceiling(input.policy.limits, fleet);
-    let in_flight = count(hosts, HostView::is_in_flight);
-    let available = ceiling.limit.saturating_sub(in_flight);
+    // Hosts in repair are set apart from the ceiling under their own cap; with no cap they hold
+    // update slots like any in-flight work.
+    let repair_cap = input.policy.max_hosts_in_repair;
+    let in_repair: Vec<String> = match repair_cap {
+        Some(_) => hosts.iter().filter(|h| h.in_repair()).map(|h| h.machine_id.clone()).collect(),
+        None => Vec::new(),
+    };
+    // Cap 0: any host in repair stops new starts (none in repair stops nothing).
+    let repair_full = repair_cap.filter(|&cap| !in_repair.is_empty() && count_len(in_repair.len()) >= cap);
+    let in_flight = match repair_cap {
+        Some(_) => count(hosts, HostView::holds_update_slot),
+        None => count(hosts, HostView::is_in_flight),
+    };
+    let available = if repair_full.is_some() { 0 } else { ceiling.limit.saturating_sub(in_flight) };
 
     let budget = &input.policy.error_budget;
     let waves = wave_statuses(&input.policy.waves, budget, hosts, &input.targets, input.now_ms);
@@ -178,7 +197,9 @@ pub fn plan(input: &PassInput) -> Plan {
     }
     let start: Vec<String> = chosen.iter().map(|&i| hosts[i].machine_id.clone()).collect();
 
-    let over_capacity = if ceiling.limit == 0 {
+    let over_capacity = if let Some(cap) = repair_full {
+        SkipReason::RepairCapReached { in_repair: count_len(in_repair.len()), cap }
+    } else if ceiling.limit == 0 {
         SkipReason::CeilingZero { how: ceiling.how.clone() }
     } else {
         SkipReason::CeilingReached { limit: ceiling.limit, in_flight: in_flight.saturating_add(count_len(start.len())) }
@@ -210,6 +231,8 @@ pub fn plan(input: &PassInput) -> Plan {
         compliant: count(hosts, |h| h.firmware.is_compliant()),
         ceiling,
         in_flight,
+        in_repair,
+        repair_cap,
         available,
         start,
         skipped,

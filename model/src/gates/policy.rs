@@ -47,6 +47,11 @@ pub struct SchedulingPolicy {
     /// here: no deadline).
     #[serde(default)]
     pub approval_deadline: ApprovalDeadline,
+    /// `machine_updater.max_hosts_in_repair`: hosts in repair set apart from the ceiling; at this
+    /// many, no new update starts (`None`, the derived default here: no cap, repair hosts hold
+    /// update slots as in-flight work, NICo's behaviour).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_hosts_in_repair: Option<u32>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -77,6 +82,7 @@ impl SchedulingPolicy {
             },
             window_fit_min_samples: mu.window_fit_min_samples,
             approval_deadline: ApprovalDeadline::from_config(cfg),
+            max_hosts_in_repair: Some(mu.max_hosts_in_repair),
         }
     }
 

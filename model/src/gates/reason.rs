@@ -112,6 +112,13 @@ pub enum SkipReason {
     /// An operator paused a target the host would install (`hostfw budget pause`): no new host
     /// starts on it until `hostfw budget resume`. Boxed: a skip reason stays small.
     TargetPausedByOperator(Box<OperatorPause>),
+    /// `in_repair` hosts need hands-on repair (a spent retry budget, an abort to maintenance), as
+    /// many as `machine_updater.max_hosts_in_repair` allows: no new host starts until one of them
+    /// is repaired, reset or aborted.
+    RepairCapReached {
+        in_repair: u32,
+        cap: u32,
+    },
 }
 
 impl SkipReason {
@@ -129,6 +136,7 @@ impl SkipReason {
                 | SkipReason::WaveFull { .. }
                 | SkipReason::WindowTooShort { .. }
                 | SkipReason::ApprovalSkipped { .. }
+                | SkipReason::RepairCapReached { .. }
         )
     }
 
@@ -150,6 +158,7 @@ impl SkipReason {
             SkipReason::WindowClosed { .. } => "WindowClosed",
             SkipReason::CeilingZero { .. } => "CeilingZero",
             SkipReason::CeilingReached { .. } => "CeilingReached",
+            SkipReason::RepairCapReached { .. } => "RepairCapReached",
             SkipReason::LabelCapReached { .. } => "LabelCapReached",
             SkipReason::TargetPaused { .. } => "TargetPaused",
             SkipReason::WaveFull { .. } => "WaveFull",
@@ -275,6 +284,13 @@ impl fmt::Display for SkipReason {
                 f,
                 "the site update ceiling is reached (limit {limit}, all taken by updates in flight \
                  and hosts this pass starts: {in_flight}); waits for a slot, or raise {LIMITS}"
+            ),
+            SkipReason::RepairCapReached { in_repair, cap } => write!(
+                f,
+                "{in_repair} hosts need hands-on repair (machine_updater.max_hosts_in_repair = {cap}): no new \
+                 update starts until one is repaired (`hostfw machine maintenance --machine <id> --exit`), \
+                 reset (`hostfw managed-host reset-host-reprovisioning`) or aborted (`hostfw host reprovision \
+                 abort`); `hostfw plan` lists them under IN REPAIR"
             ),
             SkipReason::LabelCapReached { key, value, limit, in_flight } => write!(
                 f,

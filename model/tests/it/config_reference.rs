@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hostfw_model::config::{
     reload_kind, ApiSection, CredentialsSection, FirmwareGlobalSection, HostReprovisionSection, MachineUpdaterSection,
-    RedfishSection, ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection, WorkerSection,
+    NotificationsSection, RedfishSection, ScriptsSection, SiteExplorerSection, SiteSection, TemporalSection,
+    WebhookSection, WorkerSection,
 };
 use hostfw_model::{
     AcCycleSetting, ComponentDoc, FirmwareEntry, HostModelDoc, LockdownSetting, SiteConfig, UploadSetting,
@@ -45,6 +46,8 @@ fn accepted_by_prefix() -> BTreeMap<&'static str, BTreeSet<String>> {
         ("machine_updater", accepted::<MachineUpdaterSection>()),
         ("site_explorer", accepted::<SiteExplorerSection>()),
         ("scripts", accepted::<ScriptsSection>()),
+        ("notifications", accepted::<NotificationsSection>()),
+        ("notifications.webhooks.*", accepted::<WebhookSection>()),
         ("host_models.*", accepted::<HostModelDoc>()),
         ("host_models.*.lockdown", accepted::<LockdownSetting>()),
         ("host_models.*.ac_cycle", accepted::<AcCycleSetting>()),
@@ -96,8 +99,9 @@ fn every_config_and_catalog_key_is_documented_and_every_documented_key_exists() 
         let prefix = if table == "host_models" { "host_models.*".to_string() } else { table.clone() };
         assert!(expected.contains_key(prefix.as_str()), "[{table}] of the site config has no table in docs/config.md");
     }
-    // The catalog adds five nested tables under `host_models.*`.
-    assert_eq!(tables.len() + 5, expected.len(), "a table of the reference is not a table of the site config");
+    // The catalog adds five nested tables under `host_models.*`, the notifications one
+    // (`notifications.webhooks.*`).
+    assert_eq!(tables.len() + 6, expected.len(), "a table of the reference is not a table of the site config");
 }
 
 #[test]

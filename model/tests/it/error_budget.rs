@@ -38,6 +38,7 @@ fn host(id: &str, targets: Vec<Target>) -> HostView {
 
 fn policy(budget: ErrorBudget, ceiling: u32) -> SchedulingPolicy {
     SchedulingPolicy {
+        max_hosts_in_repair: None,
         autoupdate: true,
         instance_updates_manual_tagging: false,
         host_disable_autoupdate: vec![],

@@ -41,6 +41,7 @@ fn unmatched_uefi() -> UnmatchedComponent {
 /// A drifted, unassigned, healthy Ready host with no override, window or request.
 fn host(id: &str) -> HostView {
     HostView {
+        repair: false,
         machine_id: id.into(),
         state: HostState::Ready,
         assigned: false,
@@ -62,6 +63,7 @@ fn assigned(id: &str) -> HostView {
 /// Site on, manual tagging on (NICo's default posture), absolute ceiling 10.
 fn policy() -> SchedulingPolicy {
     SchedulingPolicy {
+        max_hosts_in_repair: None,
         autoupdate: true,
         instance_updates_manual_tagging: true,
         host_disable_autoupdate: vec![],
@@ -596,6 +598,7 @@ max_concurrent_machine_updates_percent = 25
     assert_eq!(
         p,
         SchedulingPolicy {
+            max_hosts_in_repair: Some(10),
             autoupdate: true,
             instance_updates_manual_tagging: false,
             host_disable_autoupdate: vec!["m1".into(), "m2".into()],

@@ -93,6 +93,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
     assert!(!status.is_compliant());
 
     let host = HostView {
+        repair: false,
         machine_id: "m1".into(),
         state: HostState::Ready,
         assigned: false,
@@ -106,6 +107,7 @@ fn a_host_with_only_unknown_versions_is_never_started_and_plan_says_why() {
         targets: Vec::new(),
     };
     let policy = SchedulingPolicy {
+        max_hosts_in_repair: None,
         autoupdate: true,
         instance_updates_manual_tagging: true,
         host_disable_autoupdate: vec![],

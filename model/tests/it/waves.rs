@@ -55,6 +55,7 @@ fn waves(sizes: &[&str], soak_ms: i64) -> WavePolicy {
 
 fn policy(w: WavePolicy, ceiling: u32) -> SchedulingPolicy {
     SchedulingPolicy {
+        max_hosts_in_repair: None,
         autoupdate: true,
         instance_updates_manual_tagging: false,
         host_disable_autoupdate: vec![],

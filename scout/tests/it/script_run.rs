@@ -32,6 +32,37 @@ echo "to stderr" >&2
     assert!(h.work_root_is_empty(), "the working directory was not removed");
 }
 
+/// `--script-env NAME` passes that one variable of Scout's environment on; nothing else of it
+/// reaches the script (here `HOSTFW_SCOUT_TEST_SECRET`, set in this process, stays out).
+#[tokio::test]
+async fn only_the_named_script_env_reaches_the_script() {
+    std::env::set_var("HOSTFW_SCOUT_TEST_SECRET", "do-not-pass");
+    let server = FileServer::start().await;
+    let env = hostfw_scout::script_env(&["SIM_DIR".to_string()], |n| (n == "SIM_DIR").then(|| "/srv/sim".to_string()))
+        .unwrap();
+    let h = Harness::with_script_env(env);
+    let script = "echo \"sim=${SIM_DIR:-unset} secret=${HOSTFW_SCOUT_TEST_SECRET:-unset} machine=$MACHINE_ID\"\n";
+    let result = h.run(task(&server, script, vec![])).await.unwrap();
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.stdout, "sim=/srv/sim secret=unset machine=m1\n");
+}
+
+#[test]
+fn script_env_names_are_checked_and_must_be_set() {
+    let set = |n: &str| (n == "PROXY").then(|| "http://proxy:3128".to_string());
+    assert_eq!(hostfw_scout::script_env(&["PROXY".into()], set).unwrap(), vec![("PROXY", "http://proxy:3128".into())]);
+    let err = hostfw_scout::script_env(&["NOPE".into()], set).unwrap_err();
+    assert_eq!(err, "--script-env NOPE: NOPE is not set in Scout's environment");
+    for taken in ["MACHINE_ID", "DOWNLOAD_DIR", "PATH", "HOME"] {
+        let err = hostfw_scout::script_env(&[taken.into()], |_| Some("x".into())).unwrap_err();
+        assert!(err.contains("scripts already get"), "{err}");
+    }
+    for bad in ["", "A-B", "1A", "A B"] {
+        let err = hostfw_scout::script_env(&[bad.into()], |_| Some("x".into())).unwrap_err();
+        assert!(err.contains("not a variable name"), "{err}");
+    }
+}
+
 #[tokio::test]
 async fn nonzero_exit_is_a_failure_with_code_and_stderr() {
     let server = FileServer::start().await;

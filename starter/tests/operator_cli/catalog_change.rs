@@ -110,7 +110,8 @@ async fn a_change_off_a_terminal_needs_yes() {
     let site = Site::new();
     let doc = site.write("runtime.toml", RUNTIME_DOC);
     let out = Command::new(env!("CARGO_BIN_EXE_hostfw"))
-        .args(["--config", site.config.to_str().unwrap(), "firmware-config", "set", "--file", doc.to_str().unwrap()])
+        .args(["--config", site.config.to_str().unwrap(), "--local", "firmware-config", "set", "--file"])
+        .arg(doc.to_str().unwrap())
         .stdin(Stdio::null())
         .output()
         .unwrap();

@@ -138,7 +138,7 @@ fn the_site_database_is_the_config_directorys_from_any_current_directory() {
     let hostfw = |cwd: &Path, config: &str, args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_hostfw"))
             .current_dir(cwd)
-            .args(["--config", config])
+            .args(["--config", config, "--local"])
             .args(args)
             .output()
             .expect("run hostfw");

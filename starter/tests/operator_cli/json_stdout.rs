@@ -34,6 +34,7 @@ async fn every_offline_verb_prints_only_json_on_stdout() {
         vec!["budget", "list"],
         vec!["host", "reprovision", "list"],
         vec!["audit"],
+        vec!["notifications", "list"],
         vec!["site-explorer", "get-report", "managed-host", "10.0.0.1"],
         vec!["config", "check"],
         vec!["site-key", "generate", "--out", &key],
@@ -50,7 +51,7 @@ async fn every_offline_verb_prints_only_json_on_stdout() {
             store.close().await;
         }
         let out = Command::new(env!("CARGO_BIN_EXE_hostfw"))
-            .args(["--config", site.config.to_str().unwrap(), "--format", "json"])
+            .args(["--config", site.config.to_str().unwrap(), "--local", "--format", "json"])
             .args(command)
             .output()
             .expect("hostfw runs");

@@ -63,6 +63,7 @@ async fn every_offline_command_speaks_one_json_vocabulary() {
         vec!["plan"],
         vec!["compliance"],
         vec!["audit"],
+        vec!["notifications", "list"],
     ];
     let mut problems = Vec::new();
     for (i, command) in commands.iter().enumerate() {

@@ -6,10 +6,13 @@
 use crate::common;
 
 use common::Ctx;
+use std::collections::BTreeMap;
+
 use hostfw_model::gates::{FreezeScope, Target};
-use hostfw_model::ComponentType;
+use hostfw_model::{ComponentType, HostState};
 use hostfw_store::{
-    FreezeSelector, StoreError, AUDIT_BUDGET_PAUSE, AUDIT_BUDGET_RESUME, AUDIT_FREEZE_LIFT, AUDIT_FREEZE_SET,
+    FreezeSelector, NewMachine, NewRequest, RequestCreate, StoreError, AUDIT_BUDGET_PAUSE, AUDIT_BUDGET_RESUME,
+    AUDIT_FREEZE_LIFT, AUDIT_FREEZE_SET,
 };
 
 async fn freezes_are_set_listed_and_lifted_with_audit(Ctx { store, .. }: Ctx) {
@@ -92,7 +95,48 @@ async fn a_manual_pause_is_listed_and_cleared_by_resume(Ctx { store, .. }: Ctx) 
     assert!(store.target_records().await.unwrap().is_empty());
 }
 
+/// A request made from a plan read before a freeze committed is refused in its own transaction
+/// when it honours freezes (the scheduler's path), names the freeze, and writes nothing; one that
+/// does not (an operator's `--ignore-rollout-gates`) is made; a freeze elsewhere holds nothing.
+async fn a_request_honouring_freezes_is_refused_in_its_transaction(Ctx { store, .. }: Ctx) {
+    for (id, rack) in [("m1", "r1"), ("m2", "r2"), ("m3", "r1")] {
+        let labels = [("rack".to_string(), rack.to_string())].into_iter().collect();
+        let machine = NewMachine {
+            id: id.into(),
+            bmc_address: format!("bmc-{id}").parse().unwrap(),
+            vendor: Some("Dell Inc.".into()),
+            model: Some("PowerEdge R750".into()),
+            state: HostState::Ready,
+            instance_id: None,
+            labels: Some(labels),
+        };
+        store.machine_upsert(&machine).await.unwrap();
+    }
+    let request = |id: &str| NewRequest {
+        machine_id: id.into(),
+        initiator: "Automated".into(),
+        update_message: None,
+        workflow_id: None,
+    };
+    let freeze = store.freeze_set("cli:alice", Some("label=rack=r1"), "power work", false).await.unwrap();
+    let err = store.request_create_guarded(&request("m1"), &BTreeMap::new(), true).await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Frozen { machine, freeze_id, .. } if machine == "m1" && *freeze_id == freeze.id),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("hostfw unfreeze --id 1") && err.to_string().contains("power work"), "{err}");
+    assert!(store.request_get("m1").await.unwrap().is_none(), "nothing was written");
+    let other = store.request_create_guarded(&request("m2"), &BTreeMap::new(), true).await.unwrap();
+    assert!(matches!(other, RequestCreate::Created(_)), "rack r2 is not frozen: {other:?}");
+    let forced = store.request_create_guarded(&request("m3"), &BTreeMap::new(), false).await.unwrap();
+    assert!(matches!(forced, RequestCreate::Created(_)), "the operator's override: {forced:?}");
+    store.unfreeze("cli:alice", &FreezeSelector::Id(freeze.id)).await.unwrap();
+    let after = store.request_create_guarded(&request("m1"), &BTreeMap::new(), true).await.unwrap();
+    assert!(matches!(after, RequestCreate::Created(_)), "lifted: {after:?}");
+}
+
 crate::both_backends!(
+    a_request_honouring_freezes_is_refused_in_its_transaction,
     freezes_are_set_listed_and_lifted_with_audit,
     bad_freezes_are_refused_and_change_nothing,
     a_manual_pause_is_listed_and_cleared_by_resume

@@ -21,6 +21,8 @@ mod health;
 mod label_caps;
 mod legacy_addresses;
 mod machines;
+mod notifications;
+mod removal;
 mod reports;
 mod requests;
 mod script_locks;

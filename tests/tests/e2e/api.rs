@@ -15,11 +15,6 @@ use hostfw_workflows::HostOutcome;
 
 const IMAGES: &[(&str, &str, &str)] = &[("dell/bios.bin", "^BIOS$", "3.0")];
 
-/// The secret line `token create` prints (the line after the sentence).
-fn secret_of(printed: &str) -> String {
-    printed.lines().find(|l| l.starts_with("hfw_")).unwrap_or_else(|| panic!("no token in {printed}")).to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn operators_and_tenants_work_through_the_api_with_their_own_tokens() {
     let api = format!("127.0.0.1:{}", free_port());
@@ -72,11 +67,11 @@ async fn operators_and_tenants_work_through_the_api_with_their_own_tokens() {
     assert!(who.contains("role admin"), "{who}");
     let operator =
         cli(admin(&["token", "create", "--name", "olga", "--role", "operator", "--expires", "1d"])).await.unwrap();
-    std::fs::write(dir.path().join("olga.token"), secret_of(&operator)).unwrap();
+    std::fs::write(dir.path().join("olga.token"), hostfw_tests::fixtures::token_secret(&operator)).unwrap();
     let tenant = cli(admin(&["token", "create", "--name", "tenant-1", "--role", "tenant", "--instance", "inst-1"]))
         .await
         .unwrap();
-    std::fs::write(dir.path().join("tenant.token"), secret_of(&tenant)).unwrap();
+    std::fs::write(dir.path().join("tenant.token"), hostfw_tests::fixtures::token_secret(&tenant)).unwrap();
     let olga = as_token(file("olga.token"));
     let tenant1 = as_token(file("tenant.token"));
 

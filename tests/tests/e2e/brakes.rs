@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use hostfw_model::HostSubstate;
 use hostfw_store::{MANAGER_PASSES_TOTAL, PASS_SUCCEEDED};
-use hostfw_tests::fixtures::multipart_flash_script;
+use hostfw_tests::fixtures::gated_flash_script;
 use hostfw_tests::{free_port, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 
 const FLEET: &str = r#"
@@ -45,17 +45,6 @@ firmware = [ { id = "BIOS", version = "1.0" }, { id = "NIC", version = "1.0" } ]
 const IMAGES: &[(&str, &str, &str)] =
     &[("lenovo/uefi-3.0.bin", "^BIOS$", "3.0"), ("lenovo/nic-2.0.bin", "^NIC$", "2.0")];
 
-/// Logs `start <component>` to `<site>/flashes.log`; a BIOS flash then waits for
-/// `<site>/release` before it pushes the image.
-fn gated_flash() -> String {
-    multipart_flash_script(
-        "finish() { exit \"$1\"; }\n\
-         echo \"start $COMPONENT_TYPE\" >>\"$site/flashes.log\"\n\
-         if [ \"$COMPONENT_TYPE\" = uefi ]; then while [ ! -e \"$site/release\" ]; do sleep 0.1; done; fi",
-        200,
-    )
-}
-
 fn sr630() -> HostModel {
     HostModel::new("sr630", "Lenovo", "SR630")
         .ordering(&["uefi", "nic"])
@@ -77,10 +66,10 @@ async fn scrape(addr: &str) -> String {
     hostfw_tests::metrics_page::scrape(addr).await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unfreeze_lets_it_finish() {
-    let metrics = format!("127.0.0.1:{}", free_port());
-    let script = gated_flash();
+/// The site both tests start from: hosts `a` and `b` explored, the scheduler (ceiling 10) started
+/// `a`, and `a`'s BIOS flash runs, waiting for the release file.
+async fn a_flashing(metrics: &str) -> (Site, ChildWorker) {
+    let script = gated_flash_script();
     let files = [("firmware/scripts/flash.sh", script.as_str())];
     let config = SiteToml::default()
         .catalog(&Catalog::of([sr630()]))
@@ -88,7 +77,7 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
         .site_workflows(true)
         .explorer_interval("1h")
         .firmware_global("autoupdate", false)
-        .set("worker", "metrics_listen", metrics.as_str());
+        .set("worker", "metrics_listen", metrics);
     let site = Site::start(SiteSpec {
         fleet: FLEET,
         config,
@@ -99,17 +88,23 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
     })
     .await
     .unwrap();
-    let _worker = ChildWorker::start(&site).await;
+    let worker = ChildWorker::start(&site).await;
     site.cli(&["site-explorer", "explore"]).await.unwrap();
     let flashes = site.dir.path().join("flashes.log");
-    let read_flashes = || std::fs::read_to_string(&flashes).unwrap_or_default();
-
-    // The rollout starts a; its BIOS flash runs (and waits for the release file).
     site.cli(&["machine", "auto-update", "--machine", "a", "--enable"]).await.unwrap();
     site.wait_for("a's BIOS flash to start", Duration::from_secs(120), || async {
-        read_flashes().contains("start uefi").then_some(())
+        std::fs::read_to_string(&flashes).unwrap_or_default().contains("start uefi").then_some(())
     })
     .await;
+    (site, worker)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unfreeze_lets_it_finish() {
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let (site, _worker) = a_flashing(&metrics).await;
+    let flashes = site.dir.path().join("flashes.log");
+    let read_flashes = || std::fs::read_to_string(&flashes).unwrap_or_default();
 
     // Freeze the site mid-flash.
     let empty = site.cli(&["freeze", "--reason", " "]).await.unwrap_err().to_string();
@@ -136,6 +131,12 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
     assert!(site.store.request_get("b").await.unwrap().is_none());
     let page = scrape(&metrics).await;
     assert!(page.lines().any(|l| l == "hostfw_freezes_active{scope=\"site\"} 1"), "{page}");
+    // `watch` shows the freeze too (its JSON lines carry each freeze and the hosts it holds).
+    let (_, watched) = site.cli_full(&["--format", "json", "watch", "--timeout-secs", "1"]).await;
+    let first: serde_json::Value = serde_json::from_str(watched.lines().next().unwrap_or_default()).unwrap();
+    let freeze = first["freezes"]["freeze 1"].as_str().unwrap_or_default();
+    assert!(freeze.starts_with("on site by cli:") && freeze.ends_with("datacenter power work"), "{watched}");
+    assert_eq!(first["frozen"], 1, "b is held by the freeze: {watched}");
 
     // The flash in progress finishes; a then holds before its NIC.
     std::fs::write(site.dir.path().join("release"), "").unwrap();
@@ -184,5 +185,44 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
     let list = site.cli(&["--format", "json", "freeze", "list"]).await.unwrap();
     let list: serde_json::Value = serde_json::from_str(&list).unwrap();
     assert_eq!(list["freezes"].as_array().map(Vec::len), Some(0), "{list:#}");
+    site.shutdown().await;
+}
+
+/// `hostfw freeze --drain`: no new host starts, but a host in flight finishes all its components
+/// instead of holding before the next one. `a` is mid-BIOS when the site is frozen with drain;
+/// released, it goes on to its NIC and ends compliant under the freeze, never `HeldByFreeze`;
+/// `b` starts only after `unfreeze`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_freeze_lets_the_host_in_flight_finish_every_component_and_starts_no_other() {
+    let (site, _worker) = a_flashing(&format!("127.0.0.1:{}", free_port())).await;
+
+    let out = site.cli(&["freeze", "--reason", "change window closing", "--drain"]).await.unwrap();
+    assert!(out.contains("freeze 1 set on site"), "{out}");
+    site.cli(&["machine", "auto-update", "--machine", "b", "--enable"]).await.unwrap();
+    std::fs::write(site.dir.path().join("release"), "").unwrap();
+    // a drains: it finishes its NIC under the freeze and its request ends.
+    site.wait_for("a to finish under the draining freeze", Duration::from_secs(120), || async {
+        (compliant(&site, "a") && site.store.request_get("a").await.ok()?.is_none()).then_some(())
+    })
+    .await;
+    let history = site.store.history_list("a", 200).await.unwrap();
+    assert!(
+        !history.iter().any(|h| h.substate == Some(HostSubstate::HeldByFreeze)),
+        "a draining freeze does not hold a host in flight: {history:?}"
+    );
+    // b was never started while frozen: passes that saw it enabled made no request.
+    let seen = passes(&site).await;
+    site.wait_for("two scheduler passes after a finished", Duration::from_secs(60), || async {
+        (passes(&site).await >= seen + 2).then_some(())
+    })
+    .await;
+    assert!(site.store.request_get("b").await.unwrap().is_none(), "b was started under the freeze");
+    assert!(!site.fleet.versions("b").contains(&("BIOS".to_string(), "3.0".to_string())));
+
+    site.cli(&["unfreeze", "--id", "1"]).await.unwrap();
+    site.wait_for("b to update after the unfreeze", Duration::from_secs(120), || async {
+        (compliant(&site, "b") && site.store.request_get("b").await.ok()?.is_none()).then_some(())
+    })
+    .await;
     site.shutdown().await;
 }

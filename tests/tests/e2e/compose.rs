@@ -178,7 +178,7 @@ fn compose_file_has_the_documented_services() {
     assert_eq!(env_value(worker, "TEMPORAL_ADDRESS").as_deref(), Some("temporal:7233"));
     assert!(env_value(worker, "TEMPORAL_NAMESPACE").is_some());
     let worker_ports = ports(worker);
-    for port in ["9464", "8089"] {
+    for port in ["9464", "8089", "9443"] {
         assert!(
             worker_ports.iter().any(|p| container_port(p) == port),
             "hostfw-worker does not publish {port}: {worker_ports:?}"
@@ -203,9 +203,20 @@ fn compose_file_has_the_documented_services() {
     assert!(scrape.contains("/etc/prometheus/rules/hostfw.rules.yml"), "{scrape}");
 
     assert_eq!(profiles(service(&doc, "bmc-sim")), vec!["trial".to_string()], "bmc-sim is only in profile trial");
+    // The standalone API (issue 27): its own process on the same config, https, profile `api`.
+    let api = service(&doc, "hostfw-api");
+    assert_eq!(profiles(api), vec!["api".to_string()], "hostfw-api is only in profile api");
+    assert_eq!(serde_yaml::to_string(&api["entrypoint"]).unwrap().trim(), "- hostfw-api");
+    assert!(ports(api).iter().any(|p| container_port(p) == "9443"), "hostfw-api publishes 9443");
+    let site = std::fs::read_to_string(repo().join("config/compose/site.toml")).unwrap();
+    for needle in ["listen = \"0.0.0.0:9443\"", "/run/secrets/hostfw_api_cert", "/run/secrets/hostfw_api_key"] {
+        assert!(site.contains(needle), "config/compose/site.toml [api] lacks {needle}");
+    }
+    let dockerfile = std::fs::read_to_string(repo().join("Dockerfile")).unwrap();
+    assert!(dockerfile.contains("-p hostfw-api") && dockerfile.contains("/out/hostfw-api"), "the image has hostfw-api");
     for (name, svc) in services(&doc) {
         let name = name.as_str().unwrap_or_default();
-        if name != "bmc-sim" {
+        if name != "bmc-sim" && name != "hostfw-api" {
             assert!(profiles(svc).is_empty(), "{name} must run without a profile");
         }
     }
@@ -391,7 +402,7 @@ fn compose_mounts_and_build_contexts_exist() {
 }
 
 #[test]
-fn dockerfile_builds_the_four_binaries() {
+fn dockerfile_builds_the_five_binaries() {
     let text = std::fs::read_to_string(repo().join("Dockerfile")).unwrap();
     for needle in [
         "FROM rust:1.95.0-bookworm AS builder",
@@ -403,14 +414,14 @@ fn dockerfile_builds_the_four_binaries() {
         "USER hostfw",
         "ENTRYPOINT [\"hostfw-worker\"]",
         "CMD [\"--config\", \"/etc/hostfw/site.toml\"]",
-        "EXPOSE 9464 8089",
+        "EXPOSE 9464 8089 9443",
     ] {
         assert!(text.contains(needle), "Dockerfile lacks {needle:?}");
     }
-    for package in ["hostfw-worker", "hostfw-starter", "hostfw-bmc-sim", "hostfw-scout"] {
+    for package in ["hostfw-worker", "hostfw-api", "hostfw-starter", "hostfw-bmc-sim", "hostfw-scout"] {
         assert!(text.contains(&format!("-p {package}")), "Dockerfile does not build {package}");
     }
-    for bin in ["hostfw-worker", "hostfw", "bmc-sim", "scout"] {
+    for bin in ["hostfw-worker", "hostfw-api", "hostfw", "bmc-sim", "scout"] {
         assert!(
             text.contains(&format!("target/release/{bin} ")) || text.contains(&format!("target/release/{bin}\n")),
             "Dockerfile does not install {bin}"

@@ -91,7 +91,7 @@ async fn a_three_component_host_takes_at_most_123_history_events_and_the_classic
     let mut classic = site.site.clone();
     classic.host_reprovision.lean_history = false;
     for (config, id) in [(&site.site, "lean"), (&classic, "classic")] {
-        hostfw_activities::site_link::request_and_start(config, &site.store, &site.client, id, "AdminCli", None)
+        hostfw_activities::site_link::request_and_start(config, &site.store, &site.client, id, "AdminCli", None, false)
             .await
             .unwrap_or_else(|e| panic!("starting {id}: {e}"));
     }

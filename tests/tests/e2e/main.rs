@@ -6,7 +6,10 @@
 //! The child-process tests need the worker binary: `cargo build --workspace --bins` (or
 //! `HOSTFW_WORKER_BIN`).
 
+mod abort;
 mod api;
+mod api_fuzz;
+mod api_verbs;
 mod approval_deadline;
 mod brakes;
 mod canary_waves;
@@ -22,6 +25,7 @@ mod host_reprovision;
 mod live_config;
 mod logs;
 mod manager;
+mod notifications;
 mod orphans;
 mod profiles;
 mod prometheus;

@@ -264,7 +264,7 @@ async fn each_captured_model_is_updated_as_an_assigned_host_through_its_own_lock
 
     for [id, ..] in HOSTS {
         site.cli(&["host", "reprovision", "set", "--id", id]).await.unwrap();
-        site.wait_substate(id, "WaitingForApproval", std::time::Duration::from_secs(30)).await;
+        site.wait_substate(id, "WaitingForApproval", std::time::Duration::from_secs(90)).await;
         site.cli(&["instance", "reboot", "--instance", id, "--apply-updates-on-reboot"]).await.unwrap();
     }
     assert_compliant(&site, "Assigned").await;

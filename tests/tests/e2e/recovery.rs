@@ -164,7 +164,7 @@ async fn an_mnnvl_host_waits_for_the_manual_platform_procedure() {
     // A non-MNNVL model is not gated.
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }));
-    site.wait_substate("gb", "WaitingForManualUpgrade", Duration::from_secs(30)).await;
+    site.wait_substate("gb", "WaitingForManualUpgrade", Duration::from_secs(90)).await;
     assert_eq!(site.fleet.stats().per_host["gb"].uploads, 0, "nothing selected before the mark");
     site.cli(&["host", "reprovision", "mark-manual-upgrade-complete", "--id", "gb"]).await.unwrap();
     let outcome = site.host_result("gb").await.unwrap();
@@ -180,7 +180,7 @@ async fn an_assigned_host_waits_for_tenant_approval() {
     let site = Site::start(SiteSpec { assigned: &[("h1", "inst-7")], ..spec() }).await.unwrap();
     assert_eq!(site.fleet.lockdown("h1"), Some(true));
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
-    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(90)).await;
     // Issue 13 item 12: the R760 has no manual platform gate; marking it complete is refused and
     // changes nothing (it used to "succeed" and claim firmware checking went on).
     let audit_before = site.store.audit_list(100).await.unwrap().len();
@@ -223,7 +223,7 @@ async fn an_assigned_host_starts_when_the_autoreboot_period_opens() {
     let config = config().machine_updater("instance_autoreboot_period", window);
     let site = Site::start(SiteSpec { assigned: &[("h1", "inst-1")], config, ..spec() }).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
-    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(90)).await;
     let outcome = site.host_result("h1").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
     let status = site.status("h1").await.unwrap();
@@ -409,7 +409,7 @@ async fn doctor_lists_and_repairs_a_broken_site() {
     );
     handle.terminate(temporalio_client::WorkflowTerminateOptions::builder().reason("by hand").build()).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
-    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(90)).await;
     site.store.request_set_approval("h2", true).await.unwrap(); // stored; its signal was lost
     site.store
         .machine_set_state(
@@ -474,7 +474,7 @@ async fn a_stubborn_host_continues_as_new_and_keeps_its_count_approval_and_statu
     let site = Site::start(spec).await.unwrap();
     site.fleet.set_fault("h2", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
-    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(90)).await;
     site.cli(&["instance", "reboot", "--instance", "inst-2", "--apply-updates-on-reboot"]).await.unwrap();
     let status = site
         .wait_for("the retry budget to be spent", Duration::from_secs(120), || async {
@@ -524,7 +524,7 @@ async fn changed_settings_reach_workflows_that_already_wait() {
         })
         .await;
     assert_eq!(status.retry_count, 1);
-    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(90)).await;
 
     // The operator raises the budget and opens an autoreboot period, then restarts the worker.
     let now = chrono::Utc::now();
@@ -564,7 +564,7 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     let site = Site::start(SiteSpec { assigned: &[("h2", "inst-2")], ..spec() }).await.unwrap();
     // Pending (assigned, not approved): cleared, workflow ends, nothing touched.
     site.cli(&["host", "reprovision", "set", "--id", "h2"]).await.unwrap();
-    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h2", "WaitingForApproval", Duration::from_secs(90)).await;
     site.cli(&["host", "reprovision", "clear", "--id", "h2"]).await.unwrap();
     let outcome = site.host_result("h2").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Cancelled { .. }), "{outcome:?}");
@@ -582,7 +582,7 @@ async fn clear_removes_a_pending_request_and_refuses_a_started_one() {
     // Started (a Ready host starts at once): refused with the reason, request kept.
     site.fleet.set_fault("h1", Fault { fail_next_tasks: 1000, ..Fault::default() }).unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
-    site.wait_substate("h1", "FailedFirmwareUpgrade", Duration::from_secs(30)).await;
+    site.wait_substate("h1", "FailedFirmwareUpgrade", Duration::from_secs(90)).await;
     let err = site.cli(&["host", "reprovision", "clear", "--id", "h1"]).await.unwrap_err();
     assert!(format!("{err:#}").contains("cannot be cleared"), "{err:#}");
     assert!(site.store.request_get("h1").await.unwrap().is_some());
@@ -660,7 +660,7 @@ async fn a_reset_during_an_attempt_clears_the_retry_count() {
 async fn a_failed_platform_step_is_a_failed_attempt_retried_under_the_budget() {
     let site = Site::start(SiteSpec { assigned: &[("h1", "inst-3")], ..spec() }).await.unwrap();
     site.cli(&["host", "reprovision", "set", "--id", "h1"]).await.unwrap();
-    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(30)).await;
+    site.wait_substate("h1", "WaitingForApproval", Duration::from_secs(90)).await;
     let refuse_once = Fault { http_errors: Some(HttpErrors { count: 1, status: 400 }), ..Fault::default() };
     site.fleet.set_fault("h1", refuse_once).unwrap();
     site.cli(&["instance", "reboot", "--instance", "inst-3", "--apply-updates-on-reboot"]).await.unwrap();
@@ -719,6 +719,53 @@ async fn doctor_fix_skips_a_finding_that_resolved_itself_since_the_listing() {
     assert!(!history.iter().any(|h| h.message.contains("repaired by")), "gb was not restored mid-update: {history:?}");
     let outcome = site.host_result("gb").await.unwrap();
     assert!(matches!(outcome, HostOutcome::Compliant { .. }), "gb's update finished: {outcome:?}");
+    site.shutdown().await;
+}
+
+/// A release lost to a site-database restart (chaos: PostgreSQL restarted mid-rollout) left an
+/// upload slot held, for the whole task bound, by a workflow that had completed. The repair finds
+/// it (the manager pass runs the same check every 10 s) and gives it back; fenced by generation,
+/// so a fix listed before the holder took the slot again does nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_slot_left_held_by_a_completed_workflow_is_given_back() {
+    use hostfw_activities::repair::{self, Finding, Fixed};
+
+    let site = Site::start(spec()).await.unwrap();
+    site.cli(&["host", "reprovision", "set", "--id", "gb"]).await.unwrap();
+    let outcome = site.host_result("gb").await.unwrap();
+    assert!(matches!(outcome, HostOutcome::Compliant { .. }), "{outcome:?}");
+    let holder = format!("{}/bmc/0", hostfw_workflows::host_reprovision_workflow_id("gb"));
+    let hour = 3_600_000;
+    let first = site.store.upload_slot_acquire(&holder, 4, hour).await.unwrap().expect("a free slot");
+    // A slot of a holder Temporal never heard of is not judged: its lease decides.
+    site.store.upload_slot_acquire("elsewhere/bmc/0", 4, hour).await.unwrap().expect("a free slot");
+
+    let listed = |found: Vec<Finding>| -> Vec<Finding> {
+        found.into_iter().filter(|f| matches!(f, Finding::SlotAfterWorkflow { .. })).collect()
+    };
+    let found = listed(repair::find(&site.store, &site.client, repair::DOCTOR_SETTLE_MS).await.unwrap());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        matches!(&found[0], Finding::SlotAfterWorkflow { machine_id, generation, workflow, .. }
+            if machine_id == "gb" && *generation == first.generation && workflow == "closed (Completed)"),
+        "{found:?}"
+    );
+    assert!(found[0].problem().contains("no other host can use it"), "{}", found[0].problem());
+
+    // The holder takes its slot again (a newer generation): the stale finding is not acted on.
+    let deps = hostfw_activities::Deps::open(&site.site, site.store.clone(), None).await.unwrap();
+    let again = site.store.upload_slot_acquire(&holder, 4, hour).await.unwrap().expect("its own slot");
+    assert_eq!(again.slot, first.slot);
+    let fixed = repair::fix(&deps, &site.client, &found[0], "test").await.unwrap();
+    assert!(matches!(fixed, Fixed::NoLongerHolds(_)), "{fixed}");
+    assert_eq!(site.store.upload_slots_held().await.unwrap().len(), 2, "nothing was given back");
+
+    let found = listed(repair::find(&site.store, &site.client, repair::DOCTOR_SETTLE_MS).await.unwrap());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let fixed = repair::fix(&deps, &site.client, &found[0], "test").await.unwrap();
+    assert_eq!(fixed, Fixed::Done(format!("upload slot {} given back", again.slot)));
+    let held: Vec<_> = site.store.upload_slots_held().await.unwrap().into_iter().map(|h| h.holder).collect();
+    assert_eq!(held, vec!["elsewhere/bmc/0".to_string()]);
     site.shutdown().await;
 }
 

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hostfw_workflows::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow};
+use hostfw_workflows::{
+    HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow, SiteNotifierWorkflow,
+};
 use temporalio_client::WorkflowHistory;
 use temporalio_macros::{workflow, workflow_methods};
 use temporalio_sdk::workflow_replayer::{WorkflowReplayFailure, WorkflowReplayer, WorkflowReplayerOptions};
@@ -45,6 +47,7 @@ async fn recorded_histories_replay_on_current_code() {
         .register_workflow::<HostReprovisionWorkflow>()
         .and_then(|o| o.register_workflow::<MachineUpdateManagerWorkflow>())
         .and_then(|o| o.register_workflow::<SiteExplorerWorkflow>())
+        .and_then(|o| o.register_workflow::<SiteNotifierWorkflow>())
         .unwrap()
         .build();
     let replayer = WorkflowReplayer::new(options).unwrap();

@@ -2,7 +2,10 @@
 //! - `hostfw_freezes_active{scope}`: the freezes in force per scope (`site`, `model=...`,
 //!   `label=...`); `scope="site"` is always written (0 when the site is not frozen), a selector's
 //!   series only while a freeze on it is in force;
-//! - `hostfw_targets_paused_by_operator`: the rollout targets paused by hand (`budget pause`).
+//! - `hostfw_targets_paused_by_operator`: the rollout targets paused by hand (`budget pause`);
+//! - `hostfw_hosts_in_repair` and `hostfw_max_hosts_in_repair`: hosts set apart for hands-on
+//!   repair (retries exhausted, or aborted to maintenance) and their cap
+//!   (`machine_updater.max_hosts_in_repair`; the cap series is absent when there is none).
 //!
 //! Owns these series' names, help texts and labels (freeze scopes only, never a machine id). It
 //! must stay pure and must not decide what a freeze covers (`gates::freeze`).
@@ -17,6 +20,28 @@ use super::render::header;
 
 pub const FREEZES_ACTIVE: &str = "hostfw_freezes_active";
 pub const TARGETS_PAUSED_BY_OPERATOR: &str = "hostfw_targets_paused_by_operator";
+pub const HOSTS_IN_REPAIR: &str = "hostfw_hosts_in_repair";
+pub const MAX_HOSTS_IN_REPAIR: &str = "hostfw_max_hosts_in_repair";
+
+/// Hosts in repair now, and the cap on them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RepairSeries {
+    pub in_repair: usize,
+    pub cap: Option<u32>,
+}
+
+/// Append the repair series to `out`.
+pub fn write_repair(out: &mut String, r: RepairSeries) {
+    let help =
+        "Hosts set apart for hands-on repair (retries exhausted, or aborted to maintenance); they hold no update slot.";
+    header(out, HOSTS_IN_REPAIR, "gauge", help);
+    let _ = writeln!(out, "{HOSTS_IN_REPAIR} {}", r.in_repair);
+    if let Some(cap) = r.cap {
+        let help = "machine_updater.max_hosts_in_repair: at this many hosts in repair, no new host starts.";
+        header(out, MAX_HOSTS_IN_REPAIR, "gauge", help);
+        let _ = writeln!(out, "{MAX_HOSTS_IN_REPAIR} {cap}");
+    }
+}
 
 /// Append the brakes series of `brakes` (the site view's) to `out`.
 pub fn write(out: &mut String, brakes: &Brakes) {
@@ -64,5 +89,16 @@ mod tests {
         write(&mut out, &brakes);
         assert!(out.contains("hostfw_freezes_active{scope=\"site\"} 1\n"), "{out}");
         assert!(out.contains("hostfw_freezes_active{scope=\"label=rack=r1\"} 2\n"), "{out}");
+    }
+
+    #[test]
+    fn hosts_in_repair_are_written_with_their_cap_when_there_is_one() {
+        let mut out = String::new();
+        write_repair(&mut out, RepairSeries { in_repair: 3, cap: Some(10) });
+        assert!(out.contains("# TYPE hostfw_hosts_in_repair gauge\nhostfw_hosts_in_repair 3\n"), "{out}");
+        assert!(out.contains("\nhostfw_max_hosts_in_repair 10\n"), "{out}");
+        let mut out = String::new();
+        write_repair(&mut out, RepairSeries { in_repair: 0, cap: None });
+        assert!(out.contains("\nhostfw_hosts_in_repair 0\n") && !out.contains("max_hosts_in_repair"), "{out}");
     }
 }

@@ -121,7 +121,8 @@ fn retry(id: &str, retry_count: u32, exhausted: bool) -> RetryRecord {
 /// - host-1, host-2: Ready, drifted, no request → pending;
 /// - host-3: Ready, compliant; host-6: never explored (neither is pending);
 /// - host-4: drifted, protected (request started) → active, in flight;
-/// - host-5: assigned, protected, two retries then exhausted → exhausted, in flight;
+/// - host-5: assigned, protected, two retries then exhausted → exhausted, in repair: set apart
+///   from the ceiling (`machine_updater.max_hosts_in_repair`), so it consumes no slot (issue 27);
 /// - host-7: Maintenance, compliant → in flight;
 /// - host-8: protected and restored → counts started and completed, nothing else;
 /// - host-9: drifted but its auto-update is off: no gate would select it → not pending (issue 11, 16);
@@ -165,6 +166,7 @@ async fn seed(deps: &Deps) {
             state: hostfw_model::HostState::Ready,
             message: "compliant".into(),
             records: Vec::new(),
+            abort: None,
         };
         host_state::restore(deps, input).await.unwrap();
     }
@@ -202,9 +204,9 @@ const GAUGES: &[(&str, &str)] = &[
     ("carbide_pending_host_firmware_update_count", "2"),
     ("carbide_active_host_firmware_update_count", "2"),
     ("carbide_exhausted_reprovision_retry_count", "1"),
-    ("carbide_machines_in_maintenance_count", "4"),
+    ("carbide_machines_in_maintenance_count", "3"),
     ("carbide_concurrent_machine_updates_available", "5"),
-    ("hostfw_machine_update_slots_free", "1"),
+    ("hostfw_machine_update_slots_free", "2"),
     ("hostfw_metrics_scrape_error", "0"),
 ];
 

@@ -76,7 +76,8 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
     let deadlines = read_inputs && ctx.patched(PATCH_APPROVAL_DEADLINE);
     let mut flagged = false;
     loop {
-        if let Some(by) = ctx.state(|s| s.cancelled_by.clone()) {
+        // An abort before the update started is a clear.
+        if let Some(by) = ctx.state(|s| s.cancelled_by.clone().or_else(|| s.abort.as_ref().map(|a| a.by.clone()))) {
             return Ok(Approval::Cancelled(by));
         }
         if let Some(by) = ctx.state(|s| s.approved_by.clone()) {
@@ -132,7 +133,10 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
             }
         }
         let decided = move |s: &crate::HostReprovisionWorkflow| {
-            s.approved_by.is_some() || s.cancelled_by.is_some() || (read_inputs && s.settings_changes != settings_seen)
+            s.approved_by.is_some()
+                || s.cancelled_by.is_some()
+                || s.abort.is_some()
+                || (read_inputs && s.settings_changes != settings_seen)
         };
         // The next wake: the autoreboot period opening, or the deadline still ahead.
         let opens =

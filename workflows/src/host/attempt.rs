@@ -10,6 +10,7 @@ use hostfw_model::{select_with, ComponentType, HostSubstate, Selection, Unmatche
 use temporalio_workflow::WorkflowResult;
 
 use crate::contracts::*;
+use crate::host::abort;
 use crate::host::activation::pre_update_plan;
 use crate::host::freeze_hold::{hold_while_frozen, PATCH_FREEZE_HOLD};
 use crate::host::install_agents::{install_scout, install_script};
@@ -43,6 +44,8 @@ pub(crate) enum AttemptEnd {
     NoCatalogEntry { vendor: String, model: String },
     /// FailedFirmwareUpgrade, for this reason.
     Failed(String),
+    /// An abort was signalled; it is taken here, at a safe point (before a component).
+    Aborted,
 }
 
 /// Backoff before trying an upload again after a transient failure: 30 s, doubling, at most 10 min.
@@ -63,6 +66,10 @@ pub(crate) async fn run_attempt(
     let mut upload_failures: BTreeMap<ComponentType, u32> = BTreeMap::new();
     let lean = lean::on(ctx);
     loop {
+        // Before the next component is chosen is a safe point: an abort is taken here.
+        if abort::requested(ctx) {
+            return Ok(AttemptEnd::Aborted);
+        }
         let substate = if repeat { HostSubstate::CheckingFirmwareRepeatV2 } else { HostSubstate::CheckingFirmwareV2 };
         // Lean runs select from the inventory the verification just read, when there is one.
         let fresh = if lean { ctx.state_mut(|s| s.fresh_report.take()) } else { None };
@@ -116,7 +123,7 @@ pub(crate) async fn run_attempt(
             )
             .await?;
             lean::flush(ctx).await?;
-            ctx.wait_condition(|s| s.manual_upgrade_complete).await?;
+            ctx.wait_condition(|s| s.manual_upgrade_complete || s.abort.is_some()).await?;
             repeat = true;
             continue;
         }
@@ -158,6 +165,9 @@ pub(crate) async fn run_attempt(
         // pre-update resets included).
         if ctx.patched(PATCH_FREEZE_HOLD) && hold_while_frozen(ctx, machine_id).await? {
             continue;
+        }
+        if abort::requested(ctx) {
+            return Ok(AttemptEnd::Aborted);
         }
         if !repeat && entry.pre_update_resets {
             enter(ctx, HostSubstate::ResetForNewFirmware, &format!("pre-update resets before installing {component}"))

@@ -1,7 +1,8 @@
 //! FailedFirmwareUpgrade and its way out (seed "Failures and recovery"): wait the retry interval
 //! and try again, at most `max_retries` times for assigned and unassigned hosts alike; then stay
 //! failed (exhausted) until an operator resets host reprovisioning. The count is persisted on the
-//! host's request so the CLI and metrics see it.
+//! host's request so the CLI and metrics see it. An abort (`host reprovision abort`) ends either
+//! wait at once; the caller takes it.
 
 use std::pin::pin;
 use std::time::Duration;
@@ -78,10 +79,13 @@ pub(crate) async fn after_failure(
         );
         let mut timer = pin!(timer);
         let reset = select! {
-            r = ctx.wait_condition(|s| s.reset_requests != resets_seen) => { r?; true }
+            r = ctx.wait_condition(|s| s.reset_requests != resets_seen || s.abort.is_some()) => { r?; true }
             _ = timer.as_mut() => false,
         };
-        if reset {
+        if reset && ctx.state(|s| s.abort.is_some()) {
+            // An abort ends the wait; the caller takes it.
+            timer.cancel();
+        } else if reset {
             timer.cancel();
             *retries = 0;
             record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
@@ -89,7 +93,10 @@ pub(crate) async fn after_failure(
     } else {
         let message = exhausted_message(settings.max_retries);
         record(ctx, machine_id, *retries, true, message).await?;
-        ctx.wait_condition(|s| s.reset_requests != resets_seen).await?;
+        ctx.wait_condition(|s| s.reset_requests != resets_seen || s.abort.is_some()).await?;
+        if ctx.state(|s| s.abort.is_some()) {
+            return Ok(());
+        }
         *retries = 0;
         record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
     }
@@ -119,6 +126,7 @@ async fn wait_under_current_limits(
     resets_seen: u32,
 ) -> WorkflowResult<()> {
     let reset = move |s: &crate::HostReprovisionWorkflow| s.reset_requests != resets_seen;
+    let aborted = |s: &crate::HostReprovisionWorkflow| s.abort.is_some();
     let mut limits = read_limits(ctx, machine_id).await?;
     loop {
         let changes_seen = ctx.state(|s| s.settings_changes);
@@ -126,7 +134,11 @@ async fn wait_under_current_limits(
         if *retries >= limits.max_retries {
             let message = exhausted_message(limits.max_retries);
             record(ctx, machine_id, *retries, true, message).await?;
-            ctx.wait_condition(move |s| reset(s) || changed(s)).await?;
+            ctx.wait_condition(move |s| reset(s) || changed(s) || aborted(s)).await?;
+            // An abort ends the wait (an exhausted host is aborted at once); the caller takes it.
+            if ctx.state(aborted) {
+                return Ok(());
+            }
             if ctx.state(|s| reset(s)) {
                 *retries = 0;
                 record(ctx, machine_id, 0, false, reset_message()).await?;
@@ -153,13 +165,16 @@ async fn wait_under_current_limits(
             );
             let mut timer = pin!(timer);
             let woken = select! {
-                r = ctx.wait_condition(move |s| reset(s) || changed(s)) => { r?; true }
+                r = ctx.wait_condition(move |s| reset(s) || changed(s) || aborted(s)) => { r?; true }
                 _ = timer.as_mut() => false,
             };
             if !woken {
                 return Ok(());
             }
             timer.cancel();
+            if ctx.state(aborted) {
+                return Ok(());
+            }
             if ctx.state(|s| reset(s)) {
                 *retries = 0;
                 record(ctx, machine_id, 0, false, reset_message()).await?;

@@ -37,6 +37,10 @@ pub(crate) async fn hold_while_frozen(ctx: &Ctx, machine_id: &str) -> WorkflowRe
     let mut held_by: Option<i64> = None;
     let mut pause = FREEZE_RECHECK;
     loop {
+        // An abort ends the hold: the caller takes it.
+        if ctx.state(|s| s.abort.is_some()) {
+            return Ok(held_by.is_some());
+        }
         let seen = ctx.state(|s| s.settings_changes);
         let hold = ctx
             .execute_local_activity(HostActivities::freeze_hold, machine_id.to_string(), options::local_bookkeeping())
@@ -51,7 +55,7 @@ pub(crate) async fn hold_while_frozen(ctx: &Ctx, machine_id: &str) -> WorkflowRe
             .timer(TimerOptions::builder(pause).summary(format!("held by freeze {}: asking again", hold.id)).build());
         let mut timer = pin!(timer);
         let signalled = select! {
-            r = ctx.wait_condition(move |s: &crate::HostReprovisionWorkflow| s.settings_changes != seen) => { r?; true }
+            r = ctx.wait_condition(move |s: &crate::HostReprovisionWorkflow| s.settings_changes != seen || s.abort.is_some()) => { r?; true }
             _ = timer.as_mut() => false,
         };
         if signalled {

@@ -14,6 +14,7 @@ use temporalio_workflow::{
 };
 
 use crate::contracts::*;
+use crate::host::abort;
 use crate::host::approval::{wait_for_approval, Approval};
 use crate::host::attempt::{run_attempt, AttemptEnd};
 use crate::host::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
@@ -46,6 +47,8 @@ pub struct HostReprovisionWorkflow {
     pub(crate) approved_by: Option<String>,
     /// `host reprovision clear` before the update started, by whom.
     pub(crate) cancelled_by: Option<String>,
+    /// `host reprovision abort`: taken at the next safe point (`abort`).
+    pub(crate) abort: Option<AbortOrder>,
     /// Count of `managed-host reset-host-reprovisioning` signals received.
     pub(crate) reset_requests: u32,
     /// Count of `settings_changed` signals received (a wait re-reads what it depends on).
@@ -69,6 +72,7 @@ impl HostReprovisionWorkflow {
             manual_upgrade_complete: carried.as_ref().is_some_and(|c| c.manual_upgrade_complete),
             approved_by: carried.and_then(|c| c.approved_by),
             cancelled_by: None,
+            abort: None,
             reset_requests: 0,
             settings_changes: 0,
             deferred: Deferred::default(),
@@ -112,6 +116,10 @@ impl HostReprovisionWorkflow {
         let mut prepared = carried.as_ref().map_or(!platform_retries, |c| c.prepared);
         let continue_as_new = lean::patched(ctx, PATCH_CONTINUE_AS_NEW);
         loop {
+            // Between attempts is a safe point (issue 27): an abort is taken before anything else.
+            if abort::requested(ctx) {
+                return abort::take(ctx, &input, &host).await;
+            }
             if continue_as_new && (ctx.continue_as_new_suggested() || ctx.history_length() >= HISTORY_EVENTS_BOUND) {
                 // A reset that arrived and is not applied yet clears the count it would have.
                 if ctx.state(|s| s.reset_requests) != resets_applied {
@@ -143,6 +151,7 @@ impl HostReprovisionWorkflow {
                 }
             }
             match run_attempt(ctx, &input, &mut labelled).await? {
+                AttemptEnd::Aborted => return abort::take(ctx, &input, &host).await,
                 AttemptEnd::Compliant => break,
                 AttemptEnd::VersionNotReported(components) => {
                     not_reported = components;
@@ -156,7 +165,9 @@ impl HostReprovisionWorkflow {
                 AttemptEnd::NoCatalogEntry { vendor, model } => {
                     let message =
                         format!("no catalog entry for vendor {vendor:?} model {model:?}: nothing to compare with");
-                    finish(ctx, &input, &host, &message, platform_retries, &mut retries).await?;
+                    if let Some(aborted) = finish(ctx, &input, &host, &message, platform_retries, &mut retries).await? {
+                        return Ok(aborted);
+                    }
                     return Ok(HostOutcome::NoCatalogEntry { vendor, model });
                 }
                 AttemptEnd::Failed(reason) => {
@@ -195,7 +206,9 @@ impl HostReprovisionWorkflow {
                 message += &format!("; {VERSION_NOT_REPORTED} by {}", names(&not_reported));
             }
         }
-        finish(ctx, &input, &host, &message, platform_retries, &mut retries).await?;
+        if let Some(aborted) = finish(ctx, &input, &host, &message, platform_retries, &mut retries).await? {
+            return Ok(aborted);
+        }
         if !unmatched.is_empty() {
             Ok(HostOutcome::NotFullyInstallable { installed, unmatched, not_reported })
         } else if not_reported.is_empty() {
@@ -238,6 +251,16 @@ impl HostReprovisionWorkflow {
         self.settings_changes += 1;
     }
 
+    /// `host reprovision abort`: stop at the next safe point and restore the host. The first
+    /// order counts; a later one changes nothing.
+    #[signal(name = crate::names::SIGNAL_ABORT)]
+    pub fn abort(&mut self, _ctx: &mut SyncWorkflowContext<Self>, order: AbortOrder) {
+        if self.abort.is_none() {
+            self.status.abort_requested = Some(format!("by {}: {}", order.by, order.reason));
+            self.abort = Some(order);
+        }
+    }
+
     /// The request was cleared before it started.
     #[signal(name = crate::names::SIGNAL_CANCEL_REQUEST)]
     pub fn cancel_request(&mut self, _ctx: &mut SyncWorkflowContext<Self>, by: String) {
@@ -261,6 +284,7 @@ async fn end_unstarted(ctx: &Ctx, machine_id: &str, message: &str) -> WorkflowRe
         state: HostState::Assigned,
         message: message.to_string(),
         records: Vec::new(),
+        abort: None,
     };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
     ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
@@ -323,7 +347,8 @@ fn names(components: &[ComponentType]) -> String {
 
 /// Restore service (seed step 7): for an assigned host lockdown back on and its own OS booted
 /// (with `platform_retries`, a failure there is a failed attempt, retried under the budget);
-/// then the prior steady state, request cleared, health report removed.
+/// then the prior steady state, request cleared, health report removed. `Some` when an abort
+/// was taken while the platform restore failed (the run ended that way).
 async fn finish(
     ctx: &Ctx,
     input: &HostReprovisionInput,
@@ -331,13 +356,18 @@ async fn finish(
     message: &str,
     platform_retries: bool,
     retries: &mut u32,
-) -> WorkflowResult<()> {
+) -> WorkflowResult<Option<HostOutcome>> {
     if input.assigned {
         loop {
             let resets = ctx.state(|s| s.reset_requests);
             match platform_steps::restore(ctx, &host.machine_id).await? {
                 Ok(()) => break,
-                Err(failure) if platform_retries => after_failure(ctx, input, retries, &failure.reason, resets).await?,
+                Err(failure) if platform_retries => {
+                    after_failure(ctx, input, retries, &failure.reason, resets).await?;
+                    if abort::requested(ctx) {
+                        return Ok(Some(abort::take(ctx, input, host).await?));
+                    }
+                }
                 Err(failure) => return Err(failure.error.into()),
             }
         }
@@ -355,6 +385,7 @@ async fn finish(
         state: host.prior_state,
         message: message.to_string(),
         records: lean::take_records(ctx),
+        abort: None,
     };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
     ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
@@ -364,5 +395,5 @@ async fn finish(
     } else {
         ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);
     }
-    Ok(())
+    Ok(None)
 }

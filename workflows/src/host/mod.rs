@@ -5,6 +5,7 @@
 //! Workflow code only: these files decide and ask for effects through the activity contracts
 //! (`crate::contracts`); they never read the clock, the network, the disk or the site database.
 
+pub mod abort;
 pub mod activation;
 pub(crate) mod approval;
 pub(crate) mod attempt;

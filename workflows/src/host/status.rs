@@ -46,6 +46,10 @@ pub struct HostStatus {
     /// Who marked the manual platform procedure complete.
     #[serde(default)]
     pub manual_upgrade_completed_by: Option<String>,
+    /// An abort was asked (`host reprovision abort`): by whom and why, until the run takes it
+    /// at its next safe point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort_requested: Option<String>,
 }
 
 impl HostStatus {
@@ -61,6 +65,7 @@ impl HostStatus {
             exhausted: false,
             approval: None,
             manual_upgrade_completed_by: None,
+            abort_requested: None,
         }
     }
 
@@ -84,6 +89,9 @@ pub enum HostOutcome {
     NoCatalogEntry { vendor: String, model: String },
     /// The request was cleared before the update started.
     Cancelled { by: String },
+    /// `host reprovision abort` stopped the update at a safe point: the host was restored (or
+    /// left in maintenance for repair), `installed` lists what this run flashed before it.
+    Aborted { by: String, reason: String, installed: Vec<InstalledComponent>, to_maintenance: bool },
     /// The tenant did not approve before the approval deadline and the policy is `skip`: the
     /// request was given up; the host is held until `held_until_ms` (its next window).
     ApprovalDeadlinePassed { message: String, held_until_ms: Option<i64> },

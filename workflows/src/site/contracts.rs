@@ -1,4 +1,4 @@
-//! Activity contracts of the two site workflows (Machine Update Manager, Site Explorer): names,
+//! Activity contracts of the site workflows (Machine Update Manager, Site Explorer, Site Notifier): names,
 //! inputs and outputs. Declarations only; `hostfw-activities` implements them.
 
 use serde::{Deserialize, Serialize};
@@ -74,6 +74,27 @@ pub struct CrawlSummary {
     pub run_interval_secs: u64,
 }
 
+/// Input of `hostfw.notifier.round`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotifierRoundRequest {
+    /// How long the round goes on delivering (polling the outbox every
+    /// `notifications.poll_interval`) before it returns.
+    pub run_for_secs: u64,
+}
+
+/// What one notifier round did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotifierRoundSummary {
+    /// POSTs answered 2xx.
+    pub delivered: u32,
+    /// POSTs that failed and will be retried.
+    pub failed: u32,
+    /// Deliveries given up (`notifications.give_up_after`).
+    pub gave_up: u32,
+    /// Events and deliveries pruned (`notifications.retention`).
+    pub pruned: u64,
+}
+
 /// The activities of the site workflows, as the workflows see them.
 pub struct SiteActivities;
 
@@ -88,6 +109,12 @@ impl SiteActivities {
     /// Explore BMCs (bounded concurrency) and store their reports and errors.
     #[activity(name = crate::names::ACT_EXPLORER_CRAWL)]
     pub fn explorer_crawl(input: CrawlRequest) -> Result<CrawlSummary, ActivityError> {
+        unimplemented!()
+    }
+
+    /// Deliver due webhook notifications for a while (heartbeating), then return what it did.
+    #[activity(name = crate::names::ACT_NOTIFIER_ROUND)]
+    pub fn notifier_round(input: NotifierRoundRequest) -> Result<NotifierRoundSummary, ActivityError> {
         unimplemented!()
     }
 }

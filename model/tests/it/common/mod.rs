@@ -87,6 +87,7 @@ filename = "nic.bin"
 /// A Ready, unassigned, healthy host whose drifted components are `targets`' (no window needed).
 pub fn drifted_host(id: &str, targets: Vec<hostfw_model::gates::Target>) -> hostfw_model::HostView {
     hostfw_model::HostView {
+        repair: false,
         machine_id: id.into(),
         state: hostfw_model::HostState::Ready,
         assigned: false,

@@ -175,18 +175,32 @@ impl Harness {
     /// A Scout (a fresh agent instance) keeping its task records in `state_dir`.
     pub fn with_state_dir(state_dir: &Path) -> Harness {
         let trusted = TrustedKey::from_bytes(signing_key().verifying_key().as_bytes()).unwrap();
-        Harness::build(state_dir, Some(trusted), false)
+        Harness::build(state_dir, Some(trusted), false, Vec::new())
+    }
+
+    /// A Scout that passes `script_env` (`--script-env`) on to its scripts.
+    pub fn with_script_env(script_env: Vec<(&'static str, String)>) -> Harness {
+        let state = tempfile::tempdir().unwrap();
+        let trusted = TrustedKey::from_bytes(signing_key().verifying_key().as_bytes()).unwrap();
+        let mut h = Harness::build(state.path(), Some(trusted), false, script_env);
+        h._state = Some(state);
+        h
     }
 
     /// A Scout trusting `trusted_key` (or none), with `allow_unsigned` as given.
     pub fn with_trust(trusted_key: Option<TrustedKey>, allow_unsigned: bool) -> Harness {
         let state = tempfile::tempdir().unwrap();
-        let mut h = Harness::build(state.path(), trusted_key, allow_unsigned);
+        let mut h = Harness::build(state.path(), trusted_key, allow_unsigned, Vec::new());
         h._state = Some(state);
         h
     }
 
-    fn build(state_dir: &Path, trusted_key: Option<TrustedKey>, allow_unsigned: bool) -> Harness {
+    fn build(
+        state_dir: &Path,
+        trusted_key: Option<TrustedKey>,
+        allow_unsigned: bool,
+        script_env: Vec<(&'static str, String)>,
+    ) -> Harness {
         let work_root = tempfile::tempdir().unwrap();
         let settings = ScoutSettings {
             work_root: work_root.path().to_path_buf(),
@@ -196,6 +210,7 @@ impl Harness {
             heartbeat_interval: Duration::from_millis(100),
             trusted_key,
             allow_unsigned,
+            script_env,
             ..ScoutSettings::default()
         };
         let heartbeats = Arc::new(Mutex::new(Vec::new()));
