@@ -33,6 +33,9 @@ pub struct Fault {
     /// The next N reset actions (`ComputerSystem.Reset`, `Manager.Reset`) answer 400
     /// `ActionNotSupported` and change nothing (a BMC refusing a reset in its current state).
     pub refuse_resets: u32,
+    /// The next N PATCH requests answer 400 `PropertyNotWritable` and change nothing (a BMC
+    /// refusing a settings change, e.g. lockdown or a boot override, in its current state).
+    pub refuse_patches: u32,
     /// The next `count` requests outside `/sim` answer `status` with a Redfish error body.
     /// Absent once the count is used up.
     #[serde(skip_serializing_if = "Option::is_none")]

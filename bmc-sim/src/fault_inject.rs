@@ -1,7 +1,7 @@
 //! Applying a BMC's fault set at run time: replacing it (and starting or ending an
 //! `unreachable_for_secs` outage), the request middleware for `http_errors`,
 //! `malformed_json_next`, `slow_response_secs`, `failing_actions` and `foreign_links` (never on
-//! `/sim`), and consuming `fail_next_tasks` and `refuse_resets`. What the faults ARE is `fault`;
+//! `/sim`), and consuming `fail_next_tasks`, `refuse_resets` and `refuse_patches`. What the faults ARE is `fault`;
 //! closing the listener is `host_server`.
 
 use std::sync::Arc;
@@ -76,6 +76,15 @@ pub(crate) fn take_reset_refusal(d: &mut HostData) -> bool {
     true
 }
 
+/// A PATCH is asked for: whether it must be refused (consumes one `refuse_patches`).
+fn take_patch_refusal(d: &mut HostData) -> bool {
+    if d.faults.refuse_patches == 0 {
+        return false;
+    }
+    d.faults.refuse_patches -= 1;
+    true
+}
+
 /// Consume one injected HTTP error, if any is left; returns its status.
 fn take_http_error(d: &mut HostData) -> Option<u16> {
     let errors = d.faults.http_errors.as_mut()?;
@@ -105,6 +114,11 @@ pub async fn inject(State(host): State<Arc<Host>>, req: Request, next: Next) -> 
     if failing_action {
         tracing::info!(host = %host.spec.id, %path, "injected failure of an action");
         return reject(req, RedfishError::injected(StatusCode::INTERNAL_SERVER_ERROR)).await;
+    }
+    if req.method() == axum::http::Method::PATCH && take_patch_refusal(&mut host.data()) {
+        tracing::info!(host = %host.spec.id, %path, "PATCH refused (injected fault refuse_patches)");
+        let e = RedfishError::bad_request("PropertyNotWritable", "Injected fault: the settings change was refused.");
+        return reject(req, e).await;
     }
     let (injected, malformed, slow, foreign) = {
         let mut d = host.data();

@@ -53,7 +53,7 @@
 //!
 //! `faults` keys (all optional, see [`Fault`]): `fail_next_tasks`, `version_never_changes`,
 //! `slow_response_secs`, `unreachable_for_secs` (from start), `hide_members`,
-//! `malformed_json_next`, `refuse_resets`, `http_errors = { count, status }`, `foreign_links`,
+//! `malformed_json_next`, `refuse_resets`, `refuse_patches`, `http_errors = { count, status }`, `foreign_links`,
 //! `failing_actions = ["Chassis.Reset"]`.
 //!
 //! Fleet keys: `tls` (top level, default false): every BMC listener serves HTTPS with a

@@ -116,6 +116,17 @@ pub fn strings(pairs: &[(&str, &str)]) -> Value {
     Value::Table(pairs.iter().map(|(k, v)| (k.to_string(), Value::from(*v))).collect())
 }
 
+/// A model's `lockdown` setting for bmc-sim's generic shape (`Oem.Hostfw.Lockdown` of its
+/// System): with it, an assigned host's update turns lockdown off and then on again.
+pub fn sim_lockdown() -> Value {
+    strings(&[
+        ("resource", "/redfish/v1/Systems/System.Embedded.1"),
+        ("property", "Oem/Hostfw/Lockdown"),
+        ("enabled", "Enabled"),
+        ("disabled", "Disabled"),
+    ])
+}
+
 /// Host models of a site's catalog.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalog(Vec<HostModel>);

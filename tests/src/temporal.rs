@@ -94,6 +94,20 @@ impl DevServer {
             .ok_or_else(|| anyhow!("unexpected `temporal workflow count` output: {text}"))
     }
 
+    /// A workflow's current details as the Web UI shows them (`temporal workflow metadata`, the
+    /// `__temporal_workflow_metadata` query): the markdown the workflow last set, "" if none.
+    pub fn current_details(&self, workflow_id: &str) -> anyhow::Result<String> {
+        let out = std::process::Command::new(temporal_cli())
+            .args(["workflow", "metadata", "--address", &self.address(), "--workflow-id", workflow_id, "-o", "json"])
+            .output()?;
+        if !out.status.success() {
+            return Err(anyhow!("temporal workflow metadata: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        // `{"queryResult": [{"definition": ..., "currentDetails": "..."}]}`
+        Ok(doc["queryResult"][0]["currentDetails"].as_str().unwrap_or_default().to_string())
+    }
+
     /// Stop the server gracefully (workers lose it: an outage).
     pub async fn stop(&mut self) {
         if let Some(env) = self.env.take() {

@@ -120,6 +120,9 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         next_wake_secs,
         next_wake_reason,
         event_driven: site.machine_updater.event_driven,
+        brakes: (view.input.brakes.freezes.iter().map(|f| f.describe()))
+            .chain(view.input.brakes.pauses.iter().map(|p| p.describe()))
+            .collect(),
     })
 }
 

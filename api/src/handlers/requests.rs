@@ -128,62 +128,51 @@ pub async fn all_drifted(
     .await
 }
 
-/// Remove a request that has not started (hostfw host reprovision clear).
-#[utoipa::path(delete, path = "/v1/reprovision-requests/{id}", tag = "requests",
-    params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Cleared", content((serde_json::Value = "application/json"), (String = "text/plain"))),
-              (status = 404, description = "No such machine", body = ErrorBody),
-              (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
-pub async fn clear(
-    State(state): State<ApiState>,
-    Extension(p): Extension<Principal>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    let machine = id.clone();
-    verb::run_on_machine(&state, &p, &headers, &id, |ctx| async move {
-        hostfw_starter::signals::clear(&ctx, &machine).await
-    })
-    .await
+/// A change to one machine's request that takes nothing but the machine id: its handler runs
+/// the CLI's own command on that machine (404 when it is not registered).
+macro_rules! on_machine {
+    ($name:ident, $method:ident, $path:literal, $tag:literal, $what:literal, $done:literal, $command:path) => {
+        #[doc = $what]
+        #[utoipa::path($method, path = $path, tag = $tag, params(("id" = String, Path, description = "Machine id")), responses((status = 200, description = $done, content((serde_json::Value = "application/json"), (String = "text/plain"))), (status = 404, description = "No such machine", body = ErrorBody), (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
+        pub async fn $name(
+            State(state): State<ApiState>,
+            Extension(p): Extension<Principal>,
+            headers: HeaderMap,
+            Path(id): Path<String>,
+        ) -> Response {
+            let machine = id.clone();
+            verb::run_on_machine(&state, &p, &headers, &id, |ctx| async move { $command(&ctx, &machine).await }).await
+        }
+    };
 }
 
-/// Confirm the manual platform procedure is done (hostfw host reprovision mark-manual-upgrade-complete).
-#[utoipa::path(post, path = "/v1/reprovision-requests/{id}/manual-upgrade-complete", tag = "requests",
-    params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Marked", content((serde_json::Value = "application/json"), (String = "text/plain"))),
-              (status = 404, description = "No such machine", body = ErrorBody),
-              (status = 422, description = "Refused", body = ErrorBody)))]
-pub async fn manual_upgrade_complete(
-    State(state): State<ApiState>,
-    Extension(p): Extension<Principal>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    let machine = id.clone();
-    verb::run_on_machine(&state, &p, &headers, &id, |ctx| async move {
-        hostfw_starter::signals::mark_manual_upgrade_complete(&ctx, &machine).await
-    })
-    .await
-}
-
-/// Restart firmware checking of a host and clear its retry count (hostfw managed-host reset-host-reprovisioning).
-#[utoipa::path(post, path = "/v1/managed-hosts/{id}/reset", tag = "machines",
-    params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Reset", content((serde_json::Value = "application/json"), (String = "text/plain"))),
-              (status = 404, description = "No such machine", body = ErrorBody),
-              (status = 422, description = "Refused", body = ErrorBody)))]
-pub async fn reset(
-    State(state): State<ApiState>,
-    Extension(p): Extension<Principal>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    let machine = id.clone();
-    verb::run_on_machine(&state, &p, &headers, &id, |ctx| async move {
-        hostfw_starter::signals::reset(&ctx, &machine).await
-    })
-    .await
-}
+on_machine!(
+    clear,
+    delete,
+    "/v1/reprovision-requests/{id}",
+    "requests",
+    "Remove a request that has not started (hostfw host reprovision clear).",
+    "Cleared",
+    hostfw_starter::signals::clear
+);
+on_machine!(
+    manual_upgrade_complete,
+    post,
+    "/v1/reprovision-requests/{id}/manual-upgrade-complete",
+    "requests",
+    "Confirm the manual platform procedure is done (hostfw host reprovision mark-manual-upgrade-complete).",
+    "Marked",
+    hostfw_starter::signals::mark_manual_upgrade_complete
+);
+on_machine!(
+    reset,
+    post,
+    "/v1/managed-hosts/{id}/reset",
+    "machines",
+    "Restart firmware checking of a host and clear its retry count (hostfw managed-host reset-host-reprovisioning).",
+    "Reset",
+    hostfw_starter::signals::reset
+);
 
 /// Open or cancel the update window of hosts (hostfw managed-host start-updates).
 #[utoipa::path(post, path = "/v1/managed-hosts/start-updates", tag = "machines", request_body = StartUpdatesRequest,

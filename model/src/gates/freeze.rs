@@ -150,6 +150,15 @@ pub struct Freeze {
     pub at_ms: i64,
 }
 
+impl Freeze {
+    /// One line for people: `freeze 3 on site set by alice at <time>: <reason>` (and `, drain`).
+    pub fn describe(&self) -> String {
+        let drain = if self.drain { " (drain: hosts in flight finish)" } else { "" };
+        let at = crate::time_text::rfc3339_utc(self.at_ms);
+        format!("freeze {} on {}{drain} set by {} at {at}: {}", self.id, self.scope, self.by, self.reason)
+    }
+}
+
 /// Checks a freeze's reason: required, not blank.
 pub fn check_reason(reason: &str) -> Result<(), FreezeError> {
     if reason.trim().is_empty() {
@@ -188,6 +197,14 @@ pub struct OperatorPause {
     pub reason: String,
     /// When, unix ms.
     pub at_ms: i64,
+}
+
+impl OperatorPause {
+    /// One line for people: `<target> paused by olga at <time>: <reason>`.
+    pub fn describe(&self) -> String {
+        let at = crate::time_text::rfc3339_utc(self.at_ms);
+        format!("{} paused by {} at {at}: {}", self.target, self.by, self.reason)
+    }
 }
 
 #[cfg(test)]
@@ -251,5 +268,35 @@ mod tests {
         assert!(holding(&drained, None, None, &Labels::new()).is_none());
         let both = [freeze(1, true), freeze(2, false)];
         assert_eq!(holding(&both, None, None, &Labels::new()).map(|f| f.id), Some(2));
+    }
+
+    #[test]
+    fn brakes_describe_themselves_with_who_and_when() {
+        let freeze = Freeze {
+            id: 3,
+            scope: FreezeScope::parse("model=Dell/PowerEdge R760").unwrap(),
+            reason: "bad batch".into(),
+            drain: false,
+            by: "alice (token t1)".into(),
+            at_ms: 0,
+        };
+        assert_eq!(
+            freeze.describe(),
+            "freeze 3 on model=Dell/PowerEdge R760 set by alice (token t1) at 1970-01-01T00:00:00Z: bad batch"
+        );
+        let drained = Freeze { drain: true, ..freeze };
+        assert!(drained.describe().contains("(drain: hosts in flight finish)"), "{}", drained.describe());
+        let pause = OperatorPause {
+            target: Target {
+                vendor: "Dell".into(),
+                model: "PowerEdge R760".into(),
+                component: crate::ComponentType::Bmc,
+                version: "7.1".into(),
+            },
+            by: "olga".into(),
+            reason: "watching".into(),
+            at_ms: 0,
+        };
+        assert_eq!(pause.describe(), "Dell PowerEdge R760 bmc 7.1 paused by olga at 1970-01-01T00:00:00Z: watching");
     }
 }

@@ -12,14 +12,16 @@
 //!   what was flashed and what still differs, and `b` takes the freed slot;
 //! - then the admin removes `a`: its credentials go, its audit trail stays.
 //!
-//! The second test is the starvation case (hosts in repair set apart from the ceiling)
-//! and the abort to maintenance of an exhausted host whose BMC is dead.
+//! The second test takes the same site to an abort whose platform restore fails (the BMC refuses
+//! to turn lockdown on again): the host is left in maintenance, in repair, and its slot is freed.
+//! The third is the starvation case (hosts in repair set apart from the ceiling) and the
+//! abort to maintenance of an exhausted host whose BMC is dead.
 //!
 //! With `HOSTFW_RECORD_HISTORIES=1` it records `a`'s history as `abort`.
 
 use std::time::Duration;
 
-use hostfw_tests::fixtures::gated_flash_script;
+use hostfw_tests::fixtures::{gated_flash_script, sim_lockdown};
 use hostfw_tests::{free_port, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
@@ -48,112 +50,146 @@ firmware = [ { id = "BIOS", version = "1.0" }, { id = "NIC", version = "1.0" } ]
 const IMAGES: &[(&str, &str, &str)] =
     &[("lenovo/uefi-3.0.bin", "^BIOS$", "3.0"), ("lenovo/nic-2.0.bin", "^NIC$", "2.0")];
 
+/// Two components by the Core-local script, and a lockdown switch (bmc-sim's generic one), so an
+/// assigned host's update turns lockdown off and its restore must turn it on again.
 fn r760() -> HostModel {
     HostModel::new("r760", "Dell", "PowerEdge R760")
         .ordering(&["uefi", "nic"])
         .component("uefi", "^BIOS$", [Firmware::script("3.0", "scripts/flash.sh")])
         .component("nic", "^NIC$", [Firmware::script("2.0", "scripts/flash.sh")])
+        .set("lockdown", sim_lockdown())
 }
 
 fn version(site: &Site, id: &str, member: &str) -> String {
     site.fleet.versions(id).into_iter().find(|(m, _)| m == member).map(|(_, v)| v).unwrap_or_default()
 }
 
+/// The site of the first two tests: `a` (assigned to inst-a) and `b` behind a ceiling of 1, the
+/// API on a free port, an admin token (`admin.token`) and an operator's (`olga.token`); `a`
+/// requested, approved and its BIOS flash started (waiting for the release file).
+struct AbortSite {
+    site: Site,
+    _worker: ChildWorker,
+    dir: tempfile::TempDir,
+    url: String,
+}
+
+impl AbortSite {
+    async fn start_with_a_flashing() -> AbortSite {
+        let api = format!("127.0.0.1:{}", free_port());
+        let script = gated_flash_script();
+        let files = [("firmware/scripts/flash.sh", script.as_str())];
+        let config = SiteToml::default()
+            .catalog(&Catalog::of([r760()]))
+            .manager(1, "1s")
+            .site_workflows(true)
+            .explorer_interval("1h")
+            .firmware_global("autoupdate", false)
+            .firmware_global("instance_updates_manual_tagging", false)
+            .set("api", "listen", api.as_str());
+        let site = Site::start(SiteSpec {
+            fleet: FLEET,
+            config,
+            images: IMAGES,
+            files: &files,
+            assigned: &[("a", "inst-a")],
+            external_worker: true,
+            ..SiteSpec::default()
+        })
+        .await
+        .unwrap();
+        let worker = ChildWorker::start(&site).await;
+        let dir = tempfile::tempdir().unwrap();
+        let admin_token = dir.path().join("admin.token").display().to_string();
+        site.cli(&["admin", "bootstrap", "--out", &admin_token]).await.unwrap();
+        let s = AbortSite { site, _worker: worker, dir, url: format!("http://{api}") };
+        let made = s.run("admin.token", &["token", "create", "--name", "olga", "--role", "operator"]).await.unwrap();
+        std::fs::write(s.dir.path().join("olga.token"), hostfw_tests::fixtures::token_secret(&made)).unwrap();
+        s.run("olga.token", &["site-explorer", "explore"]).await.unwrap();
+        s.run("olga.token", &["host", "reprovision", "set", "--id", "a"]).await.unwrap();
+        s.run("olga.token", &["instance", "reboot", "--instance", "inst-a", "--apply-updates-on-reboot"])
+            .await
+            .unwrap();
+        s.site
+            .wait_for("a's BIOS flash to start", Duration::from_secs(120), || async {
+                s.flashes().contains("start uefi").then_some(())
+            })
+            .await;
+        assert_eq!(s.site.fleet.lockdown("a"), Some(false), "lockdown is off for the update");
+        s
+    }
+
+    /// `hostfw -a URL --token-file <token> args...`.
+    async fn run(&self, token: &str, args: &[&str]) -> anyhow::Result<String> {
+        let token_file = self.dir.path().join(token).display().to_string();
+        let mut argv = vec!["-a", self.url.as_str(), "--token-file", token_file.as_str()];
+        argv.extend_from_slice(args);
+        self.site.cli(&argv).await
+    }
+
+    /// The flash script's log: `start <component>` / `done <component>` lines.
+    fn flashes(&self) -> String {
+        std::fs::read_to_string(self.site.dir.path().join("flashes.log")).unwrap_or_default()
+    }
+
+    /// Let the BIOS flash in progress end.
+    fn release_flash(&self) {
+        std::fs::write(self.site.dir.path().join("release"), "").unwrap();
+    }
+
+    /// Wait for b (held by the ceiling while a holds its slot) to be updated.
+    async fn wait_for_b_updated(&self) {
+        self.site
+            .wait_for("b to update", Duration::from_secs(120), || async {
+                (version(&self.site, "b", "NIC") == "2.0" && self.site.store.request_get("b").await.ok()?.is_none())
+                    .then_some(())
+            })
+            .await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_abort_stops_after_the_flash_restores_the_host_frees_its_slot_and_then_it_can_be_removed() {
-    let api = format!("127.0.0.1:{}", free_port());
-    let url = format!("http://{api}");
-    let script = gated_flash_script();
-    let files = [("firmware/scripts/flash.sh", script.as_str())];
-    let config = SiteToml::default()
-        .catalog(&Catalog::of([r760()]))
-        .manager(1, "1s")
-        .site_workflows(true)
-        .explorer_interval("1h")
-        .firmware_global("autoupdate", false)
-        .firmware_global("instance_updates_manual_tagging", false)
-        .set("api", "listen", api.as_str());
-    let site = Site::start(SiteSpec {
-        fleet: FLEET,
-        config,
-        images: IMAGES,
-        files: &files,
-        assigned: &[("a", "inst-a")],
-        external_worker: true,
-        ..SiteSpec::default()
-    })
-    .await
-    .unwrap();
-    let _worker = ChildWorker::start(&site).await;
-    let dir = tempfile::tempdir().unwrap();
-    let file = |name: &str| dir.path().join(name).display().to_string();
-    site.cli(&["admin", "bootstrap", "--out", &file("admin.token")]).await.unwrap();
-    let as_token = |token: &str| {
-        let (url, token_file) = (url.clone(), file(token));
-        move |args: &[&str]| {
-            let mut argv = vec!["-a".to_string(), url.clone(), "--token-file".to_string(), token_file.clone()];
-            argv.extend(args.iter().map(|s| s.to_string()));
-            argv
-        }
-    };
-    let cli = |argv: Vec<String>| {
-        let site = &site;
-        async move { site.cli(&argv.iter().map(String::as_str).collect::<Vec<_>>()).await }
-    };
-    let admin = as_token("admin.token");
-    let made = cli(admin(&["token", "create", "--name", "olga", "--role", "operator"])).await.unwrap();
-    std::fs::write(dir.path().join("olga.token"), hostfw_tests::fixtures::token_secret(&made)).unwrap();
-    let olga = as_token("olga.token");
-    let flashes = site.dir.path().join("flashes.log");
-    let read_flashes = || std::fs::read_to_string(&flashes).unwrap_or_default();
-
-    // a is requested and approved; its BIOS flash runs (and waits for the release file).
-    cli(olga(&["site-explorer", "explore"])).await.unwrap();
-    cli(olga(&["host", "reprovision", "set", "--id", "a"])).await.unwrap();
-    cli(olga(&["instance", "reboot", "--instance", "inst-a", "--apply-updates-on-reboot"])).await.unwrap();
-    site.wait_for("a's BIOS flash to start", Duration::from_secs(120), || async {
-        read_flashes().contains("start uefi").then_some(())
-    })
-    .await;
+    let s = AbortSite::start_with_a_flashing().await;
+    let site = &s.site;
+    let admin = |args: &'static [&'static str]| s.run("admin.token", args);
+    let olga = |args: &'static [&'static str]| s.run("olga.token", args);
 
     // b is held by the ceiling of 1.
-    cli(olga(&["machine", "auto-update", "--machine", "b", "--enable"])).await.unwrap();
+    olga(&["machine", "auto-update", "--machine", "b", "--enable"]).await.unwrap();
     site.wait_for("the plan to hold b on the ceiling", Duration::from_secs(60), || async {
-        let plan = cli(olga(&["plan"])).await.ok()?;
+        let plan = olga(&["plan"]).await.ok()?;
         plan.lines().any(|l| l.starts_with("b ") && l.contains("ceiling")).then_some(())
     })
     .await;
 
     // A removal mid-flash is refused and changes nothing; an operator may not remove at all.
-    let refused = cli(admin(&["machine", "remove", "--id", "a", "--reason", "decommission", "--yes"]))
-        .await
-        .unwrap_err()
-        .to_string();
+    let refused =
+        admin(&["machine", "remove", "--id", "a", "--reason", "decommission", "--yes"]).await.unwrap_err().to_string();
     assert!(refused.contains("an update in progress") && refused.contains("host reprovision abort"), "{refused}");
     assert!(site.store.machine_get("a").await.unwrap().is_some());
-    let forbidden =
-        cli(olga(&["machine", "remove", "--id", "a", "--reason", "x", "--yes"])).await.unwrap_err().to_string();
+    let forbidden = olga(&["machine", "remove", "--id", "a", "--reason", "x", "--yes"]).await.unwrap_err().to_string();
     assert!(forbidden.contains("403") || forbidden.contains("admin"), "{forbidden}");
 
     // The abort is accepted; the flash in progress is not interrupted.
-    let blank = cli(olga(&["host", "reprovision", "abort", "--id", "a", "--reason", " "])).await.unwrap_err();
+    let blank = olga(&["host", "reprovision", "abort", "--id", "a", "--reason", " "]).await.unwrap_err();
     assert!(blank.to_string().contains("needs a reason"), "{blank}");
-    let out = cli(olga(&["host", "reprovision", "abort", "--id", "a", "--reason", "bad NIC batch"])).await.unwrap();
+    let out = olga(&["host", "reprovision", "abort", "--id", "a", "--reason", "bad NIC batch"]).await.unwrap();
     assert!(out.contains("abort of a requested") && out.contains("next safe point"), "{out}");
     let status = site.status("a").await.expect("a's workflow answers");
     assert!(status.abort_requested.as_deref().is_some_and(|s| s.contains("bad NIC batch")), "{status:?}");
     assert!(site.store.request_get("a").await.unwrap().is_some(), "the request stays while the flash runs");
-    assert_eq!(version(&site, "a", "BIOS"), "1.0");
+    assert_eq!(version(site, "a", "BIOS"), "1.0");
 
     // Released: the BIOS flash completes, then the run stops before the NIC and restores a.
-    std::fs::write(site.dir.path().join("release"), "").unwrap();
+    s.release_flash();
     let outcome = site.host_result("a").await.expect("a's run ends");
     let HostOutcome::Aborted { by, reason, installed, to_maintenance } = outcome else { panic!("{outcome:?}") };
     assert!(by.contains("olga"), "the abort names the token: {by}");
     assert_eq!((reason.as_str(), to_maintenance), ("bad NIC batch", false));
     assert_eq!(installed.iter().map(|c| c.to.as_str()).collect::<Vec<_>>(), vec!["3.0"], "{installed:?}");
-    assert_eq!((version(&site, "a", "BIOS"), version(&site, "a", "NIC")), ("3.0".into(), "1.0".into()));
-    assert!(!read_flashes().contains("start nic"), "the NIC was flashed after the abort");
+    assert_eq!((version(site, "a", "BIOS"), version(site, "a", "NIC")), ("3.0".into(), "1.0".into()));
+    assert!(!s.flashes().contains("start nic"), "the NIC was flashed after the abort");
     assert!(site.store.request_get("a").await.unwrap().is_none(), "the request is cleared");
     let machine = site.store.machine_get("a").await.unwrap().unwrap();
     assert_eq!(machine.state.as_str(), "Assigned", "back to its prior state");
@@ -174,20 +210,59 @@ async fn an_abort_stops_after_the_flash_restores_the_host_frees_its_slot_and_the
     );
 
     // The freed slot goes to b.
-    site.wait_for("b to update", Duration::from_secs(120), || async {
-        (version(&site, "b", "NIC") == "2.0" && site.store.request_get("b").await.ok()?.is_none()).then_some(())
-    })
-    .await;
+    s.wait_for_b_updated().await;
     site.record_history("a", "abort").await;
 
     // Now a can be removed: its credentials go, its record stays.
-    let out = cli(admin(&["machine", "remove", "--id", "a", "--reason", "decommission", "--yes"])).await.unwrap();
+    let out = admin(&["machine", "remove", "--id", "a", "--reason", "decommission", "--yes"]).await.unwrap();
     assert!(out.contains("machine a removed"), "{out}");
     assert!(site.store.machine_get("a").await.unwrap().is_none());
     assert!(site.store.credentials_get("a").await.unwrap().is_none(), "its BMC credentials are destroyed");
-    let audit = cli(admin(&["audit", "--target", "a"])).await.unwrap();
+    let audit = admin(&["audit", "--target", "a"]).await.unwrap();
     assert!(audit.contains("machine remove") && audit.contains("host reprovision abort"), "{audit}");
-    site.shutdown().await;
+    s.site.shutdown().await;
+}
+
+/// An abort whose platform restore fails: `a`'s BMC refuses every settings change from the
+/// middle of its flash on (bmc-sim `refuse_patches`), so lockdown cannot be turned on again. The
+/// run still ends at its safe point, but `a` is left in maintenance, in repair, with lockdown
+/// honestly still off and the reason on record; its request goes and its slot goes to `b`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_whose_platform_restore_fails_leaves_the_host_in_repair_and_still_frees_its_slot() {
+    use hostfw_bmc_sim::Fault;
+
+    let s = AbortSite::start_with_a_flashing().await;
+    let site = &s.site;
+    s.run("olga.token", &["machine", "auto-update", "--machine", "b", "--enable"]).await.unwrap();
+    site.fleet.set_fault("a", Fault { refuse_patches: 1000, ..Fault::default() }).unwrap();
+    s.run("olga.token", &["host", "reprovision", "abort", "--id", "a", "--reason", "bad NIC batch"]).await.unwrap();
+    s.release_flash();
+
+    let outcome = site.host_result("a").await.expect("a's run ends");
+    let HostOutcome::Aborted { to_maintenance, installed, .. } = outcome else { panic!("{outcome:?}") };
+    assert!(to_maintenance, "a failed restore leaves the host in maintenance");
+    assert_eq!(installed.iter().map(|c| c.to.as_str()).collect::<Vec<_>>(), vec!["3.0"], "{installed:?}");
+    assert!(site.store.request_get("a").await.unwrap().is_none(), "the request is cleared");
+    let machine = site.store.machine_get("a").await.unwrap().unwrap();
+    assert_eq!(machine.state.as_str(), "Maintenance");
+    let mark = machine.repair.expect("a is marked for repair");
+    assert!(mark.reason.contains("bad NIC batch"), "{mark:?}");
+    assert_eq!(site.fleet.lockdown("a"), Some(false), "the refused change did not happen");
+    let last = site.store.history_list("a", 1).await.unwrap().remove(0).message;
+    assert!(
+        last.contains("re-enabling platform lockdown")
+            && last.contains("the platform restore failed")
+            && last.contains("left in maintenance for repair")
+            && last.contains("this run flashed uefi 3.0"),
+        "{last}"
+    );
+    assert!(!s.flashes().contains("start nic"), "the NIC was flashed after the abort");
+
+    // Its slot is free (a host in repair holds none): b updates; the plan lists a in repair.
+    s.wait_for_b_updated().await;
+    let plan = s.run("olga.token", &["plan"]).await.unwrap();
+    assert!(plan.lines().any(|l| l.starts_with("a ") && l.contains("aborted to maintenance")), "{plan}");
+    s.site.shutdown().await;
 }
 
 /// The starvation case, then an abort to maintenance of a host whose BMC is dead.

@@ -5,7 +5,8 @@
 //! BIOS flash runs the site is frozen (`hostfw freeze --reason ...`). Then:
 //! - no new host starts: `b`, enabled for automatic updates after the freeze, gets no request over
 //!   several passes; `plan` shows the freeze (who, why) and names it as `b`'s reason; a direct
-//!   request for `b` is refused; `/metrics` has `hostfw_freezes_active{scope="site"} 1`;
+//!   request for `b` is refused; `/metrics` has `hostfw_freezes_active{scope="site"} 1`; the
+//!   scheduler's current details in the Web UI name the freeze and who set it;
 //! - the flash in progress is not interrupted: released, `a`'s BIOS completes, then `a` holds in
 //!   `HeldByFreeze` before its NIC (the `status` query and `managed-host show` say which freeze);
 //!   its NIC script never starts while frozen;
@@ -20,6 +21,7 @@ use hostfw_model::HostSubstate;
 use hostfw_store::{MANAGER_PASSES_TOTAL, PASS_SUCCEEDED};
 use hostfw_tests::fixtures::gated_flash_script;
 use hostfw_tests::{free_port, Catalog, ChildWorker, Firmware, HostModel, Site, SiteSpec, SiteToml};
+use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
 
 const FLEET: &str = r#"
 [defaults]
@@ -137,6 +139,14 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
     let freeze = first["freezes"]["freeze 1"].as_str().unwrap_or_default();
     assert!(freeze.starts_with("on site by cli:") && freeze.ends_with("datacenter power work"), "{watched}");
     assert_eq!(first["frozen"], 1, "b is held by the freeze: {watched}");
+    // So does the Web UI: the scheduler's current details name the freeze and who set it.
+    let details = site
+        .wait_for("the scheduler's current details to show the freeze", Duration::from_secs(60), || async {
+            let d = site.temporal().current_details(MACHINE_UPDATE_MANAGER_ID).ok()?;
+            d.contains("freeze 1 on site set by cli:").then_some(d)
+        })
+        .await;
+    assert!(details.contains("datacenter power work") && details.contains("Frozen 1"), "{details}");
 
     // The flash in progress finishes; a then holds before its NIC.
     std::fs::write(site.dir.path().join("release"), "").unwrap();
@@ -165,6 +175,11 @@ async fn a_freeze_starts_no_host_holds_the_one_in_flight_after_its_flash_and_unf
         .await;
     }
     site.record_history("a", "freeze-hold").await;
+    site.wait_for("the scheduler's current details to show no brake", Duration::from_secs(60), || async {
+        let d = site.temporal().current_details(MACHINE_UPDATE_MANAGER_ID).ok()?;
+        d.contains("**Brakes**: none in force").then_some(())
+    })
+    .await;
     let page = scrape(&metrics).await;
     assert!(page.lines().any(|l| l == "hostfw_freezes_active{scope=\"site\"} 0"), "{page}");
 

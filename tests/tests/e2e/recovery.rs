@@ -5,22 +5,14 @@
 use std::time::Duration;
 
 use hostfw_bmc_sim::{Fault, HttpErrors};
-use hostfw_tests::fixtures::{r760, strings};
+use hostfw_tests::fixtures::{r760, sim_lockdown, strings};
 use hostfw_tests::history::activity_records;
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
 /// The R760 with a lockdown switch (BMC and BIOS), and a GB200 (MNNVL-capable, BMC only).
 fn r760_lockdown() -> HostModel {
-    r760().set(
-        "lockdown",
-        strings(&[
-            ("resource", "/redfish/v1/Systems/System.Embedded.1"),
-            ("property", "Oem/Hostfw/Lockdown"),
-            ("enabled", "Enabled"),
-            ("disabled", "Disabled"),
-        ]),
-    )
+    r760().set("lockdown", sim_lockdown())
 }
 
 fn config() -> SiteToml {

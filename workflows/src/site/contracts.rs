@@ -49,6 +49,11 @@ pub struct PassSummary {
     /// interval does (NICo's policy).
     #[serde(default = "yes")]
     pub event_driven: bool,
+    /// The operator's brakes in force (freezes, then targets paused by hand), one line each with
+    /// who set them: the scheduler's current details in the Web UI. Absent in passes recorded
+    /// before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub brakes: Vec<String>,
 }
 
 fn yes() -> bool {

@@ -8,7 +8,9 @@
 //! second workflow task (runs recorded before the patch replay their activity passes). Between passes the workflow waits for the run interval OR a
 //! `wake` signal (a host workflow ended, a window opened, the catalog or config changed), so a
 //! freed slot is refilled at once instead of one interval later. Continue-as-new keeps the
-//! history short. Deterministic: it decides only from activity results and signals.
+//! history short. After each pass its current details in the Web UI show what the pass did and
+//! the brakes in force (`manager_details`). Deterministic: it decides only from activity results
+//! and signals.
 
 use std::pin::pin;
 use std::time::Duration;
@@ -82,6 +84,8 @@ impl MachineUpdateManagerWorkflow {
                 )
                 .await?
             };
+            // The Web UI's current details: what the pass did and the brakes in force.
+            ctx.set_current_details(crate::site::manager_details::render(&pass, &reasons));
             let (wait, timer_reason) = next_wait(&pass);
             let event_driven = pass.event_driven;
             let passes_this_run = ctx.state_mut(|s| {

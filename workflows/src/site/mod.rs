@@ -7,5 +7,6 @@
 
 pub mod contracts;
 pub mod machine_update_manager;
+pub mod manager_details;
 pub mod site_explorer;
 pub mod site_notifier;
