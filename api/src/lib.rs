@@ -13,6 +13,7 @@ pub mod auth;
 pub mod error;
 pub mod handlers;
 pub mod openapi;
+pub mod openapi_times;
 pub mod principal;
 pub mod routes;
 pub mod server;

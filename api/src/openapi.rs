@@ -1,13 +1,14 @@
 //! The OpenAPI 3.1 document: operations and schemas generated from the handlers (utoipa), and
 //! from the route table each operation's security (bearer token), its `x-hostfw-role` and the
-//! 401/403 answers every protected route may give.
+//! 401/403 answers every protected route may give; response times as the answers show them
+//! (`openapi_times`).
 //!
 //! Owns assembling the document. It must not decide access (the route table does).
 
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::OpenApi;
 
 use crate::access::Access;
@@ -120,8 +121,13 @@ use crate::routes::ROUTES;
 )]
 struct Generated;
 
-/// The whole document.
-pub fn document() -> Document {
+/// The whole document, as JSON (built once).
+pub fn document() -> &'static serde_json::Value {
+    static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    DOCUMENT.get_or_init(build)
+}
+
+fn build() -> serde_json::Value {
     let mut doc = Generated::openapi();
     let components = doc.components.get_or_insert_with(Default::default);
     components
@@ -140,7 +146,10 @@ pub fn document() -> Document {
             describe_access(op, route.access);
         }
     }
-    doc
+    // Times as the answers show them (RFC 3339 text under the name without `_ms`).
+    let mut json = serde_json::to_value(&doc).expect("an OpenAPI document is JSON");
+    crate::openapi_times::rewrite(&mut json);
+    json
 }
 
 fn describe_access(op: &mut Operation, access: Access) {
@@ -167,4 +176,48 @@ fn describe_access(op: &mut Operation, access: Access) {
     op.responses.responses.entry("4XX".into()).or_insert_with(|| {
         error("Refused as sent (bad input, unknown resource, conflict); nothing was changed").into()
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    /// The typed reads declare their documents' schemas, with times as the answers show them.
+    #[test]
+    fn typed_reads_declare_their_schemas_with_rfc3339_times() {
+        let doc = super::document();
+        let schema_of =
+            |path: &str| doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone();
+        for (path, item) in
+            [("/v1/machines", "Machine"), ("/v1/audit", "AuditEntry"), ("/v1/notifications", "NotificationRecord")]
+        {
+            let schema = schema_of(path);
+            assert_eq!(schema["type"], "array", "{path}: {schema}");
+            assert_eq!(schema["items"]["$ref"], format!("#/components/schemas/{item}"), "{path}: {schema}");
+        }
+        let schemas = &doc["components"]["schemas"];
+        let machine = &schemas["Machine"];
+        assert_eq!(machine["properties"]["created_at"]["format"], "date-time", "{machine}");
+        assert!(machine["required"].as_array().unwrap().iter().any(|r| r == "machine_id"), "{machine}");
+        assert_eq!(schemas["HostState"]["enum"][0], "Ready", "{}", schemas["HostState"]);
+        assert_eq!(schemas["TimeWindow"]["required"], serde_json::json!(["start", "end"]), "{}", schemas["TimeWindow"]);
+        // No response schema keeps a stored time's name.
+        let text = doc.to_string();
+        for (stored, _) in hostfw_starter::json_contract::TIME_FIELDS {
+            let inside_responses = schemas.as_object().unwrap().iter().any(|(name, s): (&String, &Value)| {
+                [
+                    "Machine",
+                    "AuditEntry",
+                    "NotificationRecord",
+                    "NotificationEvent",
+                    "DeliveryState",
+                    "RepairMark",
+                    "TimeWindow",
+                ]
+                .contains(&name.as_str())
+                    && s.to_string().contains(&format!("\"{stored}\""))
+            });
+            assert!(!inside_responses, "{stored} is still in a response schema: {text}");
+        }
+    }
 }

@@ -322,6 +322,20 @@ impl Serialize for BmcAddress {
     }
 }
 
+/// A JSON string: the canonical text (`Display`).
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for BmcAddress {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some("A BMC address, canonical: `[https://]host[:port]`."))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for BmcAddress {}
+
 impl<'de> Deserialize<'de> for BmcAddress {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// What happened, as a webhook is told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationKind {
     /// A rollout target was paused: by its error budget, or by hand (`hostfw budget pause`).

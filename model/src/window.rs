@@ -12,6 +12,8 @@ use crate::time_text::{parse_rfc3339, rfc3339_utc};
 /// `[start_ms, end_ms)` in unix milliseconds. Serialized as `{ "start_ms", "end_ms" }` (recorded
 /// workflow histories hold this form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "An update window: from `start` (included) to `end` (excluded)."))]
 pub struct TimeWindow {
     pub start_ms: i64,
     pub end_ms: i64,

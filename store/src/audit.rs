@@ -14,6 +14,7 @@ use crate::{now_ms, Store};
 
 /// One audit record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditEntry {
     /// Site-wide sequence number, starting at 1.
     pub seq: i64,

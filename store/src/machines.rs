@@ -43,6 +43,7 @@ pub struct NewMachine {
 
 /// One managed host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Machine {
     /// Stable machine id (`machine_id` in JSON, like everywhere else).
     #[serde(rename = "machine_id", alias = "id")]

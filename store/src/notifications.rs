@@ -28,6 +28,7 @@ pub const OUTCOME_GAVE_UP: &str = "gave_up";
 
 /// One recorded event: what a webhook is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NotificationEvent {
     /// Stable id (`X-Hostfw-Event-Id`): the same on every attempt, for the receiver to dedupe.
     pub id: String,
@@ -50,6 +51,7 @@ pub struct DueDelivery {
 
 /// The state of one delivery, for `hostfw notifications list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeliveryState {
     pub webhook: String,
     /// `pending`, `delivered` or `gave_up`.
@@ -67,6 +69,7 @@ pub struct DeliveryState {
 
 /// An event with its deliveries (none yet: not fanned out, or no webhook wants its kind).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NotificationRecord {
     #[serde(flatten)]
     pub event: NotificationEvent,

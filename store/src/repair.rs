@@ -15,6 +15,7 @@ use crate::{history, now_ms, Store};
 
 /// Why a host is in repair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RepairMark {
     /// What happened, e.g. "aborted by alice (tok-1): BMC dead".
     pub reason: String,

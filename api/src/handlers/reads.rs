@@ -3,6 +3,9 @@
 //! trail and the webhook notifications. Each answers the JSON document `hostfw --format json` prints (docs/cli-json.md), or the
 //! operator table for `Accept: text/plain`.
 //!
+//! A read whose document has a schema generated from its type declares it (machines, audit,
+//! notifications); the others declare a JSON document of any shape until theirs is typed.
+//!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
 
@@ -11,6 +14,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
 use hostfw_starter::cli::{AuditArgs, BudgetCmd};
+use hostfw_store::{AuditEntry, Machine, NotificationRecord};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -21,8 +25,11 @@ use crate::state::ApiState;
 
 macro_rules! read {
     ($name:ident, $path:literal, $tag:literal, $what:literal, |$ctx:ident| $body:expr) => {
+        read!($name, $path, $tag, $what, serde_json::Value, |$ctx| $body);
+    };
+    ($name:ident, $path:literal, $tag:literal, $what:literal, $doc:ty, |$ctx:ident| $body:expr) => {
         #[doc = $what]
-        #[utoipa::path(get, path = $path, tag = $tag, responses((status = 200, description = $what, content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+        #[utoipa::path(get, path = $path, tag = $tag, responses((status = 200, description = $what, content(($doc = "application/json"), (String = "text/plain")))))]
         pub async fn $name(
             State(state): State<ApiState>,
             Extension(p): Extension<Principal>,
@@ -46,7 +53,7 @@ read!(
 read!(firmware, "/v1/firmware", "catalog", "The effective firmware catalog (hostfw firmware show).", |ctx| {
     hostfw_starter::firmware::show(&ctx).await
 });
-read!(machines, "/v1/machines", "machines", "Every machine (hostfw machine list).", |ctx| {
+read!(machines, "/v1/machines", "machines", "Every machine (hostfw machine list).", Vec<Machine>, |ctx| {
     hostfw_starter::machine::list(&ctx).await
 });
 read!(
@@ -115,7 +122,7 @@ pub struct AuditQuery {
 
 /// The audit trail: who changed what, when (hostfw audit).
 #[utoipa::path(get, path = "/v1/audit", tag = "site", params(AuditQuery),
-    responses((status = 200, description = "Audit entries, newest first", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "Audit entries, newest first", content((Vec<AuditEntry> = "application/json"), (String = "text/plain")))))]
 pub async fn audit(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
@@ -134,7 +141,7 @@ pub struct NotificationsQuery {
 }
 
 /// Recent webhook events and each delivery's state (hostfw notifications list).
-#[utoipa::path(get, path = "/v1/notifications", tag = "site", params(NotificationsQuery), responses((status = 200, description = "Events, newest first, with their deliveries", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+#[utoipa::path(get, path = "/v1/notifications", tag = "site", params(NotificationsQuery), responses((status = 200, description = "Events, newest first, with their deliveries", content((Vec<NotificationRecord> = "application/json"), (String = "text/plain")))))]
 pub async fn notifications(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
