@@ -93,11 +93,13 @@ pub async fn set(
     crate::output::result(ctx.format, &json, human)
 }
 
-/// One request as `host reprovision list` shows it.
+/// One request as `host reprovision list` shows it (its schema is the API's).
 #[derive(serde::Serialize)]
-struct RequestRow<'a> {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RequestRow<'a> {
     #[serde(flatten)]
     request: &'a hostfw_store::Request,
+    /// The host's substate, when it has one.
     substate: Option<hostfw_model::HostSubstate>,
     /// `host_reprovision.max_retries`: the budget `retry_count` counts against.
     max_retries: u32,

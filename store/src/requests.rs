@@ -30,6 +30,7 @@ pub struct NewRequest {
 
 /// A stored reprovision request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Request {
     /// The machine.
     pub machine_id: String,

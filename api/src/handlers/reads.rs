@@ -3,8 +3,8 @@
 //! trail and the webhook notifications. Each answers the JSON document `hostfw --format json` prints (docs/cli-json.md), or the
 //! operator table for `Accept: text/plain`.
 //!
-//! A read whose document has a schema generated from its type declares it (machines, audit,
-//! notifications); the others declare a JSON document of any shape until theirs is typed.
+//! A read whose document has a schema generated from its type declares it (machines, requests,
+//! audit, notifications); the others declare a JSON document of any shape until theirs is typed.
 //!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
@@ -14,6 +14,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
 use hostfw_starter::cli::{AuditArgs, BudgetCmd};
+use hostfw_starter::reprovision::RequestRow;
 use hostfw_store::{AuditEntry, Machine, NotificationRecord};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -61,6 +62,7 @@ read!(
     "/v1/reprovision-requests",
     "requests",
     "Every reprovisioning request (hostfw host reprovision list).",
+    Vec<RequestRow<'static>>,
     |ctx| hostfw_starter::reprovision::list(&ctx).await
 );
 read!(budgets, "/v1/budgets", "brakes", "Error budgets per rollout target (hostfw budget list).", |ctx| {
