@@ -190,6 +190,7 @@ mod tests {
         let typed = [
             ("/v1/machines", "Machine"),
             ("/v1/reprovision-requests", "RequestRow"),
+            ("/v1/budgets", "TargetView"),
             ("/v1/audit", "AuditEntry"),
             ("/v1/notifications", "NotificationRecord"),
         ];

@@ -111,7 +111,7 @@ fn time_schema(old: &Value) -> Value {
     let description = old
         .get("description")
         .and_then(Value::as_str)
-        .map(|d| d.replace(", unix ms", "").replace(" unix ms", "").replace("unix ms", ""))
+        .map(|d| [" (unix ms)", ", unix ms", " unix ms", "unix ms"].iter().fold(d.to_string(), |d, u| d.replace(u, "")))
         .map(|d| format!("{} (RFC 3339, UTC).", d.trim_end_matches(['.', ',', ' '])))
         .unwrap_or_else(|| "RFC 3339, UTC.".to_string());
     let ty = if nullable { json!(["string", "null"]) } else { json!("string") };
@@ -136,7 +136,8 @@ mod tests {
                     "window": { "$ref": "#/components/schemas/Window" },
                     "next_attempt_at_ms": { "type": ["integer", "null"], "format": "int64" } } },
                 "Window": { "type": "object", "required": ["start_ms", "end_ms"], "properties": {
-                    "start_ms": { "type": "integer" }, "end_ms": { "type": "integer" } } },
+                    "start_ms": { "type": "integer", "description": "When it opens (unix ms): included." },
+                    "end_ms": { "type": "integer" } } },
                 "Input": { "type": "object", "properties": { "start_ms": { "type": "integer" } } } } }
         });
         rewrite(&mut doc);
@@ -150,6 +151,7 @@ mod tests {
         assert_eq!(row["properties"]["next_attempt_at"]["type"], json!(["string", "null"]));
         let window = &doc["components"]["schemas"]["Window"];
         assert_eq!(window["required"], json!(["start", "end"]), "a schema reached through another one");
+        assert_eq!(window["properties"]["start"]["description"], "When it opens: included (RFC 3339, UTC).");
         assert_eq!(doc["components"]["schemas"]["Input"]["properties"]["start_ms"], json!({ "type": "integer" }));
     }
 }

@@ -19,10 +19,13 @@ use crate::cli::{BudgetCmd, BudgetTargetArgs};
 use crate::context::Context;
 use crate::output;
 
+/// One target as `budget list` shows it (its schema is the API's).
 #[derive(Serialize)]
-struct TargetView<'a> {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TargetView<'a> {
     #[serde(flatten)]
     record: &'a TargetRecord,
+    /// Whether the target is paused (its error budget is spent, or an operator paused it).
     paused: bool,
     /// The rule that spent the budget, when paused.
     rule: Option<String>,

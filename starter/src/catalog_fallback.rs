@@ -25,8 +25,10 @@ use crate::context::Context;
 
 /// A catalog file left out because it does not load.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CatalogWarning {
     /// The file, as the catalog names it.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub file: PathBuf,
     /// What is wrong (the catalog's own error: file, line, key, problem).
     pub problem: String,

@@ -4,7 +4,7 @@
 //! operator table for `Accept: text/plain`.
 //!
 //! A read whose document has a schema generated from its type declares it (machines, requests,
-//! audit, notifications); the others declare a JSON document of any shape until theirs is typed.
+//! budgets, audit, notifications); the others declare a JSON document of any shape until theirs is typed.
 //!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
@@ -13,6 +13,7 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
+use hostfw_starter::budget::TargetView;
 use hostfw_starter::cli::{AuditArgs, BudgetCmd};
 use hostfw_starter::reprovision::RequestRow;
 use hostfw_store::{AuditEntry, Machine, NotificationRecord};
@@ -65,9 +66,14 @@ read!(
     Vec<RequestRow<'static>>,
     |ctx| hostfw_starter::reprovision::list(&ctx).await
 );
-read!(budgets, "/v1/budgets", "brakes", "Error budgets per rollout target (hostfw budget list).", |ctx| {
-    hostfw_starter::budget::budget(&ctx, &BudgetCmd::List).await
-});
+read!(
+    budgets,
+    "/v1/budgets",
+    "brakes",
+    "Error budgets per rollout target (hostfw budget list).",
+    Vec<TargetView<'static>>,
+    |ctx| hostfw_starter::budget::budget(&ctx, &BudgetCmd::List).await
+);
 
 /// `?history_count=N`.
 #[derive(Debug, Deserialize, IntoParams)]

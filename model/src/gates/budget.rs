@@ -22,6 +22,7 @@ use crate::component::ComponentType;
 
 /// One rollout target: a catalog model's component at its desired version.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Target {
     pub vendor: String,
     pub model: String,
@@ -47,6 +48,7 @@ impl fmt::Display for Target {
 
 /// One host's failure on a target: the evidence `plan` shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TargetFailure {
     pub machine_id: String,
     /// Why its last failed attempt failed.
@@ -57,6 +59,7 @@ pub struct TargetFailure {
 
 /// What the site database knows of one target since it was last resumed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TargetRecord {
     pub target: Target,
     /// Hosts that began installing it.

@@ -257,6 +257,7 @@ impl WaveStatus {
 /// What the site database keeps of a target's canary waves (`gates::waves`), written by the
 /// scheduler's pass as the waves start and open, cleared by `hostfw budget resume`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WaveRecord {
     /// The target's host count when its first wave started, grown since if more hosts joined
     /// (never shrunk): the wave sizes are shares of it.

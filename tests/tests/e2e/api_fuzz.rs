@@ -46,8 +46,14 @@ async fn schemathesis_finds_no_server_error_and_no_undeclared_answer_on_a_real_w
     let token_file = dir.path().join("admin.token");
     site.cli(&["admin", "bootstrap", "--out", &token_file.display().to_string()]).await.unwrap();
     let token = std::fs::read_to_string(&token_file).unwrap().trim().to_string();
-    // Something in every typed read: f2's request waits for its tenant (and its approval-needed
-    // event is a notification), next to the machines and the audit trail.
+    // Something in every typed read: f1 is updated (its target is on record for `budgets`), f2's
+    // request waits for its tenant (its approval-needed event is a notification), next to the
+    // machines and the audit trail.
+    site.cli(&["host", "reprovision", "set", "--id", "f1"]).await.unwrap();
+    site.wait_for("f1 to be updated", std::time::Duration::from_secs(120), || async {
+        site.store.request_get("f1").await.ok()?.is_none().then_some(())
+    })
+    .await;
     site.cli(&["host", "reprovision", "set", "--id", "f2"]).await.unwrap();
 
     let output = tokio::process::Command::new(&bin)
