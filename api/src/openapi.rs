@@ -199,6 +199,7 @@ mod tests {
             assert_eq!(schema["type"], "array", "{path}: {schema}");
             assert_eq!(schema["items"]["$ref"], format!("#/components/schemas/{item}"), "{path}: {schema}");
         }
+        assert_eq!(schema_of("/v1/compliance")["$ref"], "#/components/schemas/ComplianceJson");
         let schemas = &doc["components"]["schemas"];
         let machine = &schemas["Machine"];
         assert_eq!(machine["properties"]["created_at"]["format"], "date-time", "{machine}");

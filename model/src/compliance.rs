@@ -86,6 +86,7 @@ named_enum! {
 
 /// Host counts of one (model, component); see the module doc for each rule.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HostCounts {
     /// Hosts of the model with a stored inventory.
     pub hosts: u32,
@@ -120,6 +121,7 @@ impl HostCounts {
 
 /// One version running in the fleet for a component.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunningVersion {
     /// The reported version; `None` for members whose version is not reported.
     pub version: Option<String>,
@@ -129,6 +131,7 @@ pub struct RunningVersion {
 
 /// One row of the view: a (vendor/model, component) of the catalog.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentCompliance {
     pub vendor: String,
     pub model: String,
@@ -143,6 +146,7 @@ pub struct ComponentCompliance {
 
 /// The whole view.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComplianceView {
     /// Catalog order, components in `ComponentType` order.
     pub components: Vec<ComponentCompliance>,

@@ -32,9 +32,11 @@ async fn read_with(ctx: &Context, catalog: &hostfw_model::Catalog) -> anyhow::Re
 /// `hostfw compliance --format json`: the view, and the catalog files left out because they do
 /// not load (only when some are).
 #[derive(Serialize)]
-struct ComplianceJson<'a> {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ComplianceJson<'a> {
     #[serde(flatten)]
     view: &'a ComplianceView,
+    /// Catalog files left out because they do not load (only when some are).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     catalog_warnings: Vec<CatalogWarning>,
 }

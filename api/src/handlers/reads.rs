@@ -3,8 +3,8 @@
 //! trail and the webhook notifications. Each answers the JSON document `hostfw --format json` prints (docs/cli-json.md), or the
 //! operator table for `Accept: text/plain`.
 //!
-//! A read whose document has a schema generated from its type declares it (machines, requests,
-//! budgets, audit, notifications); the others declare a JSON document of any shape until theirs is typed.
+//! A read whose document has a schema generated from its type declares it (compliance,
+//! machines, requests, budgets, audit, notifications); the others declare a JSON document of any shape until theirs is typed.
 //!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
@@ -15,6 +15,7 @@ use axum::response::Response;
 use axum::Extension;
 use hostfw_starter::budget::TargetView;
 use hostfw_starter::cli::{AuditArgs, BudgetCmd};
+use hostfw_starter::compliance::ComplianceJson;
 use hostfw_starter::reprovision::RequestRow;
 use hostfw_store::{AuditEntry, Machine, NotificationRecord};
 use serde::Deserialize;
@@ -50,6 +51,7 @@ read!(
     "/v1/compliance",
     "site",
     "Firmware compliance per model and component (hostfw compliance).",
+    ComplianceJson<'static>,
     |ctx| hostfw_starter::compliance::compliance(&ctx).await
 );
 read!(firmware, "/v1/firmware", "catalog", "The effective firmware catalog (hostfw firmware show).", |ctx| {
