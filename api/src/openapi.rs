@@ -200,6 +200,10 @@ mod tests {
             assert_eq!(schema["items"]["$ref"], format!("#/components/schemas/{item}"), "{path}: {schema}");
         }
         assert_eq!(schema_of("/v1/compliance")["$ref"], "#/components/schemas/ComplianceJson");
+        assert_eq!(schema_of("/v1/machines/{id}")["$ref"], "#/components/schemas/MachineView");
+        let policy = &doc["components"]["schemas"]["MachineAutoUpdate"];
+        assert_eq!(policy["type"], "object", "the answer's policy is not the request's enum: {policy}");
+        assert!(policy["properties"]["override"].is_object(), "{policy}");
         let schemas = &doc["components"]["schemas"];
         let machine = &schemas["Machine"];
         assert_eq!(machine["properties"]["created_at"]["format"], "date-time", "{machine}");

@@ -17,6 +17,9 @@ use crate::context::Context;
 
 /// The policy of one machine after the change (also the JSON output).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+// Named apart from the API's request enum `AutoUpdatePolicy` (enable, disable, clear).
+#[cfg_attr(feature = "openapi", schema(as = MachineAutoUpdate))]
 pub struct AutoUpdatePolicy {
     pub machine_id: String,
     /// The per-machine override; `None` = site default.

@@ -172,11 +172,16 @@ pub async fn show(ctx: &Context, machine_id: &str, history_count: u32) -> anyhow
     Ok(())
 }
 
+/// `machine show` (its schema is the API's).
 #[derive(Serialize)]
-struct MachineView {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MachineView {
     machine: hostfw_store::Machine,
+    /// The machine's auto-update policy and what decides it.
     auto_update: crate::auto_update::AutoUpdatePolicy,
+    /// Its reprovisioning request, when it has one.
     request: Option<hostfw_store::Request>,
+    /// Its state history, newest first.
     history: Vec<hostfw_store::HistoryEntry>,
 }
 

@@ -15,6 +15,7 @@ use crate::Store;
 
 /// One recorded state change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HistoryEntry {
     /// The machine.
     pub machine_id: String,

@@ -210,7 +210,7 @@ pub async fn label(
 /// Enable or disable a host's automatic updates, or clear the override (hostfw machine auto-update).
 #[utoipa::path(post, path = "/v1/machines/{id}/auto-update", tag = "machines", request_body = AutoUpdateRequest,
     params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Changed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Changed", content((hostfw_starter::auto_update::AutoUpdatePolicy = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody)))]
 pub async fn auto_update(
     State(state): State<ApiState>,

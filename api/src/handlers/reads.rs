@@ -4,7 +4,7 @@
 //! operator table for `Accept: text/plain`.
 //!
 //! A read whose document has a schema generated from its type declares it (compliance,
-//! machines, requests, budgets, audit, notifications); the others declare a JSON document of any shape until theirs is typed.
+//! machines, one machine, requests, budgets, audit, notifications); the others declare a JSON document of any shape until theirs is typed.
 //!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
@@ -16,6 +16,7 @@ use axum::Extension;
 use hostfw_starter::budget::TargetView;
 use hostfw_starter::cli::{AuditArgs, BudgetCmd};
 use hostfw_starter::compliance::ComplianceJson;
+use hostfw_starter::host_show::MachineView;
 use hostfw_starter::reprovision::RequestRow;
 use hostfw_store::{AuditEntry, Machine, NotificationRecord};
 use serde::Deserialize;
@@ -87,7 +88,7 @@ pub struct HistoryQuery {
 /// One machine's registration, state and history (hostfw machine show).
 #[utoipa::path(get, path = "/v1/machines/{id}", tag = "machines",
     params(("id" = String, Path, description = "Machine id"), HistoryQuery),
-    responses((status = 200, description = "The machine", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The machine", content((MachineView = "application/json"), (String = "text/plain")))))]
 pub async fn machine(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
