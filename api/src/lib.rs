@@ -10,6 +10,7 @@
 
 pub mod access;
 pub mod auth;
+pub mod change_answer;
 pub mod error;
 pub mod handlers;
 pub mod openapi;

@@ -199,7 +199,46 @@ mod tests {
             assert_eq!(schema["type"], "array", "{path}: {schema}");
             assert_eq!(schema["items"]["$ref"], format!("#/components/schemas/{item}"), "{path}: {schema}");
         }
-        assert_eq!(schema_of("/v1/compliance")["$ref"], "#/components/schemas/ComplianceJson");
+        assert_eq!(schema_of("/v1/firmware")["items"]["$ref"], "#/components/schemas/FirmwareRow");
+        let single = [
+            ("/v1/compliance", "ComplianceJson"),
+            ("/v1/plan", "PlanView"),
+            ("/v1/managed-hosts/{id}", "HostView"),
+            ("/v1/watch/tally", "Tally"),
+            ("/v1/watch/report", "WatchReportLine"),
+        ];
+        for (path, name) in single {
+            assert_eq!(schema_of(path)["$ref"], format!("#/components/schemas/{name}"), "{path}");
+        }
+        // No answer is left declaring a document of any shape.
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                if let Some(schema) = op["responses"]["200"]["content"]["application/json"]["schema"].as_object() {
+                    assert!(!schema.is_empty(), "{method} {path} declares no schema for its document");
+                }
+            }
+        }
+        // A parameter said to be in the path is one of the path's `{...}`; the others are queries.
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                for param in op["parameters"].as_array().into_iter().flatten() {
+                    let name = param["name"].as_str().unwrap();
+                    let in_path = path.contains(&format!("{{{name}}}"));
+                    let declared = param["in"].as_str().unwrap();
+                    assert_eq!(declared, if in_path { "path" } else { "query" }, "{method} {path}: parameter {name}");
+                }
+            }
+        }
+        // A change built by its command names the command.
+        let change = &doc["components"]["schemas"]["ChangeAnswer"];
+        assert_eq!(change["required"], serde_json::json!(["action"]), "{change}");
+        let create = &doc["paths"]["/v1/machines"]["post"]["responses"]["200"]["content"]["application/json"]["schema"];
+        assert_eq!(create["$ref"], "#/components/schemas/ChangeAnswer", "{create}");
+        let catalog =
+            &doc["paths"]["/v1/firmware-config"]["post"]["responses"]["200"]["content"]["application/json"]["schema"];
+        assert_eq!(catalog["$ref"], "#/components/schemas/CatalogChangePreview", "{catalog}");
+        // A freeze's scope is its key, as the answers show it.
+        assert_eq!(doc["components"]["schemas"]["FreezeScope"]["type"], "string");
         assert_eq!(schema_of("/v1/machines/{id}")["$ref"], "#/components/schemas/MachineView");
         let policy = &doc["components"]["schemas"]["MachineAutoUpdate"];
         assert_eq!(policy["type"], "object", "the answer's policy is not the request's enum: {policy}");

@@ -14,6 +14,7 @@
 //! reach the same BMC parse to equal values. It must not do I/O (a host name is compared as
 //! written, lowercased, never resolved) nor know how stored addresses are looked up (`bmc_lookup`).
 
+use crate::names::text_schema;
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
@@ -322,19 +323,8 @@ impl Serialize for BmcAddress {
     }
 }
 
-/// A JSON string: the canonical text (`Display`).
-#[cfg(feature = "openapi")]
-impl utoipa::PartialSchema for BmcAddress {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::String)
-            .description(Some("A BMC address, canonical: `[https://]host[:port]`."))
-            .into()
-    }
-}
-
-#[cfg(feature = "openapi")]
-impl utoipa::ToSchema for BmcAddress {}
+// A JSON string: the canonical text (`Display`).
+text_schema!(BmcAddress, "A BMC address, canonical: `[https://]host[:port]`.");
 
 impl<'de> Deserialize<'de> for BmcAddress {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

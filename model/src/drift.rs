@@ -60,6 +60,7 @@ pub struct ComponentDrift {
 
 /// A matching member whose version is unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnknownMember {
     /// The member's `Id`.
     pub id: String,
@@ -92,6 +93,7 @@ impl fmt::Display for UnknownMember {
 /// A component that is neither drifted nor compliant: no matching member reports a version other
 /// than the default, and at least one does not report its version ("version not reported").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NotReportedComponent {
     pub component: ComponentType,
     pub desired: String,

@@ -12,6 +12,7 @@ use crate::reported_version::{classify, UnknownVersion};
 
 /// One member of the BMC's `UpdateService/FirmwareInventory` collection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InventoryMember {
     /// The member's Redfish `Id` (what `current_version_reported_as` matches against).
     pub id: String,
@@ -76,6 +77,7 @@ impl InventoryMember {
 
 /// What one exploration of a host's BMC found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InventoryReport {
     /// BMC vendor as reported by the ComputerSystem `Manufacturer` (e.g. "Dell", "Nvidia").
     pub vendor: String,

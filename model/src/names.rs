@@ -1,4 +1,5 @@
-//! String-named enums: one macro giving an enum its wire names, `Display`, `FromStr` and serde.
+//! String-named enums: one macro giving an enum its wire names, `Display`, `FromStr` and serde;
+//! and the OpenAPI schema of a type written as text (`text_schema!`).
 //!
 //! Owns the single rule "the name in TOML, JSON, logs and the CLI is exactly the listed text; any
 //! other text is an error naming it" (no `other` fallback, unlike NICo). It must not define any
@@ -90,3 +91,23 @@ macro_rules! named_enum {
 }
 
 pub(crate) use named_enum;
+
+/// The OpenAPI schema of a type serialized as one string (its `Display` or key text):
+/// `text_schema!(BmcAddress, "A BMC address ...")`.
+macro_rules! text_schema {
+    ($name:ty, $description:literal) => {
+        #[cfg(feature = "openapi")]
+        impl ::utoipa::PartialSchema for $name {
+            fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                ::utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(::utoipa::openapi::schema::Type::String)
+                    .description(Some($description))
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl ::utoipa::ToSchema for $name {}
+    };
+}
+pub(crate) use text_schema;

@@ -41,6 +41,7 @@ pub const UNKNOWN_STATES: &[&str] = &["Absent", "Disabled", "UnavailableOffline"
 
 /// Why a member's version is not known.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum UnknownVersion {
     /// `Version` absent or `null` (or not a scalar).

@@ -98,6 +98,7 @@ pub fn compare_versions(a: &str, b: &str) -> Option<Ordering> {
 
 /// How a catalog default moves from one version to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum DefaultMove {
     /// To a newer version.

@@ -22,6 +22,7 @@ use crate::output;
 
 /// `hostfw freeze --reason ...`: the freeze set.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FreezeSet {
     pub action: &'static str,
     pub freeze: Freeze,
@@ -29,12 +30,14 @@ pub struct FreezeSet {
 
 /// `hostfw freeze list`: the freezes in force, oldest first.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FreezeList {
     pub freezes: Vec<Freeze>,
 }
 
 /// `hostfw unfreeze`: the freezes lifted.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Unfrozen {
     pub action: &'static str,
     pub lifted: Vec<Freeze>,
@@ -42,6 +45,7 @@ pub struct Unfrozen {
 
 /// `hostfw budget pause`: the target paused (or the pause already in force).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TargetPaused {
     pub action: &'static str,
     pub pause: OperatorPause,

@@ -62,6 +62,7 @@ pub struct CatalogChangeRequest {
 
 /// One default the change moves.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DefaultChangeRow {
     pub vendor: String,
     pub model: String,
@@ -78,6 +79,7 @@ pub struct DefaultChangeRow {
 
 /// An artifact of a default the change adds or moves, found and hashed.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CheckedArtifact {
     pub vendor: String,
     pub model: String,
@@ -89,6 +91,7 @@ pub struct CheckedArtifact {
 
 /// What a change would do (or did, once `stored`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CatalogChangePreview {
     /// The audit action (`firmware-config set`, `rollback`, `unset`).
     pub action: &'static str,

@@ -25,6 +25,7 @@ const ANSWERS_POLL_EVERY: Duration = Duration::from_millis(250);
 
 /// What a reload request got: the document `config reload` prints (`--format json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReloadReport {
     /// The stored request.
     pub request: ReloadRequest,

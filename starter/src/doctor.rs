@@ -13,8 +13,11 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::output;
 
+/// One finding of `doctor` (`GET /v1/doctor` and `POST /v1/doctor/fix` answer a list).
 #[derive(Serialize)]
-struct Row {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = DoctorFinding))]
+pub struct Row {
     machine_id: String,
     kind: &'static str,
     problem: String,

@@ -62,13 +62,19 @@ pub async fn explore_cmd(ctx: &Context, only: Option<&str>, concurrency: usize) 
     Ok(())
 }
 
+/// A stored exploration report (`GET /v1/site-explorer/report` answers it).
 #[derive(Serialize)]
-struct ReportView {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ExplorationReportView))]
+pub struct ReportView {
     bmc_address: String,
     machine_id: Option<String>,
     explored_at: String,
     error: Option<String>,
     report: Option<hostfw_model::InventoryReport>,
+    /// `{"Desired": {component: version}, "Reported": {component: [version, ...]}}`, as the
+    /// operator document's report shows them (when the catalog has the model).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     versions: Option<serde_json::Value>,
     /// Per component with a default: desired, status and the matching members (as sent, with
     /// the reason when a version is not reported).

@@ -6,13 +6,19 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::output;
 
+/// One component of one model in the effective catalog (`GET /v1/firmware` answers a list).
 #[derive(Serialize)]
-struct Row {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = FirmwareRow))]
+pub struct Row {
     vendor: String,
     model: String,
     component: String,
+    /// How the installed version is found in the BMC's inventory (the catalog's matcher).
     matcher: String,
+    /// The model's default version of this component, `-` when it has none.
     version: String,
+    /// Updates of this model wait for `start-updates`.
     explicit_start_needed: bool,
 }
 

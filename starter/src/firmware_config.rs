@@ -160,7 +160,8 @@ pub async fn pending(ctx: &Context) -> anyhow::Result<()> {
 
 /// One default of the effective catalog and the layer it comes from.
 #[derive(Serialize)]
-struct DefaultRow {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DefaultRow {
     vendor: String,
     model: String,
     component: String,
@@ -171,10 +172,17 @@ struct DefaultRow {
     explicit_start_needed: bool,
 }
 
+/// `firmware-config show` (`GET /v1/firmware-config` answers it).
 #[derive(Serialize)]
-struct ShowJson<'a> {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = FirmwareConfigShow))]
+pub struct ShowJson<'a> {
+    /// The latest stored version of the runtime layer (absent: none was ever stored).
     version: Option<&'a FirmwareConfigVersion>,
+    /// Every default and the layer it comes from.
     defaults: &'a [DefaultRow],
+    /// The effective catalog: every model as a `host_models` table (docs/catalog.md).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     catalog: &'a Catalog,
 }
 

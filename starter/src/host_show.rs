@@ -15,8 +15,10 @@ use crate::context::Context;
 use crate::live_status::query_status;
 use crate::output;
 
+/// `managed-host show` (`GET /v1/managed-hosts/{id}` answers it).
 #[derive(Serialize)]
-struct HostView {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HostView {
     machine: hostfw_store::Machine,
     request: Option<hostfw_store::Request>,
     health_reports: Vec<hostfw_store::HealthReport>,

@@ -19,7 +19,8 @@ use crate::context::Context;
 use crate::output;
 
 #[derive(Serialize)]
-struct PlanView<'a> {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PlanView<'a> {
     #[serde(flatten)]
     plan: &'a Plan,
     /// The same reasons as operator sentences.
@@ -32,7 +33,8 @@ struct PlanView<'a> {
 }
 
 #[derive(Serialize)]
-struct NotReportedHost<'a> {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NotReportedHost<'a> {
     machine_id: &'a str,
     components: &'a [NotReportedComponent],
 }

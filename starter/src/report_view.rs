@@ -12,6 +12,7 @@ use serde::Serialize;
 
 /// One inventory member as get-report shows it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MemberView {
     pub id: String,
     /// The `Version` exactly as the BMC sent it (`""` when absent or null).
@@ -47,6 +48,7 @@ impl MemberView {
 
 /// A component's standing against its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ComponentStatus {
     #[serde(rename = "compliant")]
     Compliant,
@@ -71,6 +73,7 @@ impl ComponentStatus {
 
 /// One component with a default: desired, the matching members, and its status.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentView {
     pub component: ComponentType,
     pub desired: String,

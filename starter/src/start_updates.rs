@@ -16,6 +16,7 @@ use crate::window_time::{resolve_window, rfc3339_utc, system_local};
 
 /// One machine's window after the command (also the JSON output).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MachineWindow {
     pub machine_id: String,
     /// RFC 3339 in UTC; `None` when cancelled.

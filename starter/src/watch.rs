@@ -24,6 +24,7 @@ use crate::context::Context;
 
 /// One look at the site (`GET /v1/watch/tally` answers it).
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tally {
     total: usize,
     compliant: usize,
@@ -330,8 +331,11 @@ async fn this_run(ctx: &Context, since_ms: i64) -> anyhow::Result<(usize, usize)
     Ok((max_overlap(&all), updated))
 }
 
+/// The final report of a watch.
 #[derive(Serialize)]
-struct Report {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = WatchReport))]
+pub struct Report {
     models: Vec<ModelRow>,
     /// Hosts whose update finished while the watch ran.
     hosts_updated: usize,
@@ -348,8 +352,19 @@ struct Report {
     compliance: ComplianceView,
 }
 
+/// The last line of `watch --format json`, the report set apart from the change lines under
+/// `report` (`GET /v1/watch/report` answers it).
 #[derive(Serialize)]
-struct ModelRow {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = WatchReportLine))]
+pub struct ReportLine {
+    report: Report,
+}
+
+/// Hosts and compliant hosts of one model.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ModelRow {
     model: String,
     hosts: usize,
     compliant: usize,
@@ -378,7 +393,7 @@ async fn report(ctx: &Context, t: &Tally, since_ms: i64, took: Duration) -> anyh
         compliance: crate::compliance::read(ctx).await?,
     };
     if ctx.format == Format::Json {
-        crate::outln!("{}", crate::json_contract::to_json_line(&serde_json::json!({ "report": report }))?);
+        crate::outln!("{}", crate::json_contract::to_json_line(&ReportLine { report })?);
         return Ok(());
     }
     let rows: Vec<Vec<String>> =

@@ -19,6 +19,7 @@ const APPROVALS_KEPT: i64 = 20;
 
 /// Who or what approved a request, and when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Approval {
     pub machine_id: String,
     /// The request's `requested_at_ms`: which request it approved.

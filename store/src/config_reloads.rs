@@ -24,6 +24,8 @@ pub const AUDIT_CONFIG_RELOAD_ANSWER: &str = "config.reload_answer";
 
 /// A request to re-read the site config.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = StoredReloadRequest))]
 pub struct ReloadRequest {
     /// Site-wide number, from 1.
     pub id: i64,
@@ -37,6 +39,7 @@ pub struct ReloadRequest {
 
 /// What a worker did with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ReloadOutcome {
     /// Live keys changed and are in effect.
@@ -69,6 +72,7 @@ impl ReloadOutcome {
 
 /// One worker's answer to one request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReloadAnswer {
     pub request_id: i64,
     /// The worker's identity (`<host>/<pid>`).

@@ -21,6 +21,7 @@ use crate::{now_ms, Store};
 
 /// One stored version of the runtime catalog document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FirmwareConfigVersion {
     /// Version number, starting at 1.
     pub version: i64,

@@ -21,6 +21,7 @@ use crate::{now_ms, Store};
 
 /// A catalog change proposed under the two-person rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingFirmwareConfig {
     /// Pending change number, from 1 (not a version number).
     pub id: i64,

@@ -14,6 +14,7 @@ use crate::{now_ms, Store};
 
 /// One health report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HealthReport {
     /// The machine it is attached to (must exist).
     pub machine_id: String,

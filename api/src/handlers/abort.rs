@@ -41,7 +41,7 @@ pub struct AbortRequest {
 
 /// Take back an update (one host or a selector's hosts).
 #[utoipa::path(post, path = "/v1/aborts", tag = "brakes", request_body = AbortRequest,
-    responses((status = 200, description = "What was done", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "What was done", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn abort(

@@ -57,7 +57,7 @@ pub struct PauseRequest {
 
 /// The freezes in force (hostfw freeze list).
 #[utoipa::path(get, path = "/v1/freezes", tag = "brakes",
-    responses((status = 200, description = "The freezes in force", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The freezes in force", content((hostfw_starter::brakes::FreezeList = "application/json"), (String = "text/plain")))))]
 pub async fn list(State(state): State<ApiState>, Extension(p): Extension<Principal>, headers: HeaderMap) -> Response {
     let args = FreezeArgs { cmd: Some(FreezeCmd::List), reason: None, selector: None, drain: false };
     verb::run(&state, &p, &headers, |ctx| async move { hostfw_starter::brakes::freeze(&ctx, &args).await }).await
@@ -65,7 +65,7 @@ pub async fn list(State(state): State<ApiState>, Extension(p): Extension<Princip
 
 /// Set a freeze (hostfw freeze).
 #[utoipa::path(post, path = "/v1/freezes", tag = "brakes", request_body = FreezeRequest,
-    responses((status = 200, description = "Set", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Set", content((hostfw_starter::brakes::FreezeSet = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn freeze(
     State(state): State<ApiState>,
@@ -79,7 +79,7 @@ pub async fn freeze(
 
 /// Lift freezes (hostfw unfreeze).
 #[utoipa::path(post, path = "/v1/freezes/lift", tag = "brakes", request_body = UnfreezeRequest,
-    responses((status = 200, description = "Lifted", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Lifted", content((hostfw_starter::brakes::Unfrozen = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn unfreeze(
     State(state): State<ApiState>,
@@ -93,7 +93,7 @@ pub async fn unfreeze(
 
 /// Pause a rollout target by hand (hostfw budget pause).
 #[utoipa::path(post, path = "/v1/budgets/pause", tag = "brakes", request_body = PauseRequest,
-    responses((status = 200, description = "Paused", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Paused", content((hostfw_starter::brakes::TargetPaused = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn pause(
     State(state): State<ApiState>,

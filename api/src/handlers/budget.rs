@@ -31,7 +31,7 @@ pub struct TargetRequest {
 
 /// Resume a paused target.
 #[utoipa::path(post, path = "/v1/budgets/resume", tag = "brakes", request_body = TargetRequest,
-    responses((status = 200, description = "Resumed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Resumed", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn resume(
     State(state): State<ApiState>,

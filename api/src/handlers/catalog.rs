@@ -134,6 +134,7 @@ pub struct RejectRequest {
 
 /// `?limit=N`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     /// Versions shown, newest first (default 20, at least 1).
     pub limit: Option<u32>,
@@ -148,7 +149,7 @@ fn at_least_one(field: &str, n: i64) -> Result<(), ApiError> {
 
 /// Store a new runtime layer (hostfw firmware-config set).
 #[utoipa::path(post, path = "/v1/firmware-config", tag = "catalog", request_body = SetRequest,
-    responses((status = 200, description = "Stored (or the dry run, or unchanged)", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Stored (or the dry run, or unchanged)", content((hostfw_starter::catalog_preview::CatalogChangePreview = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Not confirmed (preview and question in the body), or refused; nothing was stored", body = ErrorBody)))]
 pub async fn set(
     State(state): State<ApiState>,
@@ -167,7 +168,7 @@ pub async fn set(
 
 /// What a document would change, without storing it (hostfw firmware-config diff).
 #[utoipa::path(post, path = "/v1/firmware-config/diff", tag = "catalog", request_body = DiffRequest,
-    responses((status = 200, description = "The rows that would change", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "The rows that would change", content((hostfw_starter::catalog_preview::CatalogChangePreview = "application/json"), (String = "text/plain"))),
               (status = 422, description = "The document is refused", body = ErrorBody)))]
 pub async fn diff(
     State(state): State<ApiState>,
@@ -183,7 +184,7 @@ pub async fn diff(
 
 /// Remove the runtime layer (hostfw firmware-config unset).
 #[utoipa::path(post, path = "/v1/firmware-config/unset", tag = "catalog", request_body = ChangeRequest,
-    responses((status = 200, description = "Stored (or the dry run, or unchanged)", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Stored (or the dry run, or unchanged)", content((hostfw_starter::catalog_preview::CatalogChangePreview = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Not confirmed (preview and question in the body), or refused; nothing was stored", body = ErrorBody)))]
 pub async fn unset(
     State(state): State<ApiState>,
@@ -197,7 +198,7 @@ pub async fn unset(
 
 /// Store an earlier version again (hostfw firmware-config rollback).
 #[utoipa::path(post, path = "/v1/firmware-config/rollback", tag = "catalog", request_body = RollbackRequest,
-    responses((status = 200, description = "Stored (or the dry run, or unchanged)", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Stored (or the dry run, or unchanged)", content((hostfw_starter::catalog_preview::CatalogChangePreview = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Not confirmed (preview and question in the body), or refused; nothing was stored", body = ErrorBody)))]
 pub async fn rollback(
     State(state): State<ApiState>,
@@ -217,7 +218,7 @@ pub async fn rollback(
 
 /// Approve a pending change (hostfw firmware-config approve).
 #[utoipa::path(post, path = "/v1/firmware-config/approve", tag = "catalog", request_body = ApproveRequest,
-    responses((status = 200, description = "Approved and stored", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Approved and stored", content((hostfw_starter::catalog_preview::CatalogChangePreview = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Not confirmed (preview and question in the body), or refused", body = ErrorBody)))]
 pub async fn approve(
     State(state): State<ApiState>,
@@ -236,7 +237,7 @@ pub async fn approve(
 
 /// Reject a pending change (hostfw firmware-config reject).
 #[utoipa::path(post, path = "/v1/firmware-config/reject", tag = "catalog", request_body = RejectRequest,
-    responses((status = 200, description = "Rejected", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Rejected", content((hostfw_store::PendingFirmwareConfig = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused", body = ErrorBody)))]
 pub async fn reject(
     State(state): State<ApiState>,
@@ -255,7 +256,7 @@ pub async fn reject(
 
 /// Changes waiting for a second admin (hostfw firmware-config pending).
 #[utoipa::path(get, path = "/v1/firmware-config/pending", tag = "catalog",
-    responses((status = 200, description = "Pending changes, oldest first", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "Pending changes, oldest first", content((Vec<hostfw_store::PendingFirmwareConfig> = "application/json"), (String = "text/plain")))))]
 pub async fn pending(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
@@ -266,14 +267,14 @@ pub async fn pending(
 
 /// The current version and the effective catalog (hostfw firmware-config show).
 #[utoipa::path(get, path = "/v1/firmware-config", tag = "catalog",
-    responses((status = 200, description = "The current version", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The current version", content((hostfw_starter::firmware_config::ShowJson = "application/json"), (String = "text/plain")))))]
 pub async fn show(State(state): State<ApiState>, Extension(p): Extension<Principal>, headers: HeaderMap) -> Response {
     verb::run(&state, &p, &headers, |ctx| async move { firmware_config::show(&ctx).await }).await
 }
 
 /// Stored versions, newest first (hostfw firmware-config history).
 #[utoipa::path(get, path = "/v1/firmware-config/history", tag = "catalog", params(HistoryQuery),
-    responses((status = 200, description = "Versions, newest first", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "Versions, newest first", content((Vec<hostfw_store::FirmwareConfigVersion> = "application/json"), (String = "text/plain")))))]
 pub async fn history(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,

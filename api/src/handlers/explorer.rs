@@ -40,6 +40,7 @@ pub struct ReExploreRequest {
 
 /// `?bmc=...`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReportQuery {
     /// BMC address in any form.
     pub bmc: String,
@@ -47,7 +48,7 @@ pub struct ReportQuery {
 
 /// Explore BMCs now (hostfw site-explorer explore).
 #[utoipa::path(post, path = "/v1/site-explorer/explore", tag = "explorer", request_body = ExploreRequest,
-    responses((status = 200, description = "Explored", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Explored", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody)))]
 pub async fn explore(
     State(state): State<ApiState>,
@@ -73,7 +74,7 @@ pub async fn explore(
 
 /// Ask the Site Explorer workflow to explore one BMC now (hostfw site-explorer re-explore).
 #[utoipa::path(post, path = "/v1/site-explorer/re-explore", tag = "explorer", request_body = ReExploreRequest,
-    responses((status = 200, description = "Asked", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Asked", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused", body = ErrorBody)))]
 pub async fn re_explore(
     State(state): State<ApiState>,
@@ -92,7 +93,7 @@ pub async fn re_explore(
 
 /// A stored exploration report (hostfw site-explorer get-report managed-host BMC).
 #[utoipa::path(get, path = "/v1/site-explorer/report", tag = "explorer", params(ReportQuery),
-    responses((status = 200, description = "The report", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "The report", content((hostfw_starter::explore::ReportView = "application/json"), (String = "text/plain"))),
               (status = 400, description = "No bmc parameter", body = ErrorBody)))]
 pub async fn report(
     State(state): State<ApiState>,

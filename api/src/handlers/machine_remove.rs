@@ -26,7 +26,7 @@ pub struct RemoveRequest {
 /// Remove a machine from the site (its credentials destroyed, its history kept).
 #[utoipa::path(post, path = "/v1/machines/{id}/remove", tag = "machines", request_body = RemoveRequest,
     params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Removed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Removed", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody),
               (status = 422, description = "Refused (it has a reprovisioning request); nothing was changed", body = ErrorBody)))]
 pub async fn remove(

@@ -128,7 +128,7 @@ pub struct MaintenanceRequest {
 
 /// Register or update one machine (hostfw machine add).
 #[utoipa::path(post, path = "/v1/machines", tag = "machines", request_body = AddMachineRequest,
-    responses((status = 200, description = "Registered", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Registered", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn add(
     State(state): State<ApiState>,
@@ -154,7 +154,7 @@ pub async fn add(
 
 /// Register every host of a fleet file (hostfw machine import).
 #[utoipa::path(post, path = "/v1/machines/import", tag = "machines", request_body = ImportRequest,
-    responses((status = 200, description = "Imported", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Imported", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was imported", body = ErrorBody)))]
 pub async fn import(
     State(state): State<ApiState>,
@@ -170,7 +170,7 @@ pub async fn import(
 
 /// Re-encrypt every stored BMC password with a new site key (hostfw machine rotate-key).
 #[utoipa::path(post, path = "/v1/machines/rotate-key", tag = "machines", request_body = RotateKeyRequest,
-    responses((status = 200, description = "Re-encrypted", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Re-encrypted", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 400, description = "The key is not base64 of 32 bytes", body = ErrorBody)))]
 pub async fn rotate_key(
     State(state): State<ApiState>,
@@ -191,7 +191,7 @@ pub async fn rotate_key(
 /// Set or remove a machine's labels (hostfw machine label).
 #[utoipa::path(post, path = "/v1/machines/{id}/labels", tag = "machines", request_body = LabelRequest,
     params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Labels changed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Labels changed", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody)))]
 pub async fn label(
     State(state): State<ApiState>,
@@ -237,7 +237,7 @@ pub async fn auto_update(
 /// Put a host into maintenance or take it out (hostfw machine maintenance).
 #[utoipa::path(post, path = "/v1/machines/{id}/maintenance", tag = "machines", request_body = MaintenanceRequest,
     params(("id" = String, Path, description = "Machine id")),
-    responses((status = 200, description = "Changed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Changed", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn maintenance(
@@ -261,7 +261,7 @@ pub async fn maintenance(
 
 /// Set the auto-update override on every machine of a selector (hostfw machine auto-update --selector).
 #[utoipa::path(post, path = "/v1/machines/auto-update", tag = "machines", request_body = AutoUpdateManyRequest,
-    responses((status = 200, description = "Changed, or the dry run's preview", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Changed, or the dry run's preview", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Not confirmed (preview and question in the body), or refused; nothing was changed", body = ErrorBody)))]
 pub async fn auto_update_many(
     State(state): State<ApiState>,

@@ -3,8 +3,7 @@
 //! trail and the webhook notifications. Each answers the JSON document `hostfw --format json` prints (docs/cli-json.md), or the
 //! operator table for `Accept: text/plain`.
 //!
-//! A read whose document has a schema generated from its type declares it (compliance,
-//! machines, one machine, requests, budgets, audit, notifications); the others declare a JSON document of any shape until theirs is typed.
+//! Every read declares the schema generated from the type of its document.
 //!
 //! Owns mounting those commands on their paths and their query parameters. It must not change
 //! anything.
@@ -16,7 +15,9 @@ use axum::Extension;
 use hostfw_starter::budget::TargetView;
 use hostfw_starter::cli::{AuditArgs, BudgetCmd};
 use hostfw_starter::compliance::ComplianceJson;
-use hostfw_starter::host_show::MachineView;
+use hostfw_starter::firmware::Row as FirmwareRow;
+use hostfw_starter::host_show::{HostView, MachineView};
+use hostfw_starter::plan::PlanView;
 use hostfw_starter::reprovision::RequestRow;
 use hostfw_store::{AuditEntry, Machine, NotificationRecord};
 use serde::Deserialize;
@@ -28,9 +29,6 @@ use crate::principal::Principal;
 use crate::state::ApiState;
 
 macro_rules! read {
-    ($name:ident, $path:literal, $tag:literal, $what:literal, |$ctx:ident| $body:expr) => {
-        read!($name, $path, $tag, $what, serde_json::Value, |$ctx| $body);
-    };
     ($name:ident, $path:literal, $tag:literal, $what:literal, $doc:ty, |$ctx:ident| $body:expr) => {
         #[doc = $what]
         #[utoipa::path(get, path = $path, tag = $tag, responses((status = 200, description = $what, content(($doc = "application/json"), (String = "text/plain")))))]
@@ -44,7 +42,7 @@ macro_rules! read {
     };
 }
 
-read!(plan, "/v1/plan", "site", "A dry run of the scheduler's next pass (hostfw plan).", |ctx| {
+read!(plan, "/v1/plan", "site", "A dry run of the scheduler's next pass (hostfw plan).", PlanView<'static>, |ctx| {
     hostfw_starter::plan::plan(&ctx).await
 });
 read!(
@@ -55,9 +53,14 @@ read!(
     ComplianceJson<'static>,
     |ctx| hostfw_starter::compliance::compliance(&ctx).await
 );
-read!(firmware, "/v1/firmware", "catalog", "The effective firmware catalog (hostfw firmware show).", |ctx| {
-    hostfw_starter::firmware::show(&ctx).await
-});
+read!(
+    firmware,
+    "/v1/firmware",
+    "catalog",
+    "The effective firmware catalog (hostfw firmware show).",
+    Vec<FirmwareRow>,
+    |ctx| hostfw_starter::firmware::show(&ctx).await
+);
 read!(machines, "/v1/machines", "machines", "Every machine (hostfw machine list).", Vec<Machine>, |ctx| {
     hostfw_starter::machine::list(&ctx).await
 });
@@ -80,6 +83,7 @@ read!(
 
 /// `?history_count=N`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     /// State history entries shown (default 10).
     pub history_count: Option<u32>,
@@ -110,7 +114,7 @@ pub async fn machine(
 /// reads the hosts of its own instances.
 #[utoipa::path(get, path = "/v1/managed-hosts/{id}", tag = "machines",
     params(("id" = String, Path, description = "Machine id"), HistoryQuery),
-    responses((status = 200, description = "The host", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The host", content((HostView = "application/json"), (String = "text/plain")))))]
 pub async fn managed_host(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,
@@ -124,6 +128,7 @@ pub async fn managed_host(
 
 /// `?limit=N&target=T`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     /// Entries shown, newest first (default 50, at least 1).
     pub limit: Option<u32>,
@@ -146,6 +151,7 @@ pub async fn audit(
 
 /// `?limit=N`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct NotificationsQuery {
     /// Events shown, newest first (default 50, at least 1).
     pub limit: Option<u32>,

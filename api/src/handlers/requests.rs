@@ -78,7 +78,7 @@ pub struct StartUpdatesRequest {
 
 /// Request reprovisioning of one host now (hostfw host reprovision set).
 #[utoipa::path(post, path = "/v1/reprovision-requests", tag = "requests", request_body = ReprovisionSetRequest,
-    responses((status = 200, description = "Requested", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Requested", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 404, description = "No such machine", body = ErrorBody),
               (status = 422, description = "Refused; nothing was requested", body = ErrorBody)))]
 pub async fn set(
@@ -96,7 +96,7 @@ pub async fn set(
 
 /// Request every drifted host now, bypassing the ceiling (hostfw host reprovision all-drifted).
 #[utoipa::path(post, path = "/v1/reprovision-requests/all-drifted", tag = "requests", request_body = AllDriftedRequest,
-    responses((status = 200, description = "Requested (or the dry run)", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Requested (or the dry run)", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Not confirmed (the preview and the question are in the body) or refused; nothing was requested", body = ErrorBody)))]
 pub async fn all_drifted(
     State(state): State<ApiState>,
@@ -133,7 +133,7 @@ pub async fn all_drifted(
 macro_rules! on_machine {
     ($name:ident, $method:ident, $path:literal, $tag:literal, $what:literal, $done:literal, $command:path) => {
         #[doc = $what]
-        #[utoipa::path($method, path = $path, tag = $tag, params(("id" = String, Path, description = "Machine id")), responses((status = 200, description = $done, content((serde_json::Value = "application/json"), (String = "text/plain"))), (status = 404, description = "No such machine", body = ErrorBody), (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
+        #[utoipa::path($method, path = $path, tag = $tag, params(("id" = String, Path, description = "Machine id")), responses((status = 200, description = $done, content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))), (status = 404, description = "No such machine", body = ErrorBody), (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
         pub async fn $name(
             State(state): State<ApiState>,
             Extension(p): Extension<Principal>,
@@ -176,7 +176,7 @@ on_machine!(
 
 /// Open or cancel the update window of hosts (hostfw managed-host start-updates).
 #[utoipa::path(post, path = "/v1/managed-hosts/start-updates", tag = "machines", request_body = StartUpdatesRequest,
-    responses((status = 200, description = "Windows changed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Windows changed", content((Vec<hostfw_starter::start_updates::MachineWindow> = "application/json"), (String = "text/plain"))),
               (status = 404, description = "A machine is not registered; nothing was changed", body = ErrorBody)))]
 pub async fn start_updates(
     State(state): State<ApiState>,

@@ -34,7 +34,7 @@ pub struct ReloadRequest {
 
 /// Every disagreement between the site database and Temporal (hostfw doctor).
 #[utoipa::path(get, path = "/v1/doctor", tag = "site",
-    responses((status = 200, description = "Nothing to fix", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Nothing to fix", content((Vec<hostfw_starter::doctor::Row> = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Something is left to fix (the findings are in `output`)", body = ErrorBody)))]
 pub async fn doctor(State(state): State<ApiState>, Extension(p): Extension<Principal>, headers: HeaderMap) -> Response {
     verb::run(&state, &p, &headers, |ctx| Box::pin(async move { hostfw_starter::doctor::doctor(&ctx, false).await }))
@@ -43,7 +43,7 @@ pub async fn doctor(State(state): State<ApiState>, Extension(p): Extension<Princ
 
 /// Apply doctor's fixes, each audited (hostfw doctor --fix).
 #[utoipa::path(post, path = "/v1/doctor/fix", tag = "site",
-    responses((status = 200, description = "Everything fixed", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Everything fixed", content((Vec<hostfw_starter::doctor::Row> = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Something is left (the rows are in `output`)", body = ErrorBody)))]
 pub async fn doctor_fix(
     State(state): State<ApiState>,
@@ -56,7 +56,7 @@ pub async fn doctor_fix(
 
 /// Ask every running worker to re-read its site config (hostfw config reload).
 #[utoipa::path(post, path = "/v1/config/reload", tag = "site", request_body = ReloadRequest,
-    responses((status = 200, description = "Every running worker applied it", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "Every running worker applied it", content((hostfw_starter::config_reload::ReloadReport = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Some worker refused it or did not answer (the answers are in `output`)", body = ErrorBody)))]
 pub async fn config_reload(
     State(state): State<ApiState>,

@@ -28,7 +28,7 @@ pub struct RebootRequest {
 /// Reboot an instance, approving its host's firmware update.
 #[utoipa::path(post, path = "/v1/instances/{id}/reboot", tag = "tenant", request_body = RebootRequest,
     params(("id" = String, Path, description = "Instance id")),
-    responses((status = 200, description = "What was done", content((serde_json::Value = "application/json"), (String = "text/plain"))),
+    responses((status = 200, description = "What was done", content((crate::change_answer::ChangeAnswer = "application/json"), (String = "text/plain"))),
               (status = 422, description = "Refused; nothing was changed", body = ErrorBody)))]
 pub async fn reboot(
     State(state): State<ApiState>,

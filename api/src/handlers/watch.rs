@@ -21,6 +21,7 @@ use crate::state::ApiState;
 
 /// `?since_ms=...&watched_ms=...`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReportQuery {
     /// When the watch began (milliseconds since the epoch): hosts updated since then are counted.
     pub since_ms: i64,
@@ -31,14 +32,14 @@ pub struct ReportQuery {
 
 /// One look at the rollout (hostfw watch's tally), always JSON.
 #[utoipa::path(get, path = "/v1/watch/tally", tag = "site",
-    responses((status = 200, description = "The tally", content((serde_json::Value = "application/json")))))]
+    responses((status = 200, description = "The tally", content((hostfw_starter::watch::Tally = "application/json")))))]
 pub async fn tally(State(state): State<ApiState>, Extension(p): Extension<Principal>, headers: HeaderMap) -> Response {
     verb::run(&state, &p, &headers, |ctx| async move { hostfw_starter::watch::print_tally(&ctx).await }).await
 }
 
 /// The final report of a watch (hostfw watch's report).
 #[utoipa::path(get, path = "/v1/watch/report", tag = "site", params(ReportQuery),
-    responses((status = 200, description = "The report", content((serde_json::Value = "application/json"), (String = "text/plain")))))]
+    responses((status = 200, description = "The report", content((hostfw_starter::watch::ReportLine = "application/json"), (String = "text/plain")))))]
 pub async fn report(
     State(state): State<ApiState>,
     Extension(p): Extension<Principal>,

@@ -21,6 +21,7 @@ use crate::TimeWindow;
 
 /// What happens when an assigned host's approval deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DeadlinePolicy {
     /// Give the request up and select the host again at its next window.
@@ -80,6 +81,7 @@ pub struct ApprovalWait {
 /// A host whose request was given up at its approval deadline (`skip`): not selected again
 /// before `until_ms`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalHold {
     pub machine_id: String,
     pub skipped_at_ms: i64,
@@ -108,6 +110,7 @@ impl ApprovalFacts {
 
 /// An assigned host still waiting for approval after its deadline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OverdueApproval {
     pub machine_id: String,
     pub requested_at_ms: i64,

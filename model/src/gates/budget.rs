@@ -145,6 +145,7 @@ impl ErrorBudget {
 
 /// A paused target and why: the scheduler starts no host that would install it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PausedTarget {
     pub target: Target,
     pub attempted_hosts: u32,

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// Host counts of the fleet the percentage applies to. Named fields on purpose: NICo's percent
 /// ceiling is always zero because its two positional integers are passed in reverse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FleetHealth {
     /// Every managed host considered by the pass.
     pub total: u32,
@@ -29,6 +30,7 @@ pub struct CeilingLimits {
 
 /// The usable ceiling and how it was computed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Ceiling {
     pub limit: u32,
     /// One operator-readable line, e.g.

@@ -17,6 +17,7 @@ use crate::inventory::InventoryReport;
 /// A drifted component whose matcher finds no inventory member (S54): nothing to install or
 /// verify until the matcher or the inventory is fixed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnmatchedComponent {
     pub component: ComponentType,
     /// The component's `current_version_reported_as` regex.
@@ -25,6 +26,7 @@ pub struct UnmatchedComponent {
 
 /// What the scheduler knows of a host's firmware.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum FirmwareStatus {
     /// No inventory report stored yet.
     NotExplored,

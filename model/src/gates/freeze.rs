@@ -12,6 +12,7 @@
 //! and by the activity the host workflow asks before each component). It must do no I/O and read
 //! no clock: the store gives the records.
 
+use crate::names::text_schema;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,8 @@ pub enum FreezeScope {
     /// The hosts labelled `key=value`.
     Label { key: String, value: String },
 }
+
+text_schema!(FreezeScope, "What a freeze covers, as its key: `site`, `model=[VENDOR/]MODEL` or `label=KEY=VALUE`.");
 
 /// Why a freeze selector is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -138,6 +141,7 @@ impl fmt::Display for FreezeScope {
 
 /// One freeze as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Freeze {
     pub id: i64,
     pub scope: FreezeScope,
@@ -191,6 +195,7 @@ pub fn holding<'f>(
 
 /// A rollout target an operator paused by hand (`hostfw budget pause`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OperatorPause {
     pub target: Target,
     pub by: String,

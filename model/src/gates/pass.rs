@@ -56,6 +56,7 @@ pub struct PassInput {
 /// The operator's brakes as the site database records them (`hostfw freeze`,
 /// `hostfw budget pause`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Brakes {
     /// Freezes in force, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -73,6 +74,7 @@ impl Brakes {
 
 /// What one pass decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Plan {
     /// `total` = all hosts, `unhealthy` = hosts marked unhealthy.
     pub fleet: FleetHealth,

@@ -20,6 +20,7 @@ use crate::{ComponentType, TimeWindow};
 
 /// The first gate a host failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum SkipReason {
     NotExplored,
     ExploreFailed {
@@ -172,6 +173,7 @@ impl SkipReason {
 
 /// A host that was not started, with its first failing gate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Skipped {
     pub machine_id: String,
     pub reason: SkipReason,

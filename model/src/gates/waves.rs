@@ -174,6 +174,7 @@ impl WavePolicy {
 
 /// When a target's next wave opens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum NextWave {
     /// The open wave is the last: every host of the target may start.
     None,
@@ -214,6 +215,7 @@ impl fmt::Display for NextWave {
 
 /// Where one target's rollout is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WaveStatus {
     pub target: Target,
     /// The open wave, from 1.

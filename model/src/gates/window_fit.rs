@@ -32,6 +32,7 @@ pub struct UpdateDurations {
 
 /// What a host's update is expected to take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Estimate {
     /// The 90th percentile (nearest rank) of the past runs' durations.
     pub p90_ms: i64,

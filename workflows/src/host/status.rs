@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// One substate transition, as kept in the workflow's recent history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StatusEvent {
     pub substate: HostSubstate,
     pub message: String,
@@ -16,6 +17,7 @@ pub struct StatusEvent {
 
 /// A component the workflow installed and verified.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InstalledComponent {
     pub component: ComponentType,
     /// Versions the matching inventory entries reported before the install.
@@ -25,6 +27,7 @@ pub struct InstalledComponent {
 
 /// The answer of the `status` query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HostStatus {
     pub machine_id: String,
     pub substate: HostSubstate,
