@@ -33,6 +33,7 @@ mod recovery;
 mod replay;
 mod routes;
 mod security;
+mod signal_sequences;
 mod slow_inventory;
 mod uploads;
 mod window_fit;
