@@ -212,6 +212,7 @@ impl Store {
                     attempted_hosts,
                     failures: Vec::new(),
                     open: Vec::new(),
+                    finished: Vec::new(),
                     last_done_ms,
                     last_attempt_ms,
                     failed_last: u32::try_from(failed_last).unwrap_or(u32::MAX),
@@ -241,6 +242,7 @@ impl Store {
                     attempted_hosts: 0,
                     failures: Vec::new(),
                     open: Vec::new(),
+                    finished: Vec::new(),
                     last_done_ms: None,
                     last_attempt_ms: None,
                     failed_last: 0,
@@ -284,6 +286,22 @@ impl Store {
             let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
             if let Some(record) = records.get_mut(&key) {
                 record.open.push(row.try_get("machine_id").map_err(StoreError::db(OP, ""))?);
+            }
+        }
+        // Attempts that finished and never failed: with the two lists above, every attempted
+        // host by name (the canary waves count each host once).
+        let finished = sqlx::query(
+            "SELECT vendor, model, component, version, machine_id FROM target_hosts \
+             WHERE failed_at_ms IS NULL AND finished_at_ms IS NOT NULL AND finished_at_ms >= attempted_at_ms \
+             ORDER BY machine_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db(OP, ""))?;
+        for row in finished {
+            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
+            if let Some(record) = records.get_mut(&key) {
+                record.finished.push(row.try_get("machine_id").map_err(StoreError::db(OP, ""))?);
             }
         }
         Ok(records.into_values().collect())
@@ -392,6 +410,7 @@ impl Store {
             attempted_hosts: 0,
             failures: Vec::new(),
             open: Vec::new(),
+            finished: Vec::new(),
             last_done_ms: None,
             last_attempt_ms: None,
             failed_last: 0,

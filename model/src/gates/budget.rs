@@ -70,6 +70,12 @@ pub struct TargetRecord {
     /// in machine id order: the canary waves' running hosts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub open: Vec<String>,
+    /// The hosts among them whose latest attempt finished and that never failed it, in machine
+    /// id order: with `open` and `failures`, every attempted host by name, so a host that
+    /// finished and has to take the target again (aborted mid-install, a default that moved
+    /// back) is one host to the canary waves, not two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finished: Vec<String>,
     /// When the latest attempt ended (finished or failed), unix ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_done_ms: Option<i64>,

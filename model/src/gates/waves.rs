@@ -327,6 +327,9 @@ fn status(
     // A host that failed and then succeeded on a retry does not hold the next wave.
     let failed = record.map_or(0, |r| r.failed_last);
     let open: BTreeSet<&str> = record.map(|r| r.open.iter().map(String::as_str).collect()).unwrap_or_default();
+    // Finished and never failed: attempted already, so counted once among the target's hosts and
+    // its started ones, even when it has to take the target again.
+    let finished: BTreeSet<&str> = record.map(|r| r.finished.iter().map(String::as_str).collect()).unwrap_or_default();
     let on_record: BTreeSet<&str> = open
         .iter()
         .copied()
@@ -354,10 +357,14 @@ fn status(
     let running = count(open.iter().filter(|id| in_flight.get(*id).copied().unwrap_or(false)))
         + count(retrying.iter())
         + count(starting.iter().filter(|h| !h.exhausted));
-    let started = attempted.saturating_add(count(starting.iter()));
+    // A finished host updating again runs (above) but started in an earlier wave.
+    let started =
+        attempted.saturating_add(count(starting.iter().filter(|h| !finished.contains(h.machine_id.as_str()))));
     let still_ids: BTreeSet<&str> = still.iter().map(|h| h.machine_id.as_str()).collect();
-    let finished_ok = attempted.saturating_sub(count(on_record.iter()));
-    let hosts_now = count(still_ids.union(&on_record)).saturating_add(finished_ok);
+    let named: BTreeSet<&str> = on_record.union(&finished).copied().collect();
+    // Attempted hosts the record does not name (none, once every attempt is named).
+    let finished_unnamed = attempted.saturating_sub(count(named.iter()));
+    let hosts_now = count(still_ids.union(&named)).saturating_add(finished_unnamed);
     // A target no host still has to take and none is running is done: no wave to show.
     if still.is_empty() && running == 0 {
         return None;
@@ -367,7 +374,7 @@ fn status(
     let hosts = recorded.map_or(hosts_now, |r| r.hosts.max(hosts_now));
     // Hosts that still have to take it and have not started on it.
     let unstarted = count(still.iter().filter(|h| {
-        !(on_record.contains(h.machine_id.as_str()) || h.has_request || h.state == crate::HostState::HostReprovision)
+        !(named.contains(h.machine_id.as_str()) || h.has_request || h.state == crate::HostState::HostReprovision)
     }));
     // Cumulative sizes, never shrinking, at most every host.
     let mut caps = Vec::with_capacity(policy.waves.len());

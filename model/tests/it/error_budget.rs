@@ -25,6 +25,7 @@ fn record(t: &Target, attempted: u32, failed: &[&str]) -> TargetRecord {
             })
             .collect(),
         open: vec![],
+        finished: vec![],
         last_done_ms: None,
         last_attempt_ms: None,
         failed_last: 0,

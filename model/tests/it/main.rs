@@ -15,6 +15,7 @@ mod drift;
 mod error_budget;
 mod gates;
 mod overlay;
+mod properties;
 mod repair;
 mod selection;
 mod serde_and_names;

@@ -42,6 +42,7 @@ fn record(t: &Target, done: &[&str], open: &[&str], failed: &[&str], last_done_m
             .map(|m| TargetFailure { machine_id: m.to_string(), reason: "task Exception".into(), at_ms: last_done_ms })
             .collect(),
         open: open.iter().map(|m| m.to_string()).collect(),
+        finished: done.iter().map(|m| m.to_string()).collect(),
         last_done_ms: Some(last_done_ms),
         last_attempt_ms: Some(last_done_ms - MIN),
         failed_last: u32::try_from(failed.len()).unwrap(),
@@ -490,4 +491,28 @@ fn the_host_count_is_frozen_when_the_first_wave_starts_and_the_wave_reached_is_r
     assert_eq!((p.waves[0].wave, p.waves[0].hosts, p.waves[0].allowed), (2, 16, 8), "{p:#?}");
     assert_eq!(p.start, vec!["h06", "h07", "h08"], "{p:#?}");
     assert_eq!(marks[0].record, WaveRecord { hosts: 16, wave: 2 });
+}
+
+/// Issue 31 (found by the property `properties::waves`): a host whose attempt ended without
+/// failing but that still has to take the target (aborted to maintenance mid-install, or a
+/// catalog default that changed back) is one of the target's hosts, not two. The site database's
+/// record used to name only the open and the failed hosts, so the pass counted such a host both
+/// among the hosts that still have to take the target and among the finished attempts: here 7
+/// hosts instead of 6, and wave 2 (50 %) let 4 hosts start instead of 3, before the soak. The
+/// record now names the finished hosts too (`TargetRecord::finished`).
+#[test]
+fn a_host_that_finished_an_attempt_and_still_has_to_take_the_target_is_one_host() {
+    let t = target("R760");
+    let w = waves(&["1", "50%", "75%", "100%"], 30 * MIN);
+    // Six hosts; h01 (wave 1) and h03 finished and are compliant; h02 was aborted to
+    // maintenance during its install (its attempt finished, it still has to take the target).
+    let mut h02 = host("h02", &[&t]);
+    h02.state = hostfw_model::HostState::Maintenance;
+    let fleet = vec![h02, host("h04", &[&t]), host("h05", &[&t]), host("h06", &[&t])];
+    let mut rec = record(&t, &["h01", "h02", "h03"], &[], &[], 50 * MIN);
+    rec.waves = Some(WaveRecord { hosts: 6, wave: 2 });
+    let p = pass(w, 8, fleet, vec![rec], 51 * MIN);
+    assert!(p.start.is_empty(), "wave 2 (3 of 6 hosts) is full and soaking: {p:#?}");
+    assert_eq!((p.waves[0].hosts, p.waves[0].allowed), (6, 3), "{p:#?}");
+    assert_eq!(p.waves[0].next, NextWave::At { at_ms: 80 * MIN });
 }

@@ -153,6 +153,7 @@ fn a_paused_target_is_named_before_the_window_fit() {
         attempted_hosts: 1,
         failures: vec![hostfw_model::gates::TargetFailure { machine_id: "f".into(), reason: "bad".into(), at_ms: 1 }],
         open: vec![],
+        finished: vec![],
         last_done_ms: Some(1),
         last_attempt_ms: Some(1),
         failed_last: 1,

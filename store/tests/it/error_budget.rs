@@ -71,7 +71,8 @@ async fn attempts_and_failures_count_hosts_once_and_resume_clears_one_target(Ctx
 
 /// The canary waves' part of the record (migration 0013): which attempts are still open, and
 /// when the latest one ended. A finished run ends every open attempt of its host; a failure ends
-/// one; a new attempt opens it again; an ended attempt is not ended twice.
+/// one; a new attempt opens it again; an ended attempt is not ended twice. The record names every
+/// attempted host: open, failed or finished.
 async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }: Ctx) {
     let t = target("R760", "7.20");
     let other = Target { component: ComponentType::Uefi, ..target("R760", "2.1") };
@@ -95,6 +96,7 @@ async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }:
     let records = store.target_records().await.unwrap();
     let rec = records.iter().find(|r| r.target == t).unwrap();
     assert_eq!(rec.open, vec!["h3"]);
+    assert_eq!(rec.finished, vec!["h1"], "h1 finished and never failed it; h2 failed");
     assert!(rec.last_done_ms.is_some_and(|d| d > began && d <= done), "{:?}", rec.last_done_ms);
     assert_eq!(rec.failed_last, 1, "h2's latest attempt failed");
     assert!(records.iter().find(|r| r.target == other).unwrap().open.is_empty());
@@ -118,6 +120,14 @@ async fn attempts_stay_open_until_their_run_finishes_or_fails(Ctx { store, .. }:
     assert!(rec.open.is_empty());
     assert!(rec.last_done_ms.is_some_and(|d| d > done && d <= last), "{:?}", rec.last_done_ms);
     assert_eq!((rec.attempted_hosts, rec.failures.len()), (3, 1));
+    // Every attempted host by name, once: h2 among the failures (its retry finished), the
+    // others finished (issue 31: the canary waves count each host once).
+    assert_eq!(rec.finished, vec!["h1", "h3"]);
+    // A finished host that attempts again is open, no longer finished.
+    tick(&store).await;
+    store.target_attempt(&t, "h1").await.unwrap();
+    let rec = store.target_records().await.unwrap().into_iter().find(|r| r.target == t).unwrap();
+    assert_eq!((rec.open.clone(), rec.finished.clone()), (vec!["h1".to_string()], vec!["h3".to_string()]));
 }
 
 /// The canary waves' record (migration 0017, `target_waves`): the pass's marks are read back
