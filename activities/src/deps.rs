@@ -81,6 +81,9 @@ pub struct Deps {
     /// The site's Temporal namespace, for the activities that start or wake workflows
     /// (the scheduler pass, Site Explorer, restore). `None` outside a worker (the CLI's explore).
     pub temporal: Option<temporalio_client::Client>,
+    /// Raised when the worker begins to stop: activities that only wait end early
+    /// ([`crate::stopping`]).
+    pub stopping: crate::stopping::Stopping,
 }
 
 impl ActivitySettings {
@@ -143,6 +146,7 @@ impl Deps {
             artifact_urls,
             site: LiveSite::new(site),
             temporal,
+            stopping: crate::stopping::Stopping::default(),
         })
     }
 }

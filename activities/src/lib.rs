@@ -20,6 +20,7 @@ pub mod host;
 pub mod live_site;
 pub mod release_retry;
 pub mod site;
+pub mod stopping;
 pub mod tunables;
 
 pub use host::{

@@ -185,7 +185,8 @@ async fn tick(deps: &Deps, http: &reqwest::Client, done: &mut NotifierRoundSumma
     Ok(())
 }
 
-/// Deliver for `input.run_for_secs`, a tick every `notifications.poll_interval`. The caller heartbeats.
+/// Deliver for `input.run_for_secs`, a tick every `notifications.poll_interval`, or until the
+/// worker begins to stop. The caller heartbeats.
 pub async fn round(deps: &Deps, input: NotifierRoundRequest) -> Result<NotifierRoundSummary, ActivityError> {
     let mut done = NotifierRoundSummary::default();
     let retention = deps.site.current().notifications.retention;
@@ -205,7 +206,11 @@ pub async fn round(deps: &Deps, input: NotifierRoundRequest) -> Result<NotifierR
         if next >= end {
             break;
         }
-        tokio::time::sleep_until(next).await;
+        // A stopping worker ends the round with what it delivered: the next round runs elsewhere.
+        tokio::select! {
+            () = tokio::time::sleep_until(next) => {}
+            () = deps.stopping.wait() => break,
+        }
     }
     Ok(done)
 }

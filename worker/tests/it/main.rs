@@ -9,3 +9,4 @@ mod crawl;
 mod health;
 mod metrics;
 mod metrics_outage;
+mod stopping;
