@@ -4,11 +4,12 @@
 #   make test          install what is missing and run the whole test suite
 #   make bench         run the benchmarks, write docs/benchmarks.md (ARGS="--only pass" for a subset)
 #   make chaos         the chaos suite: worker and server kills, outages, BMC faults (minutes)
+#   make fuzz          every fuzz target for FUZZ_SECONDS each (default 60; docs/fuzzing.md)
 
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: demo test chaos tools build clean bench
+.PHONY: demo test chaos tools build clean bench fuzz
 
 demo:
 	@EXIT=$(EXIT) scripts/demo.sh
@@ -21,6 +22,9 @@ chaos:
 
 bench:
 	@scripts/bench.sh $(ARGS)
+
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(TARGETS)
 
 tools:
 	@scripts/tools.sh

@@ -93,9 +93,18 @@ pub fn normalize_segment(s: &str) -> Result<String, ScoutPackageError> {
 /// Parse a package's `metadata.toml`; `origin` is the file it came from, named in every error.
 /// Exactly the two timeout keys are allowed, each a positive integer of seconds.
 pub fn parse_metadata(text: &str, origin: &Path) -> Result<ScoutMetadata, ScoutPackageError> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ScoutPackageError::MetadataSyntax {
-        path: origin.to_path_buf(),
-        problem: e.message().to_string(),
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        // Where: the line of the span toml reports (its message alone drops it).
+        let line = e
+            .span()
+            .map(|span| text.as_bytes()[..span.start.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1);
+        ScoutPackageError::MetadataSyntax {
+            path: origin.to_path_buf(),
+            problem: match line {
+                Some(line) => format!("line {line}: {}", e.message()),
+                None => e.message().to_string(),
+            },
+        }
     })?;
     let key_error = |key: &str, problem: String| ScoutPackageError::MetadataKey {
         path: origin.to_path_buf(),

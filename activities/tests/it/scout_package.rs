@@ -125,10 +125,12 @@ fn zero_negative_missing_and_mistyped_timeouts_are_named() {
 }
 
 #[test]
-fn invalid_toml_names_the_file() {
+fn invalid_toml_names_the_file_and_the_line() {
     let err = parse_metadata("execution_timeout_seconds = = 1", Path::new("/p/metadata.toml")).unwrap_err();
     assert!(matches!(err, ScoutPackageError::MetadataSyntax { .. }), "{err:?}");
     assert!(err.to_string().starts_with("/p/metadata.toml: "), "{err}");
+    let err = parse_metadata("# a comment\nexecution_timeout_seconds = 1\nx = = 2\n", Path::new("m.toml")).unwrap_err();
+    assert!(err.to_string().contains("line 3: "), "{err}");
 }
 
 #[test]
