@@ -44,8 +44,7 @@ extra_seeds="fuzz/corpus-seeds"
 if [ -d ../shared/redfish ]; then
   echo "fuzz: building the Redfish seed corpora from ../shared/redfish into ${extra_seeds}"
   rm -rf "${extra_seeds}"
-  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-fuzz}" \
-    cargo run -q -p hostfw-fuzz-targets --bin redfish-seeds -- ../shared/redfish "${extra_seeds}"
+  cargo run -q -p hostfw-fuzz-targets --bin redfish-seeds -- ../shared/redfish "${extra_seeds}"
 else
   echo "fuzz: no ../shared/redfish: the Redfish targets start from the committed seeds only"
 fi

@@ -1,4 +1,5 @@
-//! The worker is stopping: a flag the worker raises when its shutdown begins. An activity that
+//! The worker is stopping: a flag the worker raises when its shutdown begins. The worker's own
+//! site tasks (keeping the site workflows running, watching the catalog) end on it. An activity that
 //! only waits for time to pass (the notifier's round, which runs a minute at a time) watches it
 //! and ends early with what it has done, so a worker stops in seconds instead of waiting out the
 //! round; the workflow schedules the next round, which another worker takes.
@@ -29,6 +30,11 @@ impl Stopping {
     /// Whether the worker is stopping.
     pub fn is_stopping(&self) -> bool {
         *self.0.borrow()
+    }
+
+    /// A receiver of the flag, for a task that selects on it (`wait_for(|s| *s)`).
+    pub fn subscribe(&self) -> watch::Receiver<bool> {
+        self.0.subscribe()
     }
 
     /// Resolves once the worker is stopping (at once when it already is).

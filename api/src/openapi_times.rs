@@ -68,14 +68,7 @@ fn collect_refs(v: &Value, into: &mut BTreeSet<String>) {
 
 /// Every object schema within `v` (its own properties, items, allOf/oneOf members, ...).
 fn rewrite_schema(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            rewrite_properties(map);
-            map.values_mut().for_each(rewrite_schema);
-        }
-        Value::Array(items) => items.iter_mut().for_each(rewrite_schema),
-        _ => {}
-    }
+    hostfw_starter::json_contract::each_object_mut(v, &mut rewrite_properties);
 }
 
 fn rewrite_properties(schema: &mut Map<String, Value>) {

@@ -59,12 +59,18 @@ pub fn to_json_line<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<String> 
 }
 
 fn rewrite(value: &mut Value) {
+    each_object_mut(value, &mut rewrite_times);
+}
+
+/// Call `f` on every JSON object within `value`, outer ones first (the rewrite above, and the API's
+/// rewrite of its schemas).
+pub fn each_object_mut(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
     match value {
         Value::Object(map) => {
-            rewrite_times(map);
-            map.values_mut().for_each(rewrite);
+            f(map);
+            map.values_mut().for_each(|v| each_object_mut(v, f));
         }
-        Value::Array(items) => items.iter_mut().for_each(rewrite),
+        Value::Array(items) => items.iter_mut().for_each(|v| each_object_mut(v, f)),
         _ => {}
     }
 }

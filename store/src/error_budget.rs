@@ -273,38 +273,48 @@ impl Store {
             }
         }
         // Attempts still open: at most the hosts in flight, so few rows.
-        let open = sqlx::query(
-            "SELECT vendor, model, component, version, machine_id FROM target_hosts \
-             WHERE (failed_at_ms IS NULL OR failed_at_ms < attempted_at_ms) \
-               AND (finished_at_ms IS NULL OR finished_at_ms < attempted_at_ms) \
-             ORDER BY machine_id",
-        )
-        .fetch_all(&self.pool)
-        .await
-        .map_err(StoreError::db(OP, ""))?;
-        for row in open {
-            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
+        let open = self
+            .attempts_where(
+                OP,
+                "(failed_at_ms IS NULL OR failed_at_ms < attempted_at_ms) \
+                 AND (finished_at_ms IS NULL OR finished_at_ms < attempted_at_ms)",
+            )
+            .await?;
+        for (key, machine_id) in open {
             if let Some(record) = records.get_mut(&key) {
-                record.open.push(row.try_get("machine_id").map_err(StoreError::db(OP, ""))?);
+                record.open.push(machine_id);
             }
         }
         // Attempts that finished and never failed: with the two lists above, every attempted
         // host by name (the canary waves count each host once).
-        let finished = sqlx::query(
-            "SELECT vendor, model, component, version, machine_id FROM target_hosts \
-             WHERE failed_at_ms IS NULL AND finished_at_ms IS NOT NULL AND finished_at_ms >= attempted_at_ms \
-             ORDER BY machine_id",
-        )
-        .fetch_all(&self.pool)
-        .await
-        .map_err(StoreError::db(OP, ""))?;
-        for row in finished {
-            let key = key_of(&row).map_err(StoreError::db(OP, ""))?;
+        let finished = self
+            .attempts_where(
+                OP,
+                "failed_at_ms IS NULL AND finished_at_ms IS NOT NULL AND finished_at_ms >= attempted_at_ms",
+            )
+            .await?;
+        for (key, machine_id) in finished {
             if let Some(record) = records.get_mut(&key) {
-                record.finished.push(row.try_get("machine_id").map_err(StoreError::db(OP, ""))?);
+                record.finished.push(machine_id);
             }
         }
         Ok(records.into_values().collect())
+    }
+
+    /// The target and machine id of every attempt row matching `condition` (a fixed SQL
+    /// condition on `target_hosts`), in machine id order.
+    async fn attempts_where(&self, op: &'static str, condition: &str) -> Result<Vec<(Key, String)>> {
+        let rows = sqlx::query(&format!(
+            "SELECT vendor, model, component, version, machine_id FROM target_hosts WHERE {condition} \
+             ORDER BY machine_id"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(StoreError::db(op, ""))?;
+        rows.iter()
+            .map(|row| Ok((key_of(row)?, row.try_get("machine_id")?)))
+            .collect::<std::result::Result<_, sqlx::Error>>()
+            .map_err(StoreError::db(op, ""))
     }
 
     /// Writes the canary waves' record the scheduler's pass decided (`gates::wave_marks`): each

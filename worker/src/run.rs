@@ -57,14 +57,14 @@ pub async fn run_worker_with_telemetry(
         .build();
     let mut worker = Worker::new(&runtime, client.clone(), options).map_err(|e| anyhow!("creating the worker: {e}"))?;
     let stop = worker.shutdown_handle();
-    let (stopped_tx, stopped_rx) = tokio::sync::watch::channel(false);
+    let stopped_rx = deps.stopping.subscribe();
     let stopping = deps.stopping.clone();
     let watcher = async move {
         shutdown.await;
         tracing::info!("shutting down: finishing running tasks");
-        // Activities that only wait (the notifier's round) end now; a flash runs to its end.
+        // The site tasks and the activities that only wait (the notifier's round) end now; a
+        // flash runs to its end.
         stopping.begin();
-        let _ = stopped_tx.send(true);
         stop();
     };
     let site_tasks = async {
