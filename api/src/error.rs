@@ -94,7 +94,8 @@ fn store_status(e: &StoreError) -> StatusCode {
         | StoreError::BmcAddressTaken { .. }
         | StoreError::MachineBusy { .. }
         | StoreError::LabelCapReached { .. }
-        | StoreError::Frozen { .. } => StatusCode::CONFLICT,
+        | StoreError::Frozen { .. }
+        | StoreError::GateMoved { .. } => StatusCode::CONFLICT,
         other if other.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
         StoreError::Connect { .. } => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,

@@ -89,7 +89,7 @@ pub async fn run_one(
                 .map(|id| {
                     let (site, store, client) = (&site, &store, &client);
                     async move {
-                        hostfw_activities::site_link::request_and_start(site, store, client, id, "AdminCli", Some("bench".into()), false)
+                        hostfw_activities::site_link::request_and_start(site, store, client, id, "AdminCli", Some("bench".into()), hostfw_activities::site_link::Guard::CapsOnly)
                             .await
                             .map_err(|e| anyhow!("starting {id}: {e}"))
                     }

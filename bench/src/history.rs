@@ -81,7 +81,7 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             .collect();
         for (_, id, shape) in &hosts {
             let config = if shape.starts_with("classic") { &classic } else { &site };
-            hostfw_activities::site_link::request_and_start(config, &store, &client, id, "AdminCli", Some("bench".into()), false)
+            hostfw_activities::site_link::request_and_start(config, &store, &client, id, "AdminCli", Some("bench".into()), hostfw_activities::site_link::Guard::CapsOnly)
                 .await
                 .map_err(|e| anyhow!("starting {id}: {e}"))?;
         }

@@ -5,13 +5,16 @@
 //! shared with the scheduler: nothing is half-written, and a second request is refused. A direct
 //! request bypasses the ceiling, windows and auto-update policy, but not the rollout's brakes: a
 //! host of a paused target or of a full canary wave (`gates::rollout_holds`, on the same site view
-//! the scheduler reads) is refused unless `--ignore-rollout-gates` says otherwise.
+//! the scheduler reads) is refused unless `--ignore-rollout-gates` says otherwise. The request is
+//! fenced like the scheduler's (`hostfw_store::GateFence`): made only while nothing changed the
+//! holds since they were read, else they are read again.
 
 use std::collections::BTreeMap;
 
 use hostfw_activities::site_link;
 use hostfw_activities::site_view;
 use hostfw_model::gates::{self, RolloutHold};
+use hostfw_store::{GateFence, StoreError};
 use temporalio_client::Client;
 
 use crate::context::Context;
@@ -20,17 +23,37 @@ use crate::output;
 /// Initiator recorded for requests made from this CLI (NICo's name).
 pub const INITIATOR_CLI: &str = "AdminCli";
 
+/// How many times a request checked against the rollout gates reads the site again when another
+/// write moved the gate fence between its read and its request, before it gives up.
+pub const FENCE_ROUNDS: u32 = 5;
+
 /// Create the request for `machine_id` and start its workflow. Errors say why it was refused.
+/// Guarded by the rollout gates with a fence read before the holds were, a request made stale by
+/// another write since is refused (`StoreError::GateMoved`, see [`is_gate_moved`]).
 pub async fn request(
     ctx: &Context,
     client: &Client,
     machine_id: &str,
     initiator: &str,
     message: Option<String>,
-    honour_freezes: bool,
-) -> anyhow::Result<String> {
-    Ok(site_link::request_and_start(&ctx.site, &ctx.store, client, machine_id, initiator, message, honour_freezes)
-        .await?)
+    guard: site_link::Guard<'_>,
+) -> Result<String, site_link::StartError> {
+    site_link::request_and_start(&ctx.site, &ctx.store, client, machine_id, initiator, message, guard).await
+}
+
+/// The request was refused because the site changed since its holds were read.
+pub fn is_gate_moved(e: &site_link::StartError) -> bool {
+    matches!(e, site_link::StartError::Store(StoreError::GateMoved { .. }))
+}
+
+/// The gate fence, then what the rollout gates hold of `machine_ids` ([`rollout_holds`]): a
+/// request made with the fence lands only if nothing changed the holds since.
+pub async fn fenced_holds(
+    ctx: &Context,
+    machine_ids: &[String],
+) -> anyhow::Result<(GateFence, BTreeMap<String, Vec<RolloutHold>>)> {
+    let fence = ctx.store.gate_fence().await?;
+    Ok((fence, rollout_holds(ctx, machine_ids).await?))
 }
 
 /// What the rollout gates hold of `machine_ids` now (hosts they do not hold are left out), read
@@ -64,16 +87,40 @@ pub async fn set(
     message: Option<String>,
     ignore_rollout_gates: bool,
 ) -> anyhow::Result<()> {
-    let holds = rollout_holds(ctx, &[machine_id.to_string()]).await?.remove(machine_id).unwrap_or_default();
-    if !holds.is_empty() && !ignore_rollout_gates {
-        anyhow::bail!(
-            "{machine_id} is held by the rollout gates: {}; nothing was requested (pass --ignore-rollout-gates \
-             to request it anyway)",
-            holds_text(&holds)
-        );
-    }
+    let ids = [machine_id.to_string()];
+    let held = |mut holds: BTreeMap<String, Vec<RolloutHold>>| -> anyhow::Result<Vec<RolloutHold>> {
+        let holds = holds.remove(machine_id).unwrap_or_default();
+        if !holds.is_empty() && !ignore_rollout_gates {
+            anyhow::bail!(
+                "{machine_id} is held by the rollout gates: {}; nothing was requested (pass --ignore-rollout-gates \
+                 to request it anyway)",
+                holds_text(&holds)
+            );
+        }
+        Ok(holds)
+    };
+    let (mut fence, holds) = fenced_holds(ctx, &ids).await?;
+    let mut holds = held(holds)?;
     let client = ctx.temporal().await?;
-    let workflow_id = request(ctx, &client, machine_id, INITIATOR_CLI, message.clone(), !ignore_rollout_gates).await?;
+    let mut rounds = 0;
+    // Checked against the rollout gates: made only while nothing changed them since the read
+    // (`--ignore-rollout-gates` bypasses them, so it needs no fence).
+    let workflow_id = loop {
+        let guard = if ignore_rollout_gates { site_link::Guard::CapsOnly } else { site_link::Guard::Gates(&mut fence) };
+        match request(ctx, &client, machine_id, INITIATOR_CLI, message.clone(), guard).await {
+            Ok(id) => break id,
+            Err(e) if is_gate_moved(&e) && rounds < FENCE_ROUNDS => {
+                rounds += 1;
+                let (f, h) = fenced_holds(ctx, &ids).await?;
+                fence = f;
+                holds = held(h)?;
+            }
+            Err(e) if is_gate_moved(&e) => {
+                anyhow::bail!("{e}: the site kept changing over {FENCE_ROUNDS} reads; try again")
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
     let mut detail = message.clone().unwrap_or_default();
     if !holds.is_empty() {
         let ignored = format!("ignoring the rollout gates (--ignore-rollout-gates): {}", holds_text(&holds));

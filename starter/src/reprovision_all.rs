@@ -16,6 +16,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
+use hostfw_activities::site_link::Guard;
 use hostfw_model::{drift, BmcAddress, BmcLookup, Catalog, ComponentType, HostSubstate, InventoryReport};
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -161,15 +162,56 @@ pub async fn all_drifted(ctx: &Context, args: &AllDriftedArgs) -> anyhow::Result
     let client = ctx.temporal().await?;
     let mut requested = Vec::new();
     let mut not_requested: BTreeMap<String, String> = BTreeMap::new();
-    for id in &drifted {
+    // Checked against the rollout gates: read again now (the list above may be minutes old behind
+    // the prompt) with the gate fence, and read again whenever another write moves the fence.
+    let mut queue: std::collections::VecDeque<String> = drifted.into();
+    let mut fence = None;
+    let mut stalls = 0;
+    while let Some(id) = queue.front().cloned() {
+        if !args.ignore_rollout_gates && fence.is_none() {
+            let (f, held_now) = reprovision::fenced_holds(ctx, queue.make_contiguous()).await?;
+            queue.retain(|id| match held_now.get(id) {
+                Some(holds) => {
+                    let why =
+                        format!("held by the rollout gates since it was listed: {}", reprovision::holds_text(holds));
+                    eprintln!("{id}: {why}");
+                    not_requested.insert(id.clone(), why);
+                    false
+                }
+                None => true,
+            });
+            fence = Some(f);
+            continue;
+        }
         let message = Some(args.update_message.clone());
-        match reprovision::request(ctx, &client, id, reprovision::INITIATOR_CLI, message, !args.ignore_rollout_gates)
-            .await
-        {
-            Ok(_) => requested.push(id.clone()),
+        let guard = match fence.as_mut() {
+            Some(f) => Guard::Gates(f),
+            None => Guard::CapsOnly,
+        };
+        match reprovision::request(ctx, &client, &id, reprovision::INITIATOR_CLI, message, guard).await {
+            Ok(_) => {
+                requested.push(id);
+                queue.pop_front();
+                stalls = 0;
+            }
+            Err(e) if reprovision::is_gate_moved(&e) && stalls < reprovision::FENCE_ROUNDS => {
+                stalls += 1;
+                fence = None;
+            }
+            Err(e) if reprovision::is_gate_moved(&e) => {
+                let why = format!(
+                    "the site kept changing over {} reads of the rollout gates; run the command again",
+                    reprovision::FENCE_ROUNDS
+                );
+                for id in queue.drain(..) {
+                    eprintln!("{id}: {why}");
+                    not_requested.insert(id, why.clone());
+                }
+            }
             Err(e) => {
                 eprintln!("{id}: {e}");
-                not_requested.insert(id.clone(), format!("{e:#}"));
+                not_requested.insert(id, format!("{:#}", anyhow::Error::from(e)));
+                queue.pop_front();
             }
         }
     }

@@ -141,6 +141,7 @@ impl Store {
         notify_in(&mut tx, NotificationKind::FreezeChanged, &key, data, at_ms)
             .await
             .map_err(StoreError::db(OP, &key))?;
+        crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, &key))?;
         tx.commit().await.map_err(StoreError::db(OP, &key))?;
         Ok(Freeze { id, scope, reason: reason.trim().to_string(), drain, by: actor.to_string(), at_ms })
     }
@@ -240,6 +241,7 @@ impl Store {
             "component": target.component.to_string(), "version": target.version, "by": actor, "reason": reason.trim(),
         });
         notify_in(&mut tx, NotificationKind::TargetPaused, &id, data, at_ms).await.map_err(StoreError::db(OP, &id))?;
+        crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, &id))?;
         tx.commit().await.map_err(StoreError::db(OP, &id))?;
         Ok(OperatorPause { target: target.clone(), by: actor.to_string(), reason: reason.trim().to_string(), at_ms })
     }

@@ -177,6 +177,10 @@ impl Store {
                 .map_err(StoreError::db(OP, machine_id))?;
             }
         }
+        if recorded {
+            // A failure may spend the target's budget or hold its next canary wave.
+            crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, machine_id))?;
+        }
         tx.commit().await.map_err(StoreError::db(OP, machine_id))?;
         Ok(recorded)
     }
@@ -468,6 +472,9 @@ impl Store {
         audit_append_in(&mut tx, actor, AUDIT_BUDGET_RESUME, &id, &detail, now_ms())
             .await
             .map_err(StoreError::db(OP, &id))?;
+        // The target's canary waves start again from the first: a pass that read the old ones
+        // must not fill the new first wave from them.
+        crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, &id))?;
         tx.commit().await.map_err(StoreError::db(OP, &id))?;
         Ok(Some(Resumed { record, pause: pause.filter(|_| unpaused) }))
     }

@@ -119,6 +119,8 @@ impl Store {
                 if let Some(a) = audit {
                     audit_append_in(&mut tx, actor, a.action, a.target, &(a.detail)(&v), at_ms).await?;
                 }
+                // A new catalog moves hosts' targets: decisions read before it are stale.
+                crate::gate_fence::bump_in(&mut tx).await?;
                 Ok::<_, sqlx::Error>(v)
             }
             .await;

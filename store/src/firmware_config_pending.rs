@@ -231,6 +231,8 @@ impl Store {
                         .execute(&mut *tx)
                         .await?;
                     audit_append_in(&mut tx, approver, audit.action, audit.target, &(audit.detail)(&v), at_ms).await?;
+                    // A new catalog moves hosts' targets: decisions read before it are stale.
+                    crate::gate_fence::bump_in(&mut tx).await?;
                     Ok(Ok(v))
                 }
                 .await;

@@ -3,7 +3,7 @@
 //! Owns the public surface of the crate (one `Store`, cheap to clone, wrapping an `AnyPool`) and
 //! re-exports the row types. It must not contain table SQL: each table lives in its own module
 //! (machines, reports, requests, health, history, credentials, audit, counters, brakes, config_reloads,
-//! notifications), connecting lives in `connect`,
+//! notifications, gate_fence), connecting lives in `connect`,
 //! registering machines in `registration`, the site key in `site_key`, the at-rest format of
 //! encrypted values in `sealed` and the `rev` change marker of machines and reports in `revisions`.
 //!
@@ -28,6 +28,7 @@ mod error;
 mod error_budget;
 mod firmware_config;
 mod firmware_config_pending;
+mod gate_fence;
 mod health;
 mod history;
 mod labels;
@@ -65,6 +66,7 @@ pub use error::{Result, StoreError};
 pub use error_budget::{Resumed, AUDIT_BUDGET_RESUME};
 pub use firmware_config::{FirmwareConfigAudit, FirmwareConfigVersion, NewFirmwareConfig};
 pub use firmware_config_pending::{NewPendingFirmwareConfig, PendingFirmwareConfig, PendingRefused};
+pub use gate_fence::GateFence;
 pub use health::HealthReport;
 pub use history::HistoryEntry;
 pub use labels::LabelCapHit;

@@ -80,6 +80,10 @@ impl Store {
             detail: format!("state {state:?} is not a host state"),
         })?;
         history::history_append_in(&mut tx, id, state, None, message, now).await.map_err(StoreError::db(OP, id))?;
+        if enter {
+            // A host entering maintenance takes a slot of the ceiling and of its failure domains.
+            crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, id))?;
+        }
         tx.commit().await.map_err(StoreError::db(OP, id))?;
         Ok(MaintenanceChange::Changed(state))
     }

@@ -12,6 +12,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::error::{Result, StoreError};
+use crate::gate_fence::{advance_in, bump_in, GateFence};
 use crate::tuning::REQUEST_CREATE_ATTEMPTS;
 use crate::{bool_from_db, bool_to_db, now_ms, Store};
 
@@ -123,18 +124,25 @@ impl Store {
     /// one label value serialise on its lock row (`labels`), so no interleaving of callers
     /// overshoots a cap.
     pub async fn request_create_capped(&self, new: &NewRequest, caps: &BTreeMap<String, u32>) -> Result<RequestCreate> {
-        self.request_create_guarded(new, caps, false).await
+        self.request_create_guarded(new, caps, false, None).await
     }
 
     /// [`Store::request_create_capped`], and with `honour_freezes` refused (`Frozen`) when a
     /// freeze in force covers the machine: checked in the request's own transaction, so a request
     /// from a plan read before the freeze committed does not start (the scheduler's path; an
     /// operator's `--ignore-rollout-gates` request passes `false`).
+    ///
+    /// With a `fence` (read before the view the decision to request came from,
+    /// `Store::gate_fence`), the request is written only while no other write has moved the fence
+    /// since: else `GateMoved` and nothing is written. Every request moves the fence by one
+    /// (`gate_fence`), so a caller making several requests from one view passes the same fence to
+    /// each.
     pub async fn request_create_guarded(
         &self,
         new: &NewRequest,
         caps: &BTreeMap<String, u32>,
         honour_freezes: bool,
+        mut fence: Option<&mut GateFence>,
     ) -> Result<RequestCreate> {
         const OP: &str = "request_create";
         let id = new.machine_id.as_str();
@@ -228,6 +236,17 @@ impl Store {
                     .execute(&mut *tx)
                     .await
                     .map_err(StoreError::db(OP, id))?;
+                // The fence last: every lock of this transaction is taken before it.
+                match fence.as_deref_mut() {
+                    Some(f) => {
+                        let read = f.epoch();
+                        if !advance_in(&mut tx, f).await.map_err(StoreError::db(OP, id))? {
+                            tx.rollback().await.map_err(StoreError::db(OP, id))?;
+                            return Err(StoreError::GateMoved { machine: id.to_owned(), read });
+                        }
+                    }
+                    None => bump_in(&mut tx).await.map_err(StoreError::db(OP, id))?,
+                }
             }
             tx.commit().await.map_err(StoreError::db(OP, id))?;
             if let Some(row) = created {

@@ -51,6 +51,8 @@ impl Store {
             tx.rollback().await.map_err(StoreError::db(OP, label.as_str()))?;
             return Err(StoreError::not_found("machine", unknown.join(", ")));
         }
+        // A window cancelled or moved may put a host outside it.
+        crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, label.as_str()))?;
         tx.commit().await.map_err(StoreError::db(OP, label.as_str()))?;
         Ok(())
     }

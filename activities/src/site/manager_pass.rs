@@ -2,9 +2,11 @@
 //!
 //! Reads the site view (`deps.site_view`: only what changed since the last pass), asks
 //! `gates::plan` which hosts start, and gives each of them a request
-//! (initiator `Automated`) and a `HostReprovision` workflow. A host that cannot be started is
-//! reported and its request rolled back; the pass goes on with the others. It must not apply any
-//! gate itself.
+//! (initiator `Automated`) and a `HostReprovision` workflow: every request first, fenced by the
+//! gate fence read before the view (`hostfw_store::GateFence`), then the workflows. When another
+//! write moved the fence meanwhile the rest of the plan waits and the next pass runs at once. A
+//! host that cannot be started is reported and its request rolled back; the pass goes on with the
+//! others. It must not apply any gate itself.
 
 use std::collections::BTreeMap;
 
@@ -14,7 +16,7 @@ use hostfw_store::{now_ms, StoreError, MANAGER_PASSES_TOTAL, PASS_FAILED, PASS_S
 use hostfw_workflows::{PassRequest, PassSummary, StartFailure};
 use temporalio_common::ActivityError;
 
-use crate::site::site_link::{request_and_start, StartError, INITIATOR_AUTOMATED};
+use crate::site::site_link::{claim, start_claimed, Guard, StartError, INITIATOR_AUTOMATED};
 use crate::tunables::ORPHAN_CHECK_EVERY;
 use crate::{error, Deps};
 
@@ -38,6 +40,10 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let site = deps.site.current();
     // The site database's clock: the canary soak compares it with attempt times it recorded.
     let now = deps.store.db_now_ms().await.map_err(error::store)?;
+    // The gate fence before the view: a request, pause, freeze, failure, maintenance entry,
+    // window or catalog change that lands after this read moves it, and this pass's requests
+    // are then refused (`gate_fence`): no host starts from a view made stale meanwhile.
+    let mut fence = deps.store.gate_fence().await.map_err(error::store)?;
     let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &site, now).await.map_err(error::store)?;
     tracing::debug!(?refresh, "machine update manager: site view read");
     // Requests' times are this process's clock's: compared with it.
@@ -58,14 +64,24 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     }
     let mut started = Vec::new();
     let mut start_failures = Vec::new();
-    for id in &plan.start {
+    // Every request first, close to the read, then the workflows.
+    let mut claimed = Vec::new();
+    let mut stale: Option<(String, usize)> = None;
+    for (n, id) in plan.start.iter().enumerate() {
         // A host of a target resumed since the view was read waits for a pass that saw the resume.
         if view.input.hosts.iter().any(|h| h.machine_id == *id && h.targets.iter().any(|t| resumed.contains(t))) {
             continue;
         }
         let message = drift_message(&view.input.hosts, id);
-        match request_and_start(&site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message), true).await {
-            Ok(_) => started.push(id.clone()),
+        match claim(&site, &deps.store, id, INITIATOR_AUTOMATED, Some(message.clone()), Guard::Gates(&mut fence)).await
+        {
+            Ok(()) => claimed.push((id, message)),
+            // Another writer moved the gate fence since the view was read: this host and the
+            // rest of the plan wait for a pass that sees what changed (at once, below).
+            Err(StartError::Store(StoreError::GateMoved { .. })) => {
+                stale = Some((id.clone(), plan.start.len() - n));
+                break;
+            }
             // A freeze set since the view was read: the site database refused the request.
             Err(StartError::Store(StoreError::Frozen { freeze_id, .. })) => {
                 tracing::info!(machine_id = %id, freeze_id, "machine update manager: frozen since the site view was read; the host waits");
@@ -75,6 +91,18 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
             Err(StartError::Store(StoreError::LabelCapReached { key, value, .. })) => {
                 tracing::info!(machine_id = %id, label = %format!("{key}={value}"), "machine update manager: failure-domain cap reached since the site view was read; the host waits");
             }
+            Err(e) => {
+                tracing::warn!(machine_id = %id, error = %hostfw_model::error_chain(&e), "machine update manager could not start a host");
+                start_failures.push(StartFailure { machine_id: id.clone(), error: hostfw_model::error_chain(&e) });
+            }
+        }
+    }
+    if let Some((id, waiting)) = &stale {
+        tracing::info!(machine_id = %id, hosts_waiting = waiting, "machine update manager: the site changed since the site view was read (gate fence moved); the rest of the plan waits for the next pass, at once");
+    }
+    for (id, message) in claimed {
+        match start_claimed(&site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {
+            Ok(_) => started.push(id.clone()),
             Err(e) => {
                 tracing::warn!(machine_id = %id, error = %hostfw_model::error_chain(&e), "machine update manager could not start a host");
                 start_failures.push(StartFailure { machine_id: id.clone(), error: hostfw_model::error_chain(&e) });
@@ -102,6 +130,9 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
         .map(|at| (at, format!("an update window opened at {}", rfc3339_utc(at))))
         .into_iter()
         .chain(plan.next_wave_open_ms.map(|at| (at, format!("a canary wave's soak ended at {}", rfc3339_utc(at)))))
+        .chain(stale.map(|(_, waiting)| {
+            (now, format!("the site changed while the last pass made its requests ({waiting} planned hosts wait)"))
+        }))
         .min_by_key(|(at, _)| *at);
     let next_wake_secs =
         next_wake.as_ref().map(|(at, _)| u64::try_from((at - now).max(0)).unwrap_or(0).div_ceil(1000).max(1));

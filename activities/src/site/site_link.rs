@@ -8,7 +8,7 @@
 //! hosts (that is the scheduler's gates).
 
 use hostfw_model::SiteConfig;
-use hostfw_store::{NewRequest, RequestCreate, Store};
+use hostfw_store::{GateFence, NewRequest, RequestCreate, Store};
 use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings};
 use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
 use hostfw_workflows::waits::BmcWaits;
@@ -84,11 +84,21 @@ pub fn bmc_waits(site: &SiteConfig) -> BmcWaits {
     }
 }
 
+/// What guards a request beyond the failure-domain caps, which hold whoever asks.
+#[derive(Debug)]
+pub enum Guard<'a> {
+    /// The rollout's brakes hold (the scheduler, and an operator who did not pass
+    /// `--ignore-rollout-gates`): refused (`StoreError::Frozen`) when a freeze in force covers the
+    /// host, and (`StoreError::GateMoved`) when another write moved the gate fence since it was
+    /// read, before the view the decision came from; both read in the request's own transaction.
+    Gates(&'a mut GateFence),
+    /// `--ignore-rollout-gates`, and tools that request hosts on purpose: the caps only.
+    CapsOnly,
+}
+
 /// Create the request for `machine_id` and start its workflow; returns the workflow ID. The
 /// request is refused (`StoreError::LabelCapReached`) when it would exceed a failure-domain cap
-/// (`[machine_updater] max_concurrent_per_label`), whoever asks, and with `honour_freezes`
-/// (`StoreError::Frozen`) when a freeze in force covers the host, read in the request's own
-/// transaction (the scheduler, and an operator who did not pass `--ignore-rollout-gates`).
+/// (`[machine_updater] max_concurrent_per_label`), whoever asks, and as `guard` says.
 pub async fn request_and_start(
     site: &SiteConfig,
     store: &Store,
@@ -96,26 +106,57 @@ pub async fn request_and_start(
     machine_id: &str,
     initiator: &str,
     message: Option<String>,
-    honour_freezes: bool,
+    guard: Guard<'_>,
 ) -> Result<String, StartError> {
+    claim(site, store, machine_id, initiator, message.clone(), guard).await?;
+    start_claimed(site, store, client, machine_id, initiator, message).await
+}
+
+/// The first half of [`request_and_start`]: the request row only, under the same guards. The
+/// caller starts its workflow with [`start_claimed`] (the scheduler claims every host of its
+/// plan first, so its requests land close to its read of the site).
+pub async fn claim(
+    site: &SiteConfig,
+    store: &Store,
+    machine_id: &str,
+    initiator: &str,
+    message: Option<String>,
+    guard: Guard<'_>,
+) -> Result<(), StartError> {
     if store.machine_get(machine_id).await?.is_none() {
         return Err(StartError::UnknownMachine(machine_id.to_string()));
     }
-    let workflow_id = host_reprovision_workflow_id(machine_id);
     let new = NewRequest {
         machine_id: machine_id.to_string(),
         initiator: initiator.to_string(),
-        update_message: message.clone(),
-        workflow_id: Some(workflow_id.clone()),
+        update_message: message,
+        workflow_id: Some(host_reprovision_workflow_id(machine_id)),
     };
     let caps = &site.machine_updater.max_concurrent_per_label;
-    if let RequestCreate::Exists(existing) = store.request_create_guarded(&new, caps, honour_freezes).await? {
+    let (honour_freezes, fence) = match guard {
+        Guard::Gates(fence) => (true, Some(fence)),
+        Guard::CapsOnly => (false, None),
+    };
+    if let RequestCreate::Exists(existing) = store.request_create_guarded(&new, caps, honour_freezes, fence).await? {
         return Err(StartError::AlreadyRequested {
             machine: machine_id.to_string(),
             initiator: existing.initiator,
             started: if existing.started_at_ms.is_some() { "started" } else { "not started" },
         });
     }
+    Ok(())
+}
+
+/// The second half of [`request_and_start`]: starts the workflow of the request [`claim`] wrote;
+/// if it cannot start, the request is removed again (nothing half-written).
+pub async fn start_claimed(
+    site: &SiteConfig,
+    store: &Store,
+    client: &Client,
+    machine_id: &str,
+    initiator: &str,
+    message: Option<String>,
+) -> Result<String, StartError> {
     match start_workflow(site, store, client, machine_id, initiator, message, WorkflowIdConflictPolicy::Fail).await {
         Ok(id) => Ok(id),
         Err(e) => {

@@ -119,19 +119,19 @@ async fn a_request_honouring_freezes_is_refused_in_its_transaction(Ctx { store, 
         workflow_id: None,
     };
     let freeze = store.freeze_set("cli:alice", Some("label=rack=r1"), "power work", false).await.unwrap();
-    let err = store.request_create_guarded(&request("m1"), &BTreeMap::new(), true).await.unwrap_err();
+    let err = store.request_create_guarded(&request("m1"), &BTreeMap::new(), true, None).await.unwrap_err();
     assert!(
         matches!(&err, StoreError::Frozen { machine, freeze_id, .. } if machine == "m1" && *freeze_id == freeze.id),
         "{err:?}"
     );
     assert!(err.to_string().contains("hostfw unfreeze --id 1") && err.to_string().contains("power work"), "{err}");
     assert!(store.request_get("m1").await.unwrap().is_none(), "nothing was written");
-    let other = store.request_create_guarded(&request("m2"), &BTreeMap::new(), true).await.unwrap();
+    let other = store.request_create_guarded(&request("m2"), &BTreeMap::new(), true, None).await.unwrap();
     assert!(matches!(other, RequestCreate::Created(_)), "rack r2 is not frozen: {other:?}");
-    let forced = store.request_create_guarded(&request("m3"), &BTreeMap::new(), false).await.unwrap();
+    let forced = store.request_create_guarded(&request("m3"), &BTreeMap::new(), false, None).await.unwrap();
     assert!(matches!(forced, RequestCreate::Created(_)), "the operator's override: {forced:?}");
     store.unfreeze("cli:alice", &FreezeSelector::Id(freeze.id)).await.unwrap();
-    let after = store.request_create_guarded(&request("m1"), &BTreeMap::new(), true).await.unwrap();
+    let after = store.request_create_guarded(&request("m1"), &BTreeMap::new(), true, None).await.unwrap();
     assert!(matches!(after, RequestCreate::Created(_)), "lifted: {after:?}");
 }
 

@@ -17,6 +17,7 @@ mod credentials;
 mod error_budget;
 mod file_modes;
 mod firmware_config;
+mod gate_fence;
 mod health;
 mod label_caps;
 mod legacy_addresses;

@@ -160,11 +160,12 @@ async fn concurrent_passes_and_direct_requests_never_put_two_hosts_of_a_rack_in_
         }
         per_rack.push((rack, intervals));
     }
-    // Each host was flashed once. (A pass that read the site view before another pass started a
-    // host, and is slowed by the other writers, may request it after its whole update ended:
-    // its workflow re-reads the inventory, finds it at the catalog and ends within milliseconds,
-    // a short extra interval that installs nothing and, guarded like any request, never
-    // overlaps another host of its rack.)
+    // Each host was flashed once. (A pass that read the site view before another request landed
+    // no longer requests anything: the gate fence refuses it. A direct request from the CLI
+    // that checked a host just before a pass started it may still request it again after its
+    // whole update ended: its workflow re-reads the inventory, finds it at the catalog and ends
+    // within milliseconds, a short extra interval that installs nothing and, guarded like any
+    // request, never overlaps another host of its rack.)
     for (id, _) in HOSTS {
         assert_eq!(site.fleet.stats().per_host[*id].uploads, 1, "{id} flashed once");
     }

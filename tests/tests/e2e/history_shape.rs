@@ -91,9 +91,17 @@ async fn a_three_component_host_takes_at_most_123_history_events_and_the_classic
     let mut classic = site.site.clone();
     classic.host_reprovision.lean_history = false;
     for (config, id) in [(&site.site, "lean"), (&classic, "classic")] {
-        hostfw_activities::site_link::request_and_start(config, &site.store, &site.client, id, "AdminCli", None, false)
-            .await
-            .unwrap_or_else(|e| panic!("starting {id}: {e}"));
+        hostfw_activities::site_link::request_and_start(
+            config,
+            &site.store,
+            &site.client,
+            id,
+            "AdminCli",
+            None,
+            hostfw_activities::site_link::Guard::CapsOnly,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("starting {id}: {e}"));
     }
     for id in ["lean", "classic"] {
         let outcome = site.host_result(id).await.expect("workflow completes");
