@@ -10,7 +10,8 @@
 //! `cargo tree -p hostfw-workflows -e normal`).
 //!
 //! Every change to a workflow must keep the recorded histories in `tests/histories/` replaying;
-//! when behaviour must change for running workflows, guard it with `ctx.patched(..)`.
+//! when behaviour must change for running workflows, add it to the registry of changes
+//! ([`versions`]) and branch on `Change::..applies(ctx)`.
 //!
 //! # Wire names
 //! Workflow types, activity names, signals, queries and search attributes carry explicit, stable
@@ -26,14 +27,13 @@ pub mod search_attributes;
 pub mod site;
 pub mod step_failure;
 pub mod tunables;
+pub mod versions;
 pub mod waits;
 
 pub use host::{activation, carried, host_reprovision, settings, status};
 pub use site::{contracts as site_contracts, machine_update_manager, site_explorer, site_notifier};
 
 pub use contracts::*;
-pub use host::attempt::PATCH_INSTALL_ROUTES;
-pub use host::platform_steps::PATCH_PLATFORM_FAILURES;
 pub use host_reprovision::HostReprovisionWorkflow;
 pub use machine_update_manager::MachineUpdateManagerWorkflow;
 pub use site_contracts::*;

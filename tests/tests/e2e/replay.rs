@@ -1,6 +1,7 @@
 //! Determinism guard: every recorded history in `tests/histories/` must replay on the current
-//! workflow code. A change that alters the commands a workflow issues fails here; guard such
-//! changes with `ctx.patched(..)` and record a new history (see README, "Changing a workflow").
+//! workflow code. A change that alters the commands a workflow issues fails here; register such
+//! changes in `workflows/src/versions.rs` and record a new history (see README, "Changing a
+//! workflow"). The registry and the histories' patch markers agree (each entry pinned).
 //!
 //! Histories are recorded by the end-to-end tests with `HOSTFW_RECORD_HISTORIES=1`.
 
@@ -55,6 +56,61 @@ async fn recorded_histories_replay_on_current_code() {
     let results = replayer.replay_workflows(histories.into_iter().map(|(_, h)| h)).await.unwrap();
     for (path, result) in names.iter().zip(results) {
         assert!(result.replay_failure.is_none(), "{}: {:?}", path.display(), result.replay_failure);
+    }
+}
+
+/// The patch ids in a history's `core_patch` markers.
+fn patch_markers(history: &serde_json::Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    for event in history["events"].as_array().into_iter().flatten() {
+        let marker = &event["attributes"]["MarkerRecordedEventAttributes"];
+        if marker["marker_name"] != "core_patch" {
+            continue;
+        }
+        for payloads in marker["details"].as_object().into_iter().flat_map(|d| d.values()) {
+            for p in payloads["payloads"].as_array().into_iter().flatten() {
+                let data = p["data"].as_str().and_then(hostfw_tests::history::base64_decode);
+                let id = data.and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+                if let Some(id) = id.as_ref().and_then(|v| v["id"].as_str()) {
+                    ids.push(id.to_string());
+                }
+            }
+        }
+    }
+    ids
+}
+
+/// The registry of workflow changes (`workflows/src/versions.rs`) and the recorded histories
+/// agree: every entry's `pinned_by` histories exist and carry its marker, and every marker in a
+/// history is a registered change.
+#[test]
+fn every_registered_change_is_pinned_by_a_recorded_history() {
+    use hostfw_workflows::versions::REGISTRY;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("histories");
+    for entry in REGISTRY {
+        for file in entry.pinned_by {
+            let path = dir.join(file);
+            let text =
+                std::fs::read(&path).unwrap_or_else(|e| panic!("{:?} pinned by {}: {e}", entry.change, path.display()));
+            let history: serde_json::Value = serde_json::from_slice(&text).unwrap();
+            assert!(
+                patch_markers(&history).iter().any(|id| id == entry.id),
+                "{}: no {:?} marker, yet {:?} names it in pinned_by",
+                path.display(),
+                entry.id,
+                entry.change
+            );
+        }
+    }
+    for (path, _) in histories() {
+        let history: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for id in patch_markers(&history) {
+            assert!(
+                REGISTRY.iter().any(|e| e.id == id),
+                "{}: marker {id:?} is not in workflows/src/versions.rs",
+                path.display()
+            );
+        }
     }
 }
 

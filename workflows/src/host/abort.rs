@@ -1,4 +1,4 @@
-//! `host reprovision abort` in the host workflow (issue 27, patch [`PATCH_ABORT`]): the `abort`
+//! `host reprovision abort` in the host workflow (issue 27, patch [`Change::Abort`](crate::versions::Change::Abort)): the `abort`
 //! signal records an [`AbortOrder`]; the run takes it at its next safe point, never in the middle
 //! of a component (a flash, its activation and its verification always finish). The safe points:
 //! before each component is selected and installed, the waits of FailedFirmwareUpgrade (the retry
@@ -27,10 +27,7 @@ use crate::host::status::HostOutcome;
 use crate::host::steps::Ctx;
 use crate::options;
 use crate::search_attributes as sa;
-
-/// Patch: the workflow hears `abort` and ends at its next safe point (see the module docs). A
-/// marker is written only by a run that takes an abort; runs recorded before it never did.
-pub const PATCH_ABORT: &str = "abort";
+use crate::versions::Change;
 
 /// An abort was signalled and is not taken yet.
 pub(crate) fn requested(ctx: &Ctx) -> bool {
@@ -41,7 +38,7 @@ pub(crate) fn requested(ctx: &Ctx) -> bool {
 pub(crate) async fn take(ctx: &Ctx, input: &HostReprovisionInput, host: &HostContext) -> WorkflowResult<HostOutcome> {
     let mut order = ctx.state(|s| s.abort.clone()).expect("abort::take is called only when an abort was signalled");
     // The marker of this change: every run that takes an abort has it.
-    let _ = ctx.patched(PATCH_ABORT);
+    let _ = Change::Abort.applies(ctx);
     let mut message = format!("aborted by {}: {}", order.by, order.reason);
     if input.assigned {
         if let Err(failure) = platform_steps::restore(ctx, &host.machine_id).await? {

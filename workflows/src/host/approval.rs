@@ -7,9 +7,9 @@
 //! current autoreboot period (`hostfw.host.approval_inputs`): an approval whose signal was lost, or
 //! a workflow started again for a request approved earlier, is still heard, and a period
 //! configured after the request was made applies. A `settings_changed` signal wakes it.
-//! In lean runs ([`PATCH_LEAN_APPROVAL`]) that bookkeeping runs as local activities.
+//! In lean runs ([`Change::LeanApproval`](crate::versions::Change::LeanApproval)) that bookkeeping runs as local activities.
 //!
-//! Approval deadline (patch [`PATCH_APPROVAL_DEADLINE`]): the read also says when the request's
+//! Approval deadline (patch [`Change::ApprovalDeadline`](crate::versions::Change::ApprovalDeadline)): the read also says when the request's
 //! approval deadline falls (`machine_updater.approval_deadline`, from the request) and its policy;
 //! a durable timer wakes the wait then. At the deadline `skip` holds the host until its next
 //! window (`hostfw.host.approval_deadline`) and ends the wait, so the request is given up;
@@ -29,18 +29,7 @@ use crate::host::lean;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::Ctx;
 use crate::options;
-
-/// Patch: the wait reads the stored approval and the current autoreboot period when it wakes.
-pub const PATCH_APPROVAL_INPUTS: &str = "approval-inputs-read";
-
-/// Patch, in lean runs (`lean.rs`): the WaitingForApproval record is deferred like any other
-/// substate and written, with the attributes, by one local activity just before the wait; the
-/// approval read is a local activity too. A parked host costs no activity task on the way in
-/// and none when it is released.
-pub const PATCH_LEAN_APPROVAL: &str = "lean-approval";
-
-/// Patch: the wait keeps the request's approval deadline (a timer) and applies its policy.
-pub const PATCH_APPROVAL_DEADLINE: &str = "approval-deadline";
+use crate::versions::Change;
 
 /// How the wait for approval ended.
 pub(crate) enum Approval {
@@ -65,15 +54,15 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         target_version: None,
     };
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
-    let lean = lean::on(ctx) && ctx.patched(PATCH_LEAN_APPROVAL);
+    let lean = lean::on(ctx) && Change::LeanApproval.applies(ctx);
     if lean {
         lean::defer_record(ctx, note);
     } else {
         ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);
         ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
     }
-    let read_inputs = lean::patched(ctx, PATCH_APPROVAL_INPUTS);
-    let deadlines = read_inputs && ctx.patched(PATCH_APPROVAL_DEADLINE);
+    let read_inputs = Change::ApprovalInputs.applies(ctx);
+    let deadlines = read_inputs && Change::ApprovalDeadline.applies(ctx);
     let mut flagged = false;
     loop {
         // An abort before the update started is a clear.

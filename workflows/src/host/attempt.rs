@@ -12,7 +12,7 @@ use temporalio_workflow::WorkflowResult;
 use crate::contracts::*;
 use crate::host::abort;
 use crate::host::activation::pre_update_plan;
-use crate::host::freeze_hold::{hold_while_frozen, PATCH_FREEZE_HOLD};
+use crate::host::freeze_hold::hold_while_frozen;
 use crate::host::install_agents::{install_scout, install_script};
 use crate::host::install_redfish;
 use crate::host::lean;
@@ -21,15 +21,7 @@ use crate::host::status::InstalledComponent;
 use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, ComponentInstall, Ctx, StepEnd};
 use crate::options;
 use crate::search_attributes as sa;
-
-/// Patch marker: the installation route is chosen by an activity (Scout, script or Redfish).
-/// Histories recorded before it always took the Redfish route.
-pub const PATCH_INSTALL_ROUTES: &str = "install-routes";
-
-/// Patch marker: a component whose matcher finds no inventory member is passed over and the
-/// drifted components after it are installed (`UnmatchedRule::Skip`); the host ends "not fully
-/// installable". Runs recorded before it stopped the walk there and failed the attempt.
-pub const PATCH_SKIP_UNMATCHED: &str = "unmatched-skipped";
+use crate::versions::Change;
 
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +120,7 @@ pub(crate) async fn run_attempt(
             continue;
         }
 
-        let rule = if lean::patched(ctx, PATCH_SKIP_UNMATCHED) { UnmatchedRule::Skip } else { UnmatchedRule::Stop };
+        let rule = if Change::SkipUnmatched.applies(ctx) { UnmatchedRule::Skip } else { UnmatchedRule::Stop };
         let (component, target, entry, current) = match select_with(&model, &report, rule) {
             Selection::Compliant => return Ok(AttemptEnd::Compliant),
             Selection::NotFullyInstallable { unmatched, not_reported } => {
@@ -163,7 +155,7 @@ pub(crate) async fn run_attempt(
         // Issue 27: before the next component (never during one), a freeze covering the host
         // holds it; once lifted, the inventory is read again (and the selection made again,
         // pre-update resets included).
-        if ctx.patched(PATCH_FREEZE_HOLD) && hold_while_frozen(ctx, machine_id).await? {
+        if Change::FreezeHold.applies(ctx) && hold_while_frozen(ctx, machine_id).await? {
             continue;
         }
         if abort::requested(ctx) {
@@ -199,7 +191,7 @@ pub(crate) async fn run_attempt(
             }
         } else {
             ctx.upsert_search_attributes([sa::COMPONENT.value_set(component.to_string())]);
-            if ctx.patched(PATCH_INSTALL_ROUTES) {
+            if Change::InstallRoutes.applies(ctx) {
                 let query = RouteQuery {
                     machine_id: machine_id.to_string(),
                     vendor: model.vendor.clone(),

@@ -15,11 +15,7 @@ use crate::host::lean;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
-
-/// Patch: the `HostfwRetriesExhausted` search attribute follows the spent budget (set when it is
-/// spent, cleared by a reset or raised budget), so the Web UI tells an exhausted host from one
-/// waiting to retry.
-pub const PATCH_EXHAUSTED_ATTRIBUTE: &str = "exhausted-search-attribute";
+use crate::versions::Change;
 
 async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
     let (component, target_version, was_exhausted) = ctx.state_mut(|s| {
@@ -28,7 +24,7 @@ async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, 
         s.status.exhausted = exhausted;
         (s.status.component, s.status.target_version.clone(), was)
     });
-    if was_exhausted != exhausted && lean::patched(ctx, PATCH_EXHAUSTED_ATTRIBUTE) {
+    if was_exhausted != exhausted && Change::ExhaustedAttribute.applies(ctx) {
         ctx.upsert_search_attributes([crate::search_attributes::RETRIES_EXHAUSTED.value_set(exhausted)]);
     }
     lean::flush(ctx).await?;
@@ -37,18 +33,6 @@ async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, 
     ctx.execute_activity(HostActivities::record_retry, record, options::bookkeeping()).await?;
     Ok(())
 }
-
-/// Patch: the reset signals already applied are the caller's count from before the failure is
-/// recorded. Before it, they were read after recording FailedFirmwareUpgrade, so a
-/// `reset-host-reprovisioning` that arrived while that record ran was taken as already seen and
-/// swallowed (an exhausted host then waited for a second reset).
-pub const PATCH_RESET_WHILE_RECORDING: &str = "reset-while-recording-failure";
-
-/// Patch: the retry budget and interval are read from the worker's current site config when a
-/// failure is recorded and again whenever a `settings_changed` signal arrives (a worker pushes it
-/// at start), instead of the values frozen into the request: a raised budget releases an
-/// exhausted host, a changed interval applies to hosts already waiting.
-pub const PATCH_RETRY_LIMITS_READ: &str = "retry-limits-read";
 
 /// Enter FailedFirmwareUpgrade for `reason`, then wait until the next attempt may start.
 /// `retries` is the number of retries already used; it is updated. `resets_applied` is the count
@@ -64,8 +48,8 @@ pub(crate) async fn after_failure(
     let machine_id = input.machine_id.as_str();
     enter(ctx, HostSubstate::FailedFirmwareUpgrade, reason).await?;
     let resets_seen =
-        if lean::patched(ctx, PATCH_RESET_WHILE_RECORDING) { resets_applied } else { ctx.state(|s| s.reset_requests) };
-    if lean::patched(ctx, PATCH_RETRY_LIMITS_READ) {
+        if Change::ResetWhileRecording.applies(ctx) { resets_applied } else { ctx.state(|s| s.reset_requests) };
+    if Change::RetryLimitsRead.applies(ctx) {
         return wait_under_current_limits(ctx, machine_id, retries, resets_seen).await;
     }
     if *retries < settings.max_retries {
@@ -118,7 +102,7 @@ async fn read_limits(ctx: &Ctx, machine_id: &str) -> WorkflowResult<RetryLimits>
     Ok(ctx.execute_activity(HostActivities::retry_limits, machine_id.to_string(), options::bookkeeping()).await?)
 }
 
-/// `after_failure` under [`PATCH_RETRY_LIMITS_READ`].
+/// `after_failure` under [`Change::RetryLimitsRead`](crate::versions::Change::RetryLimitsRead).
 async fn wait_under_current_limits(
     ctx: &Ctx,
     machine_id: &str,

@@ -1,4 +1,4 @@
-//! The hold of an in-flight host under a freeze (issue 27, patch [`PATCH_FREEZE_HOLD`]): before
+//! The hold of an in-flight host under a freeze (issue 27, patch [`Change::FreezeHold`](crate::versions::Change::FreezeHold)): before
 //! each component (the one it is flashing is never interrupted), the host asks whether a freeze
 //! covers it (`hostfw.host.freeze_hold`, a local activity: the workflow never reads the site
 //! database). While one does (set without `drain`), it waits in `HeldByFreeze`, asking again
@@ -18,10 +18,6 @@ use crate::host::lean;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
 pub use crate::tunables::{FREEZE_RECHECK, FREEZE_RECHECK_MAX};
-
-/// Patch: the host asks before each component whether a freeze holds it, and waits while one
-/// does. Runs recorded before it never asked.
-pub const PATCH_FREEZE_HOLD: &str = "freeze-hold";
 
 /// The status message while `hold` holds the host.
 pub fn held_message(hold: &FreezeHold) -> String {

@@ -19,22 +19,15 @@ use crate::host::approval::{wait_for_approval, Approval};
 use crate::host::attempt::{run_attempt, AttemptEnd};
 use crate::host::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
 use crate::host::failure::after_failure;
-use crate::host::lean::{self, Deferred, PATCH_LEAN_HISTORY};
-use crate::host::platform_steps::{self, PATCH_PLATFORM_FAILURES};
+use crate::host::lean::{self, Deferred};
+use crate::host::platform_steps;
 use crate::host::status::{HostOutcome, HostStatus};
 use crate::host::steps::Ctx;
 use crate::options;
 use crate::search_attributes as sa;
+use crate::versions::Change;
 
 pub use crate::host::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
-
-/// Patch: the workflow continues as new at the top of its attempt loop when its history grows
-/// large (see `carried`).
-pub const PATCH_CONTINUE_AS_NEW: &str = "continue-as-new";
-
-/// Patch: a `reset_reprovisioning` signal received while an attempt runs clears the retry count
-/// (before, only a reset received while the host waited in FailedFirmwareUpgrade did).
-pub const PATCH_RESET_DURING_ATTEMPT: &str = "reset-during-attempt";
 
 /// Per-host firmware reprovisioning. Query `status` for the current substate.
 #[workflow]
@@ -84,7 +77,7 @@ impl HostReprovisionWorkflow {
     pub async fn run(ctx: &mut WorkflowContext<Self>) -> WorkflowResult<HostOutcome> {
         let input = ctx.state(|s| s.input.clone());
         let machine_id = input.machine_id.clone();
-        if input.settings.lean_history && ctx.patched(PATCH_LEAN_HISTORY) {
+        if input.settings.lean_history && Change::LeanHistory.applies(ctx) {
             ctx.state_mut(|s| s.deferred.on = true);
         }
         ctx.upsert_search_attributes([sa::MACHINE_ID.value_set(machine_id.clone())]);
@@ -99,7 +92,7 @@ impl HostReprovisionWorkflow {
         };
         // Assigned hosts: platform-step failures are failed attempts (patched), or, in runs that
         // began before the patch, fail the workflow.
-        let platform_retries = input.assigned && lean::patched(ctx, PATCH_PLATFORM_FAILURES);
+        let platform_retries = input.assigned && Change::PlatformFailures.applies(ctx);
         if input.assigned && !platform_retries && carried.is_none() {
             if let Err(failure) = platform_steps::prepare(ctx, &machine_id).await? {
                 return Err(failure.error.into());
@@ -114,7 +107,7 @@ impl HostReprovisionWorkflow {
         let mut not_reported: Vec<ComponentType> = Vec::new();
         let mut unmatched: Vec<UnmatchedComponent> = Vec::new();
         let mut prepared = carried.as_ref().map_or(!platform_retries, |c| c.prepared);
-        let continue_as_new = lean::patched(ctx, PATCH_CONTINUE_AS_NEW);
+        let continue_as_new = Change::ContinueAsNew.applies(ctx);
         loop {
             // Between attempts is a safe point (issue 27): an abort is taken before anything else.
             if abort::requested(ctx) {
@@ -172,7 +165,7 @@ impl HostReprovisionWorkflow {
                 }
                 AttemptEnd::Failed(reason) => {
                     let resets = ctx.state(|s| s.reset_requests);
-                    if resets != resets_applied && lean::patched(ctx, PATCH_RESET_DURING_ATTEMPT) {
+                    if resets != resets_applied && Change::ResetDuringAttempt.applies(ctx) {
                         retries = 0;
                     }
                     after_failure(ctx, &input, &mut retries, &reason, resets).await?;
@@ -270,12 +263,6 @@ impl HostReprovisionWorkflow {
     }
 }
 
-/// Wait for the tenant's approval (assigned hosts), then protect the host. `Err` is how the
-/// workflow ends when the request was cleared first.
-/// Patch: a workflow ended by `host reprovision clear` while it waited for approval sets
-/// `HostfwSubstate = Completed`, as every other ended run does (it kept `WaitingForApproval`).
-pub const PATCH_CLEARED_IS_COMPLETED: &str = "cleared-is-completed";
-
 /// An assigned host's request ends before its update started: the host is restored to
 /// `Assigned` with `message` (the restore removes the request) and the run is `Completed`.
 async fn end_unstarted(ctx: &Ctx, machine_id: &str, message: &str) -> WorkflowResult<()> {
@@ -302,7 +289,7 @@ async fn protect_after_approval(
             Approval::Cancelled(by) => {
                 let message = format!("request cleared by {by} before it started");
                 end_unstarted(ctx, &machine_id, &message).await?;
-                if lean::patched(ctx, PATCH_CLEARED_IS_COMPLETED) {
+                if Change::ClearedIsCompleted.applies(ctx) {
                     ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
                 }
                 return Ok(Err(HostOutcome::Cancelled { by }));

@@ -1,4 +1,4 @@
-//! Infrastructure faults are not the host's (patch [`PATCH_INFRASTRUCTURE_FAULTS`]): a host step
+//! Infrastructure faults are not the host's (patch [`Change::InfrastructureFaults`](crate::versions::Change::InfrastructureFaults)): a host step
 //! whose activity failed because its worker was lost (a heartbeat timeout after a SIGKILL), no
 //! worker took it up in time, the site database was away (`Store`: an outage, or a site key the
 //! worker cannot use yet after `rotate-key`) or the attempt was superseded, is run again where
@@ -17,10 +17,7 @@ use temporalio_workflow::{ActivityExecutionError, TimeoutType, WorkflowResult};
 
 use crate::host::steps::{wait, Ctx};
 use crate::tunables::{INFRASTRUCTURE_BACKOFF_FIRST, INFRASTRUCTURE_BACKOFF_MAX, INFRASTRUCTURE_RETRIES};
-
-/// Patch: host steps that fail for an infrastructure reason are run again where the host is
-/// (see the module docs). Runs recorded before it failed the attempt at once.
-pub const PATCH_INFRASTRUCTURE_FAULTS: &str = "infrastructure-faults-waited-out";
+use crate::versions::Change;
 
 /// Activity error types (set by `hostfw-activities`) that say the infrastructure failed, not the
 /// host: the site database, and an attempt that lost its right to act.
@@ -84,7 +81,7 @@ where
         let Some(why) = infrastructure_fault(err) else {
             return Ok(outcome);
         };
-        if faults >= INFRASTRUCTURE_RETRIES || !ctx.patched(PATCH_INFRASTRUCTURE_FAULTS) {
+        if faults >= INFRASTRUCTURE_RETRIES || !Change::InfrastructureFaults.applies(ctx) {
             return Ok(outcome);
         }
         faults += 1;

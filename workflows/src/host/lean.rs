@@ -1,4 +1,4 @@
-//! The lean history shape of the host workflow (patch [`PATCH_LEAN_HISTORY`]): bookkeeping that
+//! The lean history shape of the host workflow (patch [`Change::LeanHistory`](crate::versions::Change::LeanHistory)): bookkeeping that
 //! needs no retry semantics of its own costs no activity.
 //!
 //! - A substate change is kept in the workflow state and written to the site database by the
@@ -6,8 +6,9 @@
 //!   timer, a wait or an activity that carries nothing, one local activity writes what is pending.
 //! - Search attributes are upserted once, just before the workflow next waits, and only those
 //!   whose value changed since the last upsert.
-//! - The patch implies every earlier patch of the host workflow: in a lean run they are taken as
-//!   applied without a marker of their own ([`patched`]).
+//! - The change implies the earlier changes of the host workflow it was built on: in a lean run
+//!   they are taken as applied without a marker of their own (`implied_by_lean` in
+//!   `crate::versions`).
 //!
 //! Runs recorded before the patch (and runs whose settings turn it off, `lean_history = false`,
 //! kept for comparisons) take the classic shape: an activity per substate, an upsert per change.
@@ -22,9 +23,6 @@ use crate::contracts::{HostActivities, SubstateUpdate};
 use crate::host::steps::Ctx;
 use crate::names;
 use crate::options;
-
-/// Patch: the lean history shape (see the module docs).
-pub const PATCH_LEAN_HISTORY: &str = "lean-history";
 
 /// What the lean shape keeps between two waits.
 #[derive(Debug, Clone, Default)]
@@ -41,11 +39,6 @@ pub(crate) struct Deferred {
 /// True when this run takes the lean shape.
 pub(crate) fn on(ctx: &Ctx) -> bool {
     ctx.state(|s| s.deferred.on)
-}
-
-/// `ctx.patched(id)` for a patch older than the lean shape: a lean run has every one of them.
-pub(crate) fn patched(ctx: &Ctx, id: &str) -> bool {
-    on(ctx) || ctx.patched(id)
 }
 
 /// Keep a substate record for the next activity (lean runs only).

@@ -1,6 +1,6 @@
 //! The platform steps of an assigned host around its update: before it, lockdown off and the
 //! discovery boot; after it, lockdown on and the boot back to its own OS. Since the patch
-//! [`PATCH_PLATFORM_FAILURES`], a step that fails is a failed attempt like any other
+//! [`Change::PlatformFailures`](crate::versions::Change::PlatformFailures), a step that fails is a failed attempt like any other
 //! (FailedFirmwareUpgrade, the retry budget, then the steps again) instead of failing the
 //! workflow: the caller gets the reason and decides. Deterministic workflow code only.
 
@@ -12,10 +12,6 @@ use crate::host::infrastructure::through_faults;
 use crate::host::lean;
 use crate::host::steps::{enter, reason, Ctx};
 use crate::options;
-
-/// Patch: a failed platform step is a FailedFirmwareUpgrade with the normal retry budget (before,
-/// it failed the workflow and left the host's request, health report and ceiling slot behind).
-pub const PATCH_PLATFORM_FAILURES: &str = "platform-failures-retry";
 
 /// A platform step that failed (after its activity's own retries).
 pub(crate) struct StepFailure {

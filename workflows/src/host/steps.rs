@@ -16,6 +16,7 @@ use crate::host::lean;
 use crate::host::settings::ReprovisionSettings;
 use crate::options;
 use crate::search_attributes as sa;
+use crate::versions::Change;
 
 pub(crate) type Ctx = WorkflowContext<HostReprovisionWorkflow>;
 
@@ -116,19 +117,6 @@ pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) -> WorkflowResult<
     Ok(())
 }
 
-/// Patch: power actions are safe. An activation plan the host's catalog entry cannot carry out
-/// (an AC power cycle without `ac_cycle`) fails before its first power action instead of after
-/// powering the host off; a plan that fails after it powered the host off powers it back on and
-/// says so in the reason.
-pub const PATCH_POWER_SAFETY: &str = "power-safety";
-
-/// Patch: an activation plan of several steps (a power drain, an HGX/GPU cycle, a BMC and UEFI
-/// image, the pre-update resets) first reads from the BMC whether it allows every reset the plan
-/// sends (`hostfw.host.activation_preflight`), and fails with that reason, nothing powered off,
-/// when it does not. A one-step plan needs no preflight: its step checks its ResetType against
-/// the BMC's list before it sends anything.
-pub const PATCH_POWER_PREFLIGHT: &str = "power-preflight";
-
 /// Check `steps` against what the BMC allows, before any of them runs (infrastructure faults
 /// waited out). `Some(reason)` when the plan cannot be carried out.
 async fn preflight(
@@ -169,13 +157,13 @@ async fn activation_step(
 }
 
 /// Run an activation plan: steps as activities, waits as durable timers. A plan of several steps
-/// is checked against what the BMC allows first (patch [`PATCH_POWER_PREFLIGHT`]). A step that
+/// is checked against what the BMC allows first (patch [`Change::PowerPreflight`](crate::versions::Change::PowerPreflight)). A step that
 /// fails while the plan has the host powered off (a ForceOff succeeded, no On since) powers it
-/// back on first (patch [`PATCH_POWER_SAFETY`]): a host is never left off by a failed activation.
+/// back on first (patch [`Change::PowerSafety`](crate::versions::Change::PowerSafety)): a host is never left off by a failed activation.
 pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> WorkflowResult<StepEnd> {
     let settings = ctx.state(|s| s.input.settings.clone());
     if let Some(steps) = preflight_steps(&plan) {
-        if ctx.patched(PATCH_POWER_PREFLIGHT) {
+        if Change::PowerPreflight.applies(ctx) {
             if let Some(why) = preflight(ctx, machine_id, steps, &settings).await? {
                 return Ok(StepEnd::Failed(why));
             }
@@ -194,7 +182,7 @@ pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAc
                     },
                     Err(e) => {
                         let mut why = reason("activation", &e);
-                        if powered_off && ctx.patched(PATCH_POWER_SAFETY) {
+                        if powered_off && Change::PowerSafety.applies(ctx) {
                             match activation_step(ctx, machine_id, ActivationStep::PowerOn, &settings).await? {
                                 Ok(()) => why.push_str("; the host was powered back on"),
                                 Err(e) => why

@@ -10,9 +10,8 @@ use temporalio_workflow::WorkflowResult;
 
 use crate::host::activation::{activation_plan, unrunnable};
 use crate::host::lean;
-use crate::host::steps::{
-    enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd, PATCH_POWER_SAFETY,
-};
+use crate::host::steps::{enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd};
+use crate::versions::Change;
 
 /// Activate `component` and wait until every matching inventory entry reports `target`.
 pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowResult<StepEnd> {
@@ -30,7 +29,7 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
         enter(ctx, HostSubstate::ResetForNewFirmware, &label).await?;
         let plan = activation_plan(component, entry, settings);
         if let Some(why) = unrunnable(&plan, model) {
-            if ctx.patched(PATCH_POWER_SAFETY) {
+            if Change::PowerSafety.applies(ctx) {
                 return Ok(StepEnd::Failed(why));
             }
         }

@@ -3,7 +3,7 @@
 //!
 //! Each pass is one activity (`hostfw.manager.pass`) that reads the site database, applies the
 //! gates in the seed's order (pure `hostfw_model::gates`), and gives each selected host a request
-//! and a `HostReprovision` workflow. Since [`PATCH_LOCAL_PASS`] the pass runs as a local activity
+//! and a `HostReprovision` workflow. Since [`Change::ManagerPassLocal`](crate::versions::Change::ManagerPassLocal) the pass runs as a local activity
 //! inside the workflow task that received the wake-up: no activity task to dispatch and no
 //! second workflow task (runs recorded before the patch replay their activity passes). Between passes the workflow waits for the run interval OR a
 //! `wake` signal (a host workflow ended, a window opened, the catalog or config changed), so a
@@ -25,10 +25,7 @@ use temporalio_workflow::{
 use crate::options;
 use crate::site::contracts::*;
 pub use crate::tunables::PASSES_PER_RUN;
-
-/// Passes run as local activities (one marker event instead of scheduled/started/completed and
-/// a second workflow task).
-pub const PATCH_LOCAL_PASS: &str = "manager-pass-local";
+use crate::versions::Change;
 
 /// Input (and the state carried across continue-as-new).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,7 +71,7 @@ impl MachineUpdateManagerWorkflow {
         loop {
             reasons.extend(ctx.state_mut(|s| std::mem::take(&mut s.pending_wakes)));
             let request = PassRequest { reasons: reasons.clone() };
-            let pass = if ctx.patched(PATCH_LOCAL_PASS) {
+            let pass = if Change::ManagerPassLocal.applies(ctx) {
                 ctx.execute_local_activity(SiteActivities::manager_pass, request, options::manager_pass_local()).await?
             } else {
                 ctx.execute_activity(
