@@ -86,6 +86,22 @@ fn ms(v: u64) -> Duration {
 }
 
 impl BmcWaits {
+    /// The waits inside the BMC activities, from the site config; the workflow derives those
+    /// activities' timeouts from them and hands them to the activities.
+    pub fn from_site(site: &hostfw_model::SiteConfig) -> BmcWaits {
+        let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let hr = &site.host_reprovision;
+        BmcWaits {
+            request_timeout_ms: ms(site.redfish.timeout),
+            inventory_concurrency: site.redfish.inventory_concurrency,
+            reset_task_within_ms: ms(site.redfish.reset_task_timeout),
+            reachable_within_ms: ms(hr.bmc_reachable_within),
+            power_state_within_ms: ms(hr.power_state_within),
+            goes_down_within_ms: ms(hr.bmc_goes_down_within),
+            task_poll_interval_ms: ms(hr.task_poll_interval),
+        }
+    }
+
     pub fn request_timeout(&self) -> Duration {
         ms(self.request_timeout_ms.max(1))
     }

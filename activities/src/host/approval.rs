@@ -24,7 +24,7 @@ const ACTOR: &str = "hostfw (approval deadline)";
 pub async fn approval_inputs(deps: &Deps, machine_id: &str) -> Result<ApprovalInputs, ActivityError> {
     let request = deps.store.request_get(machine_id).await.map_err(error::store)?;
     let site = deps.site.current();
-    let settings = crate::site::site_link::reprovision_settings(&site);
+    let settings = hostfw_workflows::host_reprovision::ReprovisionSettings::from_site(&site);
     let deadline = ApprovalDeadline::from_config(&site);
     Ok(ApprovalInputs {
         // A started request was approved: protect marks it started only after the approval (the

@@ -276,7 +276,7 @@ async fn count(deps: &Deps, name: &str, label: &str) {
 
 /// The retry budget and interval of the worker's current site config.
 pub fn retry_limits(deps: &Deps) -> Result<RetryLimits, ActivityError> {
-    let settings = crate::site::site_link::reprovision_settings(&deps.site.current());
+    let settings = hostfw_workflows::host_reprovision::ReprovisionSettings::from_site(&deps.site.current());
     Ok(RetryLimits { max_retries: settings.max_retries, retry_interval_secs: settings.retry_interval_secs })
 }
 

@@ -9,9 +9,8 @@
 
 use hostfw_model::SiteConfig;
 use hostfw_store::{GateFence, NewRequest, RequestCreate, Store};
-use hostfw_workflows::host_reprovision::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings};
+use hostfw_workflows::host_reprovision::{HostReprovisionInput, ReprovisionSettings};
 use hostfw_workflows::names::MACHINE_UPDATE_MANAGER_ID;
-use hostfw_workflows::waits::BmcWaits;
 use hostfw_workflows::{
     host_reprovision_workflow_id, search_attributes as sa, HostReprovisionWorkflow, MachineUpdateManagerWorkflow,
 };
@@ -37,51 +36,6 @@ pub enum StartError {
     Store(#[from] hostfw_store::StoreError),
     #[error("starting the reprovisioning workflow of {machine}: {message}")]
     Temporal { machine: String, message: String },
-}
-
-/// Host workflow settings from the site config.
-pub fn reprovision_settings(site: &SiteConfig) -> ReprovisionSettings {
-    let hr = &site.host_reprovision;
-    let fg = &site.firmware_global;
-    ReprovisionSettings {
-        verify_poll_interval_secs: hr.verify_poll_interval.as_secs().max(1),
-        verify_max_polls: hr.verify_max_polls,
-        task_timeout_secs: site.redfish.task_timeout.as_secs().max(1),
-        bmc_healthy_reads: hr.bmc_healthy_reads,
-        retry_interval_secs: fg.host_firmware_upgrade_retry_interval.as_secs().max(1),
-        max_retries: hr.max_retries,
-        max_reactivations: hr.max_reactivations,
-        max_upload_retries: hr.max_upload_retries,
-        requires_manual_upgrade: fg.requires_manual_upgrade,
-        hgx_reboot_delay_secs: fg.hgx_bmc_gpu_reboot_delay.as_secs(),
-        power_drain: PowerDrainWaits {
-            after_off_secs: hr.power_drain_off_wait.as_secs(),
-            after_cycle_secs: hr.power_drain_cycle_wait.as_secs(),
-            after_on_secs: hr.power_drain_on_wait.as_secs(),
-        },
-        pre_update_wait_secs: hr.pre_update_wait.as_secs(),
-        script_timeout_secs: hr.script_timeout.as_secs().max(1),
-        autoreboot_period: site.machine_updater.instance_autoreboot_period,
-        heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
-        bmc_waits: bmc_waits(site),
-        lean_history: hr.lean_history,
-    }
-}
-
-/// The waits inside the BMC activities, from the site config; the workflow derives those
-/// activities' timeouts from them and hands them to the activities.
-pub fn bmc_waits(site: &SiteConfig) -> BmcWaits {
-    let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let hr = &site.host_reprovision;
-    BmcWaits {
-        request_timeout_ms: ms(site.redfish.timeout),
-        inventory_concurrency: site.redfish.inventory_concurrency,
-        reset_task_within_ms: ms(site.redfish.reset_task_timeout),
-        reachable_within_ms: ms(hr.bmc_reachable_within),
-        power_state_within_ms: ms(hr.power_state_within),
-        goes_down_within_ms: ms(hr.bmc_goes_down_within),
-        task_poll_interval_ms: ms(hr.task_poll_interval),
-    }
 }
 
 /// What guards a request beyond the failure-domain caps, which hold whoever asks.
@@ -193,7 +147,7 @@ async fn start_workflow(
     let Some(machine) = store.machine_get(machine_id).await? else {
         return Err(StartError::UnknownMachine(machine_id.to_string()));
     };
-    let settings = reprovision_settings(site);
+    let settings = ReprovisionSettings::from_site(site);
     let assigned = machine.state.is_assigned(machine.instance_id.is_some());
     let workflow_id = host_reprovision_workflow_id(machine_id);
     let input = HostReprovisionInput {
@@ -231,35 +185,5 @@ pub async fn wake_manager(client: &Client, reason: &str) {
         handle.signal(MachineUpdateManagerWorkflow::wake, reason.to_string(), WorkflowSignalOptions::default()).await
     {
         tracing::debug!(error = %e, reason, "could not wake the machine update manager");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-
-    #[test]
-    fn the_configured_waits_reach_the_workflow_settings() {
-        let text = "[site]\nname = \"x\"\n[redfish]\ntimeout = \"7s\"\ninventory_concurrency = 3\nreset_task_timeout = \"90s\"\n\
-                    [host_reprovision]\ntask_poll_interval = \"250ms\"\nbmc_reachable_within = \"20m\"\n\
-                    power_state_within = \"15m\"\nbmc_goes_down_within = \"45s\"\n";
-        let site = SiteConfig::from_toml_str(text, Path::new("/etc/hostfw/site.toml")).expect("loads");
-        let w = reprovision_settings(&site).bmc_waits;
-        assert_eq!(
-            w,
-            BmcWaits {
-                request_timeout_ms: 7_000,
-                inventory_concurrency: 3,
-                reset_task_within_ms: 90_000,
-                reachable_within_ms: 1_200_000,
-                power_state_within_ms: 900_000,
-                goes_down_within_ms: 45_000,
-                task_poll_interval_ms: 250,
-            }
-        );
-        let defaults = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("/etc/hostfw/site.toml")).unwrap();
-        assert_eq!(reprovision_settings(&defaults).bmc_waits, BmcWaits::default(), "defaults agree on both sides");
     }
 }

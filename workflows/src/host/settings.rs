@@ -3,6 +3,7 @@
 //! Settings travel in the input so a replay sees the values the run started with. Fields added
 //! after the first recorded histories carry `#[serde(default)]`, so those histories still decode.
 
+use hostfw_model::SiteConfig;
 use serde::{Deserialize, Serialize};
 
 pub use crate::waits::BmcWaits;
@@ -128,6 +129,35 @@ impl Default for ReprovisionSettings {
 }
 
 impl ReprovisionSettings {
+    /// The host workflow's settings from the site config: the one place they are derived.
+    pub fn from_site(site: &SiteConfig) -> ReprovisionSettings {
+        let hr = &site.host_reprovision;
+        let fg = &site.firmware_global;
+        ReprovisionSettings {
+            verify_poll_interval_secs: hr.verify_poll_interval.as_secs().max(1),
+            verify_max_polls: hr.verify_max_polls,
+            task_timeout_secs: site.redfish.task_timeout.as_secs().max(1),
+            bmc_healthy_reads: hr.bmc_healthy_reads,
+            retry_interval_secs: fg.host_firmware_upgrade_retry_interval.as_secs().max(1),
+            max_retries: hr.max_retries,
+            max_reactivations: hr.max_reactivations,
+            max_upload_retries: hr.max_upload_retries,
+            requires_manual_upgrade: fg.requires_manual_upgrade,
+            hgx_reboot_delay_secs: fg.hgx_bmc_gpu_reboot_delay.as_secs(),
+            power_drain: PowerDrainWaits {
+                after_off_secs: hr.power_drain_off_wait.as_secs(),
+                after_cycle_secs: hr.power_drain_cycle_wait.as_secs(),
+                after_on_secs: hr.power_drain_on_wait.as_secs(),
+            },
+            pre_update_wait_secs: hr.pre_update_wait.as_secs(),
+            script_timeout_secs: hr.script_timeout.as_secs().max(1),
+            autoreboot_period: site.machine_updater.instance_autoreboot_period,
+            heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
+            bmc_waits: BmcWaits::from_site(site),
+            lean_history: hr.lean_history,
+        }
+    }
+
     /// The heartbeat timeout of long activities.
     pub fn heartbeat(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.heartbeat_timeout_secs.max(1))
@@ -151,4 +181,38 @@ pub struct HostReprovisionInput {
     /// Set when an earlier run of this workflow continued as new: where it stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried: Option<Box<crate::host::carried::CarriedRun>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_configured_waits_reach_the_workflow_settings() {
+        let text = "[site]\nname = \"x\"\n[redfish]\ntimeout = \"7s\"\ninventory_concurrency = 3\nreset_task_timeout = \"90s\"\n\
+                    [host_reprovision]\ntask_poll_interval = \"250ms\"\nbmc_reachable_within = \"20m\"\n\
+                    power_state_within = \"15m\"\nbmc_goes_down_within = \"45s\"\n";
+        let site = SiteConfig::from_toml_str(text, Path::new("/etc/hostfw/site.toml")).expect("loads");
+        let w = ReprovisionSettings::from_site(&site).bmc_waits;
+        assert_eq!(
+            w,
+            BmcWaits {
+                request_timeout_ms: 7_000,
+                inventory_concurrency: 3,
+                reset_task_within_ms: 90_000,
+                reachable_within_ms: 1_200_000,
+                power_state_within_ms: 900_000,
+                goes_down_within_ms: 45_000,
+                task_poll_interval_ms: 250,
+            }
+        );
+        let defaults = SiteConfig::from_toml_str("[site]\nname = \"x\"\n", Path::new("/etc/hostfw/site.toml")).unwrap();
+        assert_eq!(
+            ReprovisionSettings::from_site(&defaults).bmc_waits,
+            BmcWaits::default(),
+            "defaults agree on both sides"
+        );
+    }
 }
