@@ -302,36 +302,4 @@ impl Store {
         }
         tx.commit().await.map_err(StoreError::db(OP, first))
     }
-
-    /// Sets (`Some`) or clears the host's update window. Its start must not be after its end.
-    pub async fn machine_set_update_window(&self, id: &str, window: Option<TimeWindow>) -> Result<()> {
-        const OP: &str = "machine_set_update_window";
-        if let Some(TimeWindow { start_ms: start, end_ms: end }) = window {
-            if start > end {
-                return Err(StoreError::Invalid {
-                    op: OP,
-                    id: id.to_owned(),
-                    reason: format!("window starts ({start}) after it ends ({end})"),
-                });
-            }
-        }
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
-        let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
-        let done = sqlx::query(
-            "UPDATE machines SET window_start_ms = $2, window_end_ms = $3, updated_at_ms = $4, rev = $5 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(window.map(|w| w.start_ms))
-        .bind(window.map(|w| w.end_ms))
-        .bind(now_ms())
-        .bind(rev)
-        .execute(&mut *tx)
-        .await
-        .map_err(StoreError::db(OP, id))?;
-        if done.rows_affected() == 0 {
-            tx.rollback().await.map_err(StoreError::db(OP, id))?;
-            return Err(StoreError::not_found("machine", id));
-        }
-        tx.commit().await.map_err(StoreError::db(OP, id))
-    }
 }

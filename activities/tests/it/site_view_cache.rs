@@ -171,7 +171,7 @@ async fn the_cached_view_is_the_full_view(db: Db) {
     store.machine_set_state(&id(0), HostState::HostReprovision, None, "test").await.unwrap();
     store.machine_set_auto_update(&id(1), Some(false)).await.unwrap();
     let window = TimeWindow { start_ms: 1_000, end_ms: 2_000 };
-    store.machine_set_update_window(&id(3), Some(window)).await.unwrap();
+    store.machine_set_update_windows(&[id(3)], Some(window)).await.unwrap();
     store.machine_set_update_windows(&[id(6), id(7)], Some(window)).await.unwrap();
     store.machine_maintenance(&id(8), true, "test").await.unwrap();
     store.machines_register(&[machine(9, HostState::Assigned, Some("tenant-2"))]).await.unwrap();

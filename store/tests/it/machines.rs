@@ -297,7 +297,10 @@ async fn an_unknown_stored_state_is_reported_corrupt(Ctx { store, url }: Ctx) {
 async fn overrides(Ctx { store, .. }: Ctx) {
     store.machine_upsert(&new_machine("o", "10.4.0.1")).await.unwrap();
     store.machine_set_auto_update("o", Some(false)).await.unwrap();
-    store.machine_set_update_window("o", Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 })).await.unwrap();
+    store
+        .machine_set_update_windows(&["o".to_string()], Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }))
+        .await
+        .unwrap();
     let m = store.machine_get("o").await.unwrap().unwrap();
     assert_eq!(m.auto_update, Some(false));
     assert_eq!(m.window, Some(TimeWindow { start_ms: 1_000, end_ms: 2_000 }));
@@ -309,16 +312,21 @@ async fn overrides(Ctx { store, .. }: Ctx) {
     store.machine_set_auto_update("o", Some(true)).await.unwrap();
     assert_eq!(store.machine_get("o").await.unwrap().unwrap().auto_update, Some(true));
     store.machine_set_auto_update("o", None).await.unwrap();
-    store.machine_set_update_window("o", None).await.unwrap();
+    store.machine_set_update_windows(&["o".to_string()], None).await.unwrap();
     let m = store.machine_get("o").await.unwrap().unwrap();
     assert_eq!((m.auto_update, m.window), (None, None));
 
-    assert!(matches!(
-        store.machine_set_update_window("o", Some(TimeWindow { start_ms: 5, end_ms: 1 })).await,
-        Err(StoreError::Invalid { op: "machine_set_update_window", .. })
-    ));
+    for (start_ms, end_ms) in [(5, 1), (5, 5)] {
+        assert!(
+            matches!(
+                store.machine_set_update_windows(&["o".to_string()], Some(TimeWindow { start_ms, end_ms })).await,
+                Err(StoreError::Invalid { op: "machine_set_update_windows", .. })
+            ),
+            "an empty or reversed window is refused"
+        );
+    }
     assert!(store.machine_set_auto_update("ghost", Some(true)).await.unwrap_err().is_not_found());
-    assert!(store.machine_set_update_window("ghost", None).await.unwrap_err().is_not_found());
+    assert!(store.machine_set_update_windows(&["ghost".to_string()], None).await.unwrap_err().is_not_found());
 }
 
 /// Issue 11 finding 15: `machine add` / `machine import` cannot change the state, instance or
