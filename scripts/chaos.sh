@@ -5,7 +5,7 @@
 # HOSTFW_CHAOS_SEED=<n> replays the random moments of a run; HOSTFW_CHAOS_ONLY=<key>,… picks scenarios.
 # Before it, two randomized suites on fresh seeds they print (each replays with its variable):
 # - the gate properties (model/tests/it/properties) on many more random evolving sites than
-#   `make test` runs (6,000 per property, about 2 minutes): HOSTFW_PROPTEST_SEED=<n>,
+#   `make test` runs (6,000 per property, about 3 minutes): HOSTFW_PROPTEST_SEED=<n>,
 #   HOSTFW_PROPTEST_CASES=<n> sets the cases per property;
 # - random signal sequences on a real worker (tests/tests/e2e/signal_sequences.rs), on 6 hosts
 #   instead of 3: HOSTFW_SIGNAL_SEED=<n>, HOSTFW_SIGNAL_HOSTS=<n>.

@@ -81,10 +81,15 @@ pub enum StoreError {
     /// since (a request, a pause, a freeze, a failure, ...: `gate_fence`): nothing was written;
     /// the decision is to be made again from a fresh view.
     #[error(
-        "the site changed since the decision to start {machine} was read (gate fence {read}): another request, \
-         pause, freeze, maintenance entry, failure, window or catalog change landed meanwhile; nothing was written"
+        "the site changed since the decision to {decision} was read (gate fence {read}): another request, pause, \
+         resume, freeze, maintenance entry, attempt, failure, run end, window or catalog change landed meanwhile; \
+         nothing was written"
     )]
-    GateMoved { machine: String, read: i64 },
+    GateMoved {
+        /// What was decided: "start m3", "mark the canary waves".
+        decision: String,
+        read: i64,
+    },
 
     /// A freeze in force covers the machine: no new update starts in its scope (`hostfw freeze`).
     #[error("machine {machine} is frozen by freeze {freeze_id} on {scope} (set by {by}: {reason}): no update starts until `hostfw unfreeze --id {freeze_id}`")]

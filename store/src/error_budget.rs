@@ -19,6 +19,7 @@ use sqlx::Row;
 use crate::audit::audit_append_in;
 use crate::brakes::pause_clear_in;
 use crate::error::{Result, StoreError};
+use crate::gate_fence::GateFence;
 use crate::update_runs::record_run_in;
 use crate::{now_ms, Store};
 
@@ -54,21 +55,37 @@ impl Store {
     pub async fn target_attempt(&self, target: &Target, machine_id: &str) -> Result<()> {
         const OP: &str = "target_attempt";
         let at_ms = self.db_now_ms().await?;
-        sqlx::query(
+        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let bind = |q: sqlx::query::Query<'static, sqlx::Any, sqlx::any::AnyArguments<'static>>| {
+            q.bind(target.vendor.clone())
+                .bind(target.model.clone())
+                .bind(target.component.to_string())
+                .bind(target.version.clone())
+                .bind(machine_id.to_string())
+                .bind(at_ms)
+        };
+        let first = bind(sqlx::query(
             "INSERT INTO target_hosts (vendor, model, component, version, machine_id, attempted_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (vendor, model, component, version, machine_id) \
-             DO UPDATE SET attempted_at_ms = excluded.attempted_at_ms",
-        )
-        .bind(&target.vendor)
-        .bind(&target.model)
-        .bind(target.component.to_string())
-        .bind(&target.version)
-        .bind(machine_id)
-        .bind(at_ms)
-        .execute(&self.writer)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (vendor, model, component, version, machine_id) DO NOTHING",
+        ))
+        .execute(&mut *tx)
         .await
-        .map_err(StoreError::db(OP, machine_id))?;
+        .map_err(StoreError::db(OP, machine_id))?
+        .rows_affected()
+            == 1;
+        if first {
+            // One more attempted host: it may spend the target's error budget.
+            crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, machine_id))?;
+        } else {
+            bind(sqlx::query(
+                "UPDATE target_hosts SET attempted_at_ms = $6 \
+                 WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4 AND machine_id = $5",
+            ))
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::db(OP, machine_id))?;
+        }
+        tx.commit().await.map_err(StoreError::db(OP, machine_id))?;
         Ok(())
     }
 
@@ -325,8 +342,10 @@ impl Store {
     /// target's host count and wave reached, only ever larger than what is recorded, and only
     /// while the target still has at least the attempts the pass read (a `hostfw budget resume`
     /// since then cleared them: the stale mark is dropped, the next pass decides afresh). In one
-    /// transaction. Returns the targets whose mark was dropped.
-    pub async fn target_waves_mark(&self, marks: &[WaveMark]) -> Result<Vec<Target>> {
+    /// transaction, written only while the gate `fence` the pass read before its view has not
+    /// moved (else `GateMoved`, nothing written: a resume, a stale pass's view). Returns the
+    /// targets whose mark was dropped.
+    pub async fn target_waves_mark(&self, marks: &[WaveMark], fence: &GateFence) -> Result<Vec<Target>> {
         const OP: &str = "target_waves_mark";
         if marks.is_empty() {
             return Ok(Vec::new());
@@ -380,6 +399,11 @@ impl Store {
                     .map_err(StoreError::db(OP, t.to_string()))?;
             }
         }
+        // The fence last, as every write takes it.
+        if !crate::gate_fence::hold_in(&mut tx, fence).await.map_err(StoreError::db(OP, ""))? {
+            tx.rollback().await.map_err(StoreError::db(OP, ""))?;
+            return Err(StoreError::GateMoved { decision: "mark the canary waves".to_string(), read: fence.epoch() });
+        }
         tx.commit().await.map_err(StoreError::db(OP, ""))?;
         Ok(dropped)
     }
@@ -403,6 +427,8 @@ impl Store {
         .execute(&mut *tx)
         .await
         .map_err(StoreError::db(OP, machine_id))?;
+        // A run that ended moves window fit's past durations (a longer p90 may no longer fit).
+        crate::gate_fence::bump_in(&mut tx).await.map_err(StoreError::db(OP, machine_id))?;
         tx.commit().await.map_err(StoreError::db(OP, machine_id))?;
         Ok(done.rows_affected())
     }

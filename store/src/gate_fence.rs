@@ -3,9 +3,11 @@
 //!
 //! Owns the `gate_fence` table. Every write that can tighten a scheduling gate for a host not yet
 //! started calls [`bump_in`] in its own transaction, as its last lock (so no two transactions
-//! wait on each other): a request created, a host entering maintenance, a target failure
-//! recorded, a target paused by hand or resumed, a freeze set, update windows changed, the
-//! catalog changed. A decision made from a view (a scheduler pass, a direct request checked
+//! wait on each other): a request created, a host entering maintenance, a host's first attempt
+//! of a target (an error budget counts attempted hosts), a target failure recorded, a run's end
+//! (window fit's past durations), a target paused by hand or resumed, a freeze set, update
+//! windows changed, the catalog changed. The canary waves' marks a pass writes before its
+//! requests hold the fence where the pass read it ([`hold_in`]) without moving it. A decision made from a view (a scheduler pass, a direct request checked
 //! against the rollout gates) reads the counter *before* its view ([`Store::gate_fence`]) and
 //! makes each request through [`advance_in`]: the request is written only while the counter is
 //! still where the decision left it, and moves it by one. On PostgreSQL the conditional update
@@ -54,6 +56,16 @@ impl Store {
 pub(crate) async fn bump_in(tx: &mut sqlx::Transaction<'_, sqlx::Any>) -> sqlx::Result<()> {
     sqlx::query("UPDATE gate_fence SET epoch = epoch + 1 WHERE id = 1").execute(&mut **tx).await?;
     Ok(())
+}
+
+/// Holds the fence where `fence` expects it until `tx` ends, without moving it (a decision's
+/// write that is not a request: the canary waves' marks). `false`: it moved already.
+pub(crate) async fn hold_in(tx: &mut sqlx::Transaction<'_, sqlx::Any>, fence: &GateFence) -> sqlx::Result<bool> {
+    let held = sqlx::query("UPDATE gate_fence SET epoch = epoch WHERE id = 1 AND epoch = $1")
+        .bind(fence.expected)
+        .execute(&mut **tx)
+        .await?;
+    Ok(held.rows_affected() == 1)
 }
 
 /// Moves the fence on in `tx` only if it is where `fence` expects it (and then expects the next

@@ -242,7 +242,7 @@ impl Store {
                         let read = f.epoch();
                         if !advance_in(&mut tx, f).await.map_err(StoreError::db(OP, id))? {
                             tx.rollback().await.map_err(StoreError::db(OP, id))?;
-                            return Err(StoreError::GateMoved { machine: id.to_owned(), read });
+                            return Err(StoreError::GateMoved { decision: format!("start {id}"), read });
                         }
                     }
                     None => bump_in(&mut tx).await.map_err(StoreError::db(OP, id))?,

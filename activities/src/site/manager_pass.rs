@@ -52,8 +52,18 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     // The canary waves' record (host count frozen, wave reached) before any host starts: a pass
     // that cannot write it starts nothing, so no wave is ever opened without being on record.
     let marks = gates::wave_marks(&view.input, &plan);
-    let resumed = deps.store.target_waves_mark(&marks).await.map_err(error::store)?;
-    for m in marks.iter().filter(|m| !resumed.contains(&m.target)) {
+    // Held by the gate fence too: a resume (or any other write) since the view was read drops
+    // them all, and the whole plan waits for the next pass, at once.
+    let mut stale: Option<(String, usize)> = None;
+    let resumed = match deps.store.target_waves_mark(&marks, &fence).await {
+        Ok(resumed) => resumed,
+        Err(StoreError::GateMoved { .. }) => {
+            stale = Some(("the canary wave marks".to_string(), plan.start.len()));
+            Vec::new()
+        }
+        Err(e) => return Err(error::store(e)),
+    };
+    for m in marks.iter().filter(|m| stale.is_none() && !resumed.contains(&m.target)) {
         tracing::info!(rollout_target = %m.target, wave = m.record.wave, hosts = m.record.hosts, "machine update manager: canary wave on record");
     }
     for t in &resumed {
@@ -66,8 +76,10 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let mut start_failures = Vec::new();
     // Every request first, close to the read, then the workflows.
     let mut claimed = Vec::new();
-    let mut stale: Option<(String, usize)> = None;
     for (n, id) in plan.start.iter().enumerate() {
+        if stale.is_some() {
+            break;
+        }
         // A host of a target resumed since the view was read waits for a pass that saw the resume.
         if view.input.hosts.iter().any(|h| h.machine_id == *id && h.targets.iter().any(|t| resumed.contains(t))) {
             continue;
@@ -97,8 +109,8 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
             }
         }
     }
-    if let Some((id, waiting)) = &stale {
-        tracing::info!(machine_id = %id, hosts_waiting = waiting, "machine update manager: the site changed since the site view was read (gate fence moved); the rest of the plan waits for the next pass, at once");
+    if let Some((at, waiting)) = &stale {
+        tracing::info!(at = %at, hosts_waiting = waiting, "machine update manager: the site changed since the site view was read (gate fence moved); the rest of the plan waits for the next pass, at once");
     }
     for (id, message) in claimed {
         match start_claimed(&site, &deps.store, client, id, INITIATOR_AUTOMATED, Some(message)).await {

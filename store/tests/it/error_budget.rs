@@ -145,19 +145,19 @@ async fn the_wave_record_is_frozen_grows_only_and_a_resume_clears_it(Ctx { store
         records.into_iter().find(|r| r.target == t).and_then(|r| r.waves)
     };
     // The pass that starts the canary: no attempt on record yet.
-    assert!(store.target_waves_mark(&[mark(10, 1, 0)]).await.unwrap().is_empty());
+    assert!(store.target_waves_mark(&[mark(10, 1, 0)], &store.gate_fence().await.unwrap()).await.unwrap().is_empty());
     let records = store.target_records().await.unwrap();
     assert_eq!(records.len(), 1, "{records:?}");
     assert_eq!((records[0].attempted_hosts, records[0].waves), (0, Some(WaveRecord { hosts: 10, wave: 1 })));
 
     store.target_attempt(&t, "h1").await.unwrap();
-    assert!(store.target_waves_mark(&[mark(10, 2, 1)]).await.unwrap().is_empty());
+    assert!(store.target_waves_mark(&[mark(10, 2, 1)], &store.gate_fence().await.unwrap()).await.unwrap().is_empty());
     assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 10, wave: 2 }));
     // A smaller count or an earlier wave (a pass that read an older view) shrinks nothing.
-    assert!(store.target_waves_mark(&[mark(6, 1, 1)]).await.unwrap().is_empty());
+    assert!(store.target_waves_mark(&[mark(6, 1, 1)], &store.gate_fence().await.unwrap()).await.unwrap().is_empty());
     assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 10, wave: 2 }));
     // Hosts joined: the count grows.
-    store.target_waves_mark(&[mark(16, 2, 1)]).await.unwrap();
+    store.target_waves_mark(&[mark(16, 2, 1)], &store.gate_fence().await.unwrap()).await.unwrap();
     assert_eq!(waves_of(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 16, wave: 2 }));
 
     // The operator resumes the target: its waves start again from the first.
@@ -167,11 +167,11 @@ async fn the_wave_record_is_frozen_grows_only_and_a_resume_clears_it(Ctx { store
     let audit = store.audit_list(1).await.unwrap();
     assert!(audit[0].detail.contains("canary waves start again from the first (wave 2"), "{}", audit[0].detail);
     // A pass that read its view before the resume (1 attempt then, none now) writes nothing.
-    let dropped = store.target_waves_mark(&[mark(16, 3, 1)]).await.unwrap();
+    let dropped = store.target_waves_mark(&[mark(16, 3, 1)], &store.gate_fence().await.unwrap()).await.unwrap();
     assert_eq!(dropped, vec![t.clone()]);
     assert!(store.target_records().await.unwrap().is_empty());
     // A resume with only the waves on record clears them too.
-    store.target_waves_mark(&[mark(4, 1, 0)]).await.unwrap();
+    store.target_waves_mark(&[mark(4, 1, 0)], &store.gate_fence().await.unwrap()).await.unwrap();
     assert!(store.target_resume(&t, "alice").await.unwrap().is_some());
     assert!(store.target_records().await.unwrap().is_empty());
 }

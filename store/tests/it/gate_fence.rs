@@ -1,7 +1,8 @@
 //! The gate fence (migration 0024), on both backends: every write that can tighten a scheduling
 //! gate moves it, so a request fenced before that write is refused (`GateMoved`) and writes
 //! nothing; writes that only loosen a gate leave it; a decision's own requests move it along; and
-//! two decisions read at once (two scheduler passes overlapping) never both land a request.
+//! two decisions read at once (two scheduler passes overlapping) never both land a request; and a
+//! pass's canary wave marks are written only under the fence it read.
 
 use crate::common;
 
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
-use hostfw_model::gates::Target;
+use hostfw_model::gates::{Target, WaveMark, WaveRecord};
 use hostfw_model::{ComponentType, HostState, TimeWindow};
 use hostfw_store::{FreezeSelector, GateFence, NewMachine, NewRequest, RequestCreate, Store, StoreError};
 
@@ -59,7 +60,7 @@ async fn refused_after(store: &Store, fence: GateFence, probe: &str, what: &str)
     let mut fence = fence;
     let err = fenced(store, probe, &mut fence).await.unwrap_err();
     assert!(
-        matches!(&err, StoreError::GateMoved { machine, read } if machine == probe && *read == fence.epoch()),
+        matches!(&err, StoreError::GateMoved { decision, read } if *decision == format!("start {probe}") && *read == fence.epoch()),
         "after {what}: {err:?}"
     );
     assert!(err.to_string().contains("nothing was written"), "{err}");
@@ -84,6 +85,11 @@ async fn every_tightening_write_moves_the_fence(Ctx { store, .. }: Ctx) {
                 )
             }),
         ),
+        (
+            "a host's first attempt of a target",
+            Box::new(|s: Store| Box::pin(async move { s.target_attempt(&target(), "m0").await })),
+        ),
+        ("a run's end", Box::new(|s: Store| Box::pin(async move { s.target_finish("m2").await.map(|_| ()) }))),
         (
             "a pause",
             Box::new(|s: Store| {
@@ -131,11 +137,14 @@ async fn loosening_writes_leave_the_fence(Ctx { store, .. }: Ctx) {
     machines(&store, 4).await;
     store.machine_maintenance("m0", true, "rma").await.unwrap();
     store.request_create(&request("m1")).await.unwrap();
+    store.target_attempt(&target(), "m3").await.unwrap();
     let freeze = store.freeze_set("cli:alice", Some("label=rack=r9"), "power work", false).await.unwrap();
     let mut fence = store.gate_fence().await.unwrap();
     store.machine_maintenance("m0", false, "back").await.unwrap();
     store.request_delete("m1").await.unwrap();
     store.unfreeze("cli:alice", &FreezeSelector::Id(freeze.id)).await.unwrap();
+    // A host attempting a target again (a retry) adds no attempted host.
+    store.target_attempt(&target(), "m3").await.unwrap();
     let created = fenced(&store, "m2", &mut fence).await.unwrap();
     assert!(matches!(created, RequestCreate::Created(_)), "{created:?}");
 }
@@ -154,6 +163,25 @@ async fn a_decision_moves_its_own_fence_along(Ctx { store, .. }: Ctx) {
     let again = fenced(&store, "m0", &mut fence).await.unwrap();
     assert!(matches!(again, RequestCreate::Exists(_)), "{again:?}");
     assert_eq!(store.gate_fence().await.unwrap(), fence);
+}
+
+/// The canary waves' marks a pass writes before its requests hold the fence without moving it:
+/// written while it is where the pass read it, refused (nothing written) once a resume moved it.
+async fn wave_marks_are_written_only_under_the_fence_they_were_read_with(Ctx { store, .. }: Ctx) {
+    machines(&store, 1).await;
+    store.target_attempt(&target(), "m0").await.unwrap();
+    let mark = WaveMark { target: target(), record: WaveRecord { hosts: 4, wave: 2 }, attempted_hosts: 1 };
+    let stale = store.gate_fence().await.unwrap();
+    store.target_resume(&target(), "cli:alice").await.unwrap();
+    store.target_attempt(&target(), "m0").await.unwrap();
+    let err = store.target_waves_mark(std::slice::from_ref(&mark), &stale).await.unwrap_err();
+    assert!(matches!(&err, StoreError::GateMoved { decision, .. } if decision == "mark the canary waves"), "{err:?}");
+    let waves = |records: Vec<hostfw_model::gates::TargetRecord>| records.into_iter().find_map(|r| r.waves);
+    assert_eq!(waves(store.target_records().await.unwrap()), None, "nothing was written");
+    let fresh = store.gate_fence().await.unwrap();
+    assert!(store.target_waves_mark(&[mark], &fresh).await.unwrap().is_empty());
+    assert_eq!(waves(store.target_records().await.unwrap()), Some(WaveRecord { hosts: 4, wave: 2 }));
+    assert_eq!(store.gate_fence().await.unwrap(), fresh, "marks hold the fence, they do not move it");
 }
 
 /// Two scheduler passes that read the site at once (an activity retried on another worker while
@@ -197,5 +225,6 @@ crate::both_backends!(
     every_tightening_write_moves_the_fence,
     loosening_writes_leave_the_fence,
     a_decision_moves_its_own_fence_along,
+    wave_marks_are_written_only_under_the_fence_they_were_read_with,
     two_passes_read_at_once_never_both_start
 );

@@ -62,9 +62,9 @@ async fn each_cause_writes_its_event_once(Ctx { store, .. }: Ctx) {
     store.machine_set_state("m1", HostState::Assigned, waiting, "still waiting").await.unwrap(); // no new event
     store.machine_set_approval_overdue("m1", "approval overdue", 1_000).await.unwrap();
     let mark = |wave| WaveMark { target: target(), record: WaveRecord { hosts: 10, wave }, attempted_hosts: 0 };
-    store.target_waves_mark(&[mark(1)]).await.unwrap();
-    store.target_waves_mark(&[mark(1)]).await.unwrap(); // the same wave: no new event
-    store.target_waves_mark(&[mark(2)]).await.unwrap();
+    store.target_waves_mark(&[mark(1)], &store.gate_fence().await.unwrap()).await.unwrap();
+    store.target_waves_mark(&[mark(1)], &store.gate_fence().await.unwrap()).await.unwrap(); // the same wave: no new event
+    store.target_waves_mark(&[mark(2)], &store.gate_fence().await.unwrap()).await.unwrap();
 
     let t = target().to_string();
     assert_eq!(
@@ -100,7 +100,7 @@ async fn a_refused_cause_writes_no_event(Ctx { store, .. }: Ctx) {
     assert!(store.machine_set_approval_overdue("ghost", "x", 1).await.unwrap_err().is_not_found());
     // A wave mark the store drops (a resume cleared the attempts it was decided on) opens nothing.
     let stale = WaveMark { target: target(), record: WaveRecord { hosts: 4, wave: 1 }, attempted_hosts: 3 };
-    assert_eq!(store.target_waves_mark(&[stale]).await.unwrap(), vec![target()]);
+    assert_eq!(store.target_waves_mark(&[stale], &store.gate_fence().await.unwrap()).await.unwrap(), vec![target()]);
     assert!(events(&store).await.is_empty(), "no cause, no event");
     assert_eq!(store.notification_pending().await.unwrap(), 0);
 }

@@ -44,6 +44,8 @@ pub fn budget_spent(site: &Site, target: &Target) -> bool {
 struct BrakesHold;
 
 impl Invariant for BrakesHold {
+    /// Only the pass's starts: a host an operator started under a freeze or on a paused target
+    /// (`--ignore-rollout-gates`) has a request, and is never among them.
     fn check(&mut self, site: &Site, _input: &PassInput, plan: &Plan) -> Result<(), String> {
         for h in started(site, plan) {
             if let Some(f) = site.brakes.freezes.iter().find(|f| covers(site, f, h)) {

@@ -2,10 +2,12 @@
 //! neither compliant nor started, in input order, with its first failing gate").
 //!
 //! Owns one property: the reasons are complete and true. Every host that is not compliant is
-//! either started or skipped, exactly once, and no compliant host is either; every reason holds
-//! against the site's facts (its firmware, policy, request, state, window, the ceiling and the
-//! failure-domain load computed as the ceiling and label-cap properties compute them, the record
-//! of its targets, the holds and brakes in force) and agrees with the numbers it names.
+//! either started or skipped, exactly once, and no compliant host is either (a host with a
+//! component whose version is not reported is not compliant); every reason holds against the
+//! site's facts (its firmware, the components it does not report, policy, request, state,
+//! window, the ceiling and the failure-domain load computed as the ceiling and label-cap
+//! properties compute them, the record of its targets, the holds and brakes in force) and agrees
+//! with the numbers it names.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +18,7 @@ use proptest::prelude::*;
 use super::brakes::{budget_spent, covers};
 use super::ceiling::{expected_ceiling, expected_in_flight, expected_in_repair};
 use super::label_caps::label_load;
+use super::races::{reported_drift, unreported};
 use super::site_gen::{count, scenario, Focus, Host, Site};
 use super::waves::{starts_on, wave_facts};
 use super::windows::{explicit, likely_duration};
@@ -49,7 +52,18 @@ fn holds(site: &Site, plan: &Plan, host: &Host, reason: &SkipReason) -> Result<(
             FirmwareStatus::Drifted { differing, unmatched: u, .. } => differing.is_empty() && u == unmatched,
             _ => false,
         },
-        SkipReason::VersionNotReported { .. } => false,
+        // Nothing it reports differs and nothing is unmatched, and it names exactly the
+        // components whose version the host does not report, at their defaults.
+        SkipReason::VersionNotReported { not_reported } => {
+            let named: Vec<_> = not_reported.iter().map(|n| n.component).collect();
+            let desired_ok = not_reported.iter().all(|n| {
+                let m = host.model.map(|m| &site.catalog[m]);
+                m.and_then(|m| m.defaults.get(&n.component)) == Some(&n.desired) && !n.members.is_empty()
+            });
+            let unmatched =
+                host.missing.is_some_and(|c| host.model.is_some_and(|m| site.catalog[m].defaults.contains_key(&c)));
+            reported_drift(site, host).is_empty() && !unmatched && named == unreported(site, host) && desired_ok
+        }
         SkipReason::AutoUpdateOffSite => {
             host.auto_update.is_none()
                 && !site.policy.host_disable_autoupdate.contains(&host.id)

@@ -2,9 +2,11 @@
 //! passes.
 //!
 //! Owns the simulated site ([`Site`]: catalog, hosts, requests, the site database's error-budget
-//! and canary-wave records, past update durations, approval holds and the operator's brakes), the
-//! proptest strategies that build one ([`scenario`]) and the events applied to it between passes
-//! ([`Event`]), and the pass itself ([`Site::view`], [`Site::feed_back`]).
+//! and canary-wave records, past update durations, approval holds, the operator's brakes and the
+//! gate fence), the proptest strategies that build one ([`scenario`]) and the events applied to
+//! it between passes and during a pass's writes ([`Event`]), and the pass's own steps
+//! ([`Site::read`], [`Site::write_marks`], [`Site::write_start`]; `properties::evolve` drives
+//! them and lands the races among them).
 //!
 //! The simulation follows the real code path, read-only, so the properties see what the
 //! scheduler sees:
@@ -14,34 +16,62 @@
 //!   requests; the target records like `Store::target_records` (`store/src/error_budget.rs`:
 //!   attempts, failures oldest first, open attempts, last attempt / last end, the latest attempts
 //!   that failed, the wave record);
-//! - a pass is `activities/src/site/manager_pass.rs`: `gates::plan`, then the wave marks written
-//!   first (`Store::target_waves_mark`: only while the target has at least the attempts the pass
-//!   read, and only growing what is recorded), then one request per started host
-//!   (`site_link::request_and_start`);
+//! - a component whose inventory member reports no version (`Host::unreported`) is left out of
+//!   drift like `gates::firmware_status` leaves it out (`drift::check_component`): the host is
+//!   `VersionNotReported` when nothing else differs or is unmatched, else `Drifted` with it in
+//!   `not_reported`; it is never a target, so the host workflow never installs it
+//!   (`Selection::VersionNotReported`);
+//! - a pass is `activities/src/site/manager_pass.rs`: it reads the gate fence
+//!   (`Store::gate_fence`, [`Site::epoch`]) before its view, runs `gates::plan`, writes the wave
+//!   marks first (`Store::target_waves_mark`: only while the target has at least the attempts
+//!   the pass read, and only growing what is recorded; a host of a target whose mark was dropped
+//!   waits), then one request per started host in plan order (`site_link::claim`,
+//!   `Store::request_create_guarded` with the pass's fence and freezes honoured): refused for a
+//!   removed host, a host in maintenance, a host with a request, a host a freeze in force covers,
+//!   a host whose failure domain is at its cap now; and refused when the fence moved since the
+//!   pass read it (it expects the epoch it read plus one per request it made), after which the
+//!   rest of the plan waits for the next pass;
+//! - the gate fence (`store/src/gate_fence.rs`) moves by one with every write that can tighten a
+//!   gate for a host not yet started, in that write's transaction: any request created, a host
+//!   entering maintenance, a target failure recorded, an operator pause, a resume, a freeze, an
+//!   update window set or cancelled, a catalog default change; nothing else moves it (requests
+//!   ending, unfreeze, maintenance exit, exploration results, health reports, tenants,
+//!   auto-update flags, config reloads, hosts joining or leaving, approval deadlines, attempts
+//!   recorded);
 //! - the host workflow's steps are events, writing the record as `activities/src/host` does:
 //!   planning a component records an attempt (`install_plan.rs`, `Store::target_attempt`), a
 //!   failed attempt its failure (`host_state.rs` `record_retry`, `Store::target_failure`), the
 //!   restore ends every open attempt (`Store::target_finish`) and then deletes the request;
 //!   While the host's exploration fails the workflow's inventory refresh fails too, so it waits;
-//! - direct requests go through the store's guard (maintenance refused, failure-domain caps, and
-//!   the rollout gates as `host reprovision set` checks them without `--ignore-rollout-gates`).
+//! - direct requests go through the store's guard (maintenance refused, a second request refused,
+//!   failure-domain caps) and, without `--ignore-rollout-gates`, the rollout gates as
+//!   `host reprovision set` checks them (`gates::rollout_holds` on a fresh view; read and written
+//!   at once here); with it (`Event::DirectIgnoringGates`) no freeze, pause, wave, ceiling or
+//!   window holds them. Every request ends the host's approval hold (`request_create_guarded`).
 //!
-//! Not simulated: direct requests with `--ignore-rollout-gates` (an operator's deliberate way past
-//! the waves and brakes), concurrent passes (the store's guards serialise them) and components
-//! whose version is not reported.
+//! Races: a step's `race` lands in the middle of its pass's writes (`Step::race_at`): events an
+//! operator, a host workflow or the explorer write meanwhile, aimed at the hosts the pass writes
+//! ([`Event::aimed`]), and whole other passes (`Event::Pass`: the same activity retried on
+//! another worker while the first still runs), reading the site as it is then or as the raced
+//! pass read it. Each request says who wrote it ([`Writer`]).
+//!
+//! Not simulated: a pass's workflow starts failing after its request was written (the request is
+//! rolled back), the site-view cache (each pass reads every row), several inventory members per
+//! component (one member each: a component is either reported or not), and races inside a racing
+//! pass.
 //!
 //! It checks nothing itself: each invariant is a property module beside this one.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use hostfw_model::gates::{
-    hold_until, rollout_holds, ApprovalDeadline, ApprovalFacts, ApprovalHold, ApprovalWait, Brakes, DeadlinePolicy,
-    ErrorBudget, Freeze, FreezeScope, OperatorPause, Target, TargetFailure, TargetRecord, UpdateDurations, WavePolicy,
-    WaveRecord, WaveSize,
+    covering, hold_until, rollout_holds, ApprovalDeadline, ApprovalFacts, ApprovalHold, ApprovalWait, Brakes,
+    DeadlinePolicy, ErrorBudget, Freeze, FreezeScope, OperatorPause, Target, TargetFailure, TargetRecord,
+    UpdateDurations, WavePolicy, WaveRecord, WaveSize,
 };
 use hostfw_model::{
-    plan, CeilingLimits, ComponentType, FirmwareStatus, HostState, HostView, Labels, PassInput, Plan, SchedulingPolicy,
-    TimeWindow, UnmatchedComponent,
+    plan, CeilingLimits, ComponentType, FirmwareStatus, HostState, HostView, Labels, NotReportedComponent, PassInput,
+    Plan, SchedulingPolicy, TimeWindow, UnknownMember, UnknownVersion, UnmatchedComponent,
 };
 use proptest::prelude::*;
 
@@ -71,6 +101,8 @@ pub enum Focus {
     Windows,
     Selection,
     Reasons,
+    /// Races between a pass's read and its writes (`races`).
+    Races,
 }
 
 /// One catalog model.
@@ -97,6 +129,8 @@ pub struct HostSpec {
     pub versions: [u8; 3],
     /// A component whose matcher finds no inventory member (S54).
     pub missing: Option<u8>,
+    /// A component whose inventory member reports no version (`VersionNotReported`).
+    pub unreported: Option<u8>,
     pub assigned: bool,
     pub auto_update: Option<bool>,
     /// Window: start offset from now and length, minutes.
@@ -214,6 +248,18 @@ pub enum Event {
     Resume(u8),
     /// `host reprovision set`, held like the CLI holds it (rollout gates, caps, maintenance).
     Direct(u8),
+    /// `host reprovision set --ignore-rollout-gates`: only the store's guard holds it (maintenance,
+    /// a request already there, failure-domain caps); freezes, pauses, canary waves, the ceiling
+    /// and windows do not.
+    DirectIgnoringGates(u8),
+    /// A whole other pass (view, plan, writes), with no race of its own. Among a step's events it
+    /// is one more pass; in a race it is the same activity retried on another worker while the
+    /// raced pass still writes: `stale`, it read the fence and the view when the raced pass did
+    /// (before either wrote); else it reads them when it runs.
+    Pass { stale: bool },
+    /// The explorer finds a host's component reporting no version (`false`: its member is
+    /// absent, blank or a placeholder) or reporting one again (`true`): host, component.
+    VersionReported(u8, u8, bool),
     /// The approval deadline of an assigned host's waiting request passes with policy `skip`:
     /// the request is given up and the host held until its next window.
     DeadlineSkip(u8),
@@ -221,13 +267,107 @@ pub enum Event {
     Limits(Option<u8>, Option<u8>),
 }
 
-/// The events before one pass, how many steps every host workflow takes after them, and how far
-/// the clock moves before the pass runs.
+impl Event {
+    /// The host index it names, if it names one.
+    pub fn host_mut(&mut self) -> Option<&mut u8> {
+        match self {
+            Event::RemoveHost(i)
+            | Event::Explore(i, _)
+            | Event::Progress(i)
+            | Event::Fail(i)
+            | Event::Abort(i, _)
+            | Event::Reset(i)
+            | Event::Clear(i)
+            | Event::Maintenance(i, _)
+            | Event::Window(i, _)
+            | Event::Health(i, _)
+            | Event::Assign(i, _)
+            | Event::AutoUpdate(i, _)
+            | Event::Direct(i)
+            | Event::DirectIgnoringGates(i)
+            | Event::DeadlineSkip(i)
+            | Event::VersionReported(i, _, _) => Some(i),
+            Event::AddHost(_)
+            | Event::Tick
+            | Event::CatalogDefault(..)
+            | Event::Freeze(_)
+            | Event::Unfreeze(_)
+            | Event::Pause(_)
+            | Event::Resume(_)
+            | Event::Limits(..)
+            | Event::Pass { .. } => None,
+        }
+    }
+
+    /// Whether it is a step of a host workflow or an operator's command on a request, and then
+    /// which hosts it acts on: those with a request (for a failure: with an install under way).
+    fn on_a_request(&self) -> Option<fn(&Host) -> bool> {
+        match self {
+            Event::Fail(_) => Some(|h| h.request.as_ref().is_some_and(|r| r.current.is_some())),
+            Event::Progress(_) | Event::Abort(..) | Event::Reset(_) | Event::Clear(_) | Event::DeadlineSkip(_) => {
+                Some(|h| h.request.is_some())
+            }
+            _ => None,
+        }
+    }
+
+    /// The event as it lands in a race on `site` while a pass writes `planned`, aimed at what the
+    /// race matters to: a host index below 128 names one of the planned hosts (for an event on a
+    /// request: one of the hosts it acts on), a pause or resume index below 128 one of the
+    /// planned hosts' targets, each modulo their number; 128 and above names any host or target,
+    /// as between passes. A catalog change names the model of one of the planned hosts.
+    pub fn aimed(&self, site: &Site, planned: &[String]) -> Event {
+        let mut event = self.clone();
+        match &mut event {
+            Event::CatalogDefault(m, ..) => {
+                let models: Vec<usize> = planned.iter().filter_map(|id| site.host(id)?.model).collect();
+                aim(m, &models, false);
+            }
+            Event::Pause(i) | Event::Resume(i) => {
+                let choices = if matches!(self, Event::Pause(_)) { site.pausable() } else { site.resumable() };
+                let wanted: Vec<Target> =
+                    planned.iter().filter_map(|id| site.host(id)).flat_map(|h| site.targets(h)).collect();
+                let aims: Vec<usize> = (0..choices.len()).filter(|&c| wanted.contains(&choices[c])).collect();
+                aim(i, &aims, true);
+            }
+            _ => {
+                let aims: Vec<usize> = match self.on_a_request() {
+                    Some(acts_on) => (0..site.hosts.len()).filter(|&i| acts_on(&site.hosts[i])).collect(),
+                    None => planned.iter().filter_map(|id| site.hosts.iter().position(|h| &h.id == id)).collect(),
+                };
+                if let Some(i) = event.host_mut() {
+                    aim(i, &aims, true);
+                }
+            }
+        }
+        event
+    }
+}
+
+/// Points the index `i` at one of `aims` (modulo their number): with `below_128`, only an index
+/// below 128 (the others keep naming anything). Nothing to aim at: `i` stays.
+fn aim(i: &mut u8, aims: &[usize], below_128: bool) {
+    if below_128 && *i >= 128 {
+        return;
+    }
+    if let Some(at) = aims.get(usize::from(*i) % aims.len().max(1)).and_then(|at| u8::try_from(*at).ok()) {
+        *i = at;
+    }
+}
+
+/// The events before one pass, how many steps every host workflow takes after them, how far
+/// the clock moves before the pass runs, and what races its writes.
 #[derive(Debug, Clone)]
 pub struct Step {
     pub events: Vec<Event>,
     pub ticks: u8,
     pub advance_min: u16,
+    /// Events that land between the pass's read and its last write (empty: none), aimed at the
+    /// hosts it writes ([`Event::aimed`]).
+    pub race: Vec<Event>,
+    /// Where the race lands, modulo the pass's starts + 2: 0 between its read and its wave marks,
+    /// `k + 1` after its marks and its first `k` starts.
+    pub race_at: u8,
 }
 
 /// A random site and its evolution: a pass after each step.
@@ -241,7 +381,11 @@ pub struct Scenario {
 // Strategies.
 
 fn model_spec(focus: Focus) -> impl Strategy<Value = ModelSpec> {
-    let explicit = if focus == Focus::Windows { 0.7 } else { 0.2 };
+    let explicit = match focus {
+        Focus::Windows => 0.7,
+        Focus::Races => 0.4,
+        _ => 0.2,
+    };
     (0..2u8, prop::bool::weighted(explicit), 1..8u8, [1..4u8, 1..4u8, 1..4u8]).prop_map(
         |(vendor, explicit_start_needed, components, defaults)| ModelSpec {
             vendor,
@@ -258,12 +402,17 @@ fn window_spec() -> impl Strategy<Value = (i16, u16)> {
 
 /// One host (of a model the catalog does not know with a small chance).
 pub fn host_spec(focus: Focus) -> impl Strategy<Value = HostSpec> {
-    let window = if focus == Focus::Windows { 0.8 } else { 0.3 };
+    let window = match focus {
+        Focus::Windows => 0.8,
+        Focus::Races => 0.5,
+        _ => 0.3,
+    };
     let assigned = if focus == Focus::Selection { 0.4 } else { 0.2 };
+    let unreported = if matches!(focus, Focus::Races | Focus::Reasons) { 0.15 } else { 0.04 };
     (
         (any::<u8>(), prop::bool::weighted(0.04), prop_oneof![1 => Just(0u8), 1 => Just(1u8), 20 => Just(2u8)]),
         [1..4u8, 1..4u8, 1..4u8],
-        prop::option::weighted(0.05, 0..3u8),
+        (prop::option::weighted(0.05, 0..3u8), prop::option::weighted(unreported, 0..3u8)),
         (prop::bool::weighted(assigned), prop::option::weighted(0.1, any::<bool>())),
         prop::option::weighted(window, window_spec()),
         (0..4u8, 0..2u8, prop::bool::weighted(0.15)),
@@ -275,7 +424,7 @@ pub fn host_spec(focus: Focus) -> impl Strategy<Value = HostSpec> {
             |(
                 (model, unknown, explored),
                 versions,
-                missing,
+                (missing, unreported),
                 (assigned, auto_update),
                 window,
                 (rack, power, canary),
@@ -288,6 +437,7 @@ pub fn host_spec(focus: Focus) -> impl Strategy<Value = HostSpec> {
                 explored,
                 versions,
                 missing,
+                unreported,
                 assigned,
                 auto_update,
                 window,
@@ -377,6 +527,7 @@ fn host_ix() -> impl Strategy<Value = u8> {
 /// the site changes under them.
 pub fn event(focus: Focus) -> impl Strategy<Value = Event> {
     let brakes = if focus == Focus::Brakes { 4 } else { 1 };
+    let unreported = if matches!(focus, Focus::Races | Focus::Reasons) { 2 } else { 1 };
     prop_oneof![
         8 => host_ix().prop_map(Event::Progress),
         4 => Just(Event::Tick),
@@ -398,19 +549,66 @@ pub fn event(focus: Focus) -> impl Strategy<Value = Event> {
         brakes => any::<u8>().prop_map(Event::Pause),
         (brakes + 1) => any::<u8>().prop_map(Event::Resume),
         2 => host_ix().prop_map(Event::Direct),
+        1 => host_ix().prop_map(Event::DirectIgnoringGates),
         1 => host_ix().prop_map(Event::DeadlineSkip),
         1 => (prop::option::weighted(0.9, 0..9u8), prop::option::weighted(0.3, 1..101u8))
             .prop_map(|(a, p)| Event::Limits(a, p)),
+        unreported => (host_ix(), 0..3u8, any::<bool>()).prop_map(|(h, c, on)| Event::VersionReported(h, c, on)),
+        // Rarely one more pass between two (the manager woken twice).
+        1 => Just(Event::Pass { stale: false }),
     ]
 }
 
+/// A change the gate fence does not see that takes a host out of a pass's candidates: its
+/// exploration fails, its automatic updates are turned off, a tenant takes it, or its drifted
+/// component stops reporting a version. A pass that read the site before it may still write the
+/// host's request; one that reads after it picks another host.
+fn unfenced_change() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        host_ix().prop_map(|h| Event::Explore(h, false)),
+        host_ix().prop_map(|h| Event::AutoUpdate(h, Some(false))),
+        host_ix().prop_map(|h| Event::Assign(h, true)),
+        (host_ix(), 0..3u8).prop_map(|(h, c)| Event::VersionReported(h, c, false)),
+    ]
+}
+
+/// One event of a race: often another pass, and the acts that race a pass the most (direct
+/// requests with or without the rollout gates, maintenance, changes the fence does not see)
+/// more often than between passes.
+pub fn race_event(focus: Focus) -> impl Strategy<Value = Event> {
+    prop_oneof![
+        5 => any::<bool>().prop_map(|stale| Event::Pass { stale }),
+        2 => host_ix().prop_map(Event::Direct),
+        2 => host_ix().prop_map(Event::DirectIgnoringGates),
+        1 => (host_ix(), Just(true)).prop_map(|(h, on)| Event::Maintenance(h, on)),
+        3 => unfenced_change(),
+        // The host workflows go on meanwhile: attempts, installs, restores.
+        2 => Just(Event::Tick),
+        10 => event(focus),
+    ]
+}
+
+/// A race: none in most steps (70 %; 30 % with `Focus::Races`), else one to three events.
+fn race(focus: Focus) -> impl Strategy<Value = Vec<Event>> {
+    let (calm, raced) = if focus == Focus::Races { (3, 7) } else { (7, 3) };
+    prop_oneof![calm => Just(Vec::new()), raced => prop::collection::vec(race_event(focus), 1..4)]
+}
+
 fn step(focus: Focus) -> impl Strategy<Value = Step> {
+    // Races need passes that start hosts: with `Focus::Races` the workflows step faster, so the
+    // hosts they hold free their slots sooner.
+    let ticks = match focus {
+        Focus::Races => prop_oneof![1 => Just(1u8), 2 => Just(3u8), 2 => Just(5u8)].boxed(),
+        _ => prop_oneof![2 => Just(0u8), 4 => Just(1u8), 3 => Just(2u8), 2 => Just(3u8)].boxed(),
+    };
     (
         prop::collection::vec(event(focus), 0..6),
-        prop_oneof![2 => Just(0u8), 4 => Just(1u8), 3 => Just(2u8), 2 => Just(3u8)],
+        ticks,
         prop_oneof![3 => Just(1u16), 3 => Just(5u16), 2 => Just(30u16), 2 => Just(120u16), 1 => Just(480u16)],
+        race(focus),
+        any::<u8>(),
     )
-        .prop_map(|(events, ticks, advance_min)| Step { events, ticks, advance_min })
+        .prop_map(|(events, ticks, advance_min, race, race_at)| Step { events, ticks, advance_min, race, race_at })
 }
 
 /// A random site and the steps it evolves through (a pass after each).
@@ -447,9 +645,25 @@ pub enum Explored {
     Ok,
 }
 
+/// Who wrote a request: the invariants tell the pass's starts from the operator's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// On record when the scenario began.
+    Before,
+    /// A pass of the scheduler (the one checked, or one among a step's events).
+    Pass,
+    /// A pass that ran during another pass's writes (`Event::Pass` in a race).
+    RacingPass,
+    /// `host reprovision set`, the rollout gates honoured.
+    Direct,
+    /// `host reprovision set --ignore-rollout-gates`.
+    DirectIgnoringGates,
+}
+
 /// A host's reprovisioning request (the `reprovision_requests` row and its workflow's state).
 #[derive(Debug, Clone)]
 pub struct Request {
+    pub by: Writer,
     pub requested_at_ms: i64,
     /// An assigned host's request starts once its tenant approves; others at once.
     pub approved: bool,
@@ -472,6 +686,8 @@ pub struct Host {
     pub versions: BTreeMap<ComponentType, String>,
     /// A component no inventory member matches.
     pub missing: Option<ComponentType>,
+    /// Components whose inventory member reports no version.
+    pub unreported: BTreeSet<ComponentType>,
     /// A tenant instance runs on it.
     pub instance: bool,
     pub state: HostState,
@@ -537,10 +753,57 @@ pub struct Site {
     pub resumes: BTreeMap<Target, u32>,
     /// When each host's current run began (its request's creation), for the durations.
     pub run_started: BTreeMap<String, i64>,
+    /// The gate fence (`gate_fence.epoch`): moved by every write that can tighten a gate for a
+    /// host not yet started.
+    pub epoch: u64,
     next_host: u32,
     next_freeze: i64,
     /// What happened since the last pass, for failure messages.
     pub log: Vec<String>,
+}
+
+/// What a pass read: the gate fence first, then the site, its view and the plan made from it.
+#[derive(Debug, Clone)]
+pub struct Read {
+    pub epoch: u64,
+    pub site: Site,
+    pub input: PassInput,
+    pub plan: Plan,
+}
+
+/// Where a pass's requests stand against the gate fence (`GateFence`).
+#[derive(Debug, Clone, Copy)]
+pub struct Fence {
+    /// The epoch the pass's next request expects: the one it read, plus one per request it made.
+    pub expected: u64,
+    /// The fence refused a request: the rest of the plan waits for the next pass.
+    pub moved: bool,
+}
+
+impl Fence {
+    pub fn new(read: &Read) -> Fence {
+        Fence { expected: read.epoch, moved: false }
+    }
+}
+
+/// What became of one start of a pass's plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The request was written (and the fence moved).
+    Created,
+    /// Another write moved the fence since the pass read it (or refused an earlier start).
+    FenceMoved,
+    /// A target it would install was resumed since the read: its wave mark was dropped.
+    Resumed,
+    /// The host left the site.
+    Removed,
+    Maintenance,
+    /// It has a request already.
+    Requested,
+    /// A freeze in force covers it (its id).
+    Frozen(i64),
+    /// Its failure domain is at its cap (key, value).
+    LabelCap(String, String),
 }
 
 fn component(i: u8) -> ComponentType {
@@ -634,6 +897,7 @@ impl Site {
             brakes: Brakes::default(),
             resumes: BTreeMap::new(),
             run_started: BTreeMap::new(),
+            epoch: 0,
             next_host: 0,
             next_freeze: 1,
             log: Vec::new(),
@@ -669,6 +933,7 @@ impl Site {
         }
         let steady = if spec.assigned { HostState::Assigned } else { HostState::Ready };
         let request = spec.request.map(|(approved, exhausted)| Request {
+            by: Writer::Before,
             requested_at_ms: self.now_ms,
             approved: approved || !spec.assigned,
             retries: if exhausted { RETRIES } else { 0 },
@@ -696,6 +961,7 @@ impl Site {
             },
             versions: (0..3u8).map(|c| (component(c), spec.versions[usize::from(c)].to_string())).collect(),
             missing: spec.missing.map(component),
+            unreported: spec.unreported.map(component).into_iter().collect(),
             instance: spec.assigned,
             state,
             auto_update: spec.auto_update,
@@ -726,10 +992,13 @@ impl Site {
         let Some(m) = h.model.map(|m| &self.catalog[m]) else {
             return FirmwareStatus::NoCatalogEntry { vendor: h.vendor_name.clone(), model: h.model_name.clone() };
         };
+        // One inventory member per component: unmatched, its version unknown, or compared.
+        let matched = |c: &ComponentType| h.missing != Some(*c);
+        let reported = |c: &ComponentType| !h.unreported.contains(c);
         let differing: Vec<ComponentType> = m
             .defaults
             .iter()
-            .filter(|(c, v)| h.missing != Some(**c) && h.versions.get(*c) != Some(*v))
+            .filter(|(c, v)| matched(c) && reported(c) && h.versions.get(*c) != Some(*v))
             .map(|(c, _)| *c)
             .collect();
         let unmatched: Vec<UnmatchedComponent> = h
@@ -738,14 +1007,29 @@ impl Site {
             .map(|c| UnmatchedComponent { component: c, matcher: format!("^{c}") })
             .into_iter()
             .collect();
-        if differing.is_empty() && unmatched.is_empty() {
-            return FirmwareStatus::Compliant;
-        }
-        FirmwareStatus::Drifted {
-            explicit_start_needed: m.explicit_start_needed,
-            differing,
-            unmatched,
-            not_reported: Vec::new(),
+        let not_reported: Vec<NotReportedComponent> = m
+            .defaults
+            .iter()
+            .filter(|(c, _)| matched(c) && !reported(c))
+            .map(|(c, v)| NotReportedComponent {
+                component: *c,
+                desired: v.clone(),
+                members: vec![UnknownMember {
+                    id: format!("{c}_0").to_uppercase(),
+                    raw_version: String::new(),
+                    reason: UnknownVersion::Missing,
+                }],
+            })
+            .collect();
+        match (differing.is_empty() && unmatched.is_empty(), not_reported.is_empty()) {
+            (true, true) => FirmwareStatus::Compliant,
+            (true, false) => FirmwareStatus::VersionNotReported { not_reported },
+            (false, _) => FirmwareStatus::Drifted {
+                explicit_start_needed: m.explicit_start_needed,
+                differing,
+                unmatched,
+                not_reported,
+            },
         }
     }
 
@@ -891,31 +1175,119 @@ impl Site {
             .collect()
     }
 
-    /// What the manager pass does with a plan: the wave marks first, then a request for each
-    /// host it starts.
-    pub fn feed_back(&mut self, input: &PassInput, plan: &Plan) {
-        for m in hostfw_model::gates::wave_marks(input, plan) {
+    /// A pass's read (`manager_pass.rs`): the gate fence, then the view, then `gates::plan`.
+    pub fn read(&self) -> Read {
+        let input = self.view();
+        let plan = plan(&input);
+        Read { epoch: self.epoch, site: self.clone(), input, plan }
+    }
+
+    /// The pass's first write: its wave marks (`Store::target_waves_mark`), each only while the
+    /// target has at least the attempts the pass read, and only growing what is recorded; all of
+    /// them only while the gate fence is where the pass read it (`None`: it moved, nothing is
+    /// written and the pass starts no host). Returns the targets whose mark was dropped (resumed
+    /// since the read).
+    pub fn write_marks(&mut self, read: &Read) -> Option<Vec<Target>> {
+        if self.epoch != read.epoch {
+            return None;
+        }
+        let mut dropped = Vec::new();
+        for m in hostfw_model::gates::wave_marks(&read.input, &read.plan) {
             let attempts = count(self.rows_of(&m.target).count());
             if attempts < m.attempted_hosts {
+                dropped.push(m.target);
                 continue;
             }
             let r = self.wave_records.entry(m.target.clone()).or_insert(m.record);
             r.hosts = r.hosts.max(m.record.hosts);
             r.wave = r.wave.max(m.record.wave);
         }
-        for id in &plan.start {
-            self.create_request(id);
-        }
-        self.log.clear();
+        Some(dropped)
     }
 
-    fn create_request(&mut self, id: &str) {
+    /// One start of a pass's plan: the request `Store::request_create_guarded` writes with the
+    /// pass's `fence` and freezes honoured, checked in the order the store checks (the machine,
+    /// maintenance, a request already there, freezes, failure-domain caps, the fence). After the
+    /// fence refused once, the pass makes no more requests (`manager_pass.rs` stops there).
+    pub fn write_start(&mut self, read: &Read, fence: &mut Fence, dropped: &[Target], id: &str, by: Writer) -> Outcome {
+        if fence.moved {
+            return Outcome::FenceMoved;
+        }
+        let resumed =
+            read.input.hosts.iter().any(|h| h.machine_id == id && h.targets.iter().any(|t| dropped.contains(t)));
+        if resumed {
+            return Outcome::Resumed;
+        }
+        let Some(h) = self.host(id) else { return Outcome::Removed };
+        if let Some(refused) = self.guard(h, true) {
+            return refused;
+        }
+        if self.epoch != fence.expected {
+            fence.moved = true;
+            return Outcome::FenceMoved;
+        }
+        self.create_request(id, by);
+        fence.expected += 1;
+        Outcome::Created
+    }
+
+    /// A whole pass with nothing racing it: read, then every write.
+    pub fn pass(&mut self, by: Writer) {
+        let read = self.read();
+        let marked = self.write_marks(&read);
+        let mut fence = Fence::new(&read);
+        fence.moved = marked.is_none();
+        let dropped = marked.unwrap_or_default();
+        for id in &read.plan.start {
+            self.write_start(&read, &mut fence, &dropped, id, by);
+        }
+    }
+
+    /// A new request (whoever writes it: the guards are the caller's). It ends the host's
+    /// approval hold and moves the gate fence, like `request_create_guarded`.
+    fn create_request(&mut self, id: &str, by: Writer) {
         let now = self.now_ms;
         let Some(h) = self.hosts.iter_mut().find(|h| h.id == id) else { return };
         let assigned = Site::is_assigned(h);
-        h.request =
-            Some(Request { requested_at_ms: now, approved: !assigned, retries: 0, exhausted: false, current: None });
+        h.request = Some(Request {
+            by,
+            requested_at_ms: now,
+            approved: !assigned,
+            retries: 0,
+            exhausted: false,
+            current: None,
+        });
         self.run_started.insert(id.to_string(), now);
+        self.holds.retain(|x| x.machine_id != id);
+        self.epoch += 1;
+    }
+
+    /// What `Store::request_create_guarded` refuses before it writes, the fence aside: a host in
+    /// maintenance, one with a request, one a freeze in force covers (with `honour_freezes`: the
+    /// machine's own vendor and model, whatever its targets), one in a failure domain at its cap.
+    fn guard(&self, h: &Host, honour_freezes: bool) -> Option<Outcome> {
+        if h.state == HostState::Maintenance {
+            return Some(Outcome::Maintenance);
+        }
+        if h.request.is_some() {
+            return Some(Outcome::Requested);
+        }
+        let frozen = covering(&self.brakes.freezes, Some(&h.vendor_name), Some(&h.model_name), &h.labels);
+        if let Some(f) = frozen.filter(|_| honour_freezes) {
+            return Some(Outcome::Frozen(f.id));
+        }
+        let (key, value) = self.cap_full(h)?;
+        Some(Outcome::LabelCap(key, value))
+    }
+
+    /// The failure domain of `h` that is at its cap now (`labels::cap_check_in`: the in-flight
+    /// hosts sharing the value of a capped key), if any.
+    pub fn cap_full(&self, h: &Host) -> Option<(String, String)> {
+        self.policy.label_caps.iter().find_map(|(key, limit)| {
+            let value = h.labels.get(key)?;
+            let held = self.hosts.iter().filter(|o| Site::in_flight(o) && o.labels.get(key) == Some(value)).count();
+            (count(held) >= *limit).then(|| (key.clone(), value.clone()))
+        })
     }
 
     // -----------------------------------------------------------------------------------------
@@ -925,7 +1297,10 @@ impl Site {
         (!self.hosts.is_empty()).then(|| usize::from(i) % self.hosts.len())
     }
 
-    /// Applies one event (refused ones change nothing, as the real commands refuse them).
+    /// Applies one event (refused ones change nothing, as the real commands refuse them). Those
+    /// that can tighten a gate for a host not yet started move the gate fence when they change
+    /// something. `Event::Pass` runs a whole pass here (`properties::evolve` runs it itself, to
+    /// check it).
     pub fn apply(&mut self, event: &Event) {
         self.log.push(format!("{event:?}"));
         match event {
@@ -985,7 +1360,8 @@ impl Site {
                     let h = &mut self.hosts[i];
                     match (enter, h.state) {
                         (true, HostState::Ready | HostState::Assigned) if h.request.is_none() => {
-                            h.state = HostState::Maintenance
+                            h.state = HostState::Maintenance;
+                            self.epoch += 1;
                         }
                         (false, HostState::Maintenance) => {
                             h.state = if h.instance { HostState::Assigned } else { HostState::Ready };
@@ -999,6 +1375,7 @@ impl Site {
                 let now = self.now_ms;
                 if let Some(i) = self.pick(*i) {
                     self.hosts[i].window = w.map(|w| window_at(now, w));
+                    self.epoch += 1;
                 }
             }
             Event::Health(i, on) => {
@@ -1023,7 +1400,9 @@ impl Site {
             Event::CatalogDefault(m, c, v) => {
                 if let Some(m) = self.catalog.get_mut(usize::from(*m)) {
                     if let Some(d) = m.defaults.get_mut(&component(*c)) {
+                        // A new catalog version (`firmware_config`), whatever it changed.
                         *d = v.to_string();
+                        self.epoch += 1;
                     }
                 }
             }
@@ -1035,8 +1414,8 @@ impl Site {
                 }
             }
             Event::Pause(i) => {
-                let targets: BTreeSet<Target> = self.hosts.iter().flat_map(|h| self.targets(h)).collect();
-                if let Some(t) = targets.iter().nth(usize::from(*i) % targets.len().max(1)) {
+                let targets = self.pausable();
+                if let Some(t) = targets.get(usize::from(*i) % targets.len().max(1)) {
                     if !self.brakes.pauses.iter().any(|p| &p.target == t) {
                         self.brakes.pauses.push(OperatorPause {
                             target: t.clone(),
@@ -1045,23 +1424,39 @@ impl Site {
                             at_ms: self.now_ms,
                         });
                         self.brakes.pauses.sort_by(|a, b| a.target.cmp(&b.target));
+                        self.epoch += 1;
                     }
                 }
             }
             Event::Resume(i) => {
-                let mut targets: BTreeSet<Target> = self.rows.keys().map(|(t, _)| t.clone()).collect();
-                targets.extend(self.wave_records.keys().cloned());
-                targets.extend(self.brakes.pauses.iter().map(|p| p.target.clone()));
-                if let Some(t) = targets.iter().nth(usize::from(*i) % targets.len().max(1)).cloned() {
+                let targets = self.resumable();
+                if let Some(t) = targets.get(usize::from(*i) % targets.len().max(1)).cloned() {
                     self.rows.retain(|(rt, _), _| rt != &t);
                     self.wave_records.remove(&t);
                     self.brakes.pauses.retain(|p| p.target != t);
                     *self.resumes.entry(t).or_default() += 1;
+                    self.epoch += 1;
                 }
             }
             Event::Direct(i) => {
                 if let Some(i) = self.pick(*i) {
                     self.direct(i);
+                }
+            }
+            Event::DirectIgnoringGates(i) => {
+                if let Some(i) = self.pick(*i) {
+                    self.direct_ignoring_gates(i);
+                }
+            }
+            Event::Pass { .. } => self.pass(Writer::Pass),
+            Event::VersionReported(i, c, reported) => {
+                if let Some(i) = self.pick(*i) {
+                    let h = &mut self.hosts[i];
+                    if *reported {
+                        h.unreported.remove(&component(*c));
+                    } else {
+                        h.unreported.insert(component(*c));
+                    }
                 }
             }
             Event::DeadlineSkip(i) => {
@@ -1071,6 +1466,20 @@ impl Site {
             }
             Event::Limits(a, p) => self.policy.limits = limits(*a, *p),
         }
+    }
+
+    /// The targets `Event::Pause` picks from: those some host would install, in target order.
+    pub fn pausable(&self) -> Vec<Target> {
+        let targets: BTreeSet<Target> = self.hosts.iter().flat_map(|h| self.targets(h)).collect();
+        targets.into_iter().collect()
+    }
+
+    /// The targets `Event::Resume` picks from: on record or paused, in target order.
+    pub fn resumable(&self) -> Vec<Target> {
+        let mut targets: BTreeSet<Target> = self.rows.keys().map(|(t, _)| t.clone()).collect();
+        targets.extend(self.wave_records.keys().cloned());
+        targets.extend(self.brakes.pauses.iter().map(|p| p.target.clone()));
+        targets.into_iter().collect()
     }
 
     /// Minutes since the scenario began.
@@ -1112,6 +1521,7 @@ impl Site {
             at_ms: self.now_ms,
         });
         self.next_freeze += 1;
+        self.epoch += 1;
     }
 
     /// The host workflow's next step.
@@ -1152,12 +1562,19 @@ impl Site {
             // Plan the next component: its attempt goes on record.
             (None, Some(t)) => {
                 r.current = Some(t.clone());
-                let row = self.rows.entry((t, h.id.clone())).or_insert(Row {
+                let key = (t, h.id.clone());
+                if !self.rows.contains_key(&key) {
+                    // One more attempted host: it may spend the target's error budget.
+                    self.epoch += 1;
+                }
+                let row = self.rows.entry(key).or_insert(Row {
                     attempted_at_ms: now,
                     failed_at_ms: None,
                     finished_at_ms: None,
                 });
-                row.attempted_at_ms = now;
+                // After the restore that ended the last attempt (an abort, then a new request in
+                // the same step): the database's clock has moved on since, so the row reads open.
+                row.attempted_at_ms = if row.finished_at_ms == Some(now) { now + 1 } else { now };
             }
             // Nothing left to install: restore.
             (None, None) => self.end_run(i, false),
@@ -1171,7 +1588,9 @@ impl Site {
         let Some(t) = r.current.take().filter(|_| !r.exhausted) else { return };
         if let Some(row) = self.rows.get_mut(&(t, h.id.clone())) {
             if row.failed_at_ms.is_none_or(|f| f < row.attempted_at_ms) {
+                // A failure on record may spend the target's budget or hold its wave.
                 row.failed_at_ms = Some(now);
+                self.epoch += 1;
             }
         }
         r.retries += 1;
@@ -1183,6 +1602,9 @@ impl Site {
     fn end_run(&mut self, i: usize, to_maintenance: bool) {
         let now = self.now_ms;
         let id = self.hosts[i].id.clone();
+        // `Store::target_finish` moves the gate fence: a run that ended moves window fit's past
+        // durations.
+        self.epoch += 1;
         let mut components = Vec::new();
         let started = self.run_started.remove(&id);
         for ((t, m), row) in self.rows.iter_mut() {
@@ -1214,19 +1636,13 @@ impl Site {
         }
     }
 
-    /// `host reprovision set`, refused the way the store and the CLI refuse it.
+    /// `host reprovision set`, refused the way the CLI (the rollout gates from a fresh plan) and
+    /// the store (its guard, freezes honoured) refuse it. Its check and its write are one step
+    /// here: it never races itself.
     fn direct(&mut self, i: usize) {
         let h = &self.hosts[i];
-        if h.request.is_some() || h.state == HostState::Maintenance {
+        if self.guard(h, true).is_some() {
             return;
-        }
-        // The failure-domain guard of the site database.
-        for (key, limit) in &self.policy.label_caps {
-            let Some(value) = h.labels.get(key) else { continue };
-            let held = self.hosts.iter().filter(|o| Site::in_flight(o) && o.labels.get(key) == Some(value)).count();
-            if count(held) >= *limit {
-                return;
-            }
         }
         // The rollout gates (freezes, pauses, full waves) from a fresh plan.
         let input = self.view();
@@ -1235,7 +1651,18 @@ impl Site {
             return;
         }
         let id = h.id.clone();
-        self.create_request(&id);
+        self.create_request(&id, Writer::Direct);
+    }
+
+    /// `host reprovision set --ignore-rollout-gates`: the store's guard only (maintenance, a
+    /// request already there, failure-domain caps; freezes not honoured).
+    fn direct_ignoring_gates(&mut self, i: usize) {
+        let h = &self.hosts[i];
+        if self.guard(h, false).is_some() {
+            return;
+        }
+        let id = h.id.clone();
+        self.create_request(&id, Writer::DirectIgnoringGates);
     }
 
     /// The approval deadline of a waiting request passed under `skip`: given up, and the host is

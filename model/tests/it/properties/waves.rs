@@ -4,7 +4,9 @@
 //! module doc, kept per target across the passes of a scenario from the site's own facts (its
 //! hosts, its `target_hosts` rows), never from the plan. Per target and per pass:
 //! - its hosts: those that still have to take it and those on record since its last resume, as
-//!   a set; their count is frozen when its first wave starts and only grows after;
+//!   a set; their count is frozen when its first wave starts and only grows after; what a pass
+//!   records (that count, the wave reached) is in force once its wave marks are written, merged
+//!   like the record (only growing), not before (a pass racing it in between does not see it);
 //! - started: on record, or with a request / updating while it would install it; running: a
 //!   started host whose run is live (a request whose retry budget is not spent) and that is at
 //!   this target in that run (an attempt since the run began, or still to take it);
@@ -167,16 +169,38 @@ impl WaveOracle {
         Some(Open { wave, allowed: if held { Some(0) } else { allowed }, held, hosts })
     }
 
-    /// The pass started `starts` hosts of `target`: its first wave has started once any host has.
-    pub fn passed(&mut self, target: &Target, facts: &WaveFacts, open: &Open, starts: u32) {
+    /// The pass started `starts` hosts of `target`: its first wave has started once any host has,
+    /// and the pass records the host count and the wave reached ([`WaveOracle::marked`] once its
+    /// marks are written).
+    pub fn passed(&self, target: &Target, facts: &WaveFacts, open: &Open, starts: u32) -> Option<Mark> {
         if facts.started.is_empty() && starts == 0 {
-            return;
+            return None;
         }
-        if let Some(kept) = self.kept.get_mut(target) {
-            kept.frozen = Some(open.hosts);
-            kept.wave = open.wave;
+        let resumes = self.kept.get(target)?.resumes;
+        Some(Mark { target: target.clone(), resumes, hosts: open.hosts, wave: open.wave })
+    }
+
+    /// A pass's marks are written: they take effect then, not when it read the site (a pass
+    /// racing it in between sees none of them), and like the record they only grow (two passes'
+    /// marks merge). A mark of a target resumed since its pass read the site is not the rules':
+    /// a resume starts the waves again.
+    pub fn marked(&mut self, marks: Vec<Mark>) {
+        for m in marks {
+            let Some(kept) = self.kept.get_mut(&m.target).filter(|k| k.resumes == m.resumes) else { continue };
+            kept.frozen = Some(kept.frozen.unwrap_or(0).max(m.hosts));
+            kept.wave = kept.wave.max(m.wave);
         }
     }
+}
+
+/// What a pass records of one target's waves (its wave mark, as the oracle sees it).
+#[derive(Debug, Clone)]
+pub struct Mark {
+    target: Target,
+    /// The target's resumes when the pass read the site.
+    resumes: u32,
+    hosts: u32,
+    wave: usize,
 }
 
 /// How many of the pass's starts would install `target`.
@@ -185,18 +209,24 @@ pub fn starts_on(site: &Site, plan: &Plan, target: &Target) -> u32 {
 }
 
 #[derive(Default)]
-struct WavesHold {
+pub(super) struct WavesHold {
     oracle: WaveOracle,
+    /// The marks of the passes checked whose marks are not written yet, the latest last (a pass
+    /// racing another is checked and writes its marks in between).
+    pending: Vec<Vec<Mark>>,
 }
 
 impl Invariant for WavesHold {
     fn check(&mut self, site: &Site, _input: &PassInput, plan: &Plan) -> Result<(), String> {
+        let mut marks = Vec::new();
         for target in site.known_targets() {
             let facts = wave_facts(site, &target);
             let Some(open) = self.oracle.open(site, &target, &facts) else { continue };
             let starts = starts_on(site, plan, &target);
             let s = facts.started_count();
             if let Some(allowed) = open.allowed {
+                // Hosts an operator started past the wave (`--ignore-rollout-gates`) are not the
+                // pass's: with more started than allowed it may start none, never more.
                 if s + starts > allowed.max(s) {
                     return Err(format!(
                         "{starts} hosts started on {target} with {s} started before, but its open wave {} of {:?} \
@@ -217,9 +247,19 @@ impl Invariant for WavesHold {
                     ));
                 }
             }
-            self.oracle.passed(&target, &facts, &open, starts);
+            marks.extend(self.oracle.passed(&target, &facts, &open, starts));
         }
+        self.pending.push(marks);
         Ok(())
+    }
+
+    fn marks_written(&mut self, stale: bool, written: bool) {
+        // A stale racing pass writes the marks of the pass it read with, which writes them again.
+        let marks = if stale { self.pending.last().cloned() } else { self.pending.pop() };
+        // Marks refused by the gate fence are not on record.
+        if let Some(marks) = marks.filter(|_| written) {
+            self.oracle.marked(marks);
+        }
     }
 }
 
