@@ -40,14 +40,16 @@ async fn run_pass(deps: &Deps, input: PassRequest) -> Result<PassSummary, Activi
     let site = deps.site.current();
     // The site database's clock: the canary soak compares it with attempt times it recorded.
     let now = deps.store.db_now_ms().await.map_err(error::store)?;
+    // Requests' times are this process's clock's: compared with it. Before the fence is read:
+    // listing the running workflows can take seconds on a large site, and nothing in it is
+    // part of this pass's decision.
+    adopt_orphans(deps, client, now_ms()).await;
     // The gate fence before the view: a request, pause, freeze, failure, maintenance entry,
     // window or catalog change that lands after this read moves it, and this pass's requests
     // are then refused (`gate_fence`): no host starts from a view made stale meanwhile.
     let mut fence = deps.store.gate_fence().await.map_err(error::store)?;
     let (view, refresh) = deps.site_view.read(&deps.store, &catalog, &site, now).await.map_err(error::store)?;
     tracing::debug!(?refresh, "machine update manager: site view read");
-    // Requests' times are this process's clock's: compared with it.
-    adopt_orphans(deps, client, now_ms()).await;
     let plan = gates::plan(&view.input);
     // The canary waves' record (host count frozen, wave reached) before any host starts: a pass
     // that cannot write it starts nothing, so no wave is ever opened without being on record.
