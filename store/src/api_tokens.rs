@@ -102,7 +102,7 @@ impl Store {
             revoked_by: None,
         };
         let instances = serde_json::to_string(&new.instances).map_err(|e| invalid(e.to_string()))?;
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, &id))?;
         let taken: Option<String> = sqlx::query_scalar(
             "SELECT id FROM api_tokens WHERE name = $1 AND revoked_at_ms IS NULL \
              AND (expires_at_ms IS NULL OR expires_at_ms > $2)",
@@ -155,7 +155,7 @@ impl Store {
     pub async fn token_revoke(&self, id: &str, actor: &str) -> Result<ApiToken> {
         const OP: &str = "token_revoke";
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
         let updated = sqlx::query(
             "UPDATE api_tokens SET revoked_at_ms = $2, revoked_by = $3 WHERE id = $1 AND revoked_at_ms IS NULL",
         )

@@ -86,7 +86,7 @@ impl Store {
     /// lets only the first of the two through.
     pub async fn request_approve(&self, machine_id: &str, approved_by: &str, at_ms: i64) -> Result<ApprovalTaken> {
         const OP: &str = "request_approve";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         let row = sqlx::query(
             "SELECT requested_at_ms, user_approval, deadline_skipped FROM reprovision_requests WHERE machine_id = $1",
         )
@@ -172,7 +172,7 @@ impl Store {
         approved_at_ms: i64,
     ) -> Result<bool> {
         const OP: &str = "approval_record";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         let inserted = sqlx::query(
             "INSERT INTO approvals (machine_id, requested_at_ms, approved_by, approved_at_ms) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (machine_id, requested_at_ms) DO NOTHING",

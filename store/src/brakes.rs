@@ -110,7 +110,7 @@ impl Store {
         let key = scope.key();
         check_reason(reason).map_err(|e| StoreError::Invalid { op: OP, id: key.clone(), reason: e.to_string() })?;
         let at_ms = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &key))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, &key))?;
         let id: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM freezes")
             .fetch_one(&mut *tx)
             .await
@@ -175,7 +175,7 @@ impl Store {
             return Err(StoreError::not_found("freeze in force", id_text));
         }
         let at_ms = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &id_text))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, &id_text))?;
         for f in &lifted {
             let done = sqlx::query(
                 "UPDATE freezes SET lifted_by = $2, lifted_at_ms = $3 WHERE id = $1 AND lifted_at_ms IS NULL",
@@ -217,7 +217,7 @@ impl Store {
             return Ok(p);
         }
         let at_ms = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, &id))?;
         sqlx::query(
             "INSERT INTO target_pauses (vendor, model, component, version, paused_by, reason, paused_at_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",

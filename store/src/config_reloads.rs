@@ -134,7 +134,7 @@ impl Store {
         worker: Option<&str>,
         target: &str,
     ) -> std::result::Result<ReloadRequest, sqlx::Error> {
-        let mut tx = self.writer.begin().await?;
+        let mut tx = self.begin_write().await?;
         let now = format!("SELECT {} AS now_ms", now_ms_sql(self.backend));
         let at_ms: i64 = sqlx::query_scalar(&now).fetch_one(&mut *tx).await?;
         let id: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM config_reload_requests")
@@ -202,7 +202,7 @@ impl Store {
         loop {
             attempt += 1;
             let result = async {
-                let mut tx = self.writer.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let now = format!("SELECT {} AS now_ms", now_ms_sql(self.backend));
                 let at_ms: i64 = sqlx::query_scalar(&now).fetch_one(&mut *tx).await?;
                 let done = sqlx::query(

@@ -120,7 +120,7 @@ impl Store {
     pub async fn credentials_put(&self, machine_id: &str, username: &str, password: &Secret) -> Result<()> {
         const OP: &str = "credentials_put";
         let key = self.key_for_write(machine_id)?;
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         credentials_fence_in(&mut tx, self.backend, key, machine_id).await?;
         credentials_put_in(&mut tx, key, machine_id, username, password)
             .await
@@ -165,7 +165,7 @@ impl Store {
     /// serializes writers already.
     pub async fn credentials_rekey(&self, new_key: &SiteKey, actor: &str) -> Result<Rekeyed> {
         const OP: &str = "credentials_rekey";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, ""))?;
         let select = match self.backend {
             Backend::Postgres => {
                 sqlx::query("LOCK TABLE credentials IN SHARE ROW EXCLUSIVE MODE")

@@ -55,7 +55,7 @@ impl Store {
     pub async fn target_attempt(&self, target: &Target, machine_id: &str) -> Result<()> {
         const OP: &str = "target_attempt";
         let at_ms = self.db_now_ms().await?;
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         let bind = |q: sqlx::query::Query<'static, sqlx::Any, sqlx::any::AnyArguments<'static>>| {
             q.bind(target.vendor.clone())
                 .bind(target.model.clone())
@@ -119,7 +119,7 @@ impl Store {
     ) -> Result<bool> {
         const OP: &str = "target_failure";
         let at_ms = self.db_now_ms().await?;
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         let counts = "SELECT t.vendor, t.model, COUNT(*) AS hosts, \
                SUM(CASE WHEN t.failed_at_ms IS NOT NULL THEN 1 ELSE 0 END) AS failed \
              FROM target_hosts t JOIN target_hosts me ON me.vendor = t.vendor AND me.model = t.model \
@@ -351,7 +351,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let at_ms = self.db_now_ms().await?;
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, ""))?;
         let mut dropped = Vec::new();
         for m in marks {
             let t = &m.target;
@@ -415,7 +415,7 @@ impl Store {
     pub async fn target_finish(&self, machine_id: &str) -> Result<u64> {
         const OP: &str = "target_finish";
         let at_ms = self.db_now_ms().await?;
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         // The run's end by this process's clock, like its start (the state history's entry).
         record_run_in(&mut tx, machine_id, now_ms()).await.map_err(StoreError::db(OP, machine_id))?;
         let done = sqlx::query(
@@ -456,7 +456,7 @@ impl Store {
             failed_last: 0,
             waves: None,
         });
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, &id))?;
         let deleted = sqlx::query(
             "DELETE FROM target_hosts WHERE vendor = $1 AND model = $2 AND component = $3 AND version = $4",
         )

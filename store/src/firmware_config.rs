@@ -112,7 +112,7 @@ impl Store {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, actor))?;
+            let mut tx = self.begin_write().await.map_err(StoreError::db(OP, actor))?;
             let at_ms = now_ms();
             let written = async {
                 let v = insert_version_in(&mut tx, actor, new, at_ms, None).await?.ok_or(sqlx::Error::RowNotFound)?;

@@ -111,7 +111,7 @@ impl Store {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, actor))?;
+            let mut tx = self.begin_write().await.map_err(StoreError::db(OP, actor))?;
             let at_ms = now_ms();
             let inserted = sqlx::query(concat!(
                 "INSERT INTO firmware_config_pending (id, at_ms, actor, action, source, document, sha256, message, \
@@ -194,7 +194,7 @@ impl Store {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, approver))?;
+            let mut tx = self.begin_write().await.map_err(StoreError::db(OP, approver))?;
             let at_ms = now_ms();
             let res: std::result::Result<std::result::Result<FirmwareConfigVersion, PendingRefused>, sqlx::Error> =
                 async {
@@ -268,7 +268,7 @@ impl Store {
         detail: &str,
     ) -> Result<std::result::Result<PendingFirmwareConfig, PendingRefused>> {
         const OP: &str = "firmware_config_reject";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, actor))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, actor))?;
         let at_ms = now_ms();
         let res: std::result::Result<Option<PendingFirmwareConfig>, sqlx::Error> = async {
             let row = sqlx::query(concat!(

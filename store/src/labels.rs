@@ -40,7 +40,7 @@ impl Store {
         if let Some(key) = remove.iter().find(|k| set.contains_key(*k)) {
             return Err(invalid(format!("label key {key:?} is both set and removed")));
         }
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
         let Some(text) = sqlx::query_scalar::<_, String>("SELECT labels FROM machines WHERE id = $1")
             .bind(id)

@@ -222,6 +222,18 @@ impl Store {
         Ok(())
     }
 
+    /// A write transaction. On SQLite it takes the database's write lock at once (`BEGIN
+    /// IMMEDIATE`), waiting in the busy handler while another process writes: a deferred
+    /// transaction that reads and then writes fails at once with `database is locked` when
+    /// another process (a second worker, `hostfw --local`, a standalone `hostfw-api`) committed
+    /// in between, since its snapshot is then stale. Every write of the store begins here.
+    pub(crate) async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Any>> {
+        match self.backend {
+            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.writer.begin().await,
+        }
+    }
+
     /// Closes every pooled connection (waits for checked-out ones). Other clones stop working.
     pub async fn close(&self) {
         self.writer.close().await;

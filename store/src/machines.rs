@@ -234,7 +234,7 @@ impl Store {
     ) -> Result<()> {
         const OP: &str = "machine_set_state";
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
         // The view revision comes first (`revisions`): it serialises every writer of machines,
         // concurrent state changes of this machine and their history numbering included.
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
@@ -283,7 +283,7 @@ impl Store {
     pub async fn machine_set_auto_update_many(&self, ids: &[String], auto_update: Option<bool>) -> Result<()> {
         const OP: &str = "machine_set_auto_update";
         let first = ids.first().map(String::as_str).unwrap_or_default();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, first))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, first))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, first))?;
         let now = now_ms();
         for id in ids {

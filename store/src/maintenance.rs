@@ -29,7 +29,7 @@ impl Store {
     pub async fn machine_maintenance(&self, id: &str, enter: bool, message: &str) -> Result<MaintenanceChange> {
         const OP: &str = "machine_maintenance";
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
         // The view revision before any row lock (`revisions`), then the machine's write lock, as
         // `request_create` takes it: a request being created for this machine has committed (and
         // is seen below) or waits for us.

@@ -164,7 +164,7 @@ impl Store {
         let mut done = 0;
         for row in &rows {
             let event = event_of(row, OP)?;
-            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, &event.id))?;
+            let mut tx = self.begin_write().await.map_err(StoreError::db(OP, &event.id))?;
             for (name, kinds) in webhooks {
                 if !kinds.contains(&event.kind) {
                     continue;
@@ -356,7 +356,7 @@ impl Store {
     /// their age. Returns how many events were deleted.
     pub async fn notification_prune(&self, before_ms: i64) -> Result<u64> {
         const OP: &str = "notification_prune";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, ""))?;
         let finished = "SELECT id FROM notification_events e WHERE e.created_at_ms < $1 AND e.fanned_out = 1 \
              AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.event_id = e.id \
                              AND d.delivered_at_ms IS NULL AND d.gave_up_at_ms IS NULL)";

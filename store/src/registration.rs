@@ -58,7 +58,7 @@ impl Store {
             self.key_for_write(&m.id)?;
         }
         let first = items.first().map(|(m, _, _)| m.id.as_str()).unwrap_or_default();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(op, first))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(op, first))?;
         let now = now_ms();
         // The view revision comes first (`revisions`): it takes the write lock (SQLite) before
         // anything is read, and no machine row lock is held before it (PostgreSQL).

@@ -47,7 +47,7 @@ impl Store {
     pub async fn machine_remove(&self, id: &str, actor: &str, reason: &str) -> Result<Removal> {
         const OP: &str = "machine_remove";
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
         // The view revision first (`revisions`), then the machine's write lock, as request
         // creation takes it: a request being created now has committed (and refuses us below)
         // or waits and then finds no machine.

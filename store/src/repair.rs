@@ -32,7 +32,7 @@ impl Store {
     pub async fn machine_enter_repair(&self, id: &str, reason: &str, by: &str, message: &str) -> Result<()> {
         const OP: &str = "machine_enter_repair";
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, id))?;
         let updated = sqlx::query(
             "UPDATE machines SET state = 'Maintenance', substate = NULL, \

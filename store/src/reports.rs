@@ -90,7 +90,7 @@ impl Store {
         let now = now_ms();
         let key = bmc_address.to_string();
         let db = |e| StoreError::db(OP, key.as_str())(e);
-        let mut tx = self.writer.begin().await.map_err(db)?;
+        let mut tx = self.begin_write().await.map_err(db)?;
         let rev = next_rev(&mut tx).await.map_err(db)?;
         let query = match result {
             Ok(report) => {
@@ -148,7 +148,7 @@ impl Store {
         /// Rows per statement: 7 parameters each, far below both backends' parameter limits.
         const ROWS: usize = 500;
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, ""))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, ""))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, ""))?;
         for chunk in reports.chunks(ROWS) {
             let mut sql = String::from(

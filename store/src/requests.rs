@@ -148,7 +148,7 @@ impl Store {
         let id = new.machine_id.as_str();
         // A request deleted between our INSERT and our read makes us go round once more.
         for _ in 0..REQUEST_CREATE_ATTEMPTS {
-            let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, id))?;
+            let mut tx = self.begin_write().await.map_err(StoreError::db(OP, id))?;
             // The machine's write lock first (its row on PostgreSQL, the database on SQLite), as
             // `machine_maintenance` takes it: the two are serialised per machine, and the state
             // read below is what committed before us.
@@ -330,7 +330,7 @@ impl Store {
     /// transaction (once: recording it exhausted again adds none).
     pub async fn request_record_retry(&self, machine_id: &str, n: u32, exhausted: bool) -> Result<()> {
         const OP: &str = "request_record_retry";
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, machine_id))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, machine_id))?;
         let was: Option<i64> = sqlx::query_scalar("SELECT exhausted FROM reprovision_requests WHERE machine_id = $1")
             .bind(machine_id)
             .fetch_optional(&mut *tx)

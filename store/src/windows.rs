@@ -27,7 +27,7 @@ impl Store {
             }
         }
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(StoreError::db(OP, label.as_str()))?;
+        let mut tx = self.begin_write().await.map_err(StoreError::db(OP, label.as_str()))?;
         let rev = next_rev(&mut tx).await.map_err(StoreError::db(OP, label.as_str()))?;
         let mut unknown: Vec<&str> = Vec::new();
         for id in ids {
