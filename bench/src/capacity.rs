@@ -1,7 +1,7 @@
 //! Benchmark 4: many host workflows in flight on one `hostfw-worker` process, parked waiting for
 //! the tenant's approval, then released: the worker's RSS and CPU while parked (at growing
 //! counts, with the memory per parked workflow fitted from them), and the drain rate and server
-//! CPU per workflow, for the classic and the lean history shape in the same run.
+//! CPU per workflow.
 //!
 //! The dev server runs in memory here: with its SQLite file, the server's own writes set the drain
 //! time (about 0.4 s of server CPU per workflow on 2 cores), which would hide the worker being
@@ -42,17 +42,14 @@ async fn count_substate(store: &Store, substate: &str) -> Option<usize> {
 }
 
 /// Park workflows up to each of `checkpoints` (cumulative), reporting the worker's RSS at each;
-/// then, with `drain`, release them all and report the drain. `lean`: the history shape the
-/// workflows start with.
+/// then, with `drain`, release them all and report the drain.
 pub async fn run_one(
     args: &Args,
     checkpoints: &[usize],
-    lean: bool,
     drain: bool,
     rows: &mut Vec<Row>,
 ) -> anyhow::Result<Vec<(usize, f64)>> {
     let n = checkpoints.iter().copied().max().unwrap_or(0);
-    let shape = if lean { "lean" } else { "classic (lean_history = false)" };
     let server =
         DevServer::start(DevServerOptions { persistence: Persistence::InMemory, ..Default::default() }).await?;
     let server_pid = server.pid().ok_or_else(|| anyhow!("no process listens on the dev server's port"))?;
@@ -63,7 +60,6 @@ pub async fn run_one(
         .map_err(|e| anyhow!("{e}"))?;
     let config = site::short_reprovision(site::config(server.port(), "bench-capacity"))
         .max_uploads(args.max_uploads.into())
-        .host_reprovision("lean_history", lean)
         .model(&site::r760_bench());
     let (config, site) = site::write(dir.path(), &config, site::IMAGES)?;
     let store = Store::open_site(&site).await?;
@@ -113,7 +109,7 @@ pub async fn run_one(
             let cpu_idle = cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_a;
             rss_parked_after = rss_mib(pid).unwrap_or(f64::NAN);
             series.push((checkpoint, rss_parked_after));
-            let params = format!("{checkpoint} host workflows parked, one hostfw-worker process (release), site_workflows = false, dev server in memory, {shape}");
+            let params = format!("{checkpoint} host workflows parked, one hostfw-worker process (release), site_workflows = false, dev server in memory");
             rows.push(Row::new(
                 "4 worker capacity",
                 &params,
@@ -168,7 +164,7 @@ pub async fn run_one(
         let cpu_drain = cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_b;
         let server_cpu_drain = cpu_seconds(server_pid).unwrap_or(f64::NAN) - server_cpu_b;
         let back = count_substate(&store, "WaitingForApproval").await.unwrap_or(0);
-        let params = format!("drain of {n} released host workflows, one hostfw-worker process (release), dev server in memory, {shape}");
+        let params = format!("drain of {n} released host workflows, one hostfw-worker process (release), dev server in memory");
         rows.push(Row::new(
             "4 worker capacity",
             &params,
@@ -197,28 +193,25 @@ pub async fn run_one(
 }
 
 pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    // Growth: parked workflows at each size, one worker, lean shape.
+    // Growth: parked workflows at each size, one worker.
     let mut sizes = args.capacity_sizes.clone();
     sizes.sort_unstable();
     if !sizes.is_empty() {
         eprintln!("capacity: parking up to {sizes:?} workflows");
-        let series = run_one(args, &sizes, true, false, rows).await?;
+        let series = run_one(args, &sizes, false, rows).await?;
         if let Some((slope, intercept)) = fit(&series) {
             rows.push(Row::new(
                 "4 worker capacity",
-                &format!("parked at {sizes:?}, lean"),
+                &format!("parked at {sizes:?}"),
                 format!("{:.1}", slope * 1024.0),
                 "KiB RSS per parked workflow",
                 &format!("least-squares line through the parked RSS points: {intercept:.0} MiB + {:.1} KiB x workflows (the SDK's workflow cache holds at most max_cached_workflows runs; parked runs beyond it cost the worker nothing)", slope * 1024.0),
             ));
         }
     }
-    // Drain: the classic shape, then the lean one.
     if args.drain_size > 0 {
-        for lean in [false, true] {
-            eprintln!("capacity: draining {} workflows, lean = {lean}", args.drain_size);
-            run_one(args, &[args.drain_size], lean, true, rows).await?;
-        }
+        eprintln!("capacity: draining {} workflows", args.drain_size);
+        run_one(args, &[args.drain_size], true, rows).await?;
     }
     Ok(())
 }

@@ -1,6 +1,5 @@
 //! Benchmark 3: events in one host workflow's history, for 1, 3 and 5 components (Redfish
-//! route, no failures), in the lean shape and in the classic one (`lean_history = false`) in the
-//! same run.
+//! route, no failures).
 
 use std::time::Duration;
 
@@ -41,12 +40,10 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         models.push(model);
         let members: Vec<String> =
             comps.iter().map(|(_, m)| format!("{{ id = \"{m}\", version = \"1.0\" }}")).collect();
-        for id in [format!("c{k}"), format!("c{k}-classic")] {
-            fleet.push_str(&format!(
-                "[[host]]\nid = \"{id}\"\nvendor = \"Bench\"\nmodel = \"C{k}\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [ {} ]\n",
-                members.join(", ")
-            ));
-        }
+        fleet.push_str(&format!(
+            "[[host]]\nid = \"c{k}\"\nvendor = \"Bench\"\nmodel = \"C{k}\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [ {} ]\n",
+            members.join(", ")
+        ));
     }
     let image_refs: Vec<(&str, &str, &str)> = images.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), *c)).collect();
 
@@ -69,23 +66,19 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let client = hostfw_worker::connect(&site, "hostfw-bench").await?;
 
     let result = async {
-        // The classic hosts start as a site with `lean_history = false` starts them.
-        let mut classic = site.clone();
-        classic.host_reprovision.lean_history = false;
-        let hosts: Vec<(usize, String, &str)> = counts
+        let hosts: Vec<(usize, String)> = counts
             .iter()
-            .flat_map(|&k| {
+            .map(|&k| {
                 let k = k.min(COMPONENTS.len());
-                [(k, format!("c{k}"), "lean"), (k, format!("c{k}-classic"), "classic (lean_history = false)")]
+                (k, format!("c{k}"))
             })
             .collect();
-        for (_, id, shape) in &hosts {
-            let config = if shape.starts_with("classic") { &classic } else { &site };
-            hostfw_activities::site_link::request_and_start(config, &store, &client, id, "AdminCli", Some("bench".into()), hostfw_activities::site_link::Guard::CapsOnly)
+        for (_, id) in &hosts {
+            hostfw_activities::site_link::request_and_start(&site, &store, &client, id, "AdminCli", Some("bench".into()), hostfw_activities::site_link::Guard::CapsOnly)
                 .await
                 .map_err(|e| anyhow!("starting {id}: {e}"))?;
         }
-        for (k, id, shape) in &hosts {
+        for (k, id) in &hosts {
             let (k, id) = (*k, id.clone());
             let handle = client.get_workflow_handle::<HostReprovisionWorkflow>(host_reprovision_workflow_id(&id));
             let outcome = tokio::time::timeout(Duration::from_secs(600), handle.get_result(WorkflowGetResultOptions::default()))
@@ -104,7 +97,7 @@ pub async fn run(args: &Args, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             }
             rows.push(Row::new(
                 "3 history size",
-                &format!("{k} component(s), Redfish multipart, OnReset, no failures, {shape}"),
+                &format!("{k} component(s), Redfish multipart, OnReset, no failures"),
                 events.to_string(),
                 "events",
                 &format!(

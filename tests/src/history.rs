@@ -152,3 +152,24 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     }
     Some(out)
 }
+
+/// The patch ids in a history's `core_patch` markers.
+pub fn patch_markers(history: &serde_json::Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    for event in history["events"].as_array().into_iter().flatten() {
+        let marker = &event["attributes"]["MarkerRecordedEventAttributes"];
+        if marker["marker_name"] != "core_patch" {
+            continue;
+        }
+        for payloads in marker["details"].as_object().into_iter().flat_map(|d| d.values()) {
+            for p in payloads["payloads"].as_array().into_iter().flatten() {
+                let data = p["data"].as_str().and_then(base64_decode);
+                let id = data.and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+                if let Some(id) = id.as_ref().and_then(|v| v["id"].as_str()) {
+                    ids.push(id.to_string());
+                }
+            }
+        }
+    }
+    ids
+}

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use hostfw_model::SiteConfig;
 
+use crate::config::SiteToml;
 use crate::site::Site;
 use crate::tools::{free_port, worker_bin};
 
@@ -107,6 +108,8 @@ pub struct ChildWorker {
     reservation: Option<TcpListener>,
     child: Option<std::process::Child>,
     logs: Vec<PathBuf>,
+    /// Extra environment variables of the process.
+    env: Vec<(String, String)>,
 }
 
 /// How long a started worker may take to connect to Temporal.
@@ -127,6 +130,7 @@ impl ChildWorker {
             reservation: site.take_artifact_reservation(),
             child: None,
             logs: Vec::new(),
+            env: Vec::new(),
         };
         w.spawn().await.unwrap_or_else(|e| panic!("{e}"));
         w
@@ -145,6 +149,7 @@ impl ChildWorker {
             reservation: None,
             child: None,
             logs: Vec::new(),
+            env: Vec::new(),
         };
         w.spawn().await?;
         Ok(w)
@@ -155,10 +160,16 @@ impl ChildWorker {
     /// port (reserved here, like the site's) in its own config file `<site dir>/site-<name>.toml`,
     /// and its own log files `worker-<name>-<n>.log`. Its metrics port is picked by the system.
     pub async fn start_extra(site: &Site, name: &str) -> ChildWorker {
+        ChildWorker::start_extra_with(site, name, site.toml.clone(), &[]).await
+    }
+
+    /// [`ChildWorker::start_extra`] with its own config `toml` (the site's, changed: same
+    /// Temporal, database and firmware directory) and extra environment variables `env`.
+    pub async fn start_extra_with(site: &Site, name: &str, toml: SiteToml, env: &[(&str, &str)]) -> ChildWorker {
         let port = free_port();
         let reservation = TcpListener::bind(("127.0.0.1", port)).ok();
         let path = site.dir.path().join(format!("site-{name}.toml"));
-        std::fs::write(&path, site.toml.clone().artifact_port(port).render()).expect("extra worker config written");
+        std::fs::write(&path, toml.artifact_port(port).render()).expect("extra worker config written");
         let mut w = ChildWorker {
             name: name.to_string(),
             bin: worker_bin(),
@@ -168,9 +179,44 @@ impl ChildWorker {
             reservation,
             child: None,
             logs: Vec::new(),
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         };
         w.spawn().await.unwrap_or_else(|e| panic!("{e}"));
         w
+    }
+
+    /// Write `toml` (with this worker's artifact port) over this worker's config file and send
+    /// SIGHUP: the running worker re-reads it (live keys applied, others refused, as logged).
+    pub fn reload_with(&self, toml: SiteToml) {
+        let port: u16 = self.artifact_listen.rsplit(':').next().and_then(|p| p.parse().ok()).expect("artifact port");
+        std::fs::write(&self.config, toml.artifact_port(port).render()).expect("worker config rewritten");
+        self.signal("-HUP");
+    }
+
+    /// SIGTERM the worker (a graceful stop: running activities finish first) and wait until it
+    /// has exited; its exit status.
+    pub async fn terminate(&mut self) -> std::process::ExitStatus {
+        self.signal("-TERM");
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            if let Some(status) = self.child.as_mut().expect("terminate: no worker process").try_wait().unwrap() {
+                self.child = None;
+                eprintln!("worker exited after SIGTERM: {status}");
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the worker did not exit within 300 s of SIGTERM\n{}",
+                self.log_tail(60)
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    fn signal(&self, which: &str) {
+        let pid = self.pid().expect("no worker process running").to_string();
+        let status = std::process::Command::new("kill").args([which, &pid]).status().expect("kill runs");
+        assert!(status.success(), "kill {which} {pid}");
     }
 
     /// Start the worker again after [`ChildWorker::kill_9`].
@@ -234,6 +280,7 @@ impl ChildWorker {
             .arg(&self.config)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             // The site config decides where Temporal is, not the caller's environment.
             .env_remove("TEMPORAL_ADDRESS")
             .env_remove("TEMPORAL_NAMESPACE")

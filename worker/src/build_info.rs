@@ -2,7 +2,9 @@
 //! and for spotting mixed versions during a rolling upgrade.
 //!
 //! Owns the version (`CARGO_PKG_VERSION`), the commit (`HOSTFW_GIT_COMMIT`, set by `build.rs`,
-//! "unknown" outside git) and the series' text. It must stay pure.
+//! "unknown" outside git), the newest workflow change the build has (`workflow_changes`, the
+//! number `[worker] workflow_changes_through` pins during a rolling upgrade) and the series' text.
+//! It must stay pure.
 
 use std::fmt::Write;
 
@@ -17,9 +19,18 @@ pub const GIT_COMMIT: &str = env!("HOSTFW_GIT_COMMIT");
 /// The series with its HELP and TYPE lines.
 pub fn render() -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# HELP {BUILD_INFO} The running worker's version and git commit (always 1).");
+    let _ = writeln!(
+        out,
+        "# HELP {BUILD_INFO} The running worker's version, git commit and newest workflow change (always 1)."
+    );
     let _ = writeln!(out, "# TYPE {BUILD_INFO} gauge");
-    let _ = writeln!(out, "{BUILD_INFO}{{version=\"{}\",git_commit=\"{}\"}} 1", label(VERSION), label(GIT_COMMIT));
+    let _ = writeln!(
+        out,
+        "{BUILD_INFO}{{version=\"{}\",git_commit=\"{}\",workflow_changes=\"{}\"}} 1",
+        label(VERSION),
+        label(GIT_COMMIT),
+        hostfw_workflows::versions::newest()
+    );
     out
 }
 
@@ -35,7 +46,10 @@ mod tests {
     #[test]
     fn one_sample_with_version_and_commit() {
         let page = render();
-        let sample = format!("hostfw_build_info{{version=\"{VERSION}\",git_commit=\"{GIT_COMMIT}\"}} 1\n");
+        let changes = hostfw_workflows::versions::newest();
+        let sample = format!(
+            "hostfw_build_info{{version=\"{VERSION}\",git_commit=\"{GIT_COMMIT}\",workflow_changes=\"{changes}\"}} 1\n"
+        );
         assert!(page.ends_with(&sample), "{page}");
         assert!(!GIT_COMMIT.is_empty() && !VERSION.is_empty());
         assert_eq!(label("a\"b\\c"), "a\\\"b\\\\c");

@@ -117,8 +117,29 @@ async fn main() -> ExitCode {
     }
 }
 
+/// The worker-upgrade test's emulation of an older build (`versions::emulate_build_through`):
+/// the number of the newest workflow change the emulated build has. Never set at a site.
+const EMULATE_BUILD_ENV: &str = "HOSTFW_EMULATE_BUILD_THROUGH_CHANGE";
+
 async fn run(args: Args) -> Result<(), Failure> {
     let site = SiteConfig::load(&args.config).map_err(|e| Failure::Config(e.into()))?;
+    if let Ok(text) = std::env::var(EMULATE_BUILD_ENV) {
+        let n: u32 = text
+            .parse()
+            .map_err(|_| Failure::Config(anyhow::anyhow!("{EMULATE_BUILD_ENV}={text:?} is not a change number")))?;
+        hostfw_workflows::versions::emulate_build_through(n);
+        tracing::warn!("{EMULATE_BUILD_ENV}: behaving as the build whose newest workflow change is {n}");
+    }
+    let newest = hostfw_workflows::versions::newest();
+    match site.worker.workflow_changes_through {
+        Some(through) if through < newest => tracing::info!(
+            newest,
+            through,
+            "workflow changes after {through} stay inactive in new runs until `[worker] workflow_changes_through` \
+             is raised or removed"
+        ),
+        _ => tracing::info!(newest, "workflow changes: this build has changes 1..={newest}, all active"),
+    }
     let mut stop = stop_flag();
     // From the start, so a SIGHUP while the worker waits for its dependencies does not kill it
     // (the default action); it is answered once the worker runs.

@@ -1,18 +1,27 @@
 //! Running the Temporal worker over activity dependencies built by `hostfw_activities::Deps::open`.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use anyhow::anyhow;
 use hostfw_activities::{Deps, HostActivitiesImpl, SiteActivitiesImpl};
 use hostfw_workflows::{
-    HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow, SiteNotifierWorkflow,
+    versions, HostReprovisionWorkflow, MachineUpdateManagerWorkflow, SiteExplorerWorkflow, SiteNotifierWorkflow,
 };
 use temporalio_client::Client;
 use temporalio_common::telemetry::TelemetryOptions;
 use temporalio_sdk::runtime::RuntimeOptions;
-use temporalio_sdk::{Runtime, Worker, WorkerOptions};
+use temporalio_sdk::{PatchActivationCallback, Runtime, Worker, WorkerOptions};
 
 use crate::site_workflows::KeeperStatus;
+
+/// When a workflow change not yet recorded in a run may activate there: under the current site
+/// config's `[worker] workflow_changes_through` (a live key), read each time
+/// (`versions::activates`). Replay never asks: it follows the history.
+fn change_activation(deps: &Deps) -> PatchActivationCallback {
+    let site = deps.site.clone();
+    Arc::new(move |asked| versions::activates(&asked.patch_id, site.current().worker.workflow_changes_through))
+}
 
 /// Run a worker on `task_queue` until `shutdown` resolves, then drain and return.
 ///
@@ -54,6 +63,7 @@ pub async fn run_worker_with_telemetry(
         .map_err(|e| anyhow!("registering workflows: {e}"))?
         .register_activities(HostActivitiesImpl::new(deps.clone()))
         .register_activities(SiteActivitiesImpl::new(deps.clone()))
+        .patch_activation_callback(change_activation(&deps))
         .build();
     let mut worker = Worker::new(&runtime, client.clone(), options).map_err(|e| anyhow!("creating the worker: {e}"))?;
     let stop = worker.shutdown_handle();

@@ -37,7 +37,8 @@ pub struct HostContext {
     pub cleared: bool,
 }
 
-/// Input of `hostfw.host.record_substate`.
+/// One substate record, carried by the next activity (`records`) or written by
+/// `hostfw.host.record_substates`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubstateUpdate {
     pub machine_id: String,
@@ -51,13 +52,6 @@ pub struct SubstateUpdate {
     pub component: Option<ComponentType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_version: Option<String>,
-}
-
-/// Input of `hostfw.catalog.lookup`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CatalogQuery {
-    pub vendor: String,
-    pub model: String,
 }
 
 /// Input of `hostfw.host.refresh_inventory`: the machine, and the substate records to write
@@ -155,7 +149,7 @@ pub struct UploadInput {
     /// Checked before the first artifact only.
     pub precheck: Option<Precheck>,
     /// Substate records the workflow entered since its last activity, written by this activity
-    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// before its work (deferred bookkeeping: no activity of their own). Absent in inputs
     /// recorded before it was added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<SubstateUpdate>,
@@ -200,7 +194,7 @@ pub struct WaitTaskInput {
     pub machine_id: String,
     pub task: TaskHandle,
     /// Substate records the workflow entered since its last activity, written by this activity
-    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// before its work (deferred bookkeeping: no activity of their own). Absent in inputs
     /// recorded before it was added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<SubstateUpdate>,
@@ -280,7 +274,7 @@ pub struct ActivateInput {
     #[serde(default)]
     pub waits: crate::waits::BmcWaits,
     /// Substate records the workflow entered since its last activity, written by this activity
-    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// before its work (deferred bookkeeping: no activity of their own). Absent in inputs
     /// recorded before it was added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<SubstateUpdate>,
@@ -295,7 +289,7 @@ pub struct PreflightInput {
     #[serde(default)]
     pub waits: crate::waits::BmcWaits,
     /// Substate records the workflow entered since its last activity, written by this activity
-    /// before its work (the lean history shape: no activity of their own).
+    /// before its work (deferred bookkeeping: no activity of their own).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<SubstateUpdate>,
 }
@@ -325,7 +319,7 @@ pub struct RestoreInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort: Option<AbortOrder>,
     /// Substate records the workflow entered since its last activity, written by this activity
-    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// before its work (deferred bookkeeping: no activity of their own). Absent in inputs
     /// recorded before it was added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<SubstateUpdate>,
@@ -348,7 +342,7 @@ pub struct RetryRecord {
     pub target_version: Option<String>,
 }
 
-/// Input of `hostfw.firmware.plan_route`.
+/// What the route of one component is chosen from (inside `hostfw.host.plan_install`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RouteQuery {
     pub machine_id: String,
@@ -415,7 +409,7 @@ pub struct PlatformInput {
     #[serde(default)]
     pub waits: crate::waits::BmcWaits,
     /// Substate records the workflow entered since its last activity, written by this activity
-    /// before its work (the lean history shape: no activity of their own). Absent in inputs
+    /// before its work (deferred bookkeeping: no activity of their own). Absent in inputs
     /// recorded before it was added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<SubstateUpdate>,
@@ -495,12 +489,6 @@ impl HostActivities {
         unimplemented!()
     }
 
-    /// Record the current substate (and a history entry) in the site database.
-    #[activity(name = crate::names::ACT_RECORD_SUBSTATE)]
-    pub fn record_substate(input: SubstateUpdate) -> Result<(), ActivityError> {
-        unimplemented!()
-    }
-
     /// Explore the BMC (Redfish inventory crawl) and store the report, after writing the records
     /// it carries.
     #[activity(name = crate::names::ACT_REFRESH_INVENTORY)]
@@ -508,7 +496,7 @@ impl HostActivities {
         unimplemented!()
     }
 
-    /// Record substates (and their history entries) in order: the lean shape's records that no
+    /// Record substates (and their history entries) in order: the deferred records that no
     /// activity carried (before a timer or a wait). Run as a local activity.
     #[activity(name = crate::names::ACT_RECORD_SUBSTATES)]
     pub fn record_substates(records: Vec<SubstateUpdate>) -> Result<(), ActivityError> {
@@ -526,12 +514,6 @@ impl HostActivities {
     /// activity.
     #[activity(name = crate::names::ACT_FREEZE_HOLD)]
     pub fn freeze_hold(machine_id: String) -> Result<Option<FreezeHold>, ActivityError> {
-        unimplemented!()
-    }
-
-    /// The effective catalog entry for a vendor and model, if any.
-    #[activity(name = crate::names::ACT_CATALOG_LOOKUP)]
-    pub fn catalog_lookup(input: CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
         unimplemented!()
     }
 
@@ -570,12 +552,6 @@ impl HostActivities {
     /// Persist the retry count of the host's request.
     #[activity(name = crate::names::ACT_RECORD_RETRY)]
     pub fn record_retry(input: RetryRecord) -> Result<(), ActivityError> {
-        unimplemented!()
-    }
-
-    /// Choose the installation route of a component: Scout, Core-local script or Redfish.
-    #[activity(name = crate::names::ACT_PLAN_ROUTE)]
-    pub fn plan_route(input: RouteQuery) -> Result<InstallRoute, ActivityError> {
         unimplemented!()
     }
 

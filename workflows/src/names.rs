@@ -28,16 +28,12 @@ pub const SITE_NOTIFIER_ID: &str = "site-notifier";
 
 /// Protect the host before any update (state, health report, request started).
 pub const ACT_PROTECT: &str = "hostfw.host.protect";
-/// Record a substate transition in the site database.
-pub const ACT_RECORD_SUBSTATE: &str = "hostfw.host.record_substate";
 /// Read the host's Redfish inventory and store the report.
 pub const ACT_REFRESH_INVENTORY: &str = "hostfw.host.refresh_inventory";
-/// Record the substates no activity carried (a local activity of the lean history shape).
+/// Record the substates no activity carried (a local activity).
 pub const ACT_RECORD_SUBSTATES: &str = "hostfw.host.record_substates";
-/// Catalog lookup and route choice in one step (a local activity of the lean history shape).
+/// Catalog lookup and route choice in one step (a local activity).
 pub const ACT_PLAN_INSTALL: &str = "hostfw.host.plan_install";
-/// Look up the effective catalog entry for a vendor and model.
-pub const ACT_CATALOG_LOOKUP: &str = "hostfw.catalog.lookup";
 /// Precheck and upload one firmware artifact over Redfish.
 pub const ACT_UPLOAD: &str = "hostfw.firmware.upload";
 /// Follow a Redfish update task to its end.
@@ -50,8 +46,6 @@ pub const ACT_ACTIVATION_PREFLIGHT: &str = "hostfw.host.activation_preflight";
 pub const ACT_RESTORE: &str = "hostfw.host.restore";
 /// Persist the retry count of the host's request.
 pub const ACT_RECORD_RETRY: &str = "hostfw.host.record_retry";
-/// Choose a component's installation route (Scout, Core-local script, Redfish).
-pub const ACT_PLAN_ROUTE: &str = "hostfw.firmware.plan_route";
 /// Run a Core-local script on the worker.
 pub const ACT_RUN_SCRIPT: &str = "hostfw.firmware.run_script";
 /// A platform step of an assigned host (lockdown, discovery boot, boot back).

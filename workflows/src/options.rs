@@ -37,7 +37,7 @@ pub fn bookkeeping() -> ActivityOptions {
         .build()
 }
 
-/// Bookkeeping run as a local activity (the lean history shape: substate records no activity
+/// Bookkeeping run as a local activity (deferred substate records no activity
 /// carried, the catalog lookup and route choice). The same reasoning as [`bookkeeping`]: a short
 /// attempt, retried without a cap while the database is away. Backoffs past 10 s wait on a
 /// workflow timer instead of holding the workflow task; the schedule-to-close is a day (the
@@ -134,20 +134,9 @@ pub fn summarized(mut options: ActivityOptions, summary: impl Into<String>) -> A
     options
 }
 
-/// One scheduler pass: reads the site database, computes the plan and starts a few workflows;
-/// seconds even on a large site, so 5 minutes; it heartbeats, so a pass lost with its worker is
-/// retried elsewhere within 20 s instead of holding the scheduler for the whole timeout; retried
-/// without a cap (the manager cannot do anything else until a pass succeeds), backing off to one
-/// minute.
-pub fn manager_pass() -> ActivityOptions {
-    ActivityOptions::with_start_to_close_timeout(Duration::from_secs(5 * 60))
-        .heartbeat_timeout(Duration::from_secs(20))
-        .retry_policy(policy(0, Duration::from_secs(60)))
-        .build()
-}
-
-/// [`manager_pass`] as a local activity (the pass's reasons are in its input, which the marker
-/// records). A pass outliving the workflow task timeout is kept alive by the SDK's task
+/// One scheduler pass, run as a local activity: it reads the site database, computes the plan
+/// and starts a few workflows; seconds even on a large site, so 5 minutes (the pass's reasons
+/// are in its input, which the marker records). A pass outliving the workflow task timeout is kept alive by the SDK's task
 /// heartbeats; a failed attempt is retried like the activity's, backing off to one minute
 /// (longer backoffs become timers in the history), for up to 30 days (the SDK's default
 /// schedule-to-close would end the scheduler after 100 s of database outage).

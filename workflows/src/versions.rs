@@ -2,75 +2,55 @@
 //! here, numbered in the order it landed, as the site database's migrations are
 //! (`store/migrations/`).
 //!
-//! Owns the patch ids ([`Change`], [`REGISTRY`]) and the only call of the SDK's `patched`: every
-//! branch between an old and a new behaviour asks [`Change::applies`]. It must not hold workflow
-//! logic beyond that question.
+//! Owns the patch ids ([`Change`], [`REGISTRY`]), the only call of the SDK's `patched`, and the
+//! rule that decides when a new change activates ([`activates`]): every branch between an old
+//! and a new behaviour asks [`Change::applies`]. It must not hold workflow logic beyond that
+//! question.
+//!
+//! # 1.0
+//! hostfw 1.0 is the baseline: the changes made before it (their patch ids are kept in
+//! [`FOLDED_AT_1_0`], never to be used again) are folded into the code, with one history shape,
+//! and the recorded histories were recorded again on it. A workflow started by a pre-1.0 build
+//! does not replay on 1.0: drain or abort such runs before the upgrade (docs/deploy.md).
 //!
 //! # The rule for a change
 //! A change that alters the commands a workflow issues (an activity, a timer, a marker, a search
 //! attribute upsert, a child, their order or their options) for a history that may be running:
 //! 1. add the next [`Change`] variant and its [`Entry`] at the end of [`REGISTRY`] (never renumber,
 //!    never reuse an id: the ids are in stored histories);
-//! 2. branch on `Change::New.applies(ctx)` where the behaviour differs, keeping the old branch;
-//! 3. record a history that takes the new branch (`HOSTFW_RECORD_HISTORIES=1`, see the README's
-//!    "Changing a workflow") and name it in the entry's `pinned_by`; keep every old history.
+//! 2. branch on `Change::New.applies(ctx)` where the behaviour differs, keeping the old branch
+//!    (the old branch is exactly what the build before it does);
+//! 3. record a history that takes the new branch (`HOSTFW_RECORD_HISTORIES=1`, see
+//!    docs/workflow-versions.md) and name it in the entry's `pinned_by`; keep every old history.
 //!
-//! The tests check that no `patched(` call bypasses the registry (below) and that every entry is
+//! Once no run older than a change can exist at any site, the old branch may go: the call
+//! becomes `deprecate_patch` (a later entry says so) and, one release after, nothing.
+//!
+//! # Rolling upgrades
+//! A run that recorded a change's marker must never be replayed by a worker without it. So a
+//! change activates on a run (its marker is written) only when the worker's
+//! `[worker] workflow_changes_through` allows it ([`activates`], given to the SDK as its patch
+//! activation callback): set it to the number of the build still running, roll the workers, then
+//! remove it. Replay always follows the history, whatever the setting.
+//!
+//! The tests check that no `patched(` call bypasses the registry (below), that every entry is
 //! pinned by a recorded history carrying its marker (`tests/tests/e2e/replay.rs`), and the replay
-//! test replays every history on the current code.
-//!
-//! # Lean runs
-//! The host workflow's lean history shape ([`Change::LeanHistory`], `host/lean.rs`) implies the
-//! changes that landed before it and that it was built on (`implied_by_lean`): a lean run takes
-//! them without a marker of its own, so histories of the classic shape pin them.
+//! test replays every history on the current code; `tests/tests/e2e/worker_upgrade.rs` upgrades
+//! a worker under a running rollout.
 //!
 //! Deterministic code only (see the crate docs).
+
+use std::sync::OnceLock;
 
 use temporalio_workflow::WorkflowContext;
 
 use crate::{HostReprovisionWorkflow, MachineUpdateManagerWorkflow};
 
-/// One change to running workflows, by its number in [`REGISTRY`].
+/// One change to running workflows since 1.0, by its number in [`REGISTRY`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Change {
-    /// 1: the install route is chosen by an activity (Scout, script or Redfish).
-    InstallRoutes = 1,
-    /// 2: a reset received while an attempt runs clears the retry count.
-    ResetDuringAttempt,
-    /// 3: a failed platform step is a failed attempt, retried under the budget.
-    PlatformFailures,
-    /// 4: a component whose matcher finds no member is passed over.
-    SkipUnmatched,
-    /// 5: resets applied are counted before the failure is recorded.
-    ResetWhileRecording,
-    /// 6: the approval wait reads the stored approval and autoreboot period when it wakes.
-    ApprovalInputs,
-    /// 7: continue-as-new at the top of the attempt loop when the history grows large.
-    ContinueAsNew,
-    /// 8: the retry budget and interval are read from the current site config.
-    RetryLimitsRead,
-    /// 9: a run cleared while waiting for approval ends with substate Completed.
-    ClearedIsCompleted,
-    /// 10: `HostfwRetriesExhausted` follows the spent budget.
-    ExhaustedAttribute,
-    /// 11: the lean history shape.
-    LeanHistory,
-    /// 12: the lean approval wait (deferred record, local-activity read).
-    LeanApproval,
-    /// 13: the scheduler's pass runs as a local activity.
-    ManagerPassLocal,
-    /// 14: the approval wait keeps the request's deadline and applies its policy.
-    ApprovalDeadline,
-    /// 15: infrastructure faults are waited out without spending a retry.
-    InfrastructureFaults,
-    /// 16: a host powered off by a failed step is powered back on.
-    PowerSafety,
-    /// 17: the power preflight before a power action.
-    PowerPreflight,
-    /// 18: a host in flight holds under a freeze between components.
-    FreezeHold,
-    /// 19: `host reprovision abort`.
-    Abort,
+    /// 1: the approval wait reads the stored approval again every `approval_recheck`.
+    ApprovalRecheck = 1,
 }
 
 /// What the registry says of one [`Change`].
@@ -83,179 +63,76 @@ pub struct Entry {
     pub workflow: &'static str,
     /// What changed, for the reader.
     pub what: &'static str,
-    /// A lean run (`Change::LeanHistory`) takes it without a marker.
-    pub implied_by_lean: bool,
     /// Recorded histories (paths under `tests/histories/`) that carry its marker.
     pub pinned_by: &'static [&'static str],
 }
 
 const HOST: &str = "HostReprovision";
-const MANAGER: &str = "MachineUpdateManager";
 
-/// Every change, in order: entry `n` is `Change` number `n + 1`.
-pub const REGISTRY: &[Entry] = &[
-    Entry {
-        change: Change::InstallRoutes,
-        id: "install-routes",
-        workflow: HOST,
-        what: "the install route is chosen by an activity (Scout, Core-local script or Redfish); before, every \
-               component took the Redfish route",
-        implied_by_lean: false,
-        pinned_by: &["classic/activation-kinds.json", "classic/scout-route.json"],
-    },
-    Entry {
-        change: Change::ResetDuringAttempt,
-        id: "reset-during-attempt",
-        workflow: HOST,
-        what: "a reset_reprovisioning signal received while an attempt runs clears the retry count (before, only \
-               one received while the host waited in FailedFirmwareUpgrade did)",
-        implied_by_lean: true,
-        pinned_by: &["classic/reset-during-attempt.json"],
-    },
-    Entry {
-        change: Change::PlatformFailures,
-        id: "platform-failures-retry",
-        workflow: HOST,
-        what: "a platform step (protect, restore, power) that fails is a failed attempt retried under the budget, \
-               not the end of the run",
-        implied_by_lean: true,
-        pinned_by: &["classic/assigned-platform-step-retried.json"],
-    },
-    Entry {
-        change: Change::SkipUnmatched,
-        id: "unmatched-skipped",
-        workflow: HOST,
-        what: "a component whose matcher finds no inventory member is passed over and the drifted components \
-               after it are installed; the host ends not fully installable (before, the attempt failed there)",
-        implied_by_lean: true,
-        pinned_by: &["classic/unmatched-component-skipped.json"],
-    },
-    Entry {
-        change: Change::ResetWhileRecording,
-        id: "reset-while-recording-failure",
-        workflow: HOST,
-        what: "the resets already applied are counted before the failure is recorded, so a reset that arrives \
-               meanwhile is not swallowed",
-        implied_by_lean: true,
-        pinned_by: &["classic/reset-while-recording-failure.json"],
-    },
-    Entry {
-        change: Change::ApprovalInputs,
-        id: "approval-inputs-read",
-        workflow: HOST,
-        what: "the approval wait reads the stored approval and the current autoreboot period when it wakes",
-        implied_by_lean: true,
-        pinned_by: &["classic/approval-read-from-request.json"],
-    },
-    Entry {
-        change: Change::ContinueAsNew,
-        id: "continue-as-new",
-        workflow: HOST,
-        what: "the run continues as new at the top of its attempt loop when its history grows large",
-        implied_by_lean: true,
-        pinned_by: &["classic/continued-as-new-run.json"],
-    },
-    Entry {
-        change: Change::RetryLimitsRead,
-        id: "retry-limits-read",
-        workflow: HOST,
-        what: "the retry budget and interval are read from the worker's current site config when a failure is \
-               recorded and on settings_changed, not frozen into the request",
-        implied_by_lean: true,
-        pinned_by: &["classic/retry-limits-read-after-push.json"],
-    },
-    Entry {
-        change: Change::ClearedIsCompleted,
-        id: "cleared-is-completed",
-        workflow: HOST,
-        what: "a run ended by `host reprovision clear` while it waited for approval sets HostfwSubstate = \
-               Completed",
-        implied_by_lean: true,
-        pinned_by: &["classic/cleared-before-start-completed.json"],
-    },
-    Entry {
-        change: Change::ExhaustedAttribute,
-        id: "exhausted-search-attribute",
-        workflow: HOST,
-        what: "the HostfwRetriesExhausted search attribute follows the spent retry budget",
-        implied_by_lean: true,
-        pinned_by: &["classic/exhausted-attribute-then-reset.json"],
-    },
-    Entry {
-        change: Change::LeanHistory,
-        id: "lean-history",
-        workflow: HOST,
-        what: "the lean history shape: substate records ride on the next activity, search attributes are \
-               upserted once before each wait (host/lean.rs)",
-        implied_by_lean: false,
-        pinned_by: &["redfish-immediate-two-components.json", "nothing-to-update.json"],
-    },
-    Entry {
-        change: Change::LeanApproval,
-        id: "lean-approval",
-        workflow: HOST,
-        what: "in lean runs the WaitingForApproval record is deferred and the approval read is a local activity",
-        implied_by_lean: false,
-        pinned_by: &["assigned-host-approved.json"],
-    },
-    Entry {
-        change: Change::ManagerPassLocal,
-        id: "manager-pass-local",
-        workflow: MANAGER,
-        what: "the scheduler's pass runs as a local activity (before, an activity)",
-        implied_by_lean: false,
-        pinned_by: &["machine-update-manager.json"],
-    },
-    Entry {
-        change: Change::ApprovalDeadline,
-        id: "approval-deadline",
-        workflow: HOST,
-        what: "the approval wait keeps the request's approval deadline (a timer) and applies its policy",
-        implied_by_lean: false,
-        pinned_by: &["approval-deadline-escalated.json", "approval-deadline-skipped.json"],
-    },
-    Entry {
-        change: Change::InfrastructureFaults,
-        id: "infrastructure-faults-waited-out",
-        workflow: HOST,
-        what: "an activity lost to infrastructure (a worker gone on every attempt) is waited out without spending \
-               a retry",
-        implied_by_lean: false,
-        pinned_by: &["activation-worker-lost-every-attempt.json"],
-    },
-    Entry {
-        change: Change::PowerSafety,
-        id: "power-safety",
-        workflow: HOST,
-        what: "a host a failed power step left off is powered back on before the attempt fails",
-        implied_by_lean: false,
-        pinned_by: &["power-drain-failed-powered-back-on.json"],
-    },
-    Entry {
-        change: Change::PowerPreflight,
-        id: "power-preflight",
-        workflow: HOST,
-        what: "the power preflight: a power action the BMC does not offer is refused before anything is done",
-        implied_by_lean: false,
-        pinned_by: &["power-preflight-refused.json", "dell-ac-cycle-without-power-off-first.json"],
-    },
-    Entry {
-        change: Change::FreezeHold,
-        id: "freeze-hold",
-        workflow: HOST,
-        what: "a host in flight holds under a freeze covering it before its next component",
-        implied_by_lean: false,
-        pinned_by: &["freeze-hold.json"],
-    },
-    Entry {
-        change: Change::Abort,
-        id: "abort",
-        workflow: HOST,
-        what: "`host reprovision abort`: the run stops at the next safe point and restores the host",
-        implied_by_lean: false,
-        pinned_by: &["abort.json"],
-    },
+/// Every change since 1.0, in order: entry `n` is `Change` number `n + 1`.
+pub const REGISTRY: &[Entry] = &[Entry {
+    change: Change::ApprovalRecheck,
+    id: "approval-recheck",
+    workflow: HOST,
+    what: "the approval wait reads the stored approval and the autoreboot period again every \
+           `host_reprovision.approval_recheck` (default 1h) even when no signal wakes it: an approval whose \
+           signal was lost starts the host within that time, without `hostfw doctor --fix` (before, it waited \
+           for a signal, the period or the deadline)",
+    pinned_by: &["approval-recheck.json"],
+}];
+
+/// The patch ids of the changes made before 1.0, folded into the 1.0 code. They are in no 1.0
+/// history and must never name a new change.
+pub const FOLDED_AT_1_0: &[&str] = &[
+    "install-routes",
+    "reset-during-attempt",
+    "platform-failures-retry",
+    "unmatched-skipped",
+    "reset-while-recording-failure",
+    "approval-inputs-read",
+    "continue-as-new",
+    "retry-limits-read",
+    "cleared-is-completed",
+    "exhausted-search-attribute",
+    "lean-history",
+    "lean-approval",
+    "manager-pass-local",
+    "approval-deadline",
+    "infrastructure-faults-waited-out",
+    "power-safety",
+    "power-preflight",
+    "freeze-hold",
+    "abort",
 ];
+
+/// The number of the newest change this build has (0: none since 1.0; under
+/// [`emulate_build_through`], the emulated build's).
+pub fn newest() -> u32 {
+    let len = REGISTRY.len() as u32;
+    BUILD_THROUGH.get().map_or(len, |&n| n.min(len))
+}
+
+/// Whether a change not yet recorded in a run may activate there now (its marker written), under
+/// `[worker] workflow_changes_through` (`None`: every change of this build). A patch id outside
+/// the registry (none can be asked: see the tests) activates.
+pub fn activates(patch_id: &str, through: Option<u32>) -> bool {
+    match (REGISTRY.iter().find(|e| e.id == patch_id), through) {
+        (Some(e), Some(through)) => e.change as u32 <= through,
+        _ => true,
+    }
+}
+
+/// Set once per process, only by the worker-upgrade test's emulation of an older build
+/// ([`emulate_build_through`]).
+static BUILD_THROUGH: OnceLock<u32> = OnceLock::new();
+
+/// Make this process behave as the build whose newest change is `n`: a change after it is
+/// absent, as its code is from that build (its old branch runs and its marker is never asked
+/// for). For the worker-upgrade test (`HOSTFW_EMULATE_BUILD_THROUGH_CHANGE`), which cannot build
+/// two versions of the worker; never set at a site. The first call wins.
+pub fn emulate_build_through(n: u32) {
+    let _ = BUILD_THROUGH.set(n);
+}
 
 impl Change {
     /// Its entry in [`REGISTRY`].
@@ -268,36 +145,32 @@ impl Change {
         self.entry().id
     }
 
-    /// Whether this run takes the change: recorded (or found) as a patch marker, or implied by a
-    /// lean run. The one place the SDK's `patched` is asked.
+    /// Whether this run takes the change: its marker recorded (or, in a new run, written now if
+    /// [`activates`] allows). The one place the SDK's `patched` is asked.
     pub fn applies(self, ctx: &impl Run) -> bool {
-        (self.entry().implied_by_lean && ctx.lean()) || ctx.marker(self.id())
+        if BUILD_THROUGH.get().is_some_and(|&n| self as u32 > n) {
+            return false;
+        }
+        ctx.marker(self.id())
     }
 }
 
 /// A workflow run that can be asked about changes.
 pub trait Run {
-    /// The SDK's patch marker check (records the marker the first time in a new run).
+    /// The SDK's patch marker check (records the marker the first time in a new run, when the
+    /// worker's activation callback allows).
     fn marker(&self, id: &str) -> bool;
-    /// The run takes the lean history shape.
-    fn lean(&self) -> bool;
 }
 
 impl Run for WorkflowContext<HostReprovisionWorkflow> {
     fn marker(&self, id: &str) -> bool {
         self.patched(id)
     }
-    fn lean(&self) -> bool {
-        crate::host::lean::on(self)
-    }
 }
 
 impl Run for WorkflowContext<MachineUpdateManagerWorkflow> {
     fn marker(&self, id: &str) -> bool {
         self.patched(id)
-    }
-    fn lean(&self) -> bool {
-        false
     }
 }
 
@@ -314,7 +187,16 @@ mod tests {
             assert!(ids.insert(e.id), "patch id {:?} is registered twice", e.id);
             assert!(!e.pinned_by.is_empty(), "{:?} names no recorded history", e.change);
             assert!(!e.what.is_empty());
+            assert!(!FOLDED_AT_1_0.contains(&e.id), "patch id {:?} was used before 1.0", e.id);
         }
+    }
+
+    #[test]
+    fn a_change_activates_only_through_the_setting() {
+        assert!(activates("approval-recheck", None));
+        assert!(activates("approval-recheck", Some(1)));
+        assert!(!activates("approval-recheck", Some(0)));
+        assert_eq!(newest(), REGISTRY.len() as u32);
     }
 
     /// Every `patched(` call in this crate is the one in this file: a branch on a change outside

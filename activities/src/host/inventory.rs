@@ -1,9 +1,8 @@
 //! Inventory refresh (a Redfish crawl stored as the machine's explored report) and catalog lookup.
 
-use hostfw_model::{HostModel, InventoryReport};
+use hostfw_model::InventoryReport;
 use hostfw_redfish::{RedfishClient, RedfishError};
 use hostfw_store::{Machine, StoreError};
-use hostfw_workflows::CatalogQuery;
 use temporalio_common::ActivityError;
 
 use crate::bmc;
@@ -37,11 +36,4 @@ pub async fn refresh(deps: &Deps, machine_id: &str) -> Result<InventoryReport, A
     let machine = bmc::machine(deps, machine_id).await?;
     let client = bmc::client(deps, &machine).await?;
     explore_and_store(deps, &machine, &client).await.map_err(error::store)?.map_err(error::redfish)
-}
-
-/// The effective catalog entry for a vendor and model (one lookup rule everywhere:
-/// `Catalog::find`).
-pub async fn catalog_lookup(deps: &Deps, query: &CatalogQuery) -> Result<Option<HostModel>, ActivityError> {
-    let catalog = deps.catalog.current().await.map_err(error::catalog)?;
-    Ok(catalog.find(&query.vendor, &query.model).cloned())
 }

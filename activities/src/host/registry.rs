@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use hostfw_model::{HostModel, InventoryReport};
+use hostfw_model::InventoryReport;
 use hostfw_workflows::defs;
 use hostfw_workflows::step_failure::{failed_step, SCRIPT_FAILED, UPDATE_TASK_FAILED};
 use hostfw_workflows::{
-    ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, CatalogQuery, FreezeHold,
-    HostContext, InstallPlan, InstallPlanQuery, InstallRoute, InventoryRead, PlatformInput, PreflightInput,
-    ProtectInput, RestoreInput, RetryLimits, RetryRecord, RouteQuery, ScriptInput, ScriptResult, SubstateUpdate,
-    TaskResult, UploadInput, UploadResult, WaitTaskInput,
+    ActivateInput, ApprovalDeadlinePassed, ApprovalDeadlineRecord, ApprovalInputs, FreezeHold, HostContext,
+    InstallPlan, InstallPlanQuery, InventoryRead, PlatformInput, PreflightInput, ProtectInput, RestoreInput,
+    RetryLimits, RetryRecord, ScriptInput, ScriptResult, SubstateUpdate, TaskResult, UploadInput, UploadResult,
+    WaitTaskInput,
 };
 use temporalio_common::ActivityError;
 use temporalio_macros::activities;
@@ -20,7 +20,7 @@ use crate::activity_log::logged;
 use crate::heartbeat::with_heartbeat;
 use crate::{
     activation, activation_preflight, approval, firmware, freeze_hold, host_state, install_plan, inventory, platform,
-    routes, script, Deps,
+    script, Deps,
 };
 
 /// The implementation of `hostfw_workflows::HostActivities`, registered on the worker.
@@ -43,15 +43,6 @@ impl HostActivitiesImpl {
         input: ProtectInput,
     ) -> Result<HostContext, ActivityError> {
         logged(&ctx, host_state::protect(&self.deps, input)).await
-    }
-
-    #[activity(definition = defs::RecordSubstate)]
-    pub async fn record_substate(
-        self: Arc<Self>,
-        ctx: ActivityContext,
-        input: SubstateUpdate,
-    ) -> Result<(), ActivityError> {
-        logged(&ctx, host_state::record_substate(&self.deps, input, workflow_id(&ctx))).await
     }
 
     #[activity(definition = defs::RecordSubstates)]
@@ -84,15 +75,6 @@ impl HostActivitiesImpl {
             inventory::refresh(&self.deps, &input.machine_id).await
         };
         logged(&ctx, with_heartbeat(&ctx, "reading the Redfish inventory", work)).await
-    }
-
-    #[activity(definition = defs::CatalogLookup)]
-    pub async fn catalog_lookup(
-        self: Arc<Self>,
-        _ctx: ActivityContext,
-        input: CatalogQuery,
-    ) -> Result<Option<HostModel>, ActivityError> {
-        inventory::catalog_lookup(&self.deps, &input).await
     }
 
     #[activity(definition = defs::Upload)]
@@ -204,16 +186,6 @@ impl HostActivitiesImpl {
     #[activity(definition = defs::RecordRetry)]
     pub async fn record_retry(self: Arc<Self>, ctx: ActivityContext, input: RetryRecord) -> Result<(), ActivityError> {
         logged(&ctx, host_state::record_retry(&self.deps, input, workflow_id(&ctx))).await
-    }
-
-    #[activity(definition = defs::PlanRoute)]
-    pub async fn plan_route(
-        self: Arc<Self>,
-        _ctx: ActivityContext,
-        input: RouteQuery,
-    ) -> Result<InstallRoute, ActivityError> {
-        crate::host::install_plan::record_attempt(&self.deps, &input).await?;
-        routes::plan_route(&self.deps, &input)
     }
 
     #[activity(definition = defs::RunScript)]

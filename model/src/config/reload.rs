@@ -47,6 +47,8 @@ pub fn reload_kind(key: &str) -> ReloadKind {
             ReloadKind::Restart
         }
         "firmware_global" => ReloadKind::Live,
+        // Read by the worker's patch activation callback each time a change may activate.
+        "worker" if name == "workflow_changes_through" => ReloadKind::Live,
         _ => ReloadKind::Restart,
     }
 }

@@ -83,6 +83,12 @@ pub struct WorkerSection {
     /// Every worker may do so (the workflow IDs make them singletons); turn it off for a worker
     /// that must only serve host workflows.
     pub site_workflows: bool,
+    /// The newest workflow change (its number in `hostfw_workflows::versions`) this worker may
+    /// activate in a run; later changes of its build keep their old behaviour until it is raised
+    /// or removed (absent: every change of the build). Set to the running build's number while
+    /// rolling workers to a new build (docs/deploy.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workflow_changes_through: Option<u32>,
 }
 
 impl Default for WorkerSection {
@@ -93,6 +99,7 @@ impl Default for WorkerSection {
             artifact_base_url: "http://127.0.0.1:8089".to_string(),
             artifact_url_lifetime: Duration::from_secs(6 * 3600),
             site_workflows: true,
+            workflow_changes_through: None,
         }
     }
 }
@@ -229,10 +236,10 @@ pub struct HostReprovisionSection {
     /// soon the work of a worker that died moves to another worker.
     #[serde(with = "crate::duration::serde_duration")]
     pub heartbeat_timeout: Duration,
-    /// New host workflows take the lean history shape: substate records and the catalog and
-    /// route lookup cost no activity of their own, search attributes are upserted once per wait.
-    /// `false` only to measure the classic shape beside it (benchmarks).
-    pub lean_history: bool,
+    /// Removed in 1.0 (every host workflow takes the one history shape): read only to refuse it
+    /// with a message saying so (`validate`).
+    #[serde(skip_serializing)]
+    pub lean_history: Option<bool>,
     /// How long a reset may keep the BMC unreachable (and, after a BMC reset, not yet answering
     /// its healthy reads) before the activation step fails and is retried (default 10m).
     #[serde(with = "crate::duration::serde_duration")]
@@ -245,6 +252,10 @@ pub struct HostReprovisionSection {
     /// that does not is taken to have reset faster than we could see (default 30s).
     #[serde(with = "crate::duration::serde_duration")]
     pub bmc_goes_down_within: Duration,
+    /// How often a host waiting for its tenant's approval reads the stored approval again when
+    /// nothing wakes it (default 1h): an approval whose signal was lost starts the host within it.
+    #[serde(with = "crate::duration::serde_duration")]
+    pub approval_recheck: Duration,
 }
 
 impl Default for HostReprovisionSection {
@@ -264,10 +275,11 @@ impl Default for HostReprovisionSection {
             power_drain_cycle_wait: Duration::from_secs(90),
             power_drain_on_wait: Duration::from_secs(5),
             heartbeat_timeout: Duration::from_secs(30),
-            lean_history: true,
+            lean_history: None,
             bmc_reachable_within: Duration::from_secs(10 * 60),
             power_state_within: Duration::from_secs(10 * 60),
             bmc_goes_down_within: Duration::from_secs(30),
+            approval_recheck: Duration::from_secs(3600),
         }
     }
 }

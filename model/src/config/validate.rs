@@ -81,7 +81,16 @@ pub(super) fn check(c: &SiteConfig) -> Result<(), Failure> {
     }
 
     let hr = &c.host_reprovision;
+    if hr.lean_history.is_some() {
+        return Err((
+            "host_reprovision.lean_history",
+            "was removed in hostfw 1.0: every host workflow takes the one history shape (docs/workflow-versions.md); \
+             delete the key"
+                .into(),
+        ));
+    }
     positive("host_reprovision.verify_poll_interval", hr.verify_poll_interval)?;
+    positive("host_reprovision.approval_recheck", hr.approval_recheck)?;
     at_least_one("host_reprovision.verify_max_polls", hr.verify_max_polls)?;
     positive("host_reprovision.task_poll_interval", hr.task_poll_interval)?;
     at_least_one("host_reprovision.bmc_healthy_reads", hr.bmc_healthy_reads)?;

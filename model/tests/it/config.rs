@@ -286,3 +286,26 @@ fn site_key_file_resolves_and_artifact_url_lifetime_defaults() {
     let e = err("[site]\nname = \"x\"\n[worker]\nartifact_url_lifetime = \"0s\"\n");
     assert!(e.contains("worker.artifact_url_lifetime"), "{e}");
 }
+
+/// The pre-1.0 history-shape switch is refused with a message that says why (a literal TOML: the
+/// test is about the key in the file), as are a zero approval recheck and a pin of workflow
+/// changes that is not a number.
+#[test]
+fn removed_and_new_workflow_keys_are_checked() {
+    let e = load_text("[site]\nname = \"x\"\n[host_reprovision]\nlean_history = true\n").expect_err("removed key");
+    let s = e.to_string();
+    assert!(s.contains("`host_reprovision.lean_history`") && s.contains("removed in hostfw 1.0"), "{s}");
+    assert!(s.contains("delete the key"), "{s}");
+    let e = load_text("[site]\nname = \"x\"\n[host_reprovision]\napproval_recheck = \"0s\"\n").expect_err("zero");
+    assert!(e.to_string().contains("`host_reprovision.approval_recheck`"), "{e}");
+    let e =
+        load_text("[site]\nname = \"x\"\n[worker]\nworkflow_changes_through = \"all\"\n").expect_err("not a number");
+    assert!(e.to_string().contains("worker.workflow_changes_through"), "{e}");
+    let c = load_text("[site]\nname = \"x\"\n[worker]\nworkflow_changes_through = 3\n").expect("a number");
+    assert_eq!(c.worker.workflow_changes_through, Some(3));
+    let c = load_text("[site]\nname = \"x\"\n").expect("defaults");
+    assert_eq!(
+        (c.worker.workflow_changes_through, c.host_reprovision.approval_recheck),
+        (None, Duration::from_secs(3600))
+    );
+}

@@ -38,3 +38,4 @@ mod slow_inventory;
 mod uploads;
 mod window_fit;
 mod worker_startup;
+mod worker_upgrade;

@@ -1,7 +1,6 @@
 //! Determinism guard: every recorded history in `tests/histories/` must replay on the current
 //! workflow code. A change that alters the commands a workflow issues fails here; register such
-//! changes in `workflows/src/versions.rs` and record a new history (see README, "Changing a
-//! workflow"). The registry and the histories' patch markers agree (each entry pinned).
+//! changes in `workflows/src/versions.rs` and record a new history (see docs/workflow-versions.md). The registry and the histories' patch markers agree (each entry pinned).
 //!
 //! Histories are recorded by the end-to-end tests with `HOSTFW_RECORD_HISTORIES=1`.
 
@@ -17,18 +16,13 @@ use temporalio_sdk::{WorkflowContext, WorkflowResult};
 
 fn histories() -> Vec<(PathBuf, WorkflowHistory)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("histories");
-    // The top level holds the histories the end-to-end tests record now; `classic/` keeps the
-    // ones recorded by earlier shapes (before the lean history, before the lean approval wait,
-    // passes as activities), which running workflows may still have.
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in [dir.clone(), dir.join("classic")] {
-        files.extend(
-            std::fs::read_dir(&dir)
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json")),
-        );
-    }
+    // Recorded on the 1.0 code and after; pre-1.0 histories do not replay on 1.0 (see
+    // `hostfw_workflows::versions`).
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
     files.sort();
     files
         .into_iter()
@@ -59,27 +53,6 @@ async fn recorded_histories_replay_on_current_code() {
     }
 }
 
-/// The patch ids in a history's `core_patch` markers.
-fn patch_markers(history: &serde_json::Value) -> Vec<String> {
-    let mut ids = Vec::new();
-    for event in history["events"].as_array().into_iter().flatten() {
-        let marker = &event["attributes"]["MarkerRecordedEventAttributes"];
-        if marker["marker_name"] != "core_patch" {
-            continue;
-        }
-        for payloads in marker["details"].as_object().into_iter().flat_map(|d| d.values()) {
-            for p in payloads["payloads"].as_array().into_iter().flatten() {
-                let data = p["data"].as_str().and_then(hostfw_tests::history::base64_decode);
-                let id = data.and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
-                if let Some(id) = id.as_ref().and_then(|v| v["id"].as_str()) {
-                    ids.push(id.to_string());
-                }
-            }
-        }
-    }
-    ids
-}
-
 /// The registry of workflow changes (`workflows/src/versions.rs`) and the recorded histories
 /// agree: every entry's `pinned_by` histories exist and carry its marker, and every marker in a
 /// history is a registered change.
@@ -94,7 +67,7 @@ fn every_registered_change_is_pinned_by_a_recorded_history() {
                 std::fs::read(&path).unwrap_or_else(|e| panic!("{:?} pinned by {}: {e}", entry.change, path.display()));
             let history: serde_json::Value = serde_json::from_slice(&text).unwrap();
             assert!(
-                patch_markers(&history).iter().any(|id| id == entry.id),
+                hostfw_tests::history::patch_markers(&history).iter().any(|id| id == entry.id),
                 "{}: no {:?} marker, yet {:?} names it in pinned_by",
                 path.display(),
                 entry.id,
@@ -104,7 +77,7 @@ fn every_registered_change_is_pinned_by_a_recorded_history() {
     }
     for (path, _) in histories() {
         let history: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        for id in patch_markers(&history) {
+        for id in hostfw_tests::history::patch_markers(&history) {
             assert!(
                 REGISTRY.iter().any(|e| e.id == id),
                 "{}: marker {id:?} is not in workflows/src/versions.rs",

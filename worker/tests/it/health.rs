@@ -40,9 +40,10 @@ async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
     assert_eq!(status, 200);
     let page = crate::common::without_site(&page, "health-site");
     let build = format!(
-        "hostfw_build_info{{version=\"{}\",git_commit=\"{}\"}} 1",
+        "hostfw_build_info{{version=\"{}\",git_commit=\"{}\",workflow_changes=\"{}\"}} 1",
         hostfw_worker::build_info::VERSION,
-        hostfw_worker::build_info::GIT_COMMIT
+        hostfw_worker::build_info::GIT_COMMIT,
+        hostfw_workflows::versions::newest()
     );
     assert!(page.contains(&build), "{page}");
     assert!(page.contains("hostfw_metrics_scrape_error 1"), "{page}");

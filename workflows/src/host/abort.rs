@@ -1,4 +1,4 @@
-//! `host reprovision abort` in the host workflow (issue 27, patch [`Change::Abort`](crate::versions::Change::Abort)): the `abort`
+//! `host reprovision abort` in the host workflow (issue 27): the `abort`
 //! signal records an [`AbortOrder`]; the run takes it at its next safe point, never in the middle
 //! of a component (a flash, its activation and its verification always finish). The safe points:
 //! before each component is selected and installed, the waits of FailedFirmwareUpgrade (the retry
@@ -20,14 +20,12 @@ use hostfw_model::{HostState, HostSubstate};
 use temporalio_workflow::WorkflowResult;
 
 use crate::contracts::*;
-use crate::host::lean;
+use crate::host::deferred;
 use crate::host::platform_steps;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::status::HostOutcome;
 use crate::host::steps::Ctx;
 use crate::options;
-use crate::search_attributes as sa;
-use crate::versions::Change;
 
 /// An abort was signalled and is not taken yet.
 pub(crate) fn requested(ctx: &Ctx) -> bool {
@@ -37,8 +35,6 @@ pub(crate) fn requested(ctx: &Ctx) -> bool {
 /// Take the abort: restore the platform (assigned hosts), then the host, and end the run.
 pub(crate) async fn take(ctx: &Ctx, input: &HostReprovisionInput, host: &HostContext) -> WorkflowResult<HostOutcome> {
     let mut order = ctx.state(|s| s.abort.clone()).expect("abort::take is called only when an abort was signalled");
-    // The marker of this change: every run that takes an abort has it.
-    let _ = Change::Abort.applies(ctx);
     let mut message = format!("aborted by {}: {}", order.by, order.reason);
     if input.assigned {
         if let Err(failure) = platform_steps::restore(ctx, &host.machine_id).await? {
@@ -59,18 +55,13 @@ pub(crate) async fn take(ctx: &Ctx, input: &HostReprovisionInput, host: &HostCon
     if order.to_maintenance {
         message.push_str("; left in maintenance for repair (`hostfw machine maintenance --exit` when repaired)");
     }
-    let lean = lean::on(ctx);
     ctx.state_mut(|s| s.status.enter(HostSubstate::Restoring, &message));
-    if lean {
-        lean::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Restoring.as_str().to_owned());
-    } else {
-        ctx.upsert_search_attributes([sa::substate(HostSubstate::Restoring)]);
-    }
+    deferred::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Restoring.as_str().to_owned());
     let restore = RestoreInput {
         machine_id: host.machine_id.clone(),
         state: if order.to_maintenance { HostState::Maintenance } else { host.prior_state },
         message: message.clone(),
-        records: lean::take_records(ctx),
+        records: deferred::take_records(ctx),
         abort: Some(order.clone()),
     };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
@@ -79,11 +70,7 @@ pub(crate) async fn take(ctx: &Ctx, input: &HostReprovisionInput, host: &HostCon
         s.status.target_version = None;
         s.status.enter(HostSubstate::Completed, &message);
     });
-    if lean {
-        lean::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Completed.as_str().to_owned());
-        lean::flush_attributes(ctx);
-    } else {
-        ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);
-    }
+    deferred::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Completed.as_str().to_owned());
+    deferred::flush_attributes(ctx);
     Ok(HostOutcome::Aborted { by: order.by, reason: order.reason, installed, to_maintenance: order.to_maintenance })
 }

@@ -3,18 +3,20 @@
 //! signal) or the site's `instance_autoreboot_period` is open (a durable timer to its start). A
 //! request cleared before it started ends the workflow here.
 //!
-//! Each time the wait wakes (patch `approval-inputs-read`), it reads the stored approval and the
-//! current autoreboot period (`hostfw.host.approval_inputs`): an approval whose signal was lost, or
-//! a workflow started again for a request approved earlier, is still heard, and a period
+//! Each time the wait wakes, it reads the stored approval and the current autoreboot period
+//! (`hostfw.host.approval_inputs`, a local activity): an approval whose signal was lost, or a
+//! workflow started again for a request approved earlier, is still heard, and a period
 //! configured after the request was made applies. A `settings_changed` signal wakes it.
-//! In lean runs ([`Change::LeanApproval`](crate::versions::Change::LeanApproval)) that bookkeeping runs as local activities.
 //!
-//! Approval deadline (patch [`Change::ApprovalDeadline`](crate::versions::Change::ApprovalDeadline)): the read also says when the request's
+//! Approval deadline: the read also says when the request's
 //! approval deadline falls (`machine_updater.approval_deadline`, from the request) and its policy;
 //! a durable timer wakes the wait then. At the deadline `skip` holds the host until its next
 //! window (`hostfw.host.approval_deadline`) and ends the wait, so the request is given up;
 //! `escalate` records the host as overdue once, sets `HostfwApprovalOverdue = true` and goes on
 //! waiting (an approval after it clears the flag).
+//!
+//! Approval recheck ([`Change::ApprovalRecheck`]): with nothing else to wake it, the wait reads
+//! the stored approval again every `host_reprovision.approval_recheck`.
 
 use std::pin::pin;
 use std::time::Duration;
@@ -25,7 +27,7 @@ use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResul
 
 use crate::clock::now_ms;
 use crate::contracts::*;
-use crate::host::lean;
+use crate::host::deferred;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::Ctx;
 use crate::options;
@@ -54,15 +56,7 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         target_version: None,
     };
     ctx.state_mut(|s| s.status.enter(HostSubstate::WaitingForApproval, &note.message));
-    let lean = lean::on(ctx) && Change::LeanApproval.applies(ctx);
-    if lean {
-        lean::defer_record(ctx, note);
-    } else {
-        ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::WaitingForApproval)]);
-        ctx.execute_activity(HostActivities::record_substate, note, options::bookkeeping()).await?;
-    }
-    let read_inputs = Change::ApprovalInputs.applies(ctx);
-    let deadlines = read_inputs && Change::ApprovalDeadline.applies(ctx);
+    deferred::defer_record(ctx, note);
     let mut flagged = false;
     loop {
         // An abort before the update started is a clear.
@@ -72,29 +66,21 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
         if let Some(by) = ctx.state(|s| s.approved_by.clone()) {
             return granted(ctx, flagged, format!("approved by {by}"));
         }
-        let mut window = input.settings.autoreboot_period;
-        let mut deadline = None;
         let settings_seen = ctx.state(|s| s.settings_changes);
-        if read_inputs {
-            let read = if lean {
-                // The pending record (and attributes) first, so the wait below is what they show.
-                lean::flush(ctx).await?;
-                ctx.execute_local_activity(
-                    HostActivities::approval_inputs,
-                    machine_id.to_string(),
-                    options::local_bookkeeping(),
-                )
-                .await?
-            } else {
-                ctx.execute_activity(HostActivities::approval_inputs, machine_id.to_string(), options::bookkeeping())
-                    .await?
-            };
-            if read.approved {
-                return granted(ctx, flagged, "approved (recorded on the request)".to_string());
-            }
-            window = read.autoreboot_period;
-            deadline = read.deadline.filter(|_| deadlines);
+        // The pending record (and attributes) first, so the wait below is what they show.
+        deferred::flush(ctx).await?;
+        let read = ctx
+            .execute_local_activity(
+                HostActivities::approval_inputs,
+                machine_id.to_string(),
+                options::local_bookkeeping(),
+            )
+            .await?;
+        if read.approved {
+            return granted(ctx, flagged, "approved (recorded on the request)".to_string());
         }
+        let window = read.autoreboot_period;
+        let deadline = read.deadline;
         let now = now_ms(ctx);
         if let Some(w) = window.filter(|w| w.contains(now)) {
             return granted(ctx, flagged, format!("inside the instance autoreboot period ({w})"));
@@ -125,16 +111,18 @@ pub(crate) async fn wait_for_approval(ctx: &Ctx, input: &HostReprovisionInput) -
             s.approved_by.is_some()
                 || s.cancelled_by.is_some()
                 || s.abort.is_some()
-                || (read_inputs && s.settings_changes != settings_seen)
+                || s.settings_changes != settings_seen
         };
-        // The next wake: the autoreboot period opening, or the deadline still ahead.
+        // The next wake: the autoreboot period opening, the deadline still ahead, or (since
+        // change 1) the next read of the stored approval, whichever comes first.
         let opens =
             window.filter(|w| now < w.start_ms).map(|w| (w.start_ms, "until the instance autoreboot period opens"));
         let due = deadline.filter(|d| now < d.at_ms).map(|d| (d.at_ms, "until the approval deadline"));
-        let wake = match (opens, due) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (a, b) => a.or(b),
-        };
+        let recheck = Change::ApprovalRecheck.applies(ctx).then(|| {
+            let every_ms = (input.settings.approval_recheck_secs as i64).saturating_mul(1000);
+            (now.saturating_add(every_ms), "until the stored approval is read again")
+        });
+        let wake = [opens, due, recheck].into_iter().flatten().min_by_key(|(at_ms, _)| *at_ms);
         match wake {
             Some((at_ms, why)) => {
                 let timer = ctx.timer(

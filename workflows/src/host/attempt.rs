@@ -12,16 +12,14 @@ use temporalio_workflow::WorkflowResult;
 use crate::contracts::*;
 use crate::host::abort;
 use crate::host::activation::pre_update_plan;
+use crate::host::deferred;
 use crate::host::freeze_hold::hold_while_frozen;
 use crate::host::install_agents::{install_scout, install_script};
 use crate::host::install_redfish;
-use crate::host::lean;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::status::InstalledComponent;
 use crate::host::steps::{enter, reason, refresh_inventory, run_plan, wait, ComponentInstall, Ctx, StepEnd};
 use crate::options;
-use crate::search_attributes as sa;
-use crate::versions::Change;
 
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,15 +54,14 @@ pub(crate) async fn run_attempt(
     let mut repeat = false;
     let mut just_installed: Option<ComponentType> = None;
     let mut upload_failures: BTreeMap<ComponentType, u32> = BTreeMap::new();
-    let lean = lean::on(ctx);
     loop {
         // Before the next component is chosen is a safe point: an abort is taken here.
         if abort::requested(ctx) {
             return Ok(AttemptEnd::Aborted);
         }
         let substate = if repeat { HostSubstate::CheckingFirmwareRepeatV2 } else { HostSubstate::CheckingFirmwareV2 };
-        // Lean runs select from the inventory the verification just read, when there is one.
-        let fresh = if lean { ctx.state_mut(|s| s.fresh_report.take()) } else { None };
+        // Select from the inventory the verification just read, when there is one.
+        let fresh = ctx.state_mut(|s| s.fresh_report.take());
         let message = if fresh.is_some() {
             "selecting the next component from the inventory read by the verification"
         } else {
@@ -79,28 +76,16 @@ pub(crate) async fn run_attempt(
             },
         };
         if !*labelled {
-            if lean {
-                lean::want(ctx, crate::names::SA_VENDOR, report.vendor.clone());
-                lean::want(ctx, crate::names::SA_MODEL, report.model.clone());
-            } else {
-                ctx.upsert_search_attributes([
-                    sa::VENDOR.value_set(report.vendor.clone()),
-                    sa::MODEL.value_set(report.model.clone()),
-                ]);
-            }
+            deferred::want(ctx, crate::names::SA_VENDOR, report.vendor.clone());
+            deferred::want(ctx, crate::names::SA_MODEL, report.model.clone());
             *labelled = true;
         }
-        // Lean: the catalog entry and the route of the component the selection picks, in one
-        // local activity. Classic: the lookup here, the route after the selection.
-        let (model, mut planned) = if lean {
-            let query = InstallPlanQuery { machine_id: machine_id.to_string(), report: report.clone() };
-            let plan =
-                ctx.execute_local_activity(HostActivities::plan_install, query, options::local_bookkeeping()).await?;
-            (plan.model, plan.route)
-        } else {
-            let lookup = CatalogQuery { vendor: report.vendor.clone(), model: report.model.clone() };
-            (ctx.execute_activity(HostActivities::catalog_lookup, lookup, options::bookkeeping()).await?, None)
-        };
+        // The catalog entry and the route of the component the selection picks, in one local
+        // activity.
+        let query = InstallPlanQuery { machine_id: machine_id.to_string(), report: report.clone() };
+        let plan =
+            ctx.execute_local_activity(HostActivities::plan_install, query, options::local_bookkeeping()).await?;
+        let (model, mut planned) = (plan.model, plan.route);
         let Some(model) = model else {
             return Ok(AttemptEnd::NoCatalogEntry { vendor: report.vendor, model: report.model });
         };
@@ -114,14 +99,13 @@ pub(crate) async fn run_attempt(
                 "waiting for the approved platform procedure (host reprovision mark-manual-upgrade-complete)",
             )
             .await?;
-            lean::flush(ctx).await?;
+            deferred::flush(ctx).await?;
             ctx.wait_condition(|s| s.manual_upgrade_complete || s.abort.is_some()).await?;
             repeat = true;
             continue;
         }
 
-        let rule = if Change::SkipUnmatched.applies(ctx) { UnmatchedRule::Skip } else { UnmatchedRule::Stop };
-        let (component, target, entry, current) = match select_with(&model, &report, rule) {
+        let (component, target, entry, current) = match select_with(&model, &report, UnmatchedRule::Skip) {
             Selection::Compliant => return Ok(AttemptEnd::Compliant),
             Selection::NotFullyInstallable { unmatched, not_reported } => {
                 return Ok(AttemptEnd::NotFullyInstallable { unmatched, not_reported });
@@ -155,7 +139,7 @@ pub(crate) async fn run_attempt(
         // Issue 27: before the next component (never during one), a freeze covering the host
         // holds it; once lifted, the inventory is read again (and the selection made again,
         // pre-update resets included).
-        if Change::FreezeHold.applies(ctx) && hold_while_frozen(ctx, machine_id).await? {
+        if hold_while_frozen(ctx, machine_id).await? {
             continue;
         }
         if abort::requested(ctx) {
@@ -173,39 +157,19 @@ pub(crate) async fn run_attempt(
         }
 
         name_target(ctx);
-        let route = if lean {
-            lean::want(ctx, crate::names::SA_COMPONENT, component.to_string());
-            match planned.take() {
-                Some(PlannedRoute { component: c, target_version: t, route }) if c == component && t == target => {
-                    match route {
-                        Ok(r) => r,
-                        Err(why) => return Ok(AttemptEnd::Failed(format!("choosing the installation route: {why}"))),
-                    }
-                }
-                other => {
-                    return Ok(AttemptEnd::Failed(format!(
-                        "choosing the installation route: planned for {:?}, selected {component} {target}",
-                        other.map(|p| (p.component, p.target_version))
-                    )))
+        deferred::want(ctx, crate::names::SA_COMPONENT, component.to_string());
+        let route = match planned.take() {
+            Some(PlannedRoute { component: c, target_version: t, route }) if c == component && t == target => {
+                match route {
+                    Ok(r) => r,
+                    Err(why) => return Ok(AttemptEnd::Failed(format!("choosing the installation route: {why}"))),
                 }
             }
-        } else {
-            ctx.upsert_search_attributes([sa::COMPONENT.value_set(component.to_string())]);
-            if Change::InstallRoutes.applies(ctx) {
-                let query = RouteQuery {
-                    machine_id: machine_id.to_string(),
-                    vendor: model.vendor.clone(),
-                    model: model.model.clone(),
-                    component,
-                    target_version: target.clone(),
-                    entry: entry.clone(),
-                };
-                match ctx.execute_activity(HostActivities::plan_route, query, options::bookkeeping()).await {
-                    Ok(r) => r,
-                    Err(e) => return Ok(AttemptEnd::Failed(reason("choosing the installation route", &e))),
-                }
-            } else {
-                InstallRoute::Redfish
+            other => {
+                return Ok(AttemptEnd::Failed(format!(
+                    "choosing the installation route: planned for {:?}, selected {component} {target}",
+                    other.map(|p| (p.component, p.target_version))
+                )))
             }
         };
         let job = ComponentInstall { settings, model: &model, machine_id, component, target: &target, entry: &entry };

@@ -1,17 +1,15 @@
-//! The lean history shape of the host workflow (patch [`Change::LeanHistory`](crate::versions::Change::LeanHistory)): bookkeeping that
-//! needs no retry semantics of its own costs no activity.
+//! Deferred bookkeeping of the host workflow: bookkeeping that needs no retry semantics of its
+//! own costs no activity.
 //!
 //! - A substate change is kept in the workflow state and written to the site database by the
 //!   next activity the workflow schedules, which carries it in its input (`records`); before a
 //!   timer, a wait or an activity that carries nothing, one local activity writes what is pending.
 //! - Search attributes are upserted once, just before the workflow next waits, and only those
 //!   whose value changed since the last upsert.
-//! - The change implies the earlier changes of the host workflow it was built on: in a lean run
-//!   they are taken as applied without a marker of their own (`implied_by_lean` in
-//!   `crate::versions`).
 //!
-//! Runs recorded before the patch (and runs whose settings turn it off, `lean_history = false`,
-//! kept for comparisons) take the classic shape: an activity per substate, an upsert per change.
+//! This is the one history shape of hostfw 1.0 (the pre-1.0 "classic" shape, an activity per
+//! substate and an upsert per change, is gone; see `crate::versions`).
+//! Owns what is pending between two waits; it must not decide what a substate is.
 //! Deterministic code only (see the crate docs).
 
 use std::collections::BTreeMap;
@@ -24,11 +22,9 @@ use crate::host::steps::Ctx;
 use crate::names;
 use crate::options;
 
-/// What the lean shape keeps between two waits.
+/// What is pending between two waits.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Deferred {
-    /// This run takes the lean shape.
-    pub on: bool,
     /// Substate records not yet written, oldest first.
     records: Vec<SubstateUpdate>,
     /// Keyword search attributes as last upserted, and as they should be now.
@@ -36,12 +32,7 @@ pub(crate) struct Deferred {
     wanted: BTreeMap<&'static str, String>,
 }
 
-/// True when this run takes the lean shape.
-pub(crate) fn on(ctx: &Ctx) -> bool {
-    ctx.state(|s| s.deferred.on)
-}
-
-/// Keep a substate record for the next activity (lean runs only).
+/// Keep a substate record for the next activity.
 pub(crate) fn defer_record(ctx: &Ctx, record: SubstateUpdate) {
     ctx.state_mut(|s| {
         s.deferred.wanted.insert(names::SA_SUBSTATE, record.substate.as_str().to_owned());
@@ -49,7 +40,7 @@ pub(crate) fn defer_record(ctx: &Ctx, record: SubstateUpdate) {
     });
 }
 
-/// Set a keyword search attribute at the next wait, if it changed (lean runs only).
+/// Set a keyword search attribute at the next wait, if it changed.
 pub(crate) fn want(ctx: &Ctx, name: &'static str, value: String) {
     ctx.state_mut(|s| s.deferred.wanted.insert(name, value));
 }
@@ -71,17 +62,14 @@ pub(crate) fn flush_attributes(ctx: &Ctx) {
 }
 
 /// The records an activity about to be scheduled carries (attributes are flushed first, so the
-/// Web UI shows the substate the activity works in). Empty in classic runs.
+/// Web UI shows the substate the activity works in).
 pub(crate) fn take_records(ctx: &Ctx) -> Vec<SubstateUpdate> {
-    if !on(ctx) {
-        return Vec::new();
-    }
     flush_attributes(ctx);
     ctx.state_mut(|s| std::mem::take(&mut s.deferred.records))
 }
 
 /// Before a timer, a wait or an activity that carries no records: upsert changed attributes and
-/// write pending records with one local activity. A no-op in classic runs.
+/// write pending records with one local activity.
 pub(crate) async fn flush(ctx: &Ctx) -> WorkflowResult<()> {
     let records = take_records(ctx);
     if !records.is_empty() {

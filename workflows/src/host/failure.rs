@@ -11,11 +11,10 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
 use crate::contracts::*;
-use crate::host::lean;
+use crate::host::deferred;
 use crate::host::settings::HostReprovisionInput;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
-use crate::versions::Change;
 
 async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, message: String) -> WorkflowResult<()> {
     let (component, target_version, was_exhausted) = ctx.state_mut(|s| {
@@ -24,10 +23,10 @@ async fn record(ctx: &Ctx, machine_id: &str, retry_count: u32, exhausted: bool, 
         s.status.exhausted = exhausted;
         (s.status.component, s.status.target_version.clone(), was)
     });
-    if was_exhausted != exhausted && Change::ExhaustedAttribute.applies(ctx) {
+    if was_exhausted != exhausted {
         ctx.upsert_search_attributes([crate::search_attributes::RETRIES_EXHAUSTED.value_set(exhausted)]);
     }
-    lean::flush(ctx).await?;
+    deferred::flush(ctx).await?;
     let record =
         RetryRecord { machine_id: machine_id.to_string(), retry_count, exhausted, message, component, target_version };
     ctx.execute_activity(HostActivities::record_retry, record, options::bookkeeping()).await?;
@@ -44,47 +43,9 @@ pub(crate) async fn after_failure(
     reason: &str,
     resets_applied: u32,
 ) -> WorkflowResult<()> {
-    let settings = &input.settings;
     let machine_id = input.machine_id.as_str();
     enter(ctx, HostSubstate::FailedFirmwareUpgrade, reason).await?;
-    let resets_seen =
-        if Change::ResetWhileRecording.applies(ctx) { resets_applied } else { ctx.state(|s| s.reset_requests) };
-    if Change::RetryLimitsRead.applies(ctx) {
-        return wait_under_current_limits(ctx, machine_id, retries, resets_seen).await;
-    }
-    if *retries < settings.max_retries {
-        *retries += 1;
-        let message = format!("retry {}/{} in {} s", *retries, settings.max_retries, settings.retry_interval_secs);
-        record(ctx, machine_id, *retries, false, message.clone()).await?;
-        let timer = ctx.timer(
-            TimerOptions::builder(Duration::from_secs(settings.retry_interval_secs))
-                .summary(format!("host_firmware_upgrade_retry_interval before retry {}", *retries))
-                .build(),
-        );
-        let mut timer = pin!(timer);
-        let reset = select! {
-            r = ctx.wait_condition(|s| s.reset_requests != resets_seen || s.abort.is_some()) => { r?; true }
-            _ = timer.as_mut() => false,
-        };
-        if reset && ctx.state(|s| s.abort.is_some()) {
-            // An abort ends the wait; the caller takes it.
-            timer.cancel();
-        } else if reset {
-            timer.cancel();
-            *retries = 0;
-            record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
-        }
-    } else {
-        let message = exhausted_message(settings.max_retries);
-        record(ctx, machine_id, *retries, true, message).await?;
-        ctx.wait_condition(|s| s.reset_requests != resets_seen || s.abort.is_some()).await?;
-        if ctx.state(|s| s.abort.is_some()) {
-            return Ok(());
-        }
-        *retries = 0;
-        record(ctx, machine_id, 0, false, "reset by an operator: firmware checking restarts now".into()).await?;
-    }
-    Ok(())
+    wait_under_current_limits(ctx, machine_id, retries, resets_applied).await
 }
 
 /// The record of a spent budget. The failure itself is the FailedFirmwareUpgrade entry just
@@ -98,11 +59,12 @@ fn reset_message() -> String {
 }
 
 async fn read_limits(ctx: &Ctx, machine_id: &str) -> WorkflowResult<RetryLimits> {
-    lean::flush(ctx).await?;
+    deferred::flush(ctx).await?;
     Ok(ctx.execute_activity(HostActivities::retry_limits, machine_id.to_string(), options::bookkeeping()).await?)
 }
 
-/// `after_failure` under [`Change::RetryLimitsRead`](crate::versions::Change::RetryLimitsRead).
+/// Wait the retry interval, or stay exhausted, under the limits of the worker's current site
+/// config (read when the failure is recorded and again on `settings_changed`).
 async fn wait_under_current_limits(
     ctx: &Ctx,
     machine_id: &str,

@@ -1,4 +1,4 @@
-//! The hold of an in-flight host under a freeze (issue 27, patch [`Change::FreezeHold`](crate::versions::Change::FreezeHold)): before
+//! The hold of an in-flight host under a freeze (issue 27): before
 //! each component (the one it is flashing is never interrupted), the host asks whether a freeze
 //! covers it (`hostfw.host.freeze_hold`, a local activity: the workflow never reads the site
 //! database). While one does (set without `drain`), it waits in `HeldByFreeze`, asking again
@@ -14,7 +14,7 @@ use hostfw_model::HostSubstate;
 use temporalio_workflow::{select, CancellableFuture, TimerOptions, WorkflowResult};
 
 use crate::contracts::{FreezeHold, HostActivities};
-use crate::host::lean;
+use crate::host::deferred;
 use crate::host::steps::{enter, Ctx};
 use crate::options;
 pub use crate::tunables::{FREEZE_RECHECK, FREEZE_RECHECK_MAX};
@@ -46,7 +46,7 @@ pub(crate) async fn hold_while_frozen(ctx: &Ctx, machine_id: &str) -> WorkflowRe
             enter(ctx, HostSubstate::HeldByFreeze, &held_message(&hold)).await?;
             held_by = Some(hold.id);
         }
-        lean::flush(ctx).await?;
+        deferred::flush(ctx).await?;
         let timer = ctx
             .timer(TimerOptions::builder(pause).summary(format!("held by freeze {}: asking again", hold.id)).build());
         let mut timer = pin!(timer);

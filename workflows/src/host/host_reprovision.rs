@@ -18,14 +18,13 @@ use crate::host::abort;
 use crate::host::approval::{wait_for_approval, Approval};
 use crate::host::attempt::{run_attempt, AttemptEnd};
 use crate::host::carried::{CarriedRun, HISTORY_EVENTS_BOUND};
+use crate::host::deferred::{self, Deferred};
 use crate::host::failure::after_failure;
-use crate::host::lean::{self, Deferred};
 use crate::host::platform_steps;
 use crate::host::status::{HostOutcome, HostStatus};
 use crate::host::steps::Ctx;
 use crate::options;
 use crate::search_attributes as sa;
-use crate::versions::Change;
 
 pub use crate::host::settings::{HostReprovisionInput, PowerDrainWaits, ReprovisionSettings, TimeWindow};
 
@@ -46,10 +45,10 @@ pub struct HostReprovisionWorkflow {
     pub(crate) reset_requests: u32,
     /// Count of `settings_changed` signals received (a wait re-reads what it depends on).
     pub(crate) settings_changes: u32,
-    /// Lean history shape: records and search attributes waiting for the next activity or wait.
+    /// Records and search attributes waiting for the next activity or wait (`host::deferred`).
     pub(crate) deferred: Deferred,
-    /// Lean history shape: the inventory the last verification read, which the next firmware
-    /// check selects from instead of reading it again.
+    /// The inventory the last verification read, which the next firmware check selects from
+    /// instead of reading it again.
     pub(crate) fresh_report: Option<InventoryReport>,
 }
 
@@ -77,9 +76,6 @@ impl HostReprovisionWorkflow {
     pub async fn run(ctx: &mut WorkflowContext<Self>) -> WorkflowResult<HostOutcome> {
         let input = ctx.state(|s| s.input.clone());
         let machine_id = input.machine_id.clone();
-        if input.settings.lean_history && Change::LeanHistory.applies(ctx) {
-            ctx.state_mut(|s| s.deferred.on = true);
-        }
         ctx.upsert_search_attributes([sa::MACHINE_ID.value_set(machine_id.clone())]);
 
         let carried = input.carried.clone();
@@ -90,15 +86,6 @@ impl HostReprovisionWorkflow {
                 Err(outcome) => return Ok(outcome),
             },
         };
-        // Assigned hosts: platform-step failures are failed attempts (patched), or, in runs that
-        // began before the patch, fail the workflow.
-        let platform_retries = input.assigned && Change::PlatformFailures.applies(ctx);
-        if input.assigned && !platform_retries && carried.is_none() {
-            if let Err(failure) = platform_steps::prepare(ctx, &machine_id).await? {
-                return Err(failure.error.into());
-            }
-        }
-
         let mut labelled = false;
         let mut retries = carried.as_ref().map_or(0, |c| c.retries);
         // Resets already applied to `retries`; one that arrives while an attempt runs clears the
@@ -106,14 +93,14 @@ impl HostReprovisionWorkflow {
         let mut resets_applied = ctx.state(|s| s.reset_requests);
         let mut not_reported: Vec<ComponentType> = Vec::new();
         let mut unmatched: Vec<UnmatchedComponent> = Vec::new();
-        let mut prepared = carried.as_ref().map_or(!platform_retries, |c| c.prepared);
-        let continue_as_new = Change::ContinueAsNew.applies(ctx);
+        // Assigned hosts run the platform steps first; a failure there is a failed attempt.
+        let mut prepared = carried.as_ref().map_or(!input.assigned, |c| c.prepared);
         loop {
             // Between attempts is a safe point (issue 27): an abort is taken before anything else.
             if abort::requested(ctx) {
                 return abort::take(ctx, &input, &host).await;
             }
-            if continue_as_new && (ctx.continue_as_new_suggested() || ctx.history_length() >= HISTORY_EVENTS_BOUND) {
+            if ctx.continue_as_new_suggested() || ctx.history_length() >= HISTORY_EVENTS_BOUND {
                 // A reset that arrived and is not applied yet clears the count it would have.
                 if ctx.state(|s| s.reset_requests) != resets_applied {
                     retries = 0;
@@ -158,14 +145,14 @@ impl HostReprovisionWorkflow {
                 AttemptEnd::NoCatalogEntry { vendor, model } => {
                     let message =
                         format!("no catalog entry for vendor {vendor:?} model {model:?}: nothing to compare with");
-                    if let Some(aborted) = finish(ctx, &input, &host, &message, platform_retries, &mut retries).await? {
+                    if let Some(aborted) = finish(ctx, &input, &host, &message, &mut retries).await? {
                         return Ok(aborted);
                     }
                     return Ok(HostOutcome::NoCatalogEntry { vendor, model });
                 }
                 AttemptEnd::Failed(reason) => {
                     let resets = ctx.state(|s| s.reset_requests);
-                    if resets != resets_applied && Change::ResetDuringAttempt.applies(ctx) {
+                    if resets != resets_applied {
                         retries = 0;
                     }
                     after_failure(ctx, &input, &mut retries, &reason, resets).await?;
@@ -199,7 +186,7 @@ impl HostReprovisionWorkflow {
                 message += &format!("; {VERSION_NOT_REPORTED} by {}", names(&not_reported));
             }
         }
-        if let Some(aborted) = finish(ctx, &input, &host, &message, platform_retries, &mut retries).await? {
+        if let Some(aborted) = finish(ctx, &input, &host, &message, &mut retries).await? {
             return Ok(aborted);
         }
         if !unmatched.is_empty() {
@@ -289,9 +276,7 @@ async fn protect_after_approval(
             Approval::Cancelled(by) => {
                 let message = format!("request cleared by {by} before it started");
                 end_unstarted(ctx, &machine_id, &message).await?;
-                if Change::ClearedIsCompleted.applies(ctx) {
-                    ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
-                }
+                ctx.upsert_search_attributes([crate::search_attributes::substate(HostSubstate::Completed)]);
                 return Ok(Err(HostOutcome::Cancelled { by }));
             }
             Approval::DeadlinePassed(record) => {
@@ -333,7 +318,7 @@ fn names(components: &[ComponentType]) -> String {
 }
 
 /// Restore service (seed step 7): for an assigned host lockdown back on and its own OS booted
-/// (with `platform_retries`, a failure there is a failed attempt, retried under the budget);
+/// (a failure there is a failed attempt, retried under the budget);
 /// then the prior steady state, request cleared, health report removed. `Some` when an abort
 /// was taken while the platform restore failed (the run ended that way).
 async fn finish(
@@ -341,7 +326,6 @@ async fn finish(
     input: &HostReprovisionInput,
     host: &HostContext,
     message: &str,
-    platform_retries: bool,
     retries: &mut u32,
 ) -> WorkflowResult<Option<HostOutcome>> {
     if input.assigned {
@@ -349,38 +333,28 @@ async fn finish(
             let resets = ctx.state(|s| s.reset_requests);
             match platform_steps::restore(ctx, &host.machine_id).await? {
                 Ok(()) => break,
-                Err(failure) if platform_retries => {
+                Err(failure) => {
                     after_failure(ctx, input, retries, &failure.reason, resets).await?;
                     if abort::requested(ctx) {
                         return Ok(Some(abort::take(ctx, input, host).await?));
                     }
                 }
-                Err(failure) => return Err(failure.error.into()),
             }
         }
     }
-    let lean = lean::on(ctx);
     ctx.state_mut(|s| s.status.enter(HostSubstate::Restoring, message));
-    if lean {
-        // The restore itself writes the state: only the search attribute shows Restoring.
-        lean::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Restoring.as_str().to_owned());
-    } else {
-        ctx.upsert_search_attributes([sa::substate(HostSubstate::Restoring)]);
-    }
+    // The restore itself writes the state: only the search attribute shows Restoring.
+    deferred::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Restoring.as_str().to_owned());
     let restore = RestoreInput {
         machine_id: host.machine_id.clone(),
         state: host.prior_state,
         message: message.to_string(),
-        records: lean::take_records(ctx),
+        records: deferred::take_records(ctx),
         abort: None,
     };
     ctx.execute_activity(HostActivities::restore, restore, options::bookkeeping()).await?;
     ctx.state_mut(|s| s.status.enter(HostSubstate::Completed, message));
-    if lean {
-        lean::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Completed.as_str().to_owned());
-        lean::flush_attributes(ctx);
-    } else {
-        ctx.upsert_search_attributes([sa::substate(HostSubstate::Completed)]);
-    }
+    deferred::want(ctx, crate::names::SA_SUBSTATE, HostSubstate::Completed.as_str().to_owned());
+    deferred::flush_attributes(ctx);
     Ok(None)
 }

@@ -1,4 +1,4 @@
-//! Infrastructure faults are not the host's (patch [`Change::InfrastructureFaults`](crate::versions::Change::InfrastructureFaults)): a host step
+//! Infrastructure faults are not the host's: a host step
 //! whose activity failed because its worker was lost (a heartbeat timeout after a SIGKILL), no
 //! worker took it up in time, the site database was away (`Store`: an outage, or a site key the
 //! worker cannot use yet after `rotate-key`) or the attempt was superseded, is run again where
@@ -17,7 +17,6 @@ use temporalio_workflow::{ActivityExecutionError, TimeoutType, WorkflowResult};
 
 use crate::host::steps::{wait, Ctx};
 use crate::tunables::{INFRASTRUCTURE_BACKOFF_FIRST, INFRASTRUCTURE_BACKOFF_MAX, INFRASTRUCTURE_RETRIES};
-use crate::versions::Change;
 
 /// Activity error types (set by `hostfw-activities`) that say the infrastructure failed, not the
 /// host: the site database, and an attempt that lost its right to act.
@@ -81,7 +80,7 @@ where
         let Some(why) = infrastructure_fault(err) else {
             return Ok(outcome);
         };
-        if faults >= INFRASTRUCTURE_RETRIES || !Change::InfrastructureFaults.applies(ctx) {
+        if faults >= INFRASTRUCTURE_RETRIES {
             return Ok(outcome);
         }
         faults += 1;

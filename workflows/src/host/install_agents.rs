@@ -8,7 +8,7 @@ use hostfw_model::{verify, HostSubstate, Verification};
 use temporalio_workflow::{ActivityOptions, RetryPolicy, WorkflowResult};
 
 use crate::contracts::*;
-use crate::host::lean;
+use crate::host::deferred;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 use crate::scout::{scout_task_queue, ScoutActivities, ScoutResult, ScoutTask};
@@ -57,7 +57,7 @@ pub(crate) async fn install_scout(ctx: &Ctx, job: &ComponentInstall<'_>, task: S
         .retry_policy(RetryPolicy::builder().maximum_attempts(2).build())
         .summary(format!("Scout: {component} {target} on {machine_id}"))
         .build();
-    lean::flush(ctx).await?;
+    deferred::flush(ctx).await?;
     // A failed script is a failed activity carrying its result (a Scout before that shape
     // completed with `success: false`): both are read alike.
     let result: ScoutResult = match ctx.execute_activity(ScoutActivities::run_upgrade, task, options).await {
@@ -98,7 +98,7 @@ pub(crate) async fn install_script(ctx: &Ctx, job: &ComponentInstall<'_>, script
         .retry_policy(RetryPolicy::builder().maximum_attempts(1).build())
         .summary(format!("script {script}: {component} {target}"))
         .build();
-    lean::flush(ctx).await?;
+    deferred::flush(ctx).await?;
     // A script that ran and failed is a failed activity carrying its result (before that shape,
     // a completed one with `success: false`): both are read alike, without the inventory read an
     // interrupted script gets.

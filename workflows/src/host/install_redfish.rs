@@ -5,8 +5,8 @@ use hostfw_model::{ComponentType, HostModel, HostSubstate, Matcher, Verification
 use temporalio_workflow::{ActivityExecutionError, RetryState, WorkflowResult};
 
 use crate::contracts::*;
+use crate::host::deferred;
 use crate::host::infrastructure::through_faults;
-use crate::host::lean;
 use crate::host::steps::{enter, reason, refresh_inventory, ComponentInstall, Ctx, StepEnd};
 use crate::host::verify::activate_and_verify;
 use crate::options;
@@ -53,7 +53,7 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
             artifact_count: count,
             install_only_specified: entry.install_only_specified,
             precheck: (index == 0).then(|| Precheck { matcher: matcher.clone(), target_version: target.to_string() }),
-            records: lean::take_records(ctx),
+            records: deferred::take_records(ctx),
         };
         let summary = format!("upload {component} {target} ({}/{count}) to {machine_id}", index + 1);
         let options = options::summarized(options::upload(settings.heartbeat()), summary.clone());
@@ -90,7 +90,8 @@ pub(crate) async fn install(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowRe
                     &format!("{route} accepted; following task {}", task.monitor_uri),
                 )
                 .await?;
-                let wait = WaitTaskInput { machine_id: machine_id.to_string(), task, records: lean::take_records(ctx) };
+                let wait =
+                    WaitTaskInput { machine_id: machine_id.to_string(), task, records: deferred::take_records(ctx) };
                 let summary = format!("follow the BMC task of {component} {target}");
                 let options = options::summarized(options::wait_task(settings), summary.clone());
                 let run = move || ctx.execute_activity(HostActivities::wait_task, wait.clone(), options.clone());

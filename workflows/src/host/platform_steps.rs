@@ -1,15 +1,15 @@
 //! The platform steps of an assigned host around its update: before it, lockdown off and the
-//! discovery boot; after it, lockdown on and the boot back to its own OS. Since the patch
-//! [`Change::PlatformFailures`](crate::versions::Change::PlatformFailures), a step that fails is a failed attempt like any other
-//! (FailedFirmwareUpgrade, the retry budget, then the steps again) instead of failing the
-//! workflow: the caller gets the reason and decides. Deterministic workflow code only.
+//! discovery boot; after it, lockdown on and the boot back to its own OS. A step that fails is a
+//! failed attempt like any other (FailedFirmwareUpgrade, the retry budget, then the steps again)
+//! instead of failing the workflow: the caller gets the reason and decides. Deterministic
+//! workflow code only.
 
 use hostfw_model::HostSubstate;
-use temporalio_workflow::{ActivityExecutionError, WorkflowResult};
+use temporalio_workflow::WorkflowResult;
 
 use crate::contracts::*;
+use crate::host::deferred;
 use crate::host::infrastructure::through_faults;
-use crate::host::lean;
 use crate::host::steps::{enter, reason, Ctx};
 use crate::options;
 
@@ -17,8 +17,6 @@ use crate::options;
 pub(crate) struct StepFailure {
     /// What failed and why, for FailedFirmwareUpgrade.
     pub reason: String,
-    /// The activity's error, for runs that began before the patch (it fails the workflow).
-    pub error: ActivityExecutionError,
 }
 
 /// Run one platform step.
@@ -39,12 +37,12 @@ pub(crate) async fn platform(
         machine_id: machine_id.to_string(),
         step,
         waits: settings.bmc_waits,
-        records: lean::take_records(ctx),
+        records: deferred::take_records(ctx),
     };
     let run = move || ctx.execute_activity(HostActivities::platform, input.clone(), options.clone());
     match through_faults(ctx, what, run).await? {
         Ok(()) => Ok(Ok(())),
-        Err(error) => Ok(Err(StepFailure { reason: reason(what, &error), error })),
+        Err(error) => Ok(Err(StepFailure { reason: reason(what, &error) })),
     }
 }
 

@@ -47,8 +47,8 @@ fn d_script_timeout() -> u64 {
 fn d_heartbeat_timeout() -> u64 {
     30
 }
-fn yes() -> bool {
-    true
+fn d_approval_recheck() -> u64 {
+    3600
 }
 
 /// Timings and limits of the per-host loop, from the site config.
@@ -98,10 +98,10 @@ pub struct ReprovisionSettings {
     /// The waits inside the BMC activities; their timeouts are derived from them (`options`).
     #[serde(default)]
     pub bmc_waits: BmcWaits,
-    /// `host_reprovision.lean_history`: new runs take the lean history shape (bookkeeping folded
-    /// into the work, see `host::lean`). Off only to measure the classic shape beside it.
-    #[serde(default = "yes")]
-    pub lean_history: bool,
+    /// `host_reprovision.approval_recheck`: how often the approval wait reads the stored
+    /// approval again when nothing wakes it ([`Change::ApprovalRecheck`](crate::versions::Change::ApprovalRecheck)).
+    #[serde(default = "d_approval_recheck")]
+    pub approval_recheck_secs: u64,
 }
 
 impl Default for ReprovisionSettings {
@@ -123,7 +123,7 @@ impl Default for ReprovisionSettings {
             autoreboot_period: None,
             heartbeat_timeout_secs: d_heartbeat_timeout(),
             bmc_waits: BmcWaits::default(),
-            lean_history: true,
+            approval_recheck_secs: d_approval_recheck(),
         }
     }
 }
@@ -154,7 +154,7 @@ impl ReprovisionSettings {
             autoreboot_period: site.machine_updater.instance_autoreboot_period,
             heartbeat_timeout_secs: hr.heartbeat_timeout.as_secs().max(5),
             bmc_waits: BmcWaits::from_site(site),
-            lean_history: hr.lean_history,
+            approval_recheck_secs: hr.approval_recheck.as_secs().max(1),
         }
     }
 

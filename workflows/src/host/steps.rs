@@ -10,13 +10,11 @@ use temporalio_workflow::{ActivityExecutionError, TimerOptions, WorkflowContext,
 
 use crate::contracts::*;
 use crate::host::activation::{preflight_steps, ActivationAction};
+use crate::host::deferred;
 use crate::host::host_reprovision::HostReprovisionWorkflow;
 use crate::host::infrastructure::through_faults;
-use crate::host::lean;
 use crate::host::settings::ReprovisionSettings;
 use crate::options;
-use crate::search_attributes as sa;
-use crate::versions::Change;
 
 pub(crate) type Ctx = WorkflowContext<HostReprovisionWorkflow>;
 
@@ -46,8 +44,8 @@ pub(crate) struct ComponentInstall<'a> {
     pub entry: &'a FirmwareEntry,
 }
 
-/// Record a substate: in the workflow state (query), the search attribute (Web UI) and the site
-/// database (CLI, metrics).
+/// Record a substate: in the workflow state (query) now; the search attribute (Web UI) and the
+/// site database (CLI, metrics) with the next activity or wait (`host::deferred`).
 pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> WorkflowResult<()> {
     let (machine_id, component, target_version) = ctx.state_mut(|s| {
         s.status.enter(substate, message);
@@ -61,17 +59,7 @@ pub(crate) async fn enter(ctx: &Ctx, substate: HostSubstate, message: &str) -> W
         component,
         target_version,
     };
-    if lean::on(ctx) {
-        lean::defer_record(ctx, record);
-        return Ok(());
-    }
-    ctx.upsert_search_attributes([sa::substate(substate)]);
-    ctx.execute_activity(
-        HostActivities::record_substate,
-        record,
-        options::summarized(options::bookkeeping(), format!("{substate}: {message}")),
-    )
-    .await?;
+    deferred::defer_record(ctx, record);
     Ok(())
 }
 
@@ -84,7 +72,7 @@ pub(crate) async fn refresh_inventory(
     let settings = ctx.state(|s| s.input.settings.clone());
     let summary = format!("read the Redfish inventory of {machine_id}");
     let options = options::summarized(options::inventory(&settings), summary.clone());
-    let input = InventoryRead { machine_id: machine_id.to_string(), records: lean::take_records(ctx) };
+    let input = InventoryRead { machine_id: machine_id.to_string(), records: deferred::take_records(ctx) };
     through_faults(ctx, &summary, move || {
         ctx.execute_activity(HostActivities::refresh_inventory, input.clone(), options.clone())
     })
@@ -111,7 +99,7 @@ pub(crate) fn reason(what: &str, err: &ActivityExecutionError) -> String {
 
 /// Durable wait with a summary the Web UI shows.
 pub(crate) async fn wait(ctx: &Ctx, secs: u64, summary: &str) -> WorkflowResult<()> {
-    lean::flush(ctx).await?;
+    deferred::flush(ctx).await?;
     let options = TimerOptions::builder(Duration::from_secs(secs)).summary(summary.to_string()).build();
     ctx.timer(options).await;
     Ok(())
@@ -131,7 +119,7 @@ async fn preflight(
         machine_id: machine_id.to_string(),
         steps,
         waits: settings.bmc_waits,
-        records: lean::take_records(ctx),
+        records: deferred::take_records(ctx),
     };
     let run = move || ctx.execute_activity(HostActivities::activation_preflight, input.clone(), options.clone());
     Ok(through_faults(ctx, &summary, run).await?.err().map(|e| reason("activation preflight", &e)))
@@ -150,23 +138,21 @@ async fn activation_step(
         machine_id: machine_id.to_string(),
         step,
         waits: settings.bmc_waits,
-        records: lean::take_records(ctx),
+        records: deferred::take_records(ctx),
     };
     let run = move || ctx.execute_activity(HostActivities::activate, input.clone(), options.clone());
     through_faults(ctx, &summary, run).await
 }
 
 /// Run an activation plan: steps as activities, waits as durable timers. A plan of several steps
-/// is checked against what the BMC allows first (patch [`Change::PowerPreflight`](crate::versions::Change::PowerPreflight)). A step that
-/// fails while the plan has the host powered off (a ForceOff succeeded, no On since) powers it
-/// back on first (patch [`Change::PowerSafety`](crate::versions::Change::PowerSafety)): a host is never left off by a failed activation.
+/// is checked against what the BMC allows first (the power preflight). A step that fails while
+/// the plan has the host powered off (a ForceOff succeeded, no On since) powers it back on first:
+/// a host is never left off by a failed activation.
 pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAction>) -> WorkflowResult<StepEnd> {
     let settings = ctx.state(|s| s.input.settings.clone());
     if let Some(steps) = preflight_steps(&plan) {
-        if Change::PowerPreflight.applies(ctx) {
-            if let Some(why) = preflight(ctx, machine_id, steps, &settings).await? {
-                return Ok(StepEnd::Failed(why));
-            }
+        if let Some(why) = preflight(ctx, machine_id, steps, &settings).await? {
+            return Ok(StepEnd::Failed(why));
         }
     }
     let mut powered_off = false;
@@ -182,7 +168,7 @@ pub(crate) async fn run_plan(ctx: &Ctx, machine_id: &str, plan: Vec<ActivationAc
                     },
                     Err(e) => {
                         let mut why = reason("activation", &e);
-                        if powered_off && Change::PowerSafety.applies(ctx) {
+                        if powered_off {
                             match activation_step(ctx, machine_id, ActivationStep::PowerOn, &settings).await? {
                                 Ok(()) => why.push_str("; the host was powered back on"),
                                 Err(e) => why

@@ -9,9 +9,8 @@ use hostfw_model::{verify, HostSubstate, Verification, VERSION_NOT_REPORTED};
 use temporalio_workflow::WorkflowResult;
 
 use crate::host::activation::{activation_plan, unrunnable};
-use crate::host::lean;
+use crate::host::deferred;
 use crate::host::steps::{enter, reason, refresh_inventory, run_plan, ComponentInstall, Ctx, StepEnd};
-use crate::versions::Change;
 
 /// Activate `component` and wait until every matching inventory entry reports `target`.
 pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -> WorkflowResult<StepEnd> {
@@ -29,9 +28,7 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
         enter(ctx, HostSubstate::ResetForNewFirmware, &label).await?;
         let plan = activation_plan(component, entry, settings);
         if let Some(why) = unrunnable(&plan, model) {
-            if Change::PowerSafety.applies(ctx) {
-                return Ok(StepEnd::Failed(why));
-            }
+            return Ok(StepEnd::Failed(why));
         }
         if let StepEnd::Failed(r) = run_plan(ctx, machine_id, plan).await? {
             return Ok(StepEnd::Failed(r));
@@ -40,7 +37,7 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
             .await?;
         for poll in 0..settings.verify_max_polls.max(1) {
             if poll > 0 {
-                lean::flush(ctx).await?;
+                deferred::flush(ctx).await?;
                 ctx.timer(Duration::from_secs(settings.verify_poll_interval_secs)).await;
             }
             let report = match refresh_inventory(ctx, machine_id).await? {
@@ -49,9 +46,7 @@ pub(crate) async fn activate_and_verify(ctx: &Ctx, job: &ComponentInstall<'_>) -
             };
             match verify(model, component, target, &report) {
                 Verification::AllAtTarget => {
-                    if lean::on(ctx) {
-                        ctx.state_mut(|s| s.fresh_report = Some(report));
-                    }
+                    ctx.state_mut(|s| s.fresh_report = Some(report));
                     return Ok(StepEnd::Done);
                 }
                 Verification::Pending { reported } => {

@@ -1,11 +1,10 @@
 //! The `MachineUpdateManager` workflow: the site scheduler, one per site (seed "How an automatic
 //! update starts").
 //!
-//! Each pass is one activity (`hostfw.manager.pass`) that reads the site database, applies the
-//! gates in the seed's order (pure `hostfw_model::gates`), and gives each selected host a request
-//! and a `HostReprovision` workflow. Since [`Change::ManagerPassLocal`](crate::versions::Change::ManagerPassLocal) the pass runs as a local activity
-//! inside the workflow task that received the wake-up: no activity task to dispatch and no
-//! second workflow task (runs recorded before the patch replay their activity passes). Between passes the workflow waits for the run interval OR a
+//! Each pass is one local activity (`hostfw.manager.pass`) that reads the site database, applies
+//! the gates in the seed's order (pure `hostfw_model::gates`), and gives each selected host a
+//! request and a `HostReprovision` workflow. It runs inside the workflow task that received the
+//! wake-up: no activity task to dispatch and no second workflow task. Between passes the workflow waits for the run interval OR a
 //! `wake` signal (a host workflow ended, a window opened, the catalog or config changed), so a
 //! freed slot is refilled at once instead of one interval later. Continue-as-new keeps the
 //! history short. After each pass its current details in the Web UI show what the pass did and
@@ -25,7 +24,6 @@ use temporalio_workflow::{
 use crate::options;
 use crate::site::contracts::*;
 pub use crate::tunables::PASSES_PER_RUN;
-use crate::versions::Change;
 
 /// Input (and the state carried across continue-as-new).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,16 +69,9 @@ impl MachineUpdateManagerWorkflow {
         loop {
             reasons.extend(ctx.state_mut(|s| std::mem::take(&mut s.pending_wakes)));
             let request = PassRequest { reasons: reasons.clone() };
-            let pass = if Change::ManagerPassLocal.applies(ctx) {
-                ctx.execute_local_activity(SiteActivities::manager_pass, request, options::manager_pass_local()).await?
-            } else {
-                ctx.execute_activity(
-                    SiteActivities::manager_pass,
-                    request,
-                    options::summarized(options::manager_pass(), format!("scheduler pass: {}", reasons.join("; "))),
-                )
-                .await?
-            };
+            let pass = ctx
+                .execute_local_activity(SiteActivities::manager_pass, request, options::manager_pass_local())
+                .await?;
             // The Web UI's current details: what the pass did and the brakes in force.
             ctx.set_current_details(crate::site::manager_details::render(&pass, &reasons));
             let (wait, timer_reason) = next_wait(&pass);
