@@ -33,76 +33,37 @@
 //! - Counters ([`SimStats`]): uploads, resets, AC cycles, installs per member.
 //!
 //! # Layout
-//! - `fleet_spec`: the fleet file. `fleet`: start/stop, [`RunningFleet`]; `fleet_controls`:
-//!   runtime faults and probes. `host_server`: sockets. `tls`: fleet CA and BMC certificates.
-//! - `state`: per-BMC state; `stats`: counters; `update_slot`: one update at a time per BMC.
-//! - `router`: route table; `auth` + `sessions`: who may call; `service_root`, `inventory_routes`.
-//!   `expand`: `$expand` (advertised features, parsing, expanded collections).
-//!   `protocol`: request-wide DSP0266 rules (OData-Version, query parameters, Link and Allow
-//!   headers); `odata`: the OData service and `$metadata` documents.
-//! - `update_service` (advertised URIs), `update_push` (multipart + HttpPushUri),
-//!   `update_simple` (SimpleUpdate), `update_params` (Targets, apply time).
-//! - `image` (image format), `image_fetch` (SimpleUpdate download), `task` (Task resource),
-//!   `task_runner` (progress and apply), `task_style` (vendor monitor profiles), `task_routes`.
-//! - `resets`: ComputerSystem.Reset and Manager.Reset. `ac_cycle`: Chassis.Reset PowerCycle.
-//!   `chassis`: Chassis resources. `activation`: which event activates which staged version.
-//! - `boot`: boot override and booted image. `system_patch`: PATCH of the System (lockdown, boot).
-//! - `fault`: the fault set type. `fault_inject`: applying faults. `control_api`: `/sim/*`.
-//! - `redfish_error` / `redfish_json`: response shapes. `uris`: fixed URIs. `clock`: time helpers.
+//! - `fleet/`: start/stop ([`RunningFleet`]), runtime controls, sockets, TLS, per-BMC state,
+//!   counters, the error type.
+//! - `http/`: route table, protocol rules, auth and sessions, Redfish answer shapes, OData.
+//! - `resources/`: ServiceRoot, Systems/Managers/FirmwareInventory, Chassis, `$expand`, System
+//!   PATCH, fixed URIs.
+//! - `update/`: UpdateService, upload routes and their parameters, update slot, image format
+//!   and fetch, in-band host flash, activation rules.
+//! - `tasks/`: the Task resource, running a task, vendor task styles, TaskService routes.
+//! - `power/`: system and manager resets, AC power cycle, reset types, boot override.
+//! - `profile/`: serving captured trees (routes, current documents, PATCH).
+//! - `faults/`: applying injected faults, the `/sim/` control API.
+//!
+//! The fleet file ([`FleetSpec`], its keys and checks, [`Fault`], captured-tree [`Profile`]s) is
+//! the `hostfw-fleet` crate's; this crate re-exports it.
 
-mod ac_cycle;
-mod activation;
-mod auth;
-mod boot;
-mod chassis;
-mod clock;
-mod control_api;
-mod error;
-mod expand;
-mod fault;
-mod fault_inject;
+mod faults;
 mod fleet;
-mod fleet_controls;
-mod fleet_spec;
-mod host_flash;
-mod host_server;
-mod image;
-mod image_fetch;
-mod inventory_routes;
-mod odata;
+mod http;
+mod power;
 mod profile;
-mod profile_patch;
-mod profile_routes;
-mod protocol;
-mod redfish_error;
-mod redfish_json;
-mod resets;
-mod router;
-mod service_root;
-mod sessions;
-mod state;
-mod stats;
-mod system_patch;
-mod task;
-mod task_routes;
-mod task_runner;
-mod task_style;
-mod tls;
-mod update_params;
-mod update_push;
-mod update_service;
-mod update_simple;
-mod update_slot;
-mod uris;
+mod resources;
+mod tasks;
+mod update;
 
-pub use activation::Activation;
-pub use error::SimError;
-pub use fault::{Fault, ForeignLinks, HttpErrors, LinkSpelling};
-pub use fleet::{start, RunningFleet, SimHost, StatsReader};
-pub use fleet_spec::{
-    ApplyTime, FirmwareSpec, FleetSpec, HostSpec, TaskStyle, UploadStyle, DEFAULT_MANAGER_RESET_SECONDS,
-    DEFAULT_PASSWORD, DEFAULT_RESET_SECONDS, DEFAULT_TASK_SECONDS, DEFAULT_USERNAME,
+pub use fleet::error::SimError;
+pub use fleet::running::{start, RunningFleet, SimHost, StatsReader};
+pub use fleet::stats::{HostStats, SimStats};
+pub use hostfw_fleet::{
+    ApplyTime, ChassisAction, Fault, FirmwareSpec, FleetSpec, ForeignLinks, HostSpec, HttpErrors, LinkSpelling,
+    Profile, ProfileMember, Shape, TaskStyle, UploadStyle, DEFAULT_MANAGER_RESET_SECONDS, DEFAULT_PASSWORD,
+    DEFAULT_RESET_SECONDS, DEFAULT_TASK_SECONDS, DEFAULT_USERNAME,
 };
-pub use image::{firmware_image, firmware_image_with_activation, IMAGE_MAGIC, MAX_IMAGE_BYTES};
-pub use profile::{ChassisAction, Profile, ProfileMember, Shape};
-pub use stats::{HostStats, SimStats};
+pub use update::activation::Activation;
+pub use update::image::{firmware_image, firmware_image_with_activation, IMAGE_MAGIC, MAX_IMAGE_BYTES};

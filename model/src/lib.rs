@@ -17,7 +17,6 @@ pub mod config;
 pub mod drift;
 pub mod duration;
 pub mod error;
-pub mod fleet_roster;
 pub mod gates;
 pub mod host_model;
 pub mod inventory;
@@ -53,7 +52,6 @@ pub use error::{
     error_chain, BmcAddressError, BmcAddressProblem, CatalogError, ConfigError, DurationError, MatcherError,
     ParseNameError, TextPos,
 };
-pub use fleet_roster::{FleetRoster, FleetRosterError, RosterHost};
 pub use gates::{
     ceiling, firmware_status, plan, Ceiling, CeilingLimits, FirmwareStatus, FleetHealth, HostView, PassInput, Plan,
     SchedulingPolicy, SkipReason, Skipped, UnmatchedComponent,

@@ -3,7 +3,7 @@
 //! the end-to-end tests share.
 //!
 //! It builds the activity dependencies it reuses through `hostfw_activities::Deps::open`, connects
-//! through `hostfw_connect`, and reads fleet files as a `hostfw_model::FleetRoster`: it links
+//! through `hostfw_connect`, and reads fleet files as a `hostfw_fleet::FleetRoster`: it links
 //! neither the worker nor the simulator.
 
 pub mod abort;

@@ -78,11 +78,11 @@ pub async fn add(ctx: &Context, args: &MachineAddArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `machine import --fleet`: every host of a bmc-sim fleet file (read as a [`hostfw_model::FleetRoster`]),
+/// `machine import --fleet`: every host of a bmc-sim fleet file (read as a [`hostfw_fleet::FleetRoster`]),
 /// with its BMC login, all or nothing. Its hosts are registered as `https://ip:port`, like
 /// `machine add`'s bare addresses, unless the file writes `tls = false` (`http://ip:port`).
 pub async fn import(ctx: &Context, fleet: &std::path::Path) -> anyhow::Result<()> {
-    let spec = hostfw_model::FleetRoster::load(fleet)?;
+    let spec = hostfw_fleet::FleetRoster::load(fleet)?;
     import_roster(ctx, fleet, spec).await
 }
 
@@ -100,12 +100,12 @@ pub async fn import_text(ctx: &Context, fleet: &std::path::Path, text: &str) -> 
             fleet.display()
         );
     }
-    let spec = hostfw_model::FleetRoster::from_toml_str_in(text, std::path::Path::new("."))
+    let spec = hostfw_fleet::FleetRoster::from_toml_str_in(text, std::path::Path::new("."))
         .map_err(|e| anyhow!("{}: {}", fleet.display(), hostfw_model::error_chain(&e)))?;
     import_roster(ctx, fleet, spec).await
 }
 
-async fn import_roster(ctx: &Context, fleet: &std::path::Path, spec: hostfw_model::FleetRoster) -> anyhow::Result<()> {
+async fn import_roster(ctx: &Context, fleet: &std::path::Path, spec: hostfw_fleet::FleetRoster) -> anyhow::Result<()> {
     let scheme = if spec.tls { Scheme::Https } else { Scheme::Http };
     let mut batch = Vec::with_capacity(spec.hosts.len());
     for host in &spec.hosts {
@@ -151,7 +151,7 @@ async fn import_roster(ctx: &Context, fleet: &std::path::Path, spec: hostfw_mode
 /// The fleet file read and checked here (its `profile` folders resolved), as the TOML text
 /// `machine import` sends to the API: every host with its vendor, model and login, no profile.
 pub fn roster_text(fleet: &std::path::Path) -> anyhow::Result<String> {
-    let spec = hostfw_model::FleetRoster::load(fleet)?;
+    let spec = hostfw_fleet::FleetRoster::load(fleet)?;
     let mut hosts = toml::value::Array::new();
     for h in &spec.hosts {
         let mut t = toml::Table::new();

@@ -203,3 +203,40 @@ async fn large_images_stream_through() {
     assert_eq!(c.version_of(BIOS_MEMBER).await, "2.9.0");
     fleet.shutdown().await;
 }
+
+/// `targets_required` (a Supermicro BMC) holds on every upload route, not only multipart: an
+/// update naming no inventory member in `Targets` is refused before it takes the update slot.
+#[tokio::test]
+async fn targets_required_holds_on_every_upload_route() {
+    let target = format!("/redfish/v1/UpdateService/FirmwareInventory/{BIOS_MEMBER}");
+    let image = || firmware_image("BIOS", "2.2.0", 100);
+    for style in [UploadStyle::Multipart, UploadStyle::HttpPush, UploadStyle::SimpleUpdate] {
+        let mut h = host("host-001");
+        h.upload_style = style;
+        h.targets_required = true;
+        let fleet = start_fleet(vec![h]).await;
+        let c = Client::new(&fleet.hosts()[0]);
+        let files = serve_files(vec![("/bios.bin", image())]).await;
+        let refused = match style {
+            UploadStyle::Multipart => c.push_multipart(image(), json!({})).await,
+            UploadStyle::HttpPush => c.push_http(image()).await,
+            UploadStyle::SimpleUpdate => c.simple_update(json!({"ImageURI": format!("{files}/bios.bin")})).await,
+        };
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{style:?}: {}", refused.raw);
+        assert!(refused.raw.contains("Targets"), "{style:?}: {}", refused.raw);
+        assert_eq!(fleet.stats().uploads_started, 0, "{style:?}: a refused update is no upload");
+        let accepted = match style {
+            UploadStyle::Multipart => Some(c.push_multipart(image(), json!({"Targets": [target]})).await),
+            UploadStyle::SimpleUpdate => {
+                Some(c.simple_update(json!({"ImageURI": format!("{files}/bios.bin"), "Targets": [target]})).await)
+            }
+            // HttpPushUri carries no parameters: such a BMC takes no update there.
+            UploadStyle::HttpPush => None,
+        };
+        if let Some(accepted) = accepted {
+            assert_eq!(accepted.status, StatusCode::ACCEPTED, "{style:?}: {}", accepted.raw);
+            c.wait_task(&accepted).await;
+        }
+        fleet.shutdown().await;
+    }
+}
