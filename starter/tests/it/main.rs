@@ -34,5 +34,7 @@ mod plan_compliance;
 // Output formats.
 mod json_stdout;
 mod json_vocabulary;
+// Human output, pinned.
+mod snapshots;
 // Scout packages.
 mod scout_package;

@@ -17,7 +17,7 @@ async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_follows_the_site_database() {
     let dir = TempDir::new().unwrap();
-    let site = crate::common::write_site(dir.path(), "");
+    let site = crate::common::write_site(dir.path(), crate::common::site_toml());
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();
     assert_eq!(get(addr, "/healthz").await, (200, "ok\n".to_string()));
@@ -48,7 +48,7 @@ async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
     assert!(page.contains("hostfw_metrics_scrape_error 1"), "{page}");
 
     let dir = TempDir::new().unwrap();
-    let site = crate::common::write_site(dir.path(), "");
+    let site = crate::common::write_site(dir.path(), crate::common::site_toml());
     server.attach(crate::common::deps(&site).await, None);
     assert_eq!(get(server.addr, "/readyz").await.0, 200);
     let page = crate::common::without_site(&get(server.addr, "/metrics").await.1, "health-site");
@@ -59,7 +59,7 @@ async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_scheduler_pass_is_counted() {
     let dir = TempDir::new().unwrap();
-    let site = crate::common::write_site(dir.path(), "");
+    let site = crate::common::write_site(dir.path(), crate::common::site_toml());
     // No Temporal client: the pass cannot start host workflows and fails.
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();

@@ -112,7 +112,7 @@ async fn metrics_answer_at_once_when_the_database_hangs() {
     url.set_path(&format!("/{db}"));
 
     let dir = TempDir::new().unwrap();
-    let mut site = crate::common::write_site(dir.path(), "");
+    let mut site = crate::common::write_site(dir.path(), crate::common::site_toml());
     site.site.database_url = url.to_string();
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();
