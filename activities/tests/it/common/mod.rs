@@ -4,25 +4,15 @@
 //! test.
 #![allow(dead_code)]
 
-use std::path::Path;
-
 use hostfw_bmc_sim::{FleetSpec, RunningFleet};
-use hostfw_fixtures::catalog::r760_bmc_known;
 use hostfw_fixtures::SiteToml;
 use hostfw_model::SiteConfig;
 use hostfw_store::{NewMachine, Store};
 
-/// The tests' site: `worker-tests`, a SQLite site database, a site key `site.key` (generated),
-/// Redfish timeout 2 s, firmware in `firmware/`, and the R760 of bmc-sim's generic fleet
-/// ([`hostfw_fixtures::catalog::r760_bmc_known`]). Add what a test needs before [`write_site`].
+/// The tests' site: `worker-tests` ([`SiteToml::sim_site`]); add what a test needs, then
+/// [`SiteToml::install`] it.
 pub fn site_toml() -> SiteToml {
-    SiteToml::minimal("worker-tests").unset("site", "data_dir").redfish("timeout", "2s").model(&r760_bmc_known())
-}
-
-/// Write `toml` as `<dir>/site.toml` (with `firmware/` and the site key) and load it.
-pub fn write_site(dir: &Path, toml: SiteToml) -> SiteConfig {
-    std::fs::create_dir_all(dir.join("firmware")).unwrap();
-    toml.write(dir).expect("site config loads").1
+    SiteToml::sim_site("worker-tests")
 }
 
 /// `n` Dell BMCs `h00`, `h01`, … ([`hostfw_fixtures::fleets::bmc_fleet`]) with `defaults` added to

@@ -3,25 +3,11 @@
 //! without their site label. Must not hold a test.
 #![allow(dead_code)]
 
-use std::path::Path;
-
-use hostfw_fixtures::catalog::r760_bmc_known;
-use hostfw_fixtures::SiteToml;
 use hostfw_model::SiteConfig;
 use hostfw_store::Store;
 
-/// The tests' site: `worker-tests`, a SQLite site database, a site key `site.key` (generated),
-/// Redfish timeout 2 s, firmware in `firmware/`, and the R760 of bmc-sim's generic fleet
-/// ([`hostfw_fixtures::catalog::r760_bmc_known`]). Add what a test needs before [`write_site`].
-pub fn site_toml() -> SiteToml {
-    SiteToml::minimal("worker-tests").unset("site", "data_dir").redfish("timeout", "2s").model(&r760_bmc_known())
-}
-
-/// Write `toml` as `<dir>/site.toml` (with `firmware/` and the site key) and load it.
-pub fn write_site(dir: &Path, toml: SiteToml) -> SiteConfig {
-    std::fs::create_dir_all(dir.join("firmware")).unwrap();
-    toml.write(dir).expect("site config loads").1
-}
+/// The name of the tests' site (`SiteToml::sim_site(SITE_NAME)`), as the `/metrics` labels show it.
+pub const SITE_NAME: &str = "worker-tests";
 
 /// The activities' dependencies for `site`, opened the way the worker opens them (no Temporal
 /// client: these tests call activity functions directly).
