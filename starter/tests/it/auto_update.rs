@@ -128,9 +128,7 @@ async fn auto_update_clear_follows_an_enabled_site_default() {
 #[tokio::test]
 async fn auto_update_clear_on_a_legacy_listed_host_says_disabled_by_the_list() {
     let site = Site::new();
-    let mut config = std::fs::read_to_string(&site.config).unwrap();
-    config = config.replace("[firmware_global]\n", "[firmware_global]\nhost_disable_autoupdate = [\"m1\"]\n");
-    std::fs::write(&site.config, config).unwrap();
+    site.reconfigure(|toml| toml.firmware_global("host_disable_autoupdate", vec!["m1"]));
     site.add_machines(&["m1"]).await;
     let out = site.ok(&["machine", "auto-update", "--machine", "m1", "--clear"]).await;
     let wording = "disabled (legacy firmware_global.host_disable_autoupdate list)";

@@ -45,8 +45,7 @@ async fn site_key_generate_and_rotate_key_re_encrypt_every_password() {
 async fn a_site_without_a_key_refuses_to_store_a_password() {
     let site = Site::new();
     std::fs::remove_file(site.dir.join("site.key")).unwrap();
-    let config = std::fs::read_to_string(&site.config).unwrap().replace("secret_key_file = \"site.key\"\n", "");
-    std::fs::write(&site.config, config).unwrap();
+    site.reconfigure(|toml| toml.unset("site", "secret_key_file"));
     let err = site
         .fails(&["machine", "add", "--id", "m1", "--bmc", "10.0.0.1", "--bmc-username", "root", "--bmc-password", "pw"])
         .await;
