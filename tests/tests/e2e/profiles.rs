@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use hostfw_tests::fixtures::strings;
 use hostfw_tests::{Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
@@ -325,10 +326,10 @@ async fn a_dell_idrac_image_is_activated_with_the_only_bmc_reset_the_idrac_allow
 }
 
 /// The captured Dell R750 with its BIOS drifted (1.7.5, catalog 1.8.2), an image that runs only
-/// after an AC power cycle (`power_drains_needed = 1`), and the catalog's `ac_cycle` line `ac`
-/// (never `power_off_first`). The host workflow is started; `power_state_within` stays at its
+/// after an AC power cycle (`power_drains_needed = 1`), and an `ac_cycle` that sends
+/// `#Chassis.Reset` with `reset_type` to `Chassis/System.Embedded.1` (never `power_off_first`). The host workflow is started; `power_state_within` stays at its
 /// default, 10 minutes.
-async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
+async fn dell_drain_site(trees: &std::path::Path, reset_type: &str) -> Site {
     let matcher = r"^Installed-.*__BIOS\.Setup\.";
     let fleet = format!(
         "[[host]]\nid = \"r750\"\nbmc_address = \"127.0.0.1:0\"\nprofile = {:?}\ntask_style = \"dell\"\n\
@@ -336,16 +337,19 @@ async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
          firmware = [ {{ id = \"Installed-159-1.8.2__BIOS.Setup.1-1\", version = \"1.7.5\" }} ]\n",
         trees.join("dell").display().to_string()
     );
-    let catalog = format!(
-        "[host_models.r750]\nvendor = \"Dell Inc.\"\nmodel = \"PowerEdge R750\"\nordering = [\"uefi\"]\n{ac}\n\
-         [host_models.r750.components.uefi]\ncurrent_version_reported_as = {matcher:?}\n\
-         [[host_models.r750.components.uefi.known_firmware]]\nversion = \"1.8.2\"\ndefault = true\n\
-         filename = \"r750/bios.bin\"\npower_drains_needed = 1\n"
-    );
+    let ac_cycle = strings(&[
+        ("resource", "/redfish/v1/Chassis/System.Embedded.1"),
+        ("action", "#Chassis.Reset"),
+        ("reset_type", reset_type),
+    ]);
+    let r750 = HostModel::new("r750", "Dell Inc.", "PowerEdge R750")
+        .ordering(&["uefi"])
+        .set("ac_cycle", ac_cycle)
+        .component("uefi", matcher, [Firmware::file("1.8.2", "r750/bios.bin").set("power_drains_needed", 1)]);
     let image = format!("HOSTFW-SIM-IMAGE applies_to={matcher} version=1.8.2 activation=ac_cycle\nxxxxxxxx");
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default().catalog_toml(&catalog).power_drain_waits("1s").max_retries(0),
+        config: SiteToml::default().model(&r750).power_drain_waits("1s").max_retries(0),
         files: &[("firmware/r750/bios.bin", image.as_str())],
         ..SiteSpec::default()
     })
@@ -363,8 +367,7 @@ async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dell_ac_cycle_the_captured_tree_does_not_allow_fails_before_any_power_action() {
     let Some(trees) = trees() else { return };
-    let ac = r##"ac_cycle = { resource = "/redfish/v1/Chassis/System.Embedded.1", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##;
-    let site = dell_drain_site(&trees, ac).await;
+    let site = dell_drain_site(&trees, "PowerCycle").await;
     site.wait_for("the refused attempt", std::time::Duration::from_secs(60), || async {
         site.store.request_get("r750").await.ok()??.exhausted.then_some(())
     })
@@ -395,9 +398,8 @@ async fn a_dell_ac_cycle_the_captured_tree_does_not_allow_fails_before_any_power
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dell_ac_cycle_without_power_off_first_completes_instead_of_waiting_for_power_on() {
     let Some(trees) = trees() else { return };
-    let ac = r##"ac_cycle = { resource = "/redfish/v1/Chassis/System.Embedded.1", action = "#Chassis.Reset", reset_type = "On" }"##;
     let started = std::time::Instant::now();
-    let site = dell_drain_site(&trees, ac).await;
+    let site = dell_drain_site(&trees, "On").await;
     site.wait_for("the drained BIOS to run", std::time::Duration::from_secs(90), || async {
         site.store.request_get("r750").await.ok()?.is_none().then_some(())
     })
