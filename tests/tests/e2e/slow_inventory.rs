@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hostfw_tests::fixtures::strings;
+use hostfw_tests::fixtures::smc_cpld_upload;
 use hostfw_tests::{activity_records, history_events, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
@@ -28,13 +28,10 @@ fn supermicro() -> Option<PathBuf> {
 /// The Supermicro's motherboard CPLD F5.11.CB (`smc/image.bin`), uploaded to the matched
 /// targets with the OemParameters part its BMC wants.
 fn smc_cpld() -> HostModel {
-    let mut upload = toml::Table::new();
-    upload.insert("targets".into(), "matched".into());
-    upload.insert("multipart_parts".into(), strings(&[("OemParameters", r#"{"ImageType": "CPLD"}"#)]));
     HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR")
         .ordering(&["cpldmb"])
         .component("cpldmb", "^CPLD_Motherboard$", [Firmware::file("F5.11.CB", "smc/image.bin")])
-        .component_set("cpldmb", "upload", toml::Value::Table(upload))
+        .component_set("cpldmb", "upload", smc_cpld_upload())
 }
 
 /// A duration in the history's JSON form (`"5.000000000s"`).
