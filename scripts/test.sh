@@ -37,6 +37,13 @@ if [ -n "$bad" ]; then
   exit 1
 fi
 
+echo "test: checking that the test fixtures sit below every crate whose tests use them"
+bad=$(cargo tree -p hostfw-fixtures -e normal --prefix none | grep -E '^hostfw-' | grep -vE '^hostfw-(fixtures|model) ' || true)
+if [ -n "$bad" ]; then
+  echo "hostfw-fixtures must depend on no hostfw crate but hostfw-model: $bad" >&2
+  exit 1
+fi
+
 # The durability tests run the real worker binary as a child process (and kill -9 it).
 cargo build --workspace --bins
 export HOSTFW_WORKER_BIN="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/hostfw-worker"

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use hostfw_api::ApiServer;
-use hostfw_model::{Role, SiteConfig};
+use hostfw_fixtures::SiteToml;
+use hostfw_model::Role;
 use hostfw_store::{NewToken, Store};
 use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose};
 use reqwest::StatusCode;
@@ -60,19 +61,21 @@ async fn site(clients: &Ca) -> (Site, String, String) {
     std::fs::write(dir.path().join("clients-ca.crt"), clients.cert.pem()).unwrap();
     // The token exists before the config names it: create it on a store of the same database.
     let db = format!("sqlite://{}", dir.path().join("site.db").display());
-    let bootstrap = format!("[site]\nname = \"mtls\"\ndatabase_url = \"{db}\"\n");
-    std::fs::write(dir.path().join("site.toml"), &bootstrap).unwrap();
-    let store = Store::open_site(&SiteConfig::load(&dir.path().join("site.toml")).unwrap()).await.unwrap();
+    let bootstrap = SiteToml::named("mtls").database_url(&db);
+    let (_, bootstrap_config) = bootstrap.write(dir.path()).unwrap();
+    let store = Store::open_site(&bootstrap_config).await.unwrap();
     let new = NewToken { name: "provisioning".into(), role: Role::Operator, instances: vec![], expires_at_ms: None };
     let (token, secret) = store.token_create(&new, "test setup").await.unwrap();
-    let text = format!(
-        "{bootstrap}[api]\nlisten = \"127.0.0.1:0\"\ntls_cert_file = \"api.crt\"\ntls_key_file = \"api.key\"\n\
-         client_ca_file = \"clients-ca.crt\"\n[api.client_principals]\nprovisioning = \"{}\"\nghost = \"tnothere\"\n\
-         [temporal]\naddress = \"http://127.0.0.1:1\"\n",
-        token.id
-    );
-    std::fs::write(dir.path().join("site.toml"), text).unwrap();
-    let config = SiteConfig::load(&dir.path().join("site.toml")).unwrap();
+    let (_, config) = bootstrap
+        .set("api", "listen", "127.0.0.1:0")
+        .set("api", "tls_cert_file", "api.crt")
+        .set("api", "tls_key_file", "api.key")
+        .set("api", "client_ca_file", "clients-ca.crt")
+        .set("api.client_principals", "provisioning", token.id.as_str())
+        .set("api.client_principals", "ghost", "tnothere")
+        .temporal_port(1)
+        .write(dir.path())
+        .unwrap();
     let api = ApiServer::start(Arc::new(config), store.clone()).await.unwrap();
     (Site { _dir: dir, api, store, ca_pem: server_ca.cert.pem() }, token.id, secret)
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use hostfw_api::access::{Access, Decision};
 use hostfw_api::routes::ROUTES;
 use hostfw_api::ApiServer;
-use hostfw_model::{HostState, Role, SiteConfig};
+use hostfw_fixtures::SiteToml;
+use hostfw_model::{HostState, Role};
 use hostfw_store::{NewMachine, NewToken, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -61,12 +62,12 @@ async fn drop_database(url: &str) {
 
 async fn site_on(database_url: &str) -> Site {
     let dir = tempfile::tempdir().unwrap();
-    let text = format!(
-        "[site]\nname = \"api-test\"\ndatabase_url = \"{database_url}\"\n[api]\nlisten = \"127.0.0.1:0\"\n\
-         [temporal]\naddress = \"http://127.0.0.1:1\"\n"
-    );
-    std::fs::write(dir.path().join("site.toml"), text).unwrap();
-    let config = SiteConfig::load(&dir.path().join("site.toml")).unwrap();
+    let (_, config) = SiteToml::named("api-test")
+        .database_url(database_url)
+        .set("api", "listen", "127.0.0.1:0")
+        .temporal_port(1)
+        .write(dir.path())
+        .unwrap();
     let store = Store::open_site(&config).await.unwrap();
     for (n, (id, instance)) in [("m-1", Some("i-1")), ("m-2", Some("i-2")), ("m-3", None)].into_iter().enumerate() {
         let machine = NewMachine {

@@ -2,9 +2,10 @@
 //! start, drive and read. One concept per module:
 //! - [`tools`]: where the pinned Temporal CLI and the `hostfw-worker` binary are; free ports;
 //! - [`temporal`]: a Temporal dev server (the pinned CLI) that can be stopped, restarted, killed;
-//! - [`config`]: a typed site-config builder that renders the `site.toml` the site config parser
-//!   reads (no test formats that TOML by hand);
-//! - [`fixtures`]: catalogs (the Dell R760 one and its variants) and simulator firmware images;
+//! - [`config`]: the typed site-config builder [`SiteToml`] that renders the `site.toml` the site
+//!   config parser reads (no test formats that TOML by hand), re-exported from `hostfw-fixtures`;
+//! - [`fixtures`]: catalogs (the Dell R760 one and its variants), simulator firmware images,
+//!   flash scripts and fleets, re-exported from `hostfw-fixtures`, and the kit's own readers;
 //! - [`worker`]: the real worker on a thread of the test process, or the `hostfw-worker` binary
 //!   as a child process that can be SIGKILLed and restarted;
 //! - [`site`]: a whole site (dev server + bmc-sim fleet + SQLite site database + worker) and the

@@ -7,11 +7,12 @@ use std::path::Path;
 
 use hostfw_activities::artifacts::{locate, ArtifactError};
 use hostfw_activities::ActivitySettings;
+use hostfw_fixtures::SiteToml;
 use hostfw_model::SiteConfig;
 
 fn settings(dir: &Path) -> ActivitySettings {
-    let text = "[site]\nname = \"s\"\n[firmware_global]\nfirmware_directory = \"firmware\"\n";
-    let site = SiteConfig::from_toml_str(text, &dir.join("site.toml")).expect("site config");
+    let text = SiteToml::named("s").firmware_global("firmware_directory", "firmware").render();
+    let site = SiteConfig::from_toml_str(&text, &dir.join("site.toml")).expect("site config");
     ActivitySettings::from_site(&site)
 }
 

@@ -6,28 +6,23 @@ use std::sync::Arc;
 
 use hostfw_activities::catalog_source::CatalogUnavailable;
 use hostfw_activities::CatalogSource;
-use hostfw_model::{Catalog, ComponentType, SiteConfig};
+use hostfw_fixtures::{Firmware, HostModel, SiteToml};
+use hostfw_model::{Catalog, ComponentType};
 use hostfw_store::Store;
 use temporalio_common::ActivityError;
 
-const SITE: &str = r#"
-[site]
-name = "catalog-source"
-database_url = "sqlite://site.db"
-
-[firmware_global]
-firmware_directory = "firmware"
-
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["uefi"]
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "3.0"
-default = true
-"#;
+/// The site: SQLite, and an R760 whose BIOS default is 3.0 (no image: read, never installed).
+fn site_toml() -> SiteToml {
+    let r760 = HostModel::new("r760", "Dell", "PowerEdge R760").ordering(&["uefi"]).component(
+        "uefi",
+        "^BIOS$",
+        [Firmware::known("3.0")],
+    );
+    SiteToml::named("catalog-source")
+        .database_url("sqlite://site.db")
+        .firmware_global("firmware_directory", "firmware")
+        .model(&r760)
+}
 
 fn default_of(c: &Catalog, vendor: &str, model: &str) -> Option<String> {
     c.find(vendor, model)?.default_entry(ComponentType::Uefi).map(|e| e.version.clone())
@@ -37,9 +32,7 @@ fn default_of(c: &Catalog, vendor: &str, model: &str) -> Option<String> {
 async fn the_catalog_follows_the_directory_and_the_runtime_layer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("firmware")).unwrap();
-    let config = dir.path().join("site.toml");
-    std::fs::write(&config, SITE).unwrap();
-    let site = Arc::new(SiteConfig::load(&config).unwrap());
+    let site = Arc::new(site_toml().write(dir.path()).unwrap().1);
     let store = Store::open_site(&site).await.unwrap();
     let source = CatalogSource::new(site.clone(), store.clone());
 
@@ -99,9 +92,7 @@ async fn the_catalog_follows_the_directory_and_the_runtime_layer() {
 async fn a_database_error_while_reading_the_catalog_is_retried_never_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("firmware")).unwrap();
-    let config = dir.path().join("site.toml");
-    std::fs::write(&config, SITE).unwrap();
-    let site = Arc::new(SiteConfig::load(&config).unwrap());
+    let site = Arc::new(site_toml().write(dir.path()).unwrap().1);
     let store = Store::open_site(&site).await.unwrap();
     let source = CatalogSource::new(site.clone(), store.clone());
     source.current().await.expect("loads while the database is up");

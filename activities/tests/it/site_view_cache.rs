@@ -9,42 +9,26 @@ use hostfw_activities::host_state::HEALTH_SOURCE;
 use hostfw_activities::site_view;
 use hostfw_activities::site_view_cache::{Refresh, SiteViewCache};
 use hostfw_activities::CatalogSource;
+use hostfw_fixtures::{Firmware, HostModel, SiteToml};
 use hostfw_model::gates::FirmwareStatus;
 use hostfw_model::{BmcAddress, HostState, InventoryMember, InventoryReport, SiteConfig, TimeWindow};
 use hostfw_store::{HealthReport, NewMachine, NewRequest, Registration, Store};
 
 use crate::backends::{on_postgres, on_sqlite, Db};
 
-fn site_toml(database_url: &str) -> String {
-    format!(
-        r#"
-[site]
-name = "site-view-cache"
-database_url = "{database_url}"
-
-[firmware_global]
-autoupdate = true
-firmware_directory = "firmware"
-
-[machine_updater]
-max_concurrent_machine_updates_absolute = 3
-
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-[host_models.r760.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.r760.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-[host_models.r760.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.r760.components.uefi.known_firmware]]
-version = "2.0"
-default = true
-"#
-    )
+/// The site on `database_url`: auto-update on, a ceiling of 3, and an R760 whose BMC and BIOS
+/// defaults are 2.0 (no images: read, never installed).
+fn site_toml(database_url: &str) -> SiteToml {
+    let r760 = HostModel::new("r760", "Dell", "PowerEdge R760")
+        .ordering(&["bmc", "uefi"])
+        .component("bmc", "^BMC$", [Firmware::known("2.0")])
+        .component("uefi", "^BIOS$", [Firmware::known("2.0")]);
+    SiteToml::named("site-view-cache")
+        .database_url(database_url)
+        .firmware_global("autoupdate", true)
+        .firmware_global("firmware_directory", "firmware")
+        .machine_updater("max_concurrent_machine_updates_absolute", 3)
+        .model(&r760)
 }
 
 fn id(i: usize) -> String {
@@ -137,9 +121,7 @@ impl Site {
 async fn the_cached_view_is_the_full_view(db: Db) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("firmware")).unwrap();
-    let config = dir.path().join("site.toml");
-    std::fs::write(&config, site_toml(&db.url)).unwrap();
-    let site = SiteConfig::load(&config).unwrap();
+    let (_, site) = site_toml(&db.url).write(dir.path()).unwrap();
     let store = Store::connect(&db.url).await.unwrap();
     let catalogs = CatalogSource::new(Arc::new(site.clone()), store.clone());
     let s = Site { site, store: store.clone(), catalogs, cache: SiteViewCache::new() };

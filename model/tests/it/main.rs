@@ -1,5 +1,8 @@
 //! The integration tests of `hostfw-model`, one test binary: one module per concern
 //! (each module's doc says what it covers).
+//!
+//! Site and catalog TOML stays literal here: these tests are about the text the parser reads, and
+//! `hostfw-fixtures` (the `SiteToml` builder) depends on this crate, so it cannot be used here.
 
 mod common;
 

@@ -38,6 +38,7 @@ async fn put_latest_history(Ctx { store, .. }: Ctx) {
 }
 
 async fn survives_reconnect(Ctx { store, url }: Ctx) {
+    // Literal TOML: the store keeps a document as text, and the test compares that text.
     let doc = "[host_models.x]\nvendor = \"V\"\nmodel = \"M\"\n";
     store.firmware_config_put("alice", doc, "cc33").await.unwrap();
     let again = hostfw_store::Store::connect(&url).await.unwrap();

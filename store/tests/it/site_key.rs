@@ -1,5 +1,6 @@
-//! The site key file: generated with mode 0600 and never overwritten, read back to the same key
-//! id, and bad files refused with an error naming the file and never the key.
+//! The site key file: generated with mode 0600 and never overwritten (by the store and by the test
+//! fixtures), read back to the same key id, and bad files refused with an error naming the file
+//! and never the key.
 
 use std::os::unix::fs::PermissionsExt as _;
 
@@ -48,4 +49,18 @@ fn key_prints_as_its_id_only() {
     assert!(shown.contains(key.id()), "{shown}");
     assert!(!shown.contains("AAAA") && !shown.contains("65, 65"), "key material in {shown}");
     assert_ne!(key.derive("a"), key.derive("b"));
+}
+
+/// The site key `hostfw-fixtures` writes for a test site (it may not depend on the store) is one
+/// the store reads, private as a generated one, and another each time.
+#[test]
+fn a_fixtures_site_key_reads_as_a_site_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.key"), dir.path().join("b.key"));
+    hostfw_fixtures::write_site_key(&a).unwrap();
+    hostfw_fixtures::write_site_key(&b).unwrap();
+    assert_eq!(std::fs::metadata(&a).unwrap().permissions().mode() & 0o777, 0o600);
+    let (ka, kb) = (SiteKey::from_file(&a).unwrap(), SiteKey::from_file(&b).unwrap());
+    assert_ne!(ka.id(), kb.id());
+    assert!(hostfw_fixtures::write_site_key(&a).is_err(), "an existing key file is never replaced");
 }

@@ -4,45 +4,24 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use hostfw_tests::{Site, SiteSpec, SiteToml};
+use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
 use temporalio_client::{WorkflowListOptions, WorkflowQueryOptions};
 
-const CATALOG: &str = r#"
-[host_models.r760]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc", "uefi"]
-[host_models.r760.components.bmc]
-current_version_reported_as = "^Installed-.*__iDRAC\\."
-[[host_models.r760.components.bmc.known_firmware]]
-version = "7.10.30.00"
-default = true
-filename = "dell/idrac.bin"
-[host_models.r760.components.uefi]
-current_version_reported_as = "^Installed-.*__BIOS\\.Setup\\."
-[[host_models.r760.components.uefi.known_firmware]]
-version = "2.3.5"
-default = true
-filename = "dell/bios.bin"
-
-[host_models.smc]
-vendor = "Supermicro"
-model = "SYS-821GE-TNHR"
-ordering = ["bmc", "cpldmb"]
-[host_models.smc.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.smc.components.bmc.known_firmware]]
-version = "1.03.10"
-default = true
-filename = "smc/bmc.bin"
-[host_models.smc.components.cpldmb]
-current_version_reported_as = "^CPLD_Motherboard$"
-[[host_models.smc.components.cpldmb.known_firmware]]
-version = "F1.6.0"
-default = true
-filenames = ["smc/cpld-1.bin", "smc/cpld-2.bin"]
-"#;
+/// The R760 (iDRAC 7.10.30.00, BIOS 2.3.5) and the Supermicro (BMC 1.03.10, then its
+/// motherboard CPLD F1.6.0 from two image files) the fleet's hosts are.
+fn catalog() -> Catalog {
+    let r760 = HostModel::new("r760", "Dell", "PowerEdge R760")
+        .ordering(&["bmc", "uefi"])
+        .component("bmc", r"^Installed-.*__iDRAC\.", [Firmware::file("7.10.30.00", "dell/idrac.bin")])
+        .component("uefi", r"^Installed-.*__BIOS\.Setup\.", [Firmware::file("2.3.5", "dell/bios.bin")]);
+    let cpld = Firmware::known("F1.6.0").set("filenames", vec!["smc/cpld-1.bin", "smc/cpld-2.bin"]);
+    let smc = HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR")
+        .ordering(&["bmc", "cpldmb"])
+        .component("bmc", "^BMC$", [Firmware::file("1.03.10", "smc/bmc.bin")])
+        .component("cpldmb", "^CPLD_Motherboard$", [cpld]);
+    Catalog::of([r760, smc])
+}
 
 const IMAGES: &[(&str, &str, &str)] = &[
     ("dell/idrac.bin", r"^Installed-.*__iDRAC\.", "7.10.30.00"),
@@ -120,7 +99,7 @@ async fn start(task_seconds: f64) -> Site {
 /// `config`: the site's settings (e.g. `.max_retries(1)`); the catalog is added here.
 async fn start_with(task_seconds: f64, config: SiteToml) -> Site {
     let fleet = fleet(task_seconds);
-    let spec = SiteSpec { fleet: &fleet, config: config.catalog_toml(CATALOG), images: IMAGES, ..SiteSpec::default() };
+    let spec = SiteSpec { fleet: &fleet, config: config.catalog(&catalog()), images: IMAGES, ..SiteSpec::default() };
     Site::start(spec).await.expect("site starts")
 }
 
@@ -293,7 +272,7 @@ async fn an_unmatched_component_is_skipped_and_the_rest_installed() {
         "id = \"smc-no-cpld\"\nvendor = \"Supermicro\"\nmodel = \"SYS-821GE-TNHR\"\nbmc_address = \"127.0.0.1:0\"\nfirmware = [\n  { id = \"BMC\", version = \"1.01.02\" },",
     );
     assert!(fleet.contains(r#"{ id = "BMC", version = "1.01.02" },"#) && !fleet.contains(r#"version = "1.03.10""#));
-    let config = SiteToml::default().max_retries(1).catalog_toml(CATALOG).set(
+    let config = SiteToml::default().max_retries(1).catalog(&catalog()).set(
         "host_models.smc",
         "ordering",
         vec!["cpldmb", "bmc"],

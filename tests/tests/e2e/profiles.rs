@@ -7,7 +7,8 @@
 
 use std::path::PathBuf;
 
-use hostfw_tests::{Firmware, HostModel, Site, SiteSpec, SiteToml};
+use hostfw_tests::fixtures::{smc_cpld_upload, strings};
+use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
 /// The captured trees, or `None` (and a "skipped" line) when `../shared` is absent.
@@ -75,33 +76,54 @@ const HOSTS: &[[&str; 10]] = &[
 ];
 
 /// Where each model keeps its platform lockdown (catalog `lockdown`), by machine id: the
-/// resource, its property (as a JSON pointer for the check) and the catalog line. The GB200's
-/// OpenBMC has none.
-const LOCKDOWN: &[(&str, &str, &str, &str)] = &[
+/// resource, its property (as a JSON pointer for the check) and the values it takes when enabled
+/// and disabled. The GB200's OpenBMC has none.
+const LOCKDOWN: &[(&str, &str, &str, Values)] = &[
     (
         "r750",
         "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes",
         "/Attributes/Lockdown.1.SystemLockdown",
-        r#"lockdown = { resource = "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes", property = "Attributes/Lockdown.1.SystemLockdown", enabled = "Enabled", disabled = "Disabled" }"#,
+        Values::Text("Enabled", "Disabled"),
     ),
-    (
-        "smc-821ge",
-        "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown",
-        "/SysLockdownEnabled",
-        r#"lockdown = { resource = "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown", property = "SysLockdownEnabled", enabled = true, disabled = false }"#,
-    ),
+    ("smc-821ge", "/redfish/v1/Managers/1/Oem/Supermicro/SysLockdown", "/SysLockdownEnabled", Values::Bool),
     (
         "dgx-h100",
         "/redfish/v1/Systems/DGX/Bios",
         "/Attributes/KcsInterfaceDisable",
-        r#"lockdown = { resource = "/redfish/v1/Systems/DGX/Bios", property = "Attributes/KcsInterfaceDisable", enabled = "Deny All", disabled = "Allow All" }"#,
+        Values::Text("Deny All", "Allow All"),
     ),
 ];
 
-const GB200_AC_CYCLE: &str = r##"ac_cycle = { resource = "/redfish/v1/Chassis/BMC_0", action = "#NvidiaChassis.AuxPowerReset", reset_type = "AuxPowerCycle", power_off_first = true }"##;
+/// The values of a lockdown property: text (enabled, disabled), or `true`/`false`.
+enum Values {
+    Text(&'static str, &'static str),
+    Bool,
+}
 
-const SMC_UPLOAD: &str =
-    r#"upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "CPLD"}' } }"#;
+/// The catalog `lockdown` setting of one [`LOCKDOWN`] row.
+fn lockdown((_, resource, pointer, values): &(&str, &str, &str, Values)) -> toml::Value {
+    let (enabled, disabled): (toml::Value, toml::Value) = match values {
+        Values::Text(enabled, disabled) => ((*enabled).into(), (*disabled).into()),
+        Values::Bool => (true.into(), false.into()),
+    };
+    let mut setting = toml::Table::new();
+    setting.insert("resource".into(), (*resource).into());
+    setting.insert("property".into(), pointer.trim_start_matches('/').into());
+    setting.insert("enabled".into(), enabled);
+    setting.insert("disabled".into(), disabled);
+    toml::Value::Table(setting)
+}
+
+/// The GB200's `ac_cycle`: the OEM AuxPowerCycle of its tray (`Chassis/BMC_0`), powered off first.
+fn gb200_ac_cycle() -> toml::Value {
+    let mut setting = strings(&[
+        ("resource", "/redfish/v1/Chassis/BMC_0"),
+        ("action", "#NvidiaChassis.AuxPowerReset"),
+        ("reset_type", "AuxPowerCycle"),
+    ]);
+    setting.as_table_mut().expect("a table").insert("power_off_first".into(), true.into());
+    setting
+}
 
 fn fleet(trees: &std::path::Path) -> String {
     let mut out = String::from("[defaults]\ntask_seconds = 0.3\nreset_seconds = 0.3\nmanager_reset_seconds = 0.5\n");
@@ -118,25 +140,28 @@ fn fleet(trees: &std::path::Path) -> String {
     out
 }
 
-fn catalog() -> String {
-    let mut out = String::new();
+fn catalog() -> Catalog {
+    let mut catalog = Catalog::default();
     for [id, _, _, _, _, vendor, model, component, matcher, target] in HOSTS {
-        let key = id.replace('-', "_");
-        let lockdown = LOCKDOWN.iter().find(|l| l.0 == *id).map_or("", |l| l.3);
+        let mut firmware = Firmware::file(target, &format!("{id}/image.bin"));
+        let mut host_model = HostModel::new(&id.replace('-', "_"), vendor, model).ordering(&[*component]);
+        if let Some(row) = LOCKDOWN.iter().find(|l| l.0 == *id) {
+            host_model = host_model.set("lockdown", lockdown(row));
+        }
         // The GB200's image runs only after an AC power cycle of the tray: the catalog names
         // the OEM action that does it (its BMC chassis' own PowerCycle would cycle the BMC only).
-        let (ac_cycle, drain) = if *id == "gb200" { (GB200_AC_CYCLE, "power_drains_needed = 1") } else { ("", "") };
-        let lockdown = format!("{lockdown}\n{ac_cycle}");
+        if *id == "gb200" {
+            host_model = host_model.set("ac_cycle", gb200_ac_cycle());
+            firmware = firmware.set("power_drains_needed", 1);
+        }
+        host_model = host_model.component(component, matcher, [firmware]);
         // Supermicro's BMC wants real Targets and an OemParameters part: a catalog quirk.
-        let upload = if *id == "smc-821ge" { SMC_UPLOAD } else { "" };
-        out.push_str(&format!(
-            "[host_models.{key}]\nvendor = {vendor:?}\nmodel = {model:?}\nordering = [\"{component}\"]\n{lockdown}\n\
-             [host_models.{key}.components.{component}]\ncurrent_version_reported_as = {matcher:?}\n{upload}\n\
-             [[host_models.{key}.components.{component}.known_firmware]]\nversion = {target:?}\ndefault = true\n\
-             filename = \"{id}/image.bin\"\n{drain}\n"
-        ));
+        if *id == "smc-821ge" {
+            host_model = host_model.component_set(component, "upload", smc_cpld_upload());
+        }
+        catalog = catalog.with(host_model);
     }
-    out
+    catalog
 }
 
 /// The site: every captured model drifted, each host assigned to a tenant when `assigned`.
@@ -156,7 +181,7 @@ async fn start(trees: &std::path::Path, assigned: bool) -> Site {
     let assigned: &[(&str, &str)] = if assigned { &tenants } else { &[] };
     let spec = SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default().catalog_toml(&catalog).power_drain_waits("1s"),
+        config: SiteToml::default().catalog(&catalog).power_drain_waits("1s"),
         images: &images,
         files: &files,
         assigned,
@@ -325,10 +350,10 @@ async fn a_dell_idrac_image_is_activated_with_the_only_bmc_reset_the_idrac_allow
 }
 
 /// The captured Dell R750 with its BIOS drifted (1.7.5, catalog 1.8.2), an image that runs only
-/// after an AC power cycle (`power_drains_needed = 1`), and the catalog's `ac_cycle` line `ac`
-/// (never `power_off_first`). The host workflow is started; `power_state_within` stays at its
+/// after an AC power cycle (`power_drains_needed = 1`), and an `ac_cycle` that sends
+/// `#Chassis.Reset` with `reset_type` to `Chassis/System.Embedded.1` (never `power_off_first`). The host workflow is started; `power_state_within` stays at its
 /// default, 10 minutes.
-async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
+async fn dell_drain_site(trees: &std::path::Path, reset_type: &str) -> Site {
     let matcher = r"^Installed-.*__BIOS\.Setup\.";
     let fleet = format!(
         "[[host]]\nid = \"r750\"\nbmc_address = \"127.0.0.1:0\"\nprofile = {:?}\ntask_style = \"dell\"\n\
@@ -336,16 +361,19 @@ async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
          firmware = [ {{ id = \"Installed-159-1.8.2__BIOS.Setup.1-1\", version = \"1.7.5\" }} ]\n",
         trees.join("dell").display().to_string()
     );
-    let catalog = format!(
-        "[host_models.r750]\nvendor = \"Dell Inc.\"\nmodel = \"PowerEdge R750\"\nordering = [\"uefi\"]\n{ac}\n\
-         [host_models.r750.components.uefi]\ncurrent_version_reported_as = {matcher:?}\n\
-         [[host_models.r750.components.uefi.known_firmware]]\nversion = \"1.8.2\"\ndefault = true\n\
-         filename = \"r750/bios.bin\"\npower_drains_needed = 1\n"
-    );
+    let ac_cycle = strings(&[
+        ("resource", "/redfish/v1/Chassis/System.Embedded.1"),
+        ("action", "#Chassis.Reset"),
+        ("reset_type", reset_type),
+    ]);
+    let r750 = HostModel::new("r750", "Dell Inc.", "PowerEdge R750")
+        .ordering(&["uefi"])
+        .set("ac_cycle", ac_cycle)
+        .component("uefi", matcher, [Firmware::file("1.8.2", "r750/bios.bin").set("power_drains_needed", 1)]);
     let image = format!("HOSTFW-SIM-IMAGE applies_to={matcher} version=1.8.2 activation=ac_cycle\nxxxxxxxx");
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default().catalog_toml(&catalog).power_drain_waits("1s").max_retries(0),
+        config: SiteToml::default().model(&r750).power_drain_waits("1s").max_retries(0),
         files: &[("firmware/r750/bios.bin", image.as_str())],
         ..SiteSpec::default()
     })
@@ -363,8 +391,7 @@ async fn dell_drain_site(trees: &std::path::Path, ac: &str) -> Site {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dell_ac_cycle_the_captured_tree_does_not_allow_fails_before_any_power_action() {
     let Some(trees) = trees() else { return };
-    let ac = r##"ac_cycle = { resource = "/redfish/v1/Chassis/System.Embedded.1", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##;
-    let site = dell_drain_site(&trees, ac).await;
+    let site = dell_drain_site(&trees, "PowerCycle").await;
     site.wait_for("the refused attempt", std::time::Duration::from_secs(60), || async {
         site.store.request_get("r750").await.ok()??.exhausted.then_some(())
     })
@@ -395,9 +422,8 @@ async fn a_dell_ac_cycle_the_captured_tree_does_not_allow_fails_before_any_power
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dell_ac_cycle_without_power_off_first_completes_instead_of_waiting_for_power_on() {
     let Some(trees) = trees() else { return };
-    let ac = r##"ac_cycle = { resource = "/redfish/v1/Chassis/System.Embedded.1", action = "#Chassis.Reset", reset_type = "On" }"##;
     let started = std::time::Instant::now();
-    let site = dell_drain_site(&trees, ac).await;
+    let site = dell_drain_site(&trees, "On").await;
     site.wait_for("the drained BIOS to run", std::time::Duration::from_secs(90), || async {
         site.store.request_get("r750").await.ok()?.is_none().then_some(())
     })

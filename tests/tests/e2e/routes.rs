@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use hostfw_bmc_sim::Fault;
-use hostfw_tests::fixtures::{dell_bios_flash_script, dgx_h100, r760_bios};
+use hostfw_tests::fixtures::{dell_bios_flash_script, dgx_h100, r760_bios, strings};
 use hostfw_tests::history::activity_records;
 use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::{host_reprovision_workflow_id, HostOutcome, HostReprovisionWorkflow};
@@ -215,33 +215,21 @@ async fn max_uploads_bounds_concurrent_uploads_site_wide() {
     site.shutdown().await;
 }
 
-const ACTIVATION_CATALOG: &str = r##"
-[host_models.gb]
-vendor = "Nvidia"
-model = "HGX B200"
-ordering = ["uefi", "hgxbmc", "cpldmb"]
-ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "#Chassis.Reset", reset_type = "PowerCycle" }
-[host_models.gb.components.hgxbmc]
-current_version_reported_as = "^HGX_FW_BMC_0$"
-[[host_models.gb.components.hgxbmc.known_firmware]]
-version = "25.06"
-default = true
-filename = "hgx/hgxbmc.bin"
-[host_models.gb.components.cpldmb]
-current_version_reported_as = "^CPLD_0$"
-[[host_models.gb.components.cpldmb.known_firmware]]
-version = "2.0"
-default = true
-filename = "hgx/cpld.bin"
-power_drains_needed = 1
-[host_models.gb.components.uefi]
-current_version_reported_as = "^BIOS_0$"
-[[host_models.gb.components.uefi.known_firmware]]
-version = "9.0"
-default = true
-filename = "hgx/bios.bin"
-pre_update_resets = true
-"##;
+/// `ac_cycle` of a model: a `#Chassis.Reset` PowerCycle of `chassis`.
+fn ac_cycle(chassis: &str) -> toml::Value {
+    strings(&[("resource", chassis), ("action", "#Chassis.Reset"), ("reset_type", "PowerCycle")])
+}
+
+/// An HGX B200 (`gb`) with one component per activation kind: its BIOS needs the pre-update resets,
+/// its HGX BMC the GPU reboot delay, its CPLD a power drain (AC cycle of `/redfish/v1/Chassis/1`).
+fn activation_model() -> HostModel {
+    HostModel::new("gb", "Nvidia", "HGX B200")
+        .ordering(&["uefi", "hgxbmc", "cpldmb"])
+        .set("ac_cycle", ac_cycle("/redfish/v1/Chassis/1"))
+        .component("hgxbmc", "^HGX_FW_BMC_0$", [Firmware::file("25.06", "hgx/hgxbmc.bin")])
+        .component("cpldmb", "^CPLD_0$", [Firmware::file("2.0", "hgx/cpld.bin").set("power_drains_needed", 1)])
+        .component("uefi", "^BIOS_0$", [Firmware::file("9.0", "hgx/bios.bin").set("pre_update_resets", true)])
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_activation_kind_runs_and_is_verified() {
@@ -260,7 +248,7 @@ firmware = [ { id = "HGX_FW_BMC_0", version = "24.0" }, { id = "CPLD_0", version
     let site = Site::start(SiteSpec {
         fleet,
         config: SiteToml::default()
-            .catalog_toml(ACTIVATION_CATALOG)
+            .model(&activation_model())
             .firmware_global("hgx_bmc_gpu_reboot_delay", "1s")
             .power_drain_waits("1s")
             .host_reprovision("pre_update_wait", "1s"),
@@ -422,35 +410,18 @@ async fn a_scout_package_signed_for_another_version_is_refused_and_nothing_runs(
 /// back on, and the failure says so. All end with their retry budget (0) spent and the host On.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn power_actions_never_leave_a_host_off() {
-    let catalog = |key: &str, model: &str, ac_cycle: &str| {
-        format!(
-            r##"
-[host_models.{key}]
-vendor = "Nvidia"
-model = "{model}"
-ordering = ["cpldmb"]
-{ac_cycle}
-[host_models.{key}.components.cpldmb]
-current_version_reported_as = "^CPLD_0$"
-[[host_models.{key}.components.cpldmb.known_firmware]]
-version = "2.0"
-default = true
-filename = "hgx/cpld.bin"
-power_drains_needed = 1
-"##
+    let cpld = |key: &str, model: &str| {
+        HostModel::new(key, "Nvidia", model).ordering(&["cpldmb"]).component(
+            "cpldmb",
+            "^CPLD_0$",
+            [Firmware::file("2.0", "hgx/cpld.bin").set("power_drains_needed", 1)],
         )
     };
-    let toml = catalog("unset", "HGX B200", "")
-        + &catalog(
-            "broken",
-            "HGX H200",
-            r##"ac_cycle = { resource = "/redfish/v1/Chassis/NoSuchChassis", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##,
-        )
-        + &catalog(
-            "failing",
-            "HGX B300",
-            r##"ac_cycle = { resource = "/redfish/v1/Chassis/1", action = "#Chassis.Reset", reset_type = "PowerCycle" }"##,
-        );
+    let catalog = Catalog::of([
+        cpld("unset", "HGX B200"),
+        cpld("broken", "HGX H200").set("ac_cycle", ac_cycle("/redfish/v1/Chassis/NoSuchChassis")),
+        cpld("failing", "HGX B300").set("ac_cycle", ac_cycle("/redfish/v1/Chassis/1")),
+    ]);
     let host = |id: &str, model: &str, extra: &str| {
         format!(
             "[[host]]\nid = \"{id}\"\nvendor = \"Nvidia\"\nmodel = \"{model}\"\nbmc_address = \"127.0.0.1:0\"\n\
@@ -463,7 +434,7 @@ power_drains_needed = 1
         + &host("failing-1", "HGX B300", "faults = { failing_actions = [\"Chassis.Reset\"] }\n");
     let site = Site::start(SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default().catalog_toml(&toml).power_drain_waits("1s").max_retries(0),
+        config: SiteToml::default().catalog(&catalog).power_drain_waits("1s").max_retries(0),
         files: &[(
             "firmware/hgx/cpld.bin",
             "HOSTFW-SIM-IMAGE applies_to=^CPLD_0$ version=2.0 activation=ac_cycle\nxxxxxxxx",

@@ -9,7 +9,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hostfw_tests::{activity_records, history_events, Site, SiteSpec, SiteToml};
+use hostfw_tests::fixtures::smc_cpld_upload;
+use hostfw_tests::{activity_records, history_events, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
 const REFRESH: &str = "hostfw.host.refresh_inventory";
@@ -24,19 +25,14 @@ fn supermicro() -> Option<PathBuf> {
     }
 }
 
-const CATALOG: &str = r#"
-[host_models.smc]
-vendor = "Supermicro"
-model = "SYS-821GE-TNHR"
-ordering = ["cpldmb"]
-[host_models.smc.components.cpldmb]
-current_version_reported_as = "^CPLD_Motherboard$"
-upload = { targets = "matched", multipart_parts = { OemParameters = '{"ImageType": "CPLD"}' } }
-[[host_models.smc.components.cpldmb.known_firmware]]
-version = "F5.11.CB"
-default = true
-filename = "smc/image.bin"
-"#;
+/// The Supermicro's motherboard CPLD F5.11.CB (`smc/image.bin`), uploaded to the matched
+/// targets with the OemParameters part its BMC wants.
+fn smc_cpld() -> HostModel {
+    HostModel::new("smc", "Supermicro", "SYS-821GE-TNHR")
+        .ordering(&["cpldmb"])
+        .component("cpldmb", "^CPLD_Motherboard$", [Firmware::file("F5.11.CB", "smc/image.bin")])
+        .component_set("cpldmb", "upload", smc_cpld_upload())
+}
 
 /// A duration in the history's JSON form (`"5.000000000s"`).
 fn duration(v: &serde_json::Value) -> Option<Duration> {
@@ -56,7 +52,7 @@ async fn start(tree: &std::path::Path, k: u32) -> Site {
     );
     let spec = SiteSpec {
         fleet: &fleet,
-        config: SiteToml::default().catalog_toml(CATALOG).redfish("inventory_concurrency", k).heartbeat_timeout("5s"),
+        config: SiteToml::default().model(&smc_cpld()).redfish("inventory_concurrency", k).heartbeat_timeout("5s"),
         images: &[("smc/image.bin", "^CPLD_Motherboard$", "F5.11.CB")],
         ..SiteSpec::default()
     };

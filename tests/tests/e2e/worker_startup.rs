@@ -201,6 +201,7 @@ async fn waits_for_the_site_database_without_logging_its_password() {
 fn a_config_error_is_one_line_and_exit_code_2() {
     let dir = TempDir::new().unwrap();
     let config = dir.path().join("site.toml");
+    // Literal TOML: the test is about a misspelled key in the text.
     std::fs::write(&config, "[site]\nname = \"typo\"\ndatabse_url = \"sqlite://x.db\"\n").unwrap();
     let out = Command::new(worker_bin())
         .args(["--config", config.to_str().unwrap()])

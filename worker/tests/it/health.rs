@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 
+use hostfw_fixtures::SiteToml;
 use hostfw_worker::{serve_metrics, MetricsServer};
 use hostfw_workflows::PassRequest;
 use tempfile::TempDir;
@@ -17,7 +18,7 @@ async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_follows_the_site_database() {
     let dir = TempDir::new().unwrap();
-    let site = crate::common::write_site(dir.path(), "");
+    let site = SiteToml::sim_site(crate::common::SITE_NAME).install(dir.path());
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();
     assert_eq!(get(addr, "/healthz").await, (200, "ok\n".to_string()));
@@ -49,7 +50,7 @@ async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
     assert!(page.contains("hostfw_metrics_scrape_error 1"), "{page}");
 
     let dir = TempDir::new().unwrap();
-    let site = crate::common::write_site(dir.path(), "");
+    let site = SiteToml::sim_site(crate::common::SITE_NAME).install(dir.path());
     server.attach(crate::common::deps(&site).await, None);
     assert_eq!(get(server.addr, "/readyz").await.0, 200);
     let page = crate::common::without_site(&get(server.addr, "/metrics").await.1, "health-site");
@@ -60,7 +61,7 @@ async fn before_attach_the_worker_is_not_ready_but_serves_build_info() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_scheduler_pass_is_counted() {
     let dir = TempDir::new().unwrap();
-    let site = crate::common::write_site(dir.path(), "");
+    let site = SiteToml::sim_site(crate::common::SITE_NAME).install(dir.path());
     // No Temporal client: the pass cannot start host workflows and fails.
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();

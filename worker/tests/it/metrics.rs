@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use hostfw_activities::{host_state, Deps};
+use hostfw_fixtures::{Firmware, HostModel, SiteToml};
 use hostfw_model::{InventoryMember, InventoryReport, SiteConfig};
 use hostfw_store::{NewMachine, NewRequest, Store, FIRMWARE_UPDATES_TOTAL, HOST_REPROVISION_RETRIES_TOTAL};
 use hostfw_worker::{serve_metrics, start_sdk_metrics};
@@ -19,47 +20,19 @@ const DEFAULT_PASSWORD: &str = "site-default-pw-7731";
 const STORED_PASSWORD: &str = "stored-bmc-pw-4482";
 
 fn write_site(dir: &Path) -> SiteConfig {
-    let config = format!(
-        r#"
-[site]
-name = "metrics"
-database_url = "sqlite://site.db"
-data_dir = "data"
-secret_key_file = "site.key"
-
-[worker]
-metrics_listen = "127.0.0.1:0"
-
-[credentials]
-default_username = "admin"
-default_password = "{DEFAULT_PASSWORD}"
-
-[host_reprovision]
-max_retries = {MAX_RETRIES}
-
-[firmware_global]
-firmware_directory = "firmware"
-scout_scripts_directory = "scout"
-
-[machine_updater]
-max_concurrent_machine_updates_absolute = 5
-
-[host_models.x]
-vendor = "Dell"
-model = "PowerEdge R760"
-ordering = ["bmc"]
-
-[host_models.x.components.bmc]
-current_version_reported_as = "^Installed-.*__iDRAC\\."
-[[host_models.x.components.bmc.known_firmware]]
-version = "7.10.30.00"
-default = true
-"#
+    let model = HostModel::new("x", "Dell", "PowerEdge R760").ordering(&["bmc"]).component(
+        "bmc",
+        "^Installed-.*__iDRAC\\.",
+        [Firmware::known("7.10.30.00")],
     );
-    let path = dir.join("site.toml");
-    std::fs::write(&path, config).unwrap();
-    hostfw_store::SiteKey::generate().unwrap().write_new_file(&dir.join("site.key")).unwrap();
-    SiteConfig::load(&path).expect("site config loads")
+    let toml = SiteToml::minimal("metrics")
+        .set("worker", "metrics_listen", "127.0.0.1:0")
+        .set("credentials", "default_username", "admin")
+        .set("credentials", "default_password", DEFAULT_PASSWORD)
+        .max_retries(MAX_RETRIES.into())
+        .firmware_global("scout_scripts_directory", "scout")
+        .machine_updater("max_concurrent_machine_updates_absolute", 5);
+    toml.model(&model).write(dir).expect("site config loads").1
 }
 
 fn bmc(n: u8) -> hostfw_model::BmcAddress {

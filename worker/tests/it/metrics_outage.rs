@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hostfw_fixtures::SiteToml;
 use hostfw_worker::serve_metrics;
 use hostfw_worker::tuning::METRICS_DB_TIMEOUT;
 use sqlx::{Connection, Executor};
@@ -112,7 +113,7 @@ async fn metrics_answer_at_once_when_the_database_hangs() {
     url.set_path(&format!("/{db}"));
 
     let dir = TempDir::new().unwrap();
-    let mut site = crate::common::write_site(dir.path(), "");
+    let mut site = SiteToml::sim_site(crate::common::SITE_NAME).install(dir.path());
     site.site.database_url = url.to_string();
     let deps = crate::common::deps(&site).await;
     let (addr, server) = serve_metrics("127.0.0.1:0", deps.clone(), None).await.unwrap();

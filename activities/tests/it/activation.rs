@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fleet, register, write_site};
+use common::{fleet, register, site_toml};
 use hostfw_activities::activation::{activate, StepKey};
 use hostfw_store::now_ms;
 use hostfw_workflows::{ActivateInput, ActivationStep};
@@ -26,7 +26,7 @@ fn key(activity_id: &str) -> StepKey {
 #[tokio::test]
 async fn a_retried_step_waits_for_the_reset_an_earlier_attempt_issued() {
     let dir = tempfile::tempdir().unwrap();
-    let site = write_site(dir.path(), "");
+    let site = site_toml().install(dir.path());
     let fleet = fleet(1, "reset_seconds = 0.3").await;
     let deps = crate::common::deps(&site).await;
     register(&deps.store, &fleet).await;

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fleet, register, write_site};
+use common::{fleet, register, site_toml};
 use hostfw_bmc_sim::Fault;
 use hostfw_workflows::CrawlRequest;
 
@@ -15,7 +15,7 @@ const HOSTS: usize = 12;
 #[tokio::test]
 async fn a_crawl_explores_every_bmc_within_the_concurrency_bound() {
     let dir = tempfile::tempdir().unwrap();
-    let site = write_site(dir.path(), &format!("[site_explorer]\nconcurrency = {CONCURRENCY}\n"));
+    let site = site_toml().site_explorer("concurrency", CONCURRENCY as i64).install(dir.path());
     let fleet = fleet(HOSTS, "").await;
     // Slow answers keep every exploration in progress long enough to overlap the others.
     for h in fleet.hosts() {
@@ -42,7 +42,7 @@ async fn a_crawl_explores_every_bmc_within_the_concurrency_bound() {
 #[tokio::test]
 async fn a_repeat_crawl_with_the_same_deps_takes_three_requests_per_bmc() {
     let dir = tempfile::tempdir().unwrap();
-    let site = write_site(dir.path(), "");
+    let site = site_toml().install(dir.path());
     let fleet = fleet(4, "").await;
     let deps = crate::common::deps(&site).await;
     register(&deps.store, &fleet).await;

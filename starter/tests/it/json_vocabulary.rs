@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{json, r760_report, Site, RUNTIME_DOC};
+use crate::common::{json, r760_report, Site, RUNTIME_DOC};
 
 /// Every offence against the vocabulary in `v`, with its path.
 fn offences(v: &Value, path: &str, out: &mut Vec<String>) {

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use super::{r760_report, Site, RUNTIME_DOC};
+use crate::common::{r760_report, Site, RUNTIME_DOC};
 
 #[tokio::test]
 async fn every_offline_verb_prints_only_json_on_stdout() {

@@ -9,15 +9,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::{json, Site};
+use crate::common::{json, Site};
 
 /// Nothing listens on port 1: connecting is refused at once.
-const CLOSED_TEMPORAL: &str = "\n[temporal]\naddress = \"http://127.0.0.1:1\"\n";
-
-fn append(site: &Site, text: &str) {
-    let mut config = std::fs::read_to_string(&site.config).unwrap();
-    config.push_str(text);
-    std::fs::write(&site.config, config).unwrap();
+/// Temporal on port 1, where nothing listens: connecting is refused at once.
+fn closed_temporal(site: &Site) {
+    site.reconfigure(|toml| toml.temporal_port(1));
 }
 
 /// `(status, detail)` of every check called `name`.
@@ -40,7 +37,7 @@ async fn check_json(site: &Site) -> (Value, String) {
 #[tokio::test]
 async fn a_good_config_passes_every_check_but_an_unreachable_temporal() {
     let site = Site::new();
-    append(&site, CLOSED_TEMPORAL);
+    closed_temporal(&site);
     site.add_machines(&["m1"]).await;
 
     let (report, err) = check_json(&site).await;
@@ -72,7 +69,7 @@ async fn a_good_config_passes_every_check_but_an_unreachable_temporal() {
 #[tokio::test]
 async fn a_missing_artifact_fails_naming_it() {
     let site = Site::new();
-    append(&site, CLOSED_TEMPORAL);
+    closed_temporal(&site);
     std::fs::remove_file(site.dir.join("firmware/dell-r760/bios-2.3.5.bin")).unwrap();
 
     let (report, _) = check_json(&site).await;
@@ -86,7 +83,7 @@ async fn a_missing_artifact_fails_naming_it() {
 #[tokio::test]
 async fn a_firmware_directory_adding_no_model_warns_naming_what_it_ignored() {
     let site = Site::new();
-    append(&site, CLOSED_TEMPORAL);
+    closed_temporal(&site);
     // The images are there, but no subdirectory has a metadata.toml.
     let (report, _) = check_json(&site).await;
     let fw = statuses(&report, "firmware directory");
@@ -95,12 +92,7 @@ async fn a_firmware_directory_adding_no_model_warns_naming_what_it_ignored() {
 
     let empty = site.dir.join("empty-firmware");
     std::fs::create_dir_all(&empty).unwrap();
-    let config = std::fs::read_to_string(&site.config).unwrap();
-    std::fs::write(
-        &site.config,
-        config.replace("firmware_directory = \"firmware\"", "firmware_directory = \"empty-firmware\""),
-    )
-    .unwrap();
+    site.reconfigure(|toml| toml.firmware_global("firmware_directory", "empty-firmware"));
     let (report, _) = check_json(&site).await;
     let fw = statuses(&report, "firmware directory");
     assert_eq!(fw[0].0, "warn");
@@ -110,7 +102,7 @@ async fn a_firmware_directory_adding_no_model_warns_naming_what_it_ignored() {
 #[tokio::test]
 async fn a_missing_sqlite_file_warns_and_is_not_created() {
     let site = Site::new();
-    append(&site, CLOSED_TEMPORAL);
+    closed_temporal(&site);
     let (report, _) = check_json(&site).await;
     let db = statuses(&report, "site database");
     assert_eq!(db[0].0, "warn");
@@ -121,7 +113,10 @@ async fn a_missing_sqlite_file_warns_and_is_not_created() {
 #[tokio::test]
 async fn a_config_that_does_not_load_fails_with_its_file_and_key() {
     let site = Site::new();
-    append(&site, "\n[worker]\nmetrics_listne = \"x\"\n");
+    // Literal TOML: the test is about a misspelled key in the text.
+    let mut config = std::fs::read_to_string(&site.config).unwrap();
+    config.push_str("\n[worker]\nmetrics_listne = \"x\"\n");
+    std::fs::write(&site.config, config).unwrap();
     let (report, err) = check_json(&site).await;
     assert!(err.contains("1 of 1 config checks failed"), "{err}");
     let checks = report["checks"].as_array().unwrap();
@@ -157,7 +152,7 @@ fn the_site_database_is_the_config_directorys_from_any_current_directory() {
 #[tokio::test]
 async fn a_missing_site_key_file_fails() {
     let site = Site::new();
-    append(&site, CLOSED_TEMPORAL);
+    closed_temporal(&site);
     let (report, _) = check_json(&site).await;
     let key = statuses(&report, "site key");
     assert_eq!(key[0].0, "ok", "{report:#}");

@@ -12,7 +12,7 @@ use hostfw_model::ScoutManifest;
 use hostfw_starter::cli::Cli;
 use hostfw_starter::output;
 
-use super::{json, parse_err, Site};
+use crate::common::{json, parse_err, Site};
 
 const METADATA: &str = "execution_timeout_seconds = 5\nartifact_download_timeout_seconds = 5\n";
 

@@ -2,14 +2,15 @@
 //! gates (a maintenance host takes a slot and is never selected), and no request is ever created
 //! for a host in maintenance. Every refusal changes nothing.
 
-use super::{json, r760_report, Site};
+use crate::common::{json, r760_report, Site};
 
 /// m1 and m2 explored with a drifted BMC, ceiling 2, no canary waves (both may start at once).
 async fn site() -> Site {
     let site = Site::new();
-    let mut config = std::fs::read_to_string(&site.config).unwrap();
-    config.push_str("\n[machine_updater]\nmax_concurrent_machine_updates_absolute = 2\ncanary_waves = []\n");
-    std::fs::write(&site.config, config).unwrap();
+    site.reconfigure(|toml| {
+        toml.machine_updater("max_concurrent_machine_updates_absolute", 2)
+            .machine_updater("canary_waves", Vec::<String>::new())
+    });
     site.add_machines(&["m1", "m2"]).await;
     let store = site.store().await;
     for (i, id) in ["m1", "m2"].iter().enumerate() {

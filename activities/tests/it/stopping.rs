@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use hostfw_workflows::site::contracts::NotifierRoundRequest;
 
-use crate::common::{deps, write_site};
+use crate::common::{deps, site_toml};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_notifier_round_ends_when_the_worker_begins_to_stop() {
     let dir = tempfile::tempdir().unwrap();
-    let site = write_site(dir.path(), "");
+    let site = site_toml().install(dir.path());
     let deps = deps(&site).await;
     let round_deps = deps.clone();
     // A round of an hour: only the stop can end it within the test's bound.

@@ -12,15 +12,13 @@ use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
 
-use super::{json, r760_report, Site, IMAGES, RUNTIME_DOC};
+use crate::common::{json, r760_report, Site, IMAGES, RUNTIME_DOC};
 
 /// A site whose ceiling is 1, with m1..m3 explored and compliant with the static catalog: the
 /// runtime document's new BMC default drifts all three.
 async fn site_with_ceiling_one() -> Site {
     let site = Site::new();
-    let mut config = std::fs::read_to_string(&site.config).unwrap();
-    config.push_str("\n[machine_updater]\nmax_concurrent_machine_updates_absolute = 1\n");
-    std::fs::write(&site.config, config).unwrap();
+    site.reconfigure(|toml| toml.machine_updater("max_concurrent_machine_updates_absolute", 1));
     site.add_machines(&["m1", "m2", "m3"]).await;
     let store = site.store().await;
     for (i, id) in ["m1", "m2", "m3"].iter().enumerate() {
@@ -371,10 +369,7 @@ where
 async fn with_require_second_admin_a_change_waits_for_another_actor() {
     use hostfw_starter::firmware_config::{self, ChangeFlags};
     let site = Site::new();
-    let config = std::fs::read_to_string(&site.config).unwrap();
-    let config = config
-        .replace("firmware_directory = \"firmware\"", "firmware_directory = \"firmware\"\nrequire_second_admin = true");
-    std::fs::write(&site.config, config).unwrap();
+    site.reconfigure(|toml| toml.firmware_global("require_second_admin", true));
     let doc = site.write("runtime.toml", RUNTIME_DOC);
     let flags = ChangeFlags { yes: true, message: Some("CHG-77".into()), ..ChangeFlags::default() };
 

@@ -2,7 +2,7 @@
 //! matches no inventory member says "nothing installable", as `plan` does, with its own id in
 //! the remedy.
 
-use super::{json, Site};
+use crate::common::{json, Site};
 
 #[tokio::test]
 async fn managed_host_show_says_nothing_installable_when_no_member_matches() {

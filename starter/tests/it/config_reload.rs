@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hostfw_store::{ReloadAnswer, ReloadOutcome, AUDIT_CONFIG_RELOAD};
 
-use super::{json, Site};
+use crate::common::{json, Site};
 
 #[tokio::test]
 async fn without_a_worker_the_request_is_stored_and_the_command_fails() {

@@ -4,7 +4,7 @@
 //! warning is a `catalog_warnings` field of the document. Commands that change something still
 //! refuse a catalog that does not load.
 
-use super::{json, r760_report, Site};
+use crate::common::{json, r760_report, Site};
 
 /// A firmware-directory overlay adding a second model, then broken by an edit.
 const OVERLAY: &str = r#"
