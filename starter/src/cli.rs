@@ -307,8 +307,6 @@ pub enum MachineCmd {
     /// Put a host into maintenance (it takes a slot of the site ceiling and is never selected for
     /// an update) or take it out again (back to Ready, or Assigned when it carries an instance).
     Maintenance(MaintenanceArgs),
-    /// Re-encrypt every stored BMC password (legacy plaintext ones too) with a new site key, in
-    /// one audited transaction; then point `[site] secret_key_file` at the new key.
     /// Decommission: the machine leaves the site (refused while it has a reprovisioning
     /// request: abort it first); its BMC credentials are destroyed, its history and audit kept.
     Remove {
@@ -321,6 +319,8 @@ pub enum MachineCmd {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Re-encrypt every stored BMC password (legacy plaintext ones too) with a new site key, in
+    /// one audited transaction; then point `[site] secret_key_file` at the new key.
     #[command(name = "rotate-key")]
     RotateKey {
         /// The new site key file (`hostfw site-key generate --out FILE`).

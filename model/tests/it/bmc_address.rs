@@ -23,7 +23,7 @@ fn a_bare_address_means_https_on_443() {
     assert_eq!(a.to_string(), "https://10.0.4.17:443");
     assert_eq!(a.origin(), "https://10.0.4.17:443");
     assert_eq!(a.authority(), "10.0.4.17:443");
-    // The README's example: a bare ip:port is https too (the password never goes out in clear).
+    // docs/operations.md's example: a bare ip:port is https too (the password never goes out in clear).
     assert_eq!(canon("10.0.4.17:443"), "https://10.0.4.17:443");
     assert_eq!(canon("10.0.4.17:8000"), "https://10.0.4.17:8000");
 }

@@ -1,6 +1,6 @@
 //! The scheduler gauges of a scrape, from the site view and the pass it would plan.
 //!
-//! Owns the meaning of each gauge (see README "Metrics"), as the seed defines them:
+//! Owns the meaning of each gauge (see docs/operations.md, "Metrics"), as the seed defines them:
 //! - pending: hosts the drift query selects as needing firmware work (`Plan::pending`, the same
 //!   hosts the compliance view counts as pending): the pass would start them now, or holds them
 //!   only for the site-wide ceiling, a failure-domain cap or their update window. A drifted
