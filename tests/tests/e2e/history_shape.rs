@@ -3,33 +3,18 @@
 //! no activity of its own for a substate, a catalog lookup or a route choice, one inventory read
 //! to start and one per verification, and the substates in the site database in order.
 
-use hostfw_tests::{Site, SiteSpec, SiteToml};
+use hostfw_tests::{Catalog, Firmware, HostModel, Site, SiteSpec, SiteToml};
 use hostfw_workflows::HostOutcome;
 
-const CATALOG: &str = r#"
-[host_models.c3]
-vendor = "Bench"
-model = "C3"
-ordering = ["bmc", "uefi", "nic"]
-[host_models.c3.components.bmc]
-current_version_reported_as = "^BMC$"
-[[host_models.c3.components.bmc.known_firmware]]
-version = "2.0"
-default = true
-filename = "c3/bmc.bin"
-[host_models.c3.components.uefi]
-current_version_reported_as = "^BIOS$"
-[[host_models.c3.components.uefi.known_firmware]]
-version = "2.0"
-default = true
-filename = "c3/uefi.bin"
-[host_models.c3.components.nic]
-current_version_reported_as = "^NIC_0$"
-[[host_models.c3.components.nic.known_firmware]]
-version = "2.0"
-default = true
-filename = "c3/nic.bin"
-"#;
+/// Three components, each one image to 2.0.
+fn catalog() -> Catalog {
+    let mut model = HostModel::new("c3", "Bench", "C3").ordering(&["bmc", "uefi", "nic"]);
+    for (component, member) in [("bmc", "BMC"), ("uefi", "BIOS"), ("nic", "NIC_0")] {
+        model =
+            model.component(component, &format!("^{member}$"), [Firmware::file("2.0", &format!("c3/{component}.bin"))]);
+    }
+    Catalog::of([model])
+}
 
 const IMAGES: &[(&str, &str, &str)] =
     &[("c3/bmc.bin", "^BMC$", "2.0"), ("c3/uefi.bin", "^BIOS$", "2.0"), ("c3/nic.bin", "^NIC_0$", "2.0")];
@@ -85,7 +70,7 @@ const WORK: &[&str] = &[
 async fn a_three_component_host_stays_within_its_history_event_budget() {
     let spec = SiteSpec {
         fleet: FLEET,
-        config: SiteToml::default().catalog_toml(CATALOG),
+        config: SiteToml::default().catalog(&catalog()),
         images: IMAGES,
         ..SiteSpec::default()
     };

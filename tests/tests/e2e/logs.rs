@@ -27,6 +27,9 @@ id = "ok1"
 vendor = "Dell"
 model = "PowerEdge R760"
 bmc_address = "127.0.0.1:0"
+# Long enough for the test to see WaitingForFirmwareUpgrade (polled every 100 ms) and to make
+# the BMC unreachable while the task still runs; at 0.3 s a loaded machine could miss it.
+task_seconds = 5.0
 firmware = [ { id = "BIOS", version = "1.0" } ]
 
 [[host]]
